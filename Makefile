@@ -1,0 +1,47 @@
+# chainlua -- the two commands of the README, and the developer targets.
+#   make demo   installs what is missing, builds, runs the default demo
+#   make test   installs what is missing, builds, runs every test
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+ORACLE_DIR ?= ../shared/oracle/vectors
+CHAINLUA = $(BUILD)/chainlua
+
+.PHONY: all deps build demo test test-c test-lua oracle bench examples-check ffi clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps
+
+$(BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
+	@grep -E 'CUDA backend|OpenBLAS' $(BUILD).configure.log || true
+
+build: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(CHAINLUA) examples/demo.lua
+
+test: build
+	@bash scripts/run-tests $(BUILD)
+
+test-lua: build
+	@bash scripts/run-tests $(BUILD) lua
+
+oracle: build
+	$(CHAINLUA) scripts/oracle.lua $(ORACLE_DIR)
+
+bench: build
+	@bash bench/run
+
+examples-check: build
+	@bash scripts/examples-check $(BUILD)
+
+# Regenerates lua/chainer/_ffi.lua from runtime/include/chainlua.h.
+ffi:
+	luajit scripts/gen-ffi.lua runtime/include/chainlua.h lua/chainer/_ffi.lua
+
+clean:
+	rm -rf $(BUILD) $(BUILD).configure.log

@@ -1,0 +1,96 @@
+/*
+ * cuda_loader.c -- finds and loads libchainlua_cuda at run time.
+ *
+ * The CUDA backend is a separate shared library so that a CPU-only build or
+ * a machine without a GPU never needs the CUDA runtime.  When it loads it
+ * fills a ch_cuda_hooks table (runtime/core/cuda_hooks.h) through which the
+ * core forwards work for tensors whose device is a GPU.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "cuda_hooks.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+
+extern void *(*ch_device_alloc_hook)(int device, size_t nbytes);
+extern void (*ch_device_free_hook)(int device, void *p, size_t nbytes);
+extern void (*ch_device_cache_free_hook)(int device);
+extern int64_t (*ch_device_cache_bytes_hook)(int device);
+extern ch_status (*ch_device_copy_hook)(ch_tensor *dst, const ch_tensor *src);
+extern ch_status (*ch_device_fill_hook)(ch_tensor *t, double value);
+
+ch_cuda_hooks ch_cuda_table;
+static int loaded = -1;            /* -1 not tried, 0 failed, 1 loaded */
+static char info[512] = "CUDA backend not loaded";
+
+static void *open_backend(const char *libpath) {
+    if (libpath && *libpath)
+        return dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
+    const char *env = getenv("CHAINLUA_CUDA_LIB");
+    if (env && *env)
+        return dlopen(env, RTLD_NOW | RTLD_LOCAL);
+    /* next to libchainlua itself, then the loader's search path */
+    Dl_info self;
+    if (dladdr((void *)&ch_cuda_load, &self) && self.dli_fname) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s", self.dli_fname);
+        char *slash = strrchr(path, '/');
+        if (slash) {
+            snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "libchainlua_cuda.so");
+            void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            if (h)
+                return h;
+        }
+    }
+    return dlopen("libchainlua_cuda.so", RTLD_NOW | RTLD_LOCAL);
+}
+
+int ch_cuda_load(const char *libpath) {
+    if (loaded == 1)
+        return ch_cuda_table.device_count;
+    void *h = open_backend(libpath);
+    if (!h) {
+        const char *why = dlerror();
+        snprintf(info, sizeof info, "CUDA backend not loaded: %s", why ? why : "libchainlua_cuda.so not found");
+        loaded = 0;
+        return 0;
+    }
+    ch_cuda_init_fn init = (ch_cuda_init_fn)dlsym(h, "chainlua_cuda_init");
+    if (!init) {
+        snprintf(info, sizeof info, "CUDA backend not loaded: chainlua_cuda_init missing");
+        dlclose(h);
+        loaded = 0;
+        return 0;
+    }
+    memset(&ch_cuda_table, 0, sizeof ch_cuda_table);
+    ch_cuda_table.abi = CH_CUDA_ABI;
+    if (init(&ch_cuda_table) != 0 || ch_cuda_table.device_count <= 0) {
+        snprintf(info, sizeof info, "CUDA backend loaded but no usable GPU: %s",
+                 ch_cuda_table.info[0] ? ch_cuda_table.info : "no device");
+        /* keep the library resident but do not route work to it */
+        loaded = 0;
+        return 0;
+    }
+    snprintf(info, sizeof info, "%s", ch_cuda_table.info);
+    ch_device_alloc_hook = ch_cuda_table.alloc;
+    ch_device_free_hook = ch_cuda_table.free;
+    ch_device_cache_free_hook = ch_cuda_table.cache_free_all;
+    ch_device_cache_bytes_hook = ch_cuda_table.cache_bytes;
+    ch_device_copy_hook = ch_cuda_table.copy;
+    ch_device_fill_hook = ch_cuda_table.fill;
+    loaded = 1;
+    return ch_cuda_table.device_count;
+}
+
+int ch_cuda_available(void) { return loaded == 1; }
+
+int ch_cuda_device_count(void) { return loaded == 1 ? ch_cuda_table.device_count : 0; }
+
+const char *ch_cuda_info(void) { return info; }
+
+ch_status ch_cuda_synchronize(int device) {
+    if (loaded != 1)
+        return ch_fail(CH_ERR_DEVICE, "synchronize: the CUDA backend is not available (%s)", info);
+    return ch_cuda_table.synchronize(device);
+}

@@ -1,0 +1,133 @@
+/*
+ * internal.h -- helpers shared by the runtime's C files; not public API.
+ *
+ * Every kernel file includes this.  It gives:
+ *  - error reporting (ch_fail) with a printf-style message,
+ *  - tensor construction (ch_tensor_new*, ch_view_of),
+ *  - shape helpers (broadcasting, axis normalisation, formatting),
+ *  - a strided N-D iterator used by the generic (non-contiguous) paths,
+ *  - typed element access (load/store a double at an element pointer).
+ */
+#ifndef CHAINLUA_INTERNAL_H
+#define CHAINLUA_INTERNAL_H
+
+#include "chainlua.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CH_UNUSED(x) ((void)(x))
+#define CH_INTERNAL __attribute__((visibility("hidden")))
+
+/* Elementwise work below this many elements stays on one thread: OpenMP's
+ * fork/join costs a few microseconds, more than small loops take. */
+#define CH_PARALLEL_GRAIN 32768
+
+/* ---- errors ------------------------------------------------------------ */
+/* Records a message for ch_last_error() and returns `st`. */
+ch_status ch_fail(ch_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Formats a shape as "(2, 3)" into buf (returns buf). */
+const char *ch_shape_str(char *buf, size_t n, int nd, const int64_t *dim);
+#define CH_SHAPE_BUF 256
+
+/* Propagates a failing status. */
+#define CH_TRY(expr)                     \
+    do {                                 \
+        ch_status ch_try_st_ = (expr);   \
+        if (ch_try_st_ != CH_OK)         \
+            return ch_try_st_;           \
+    } while (0)
+
+/* Checks that a tensor argument is usable (non-NULL, not freed). */
+ch_status ch_check_tensor(const ch_tensor *t, const char *fn, const char *arg);
+/* For kernels that exist only on the CPU so far. */
+ch_status ch_check_cpu(const ch_tensor *t, const char *fn, const char *arg);
+#define CH_CHECK_ARG(t, fn, arg) CH_TRY(ch_check_tensor((t), (fn), (arg)))
+#define CH_CHECK_CPU(t, fn, arg)             \
+    do {                                     \
+        CH_TRY(ch_check_tensor((t), (fn), (arg))); \
+        CH_TRY(ch_check_cpu((t), (fn), (arg)));    \
+    } while (0)
+
+/* ---- storage and tensors ----------------------------------------------- */
+struct ch_storage {
+    void *data;
+    size_t nbytes;
+    int device;
+    int owns;         /* 0 for ch_wrap_buffer memory */
+    int refcount;
+};
+
+ch_storage *ch_storage_new(size_t nbytes, int device);
+void ch_storage_retain(ch_storage *s);
+void ch_storage_release(ch_storage *s);
+/* CPU allocator with a cache of large blocks (see storage.c). */
+void *ch_cpu_alloc(size_t nbytes);
+void ch_cpu_free(void *p, size_t nbytes);
+
+/* A new C-contiguous tensor with fresh, uninitialised storage. */
+ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out);
+/* A new tensor shaped like x (C-contiguous), optionally with another dtype. */
+ch_status ch_tensor_new_like(const ch_tensor *x, ch_dtype dt, ch_tensor **out);
+/* A new view struct onto x's storage with the given geometry. */
+ch_status ch_view_of(const ch_tensor *x, int nd, const int64_t *dim, const int64_t *stride, int64_t offset, ch_tensor **out);
+/* Fills stride[] with C-contiguous strides for dim[]; returns numel. */
+int64_t ch_contiguous_strides(int nd, const int64_t *dim, int64_t *stride);
+int64_t ch_numel(int nd, const int64_t *dim);
+
+/* Element pointer of the first element (data + offset*itemsize). */
+static inline char *ch_base(const ch_tensor *t) {
+    return (char *)t->data + t->offset * (int64_t)ch_dtype_size((ch_dtype)t->dt);
+}
+
+/* ---- shapes ------------------------------------------------------------ */
+/* Normalises axis into [0, nd); errors name fn. */
+ch_status ch_norm_axis(int *axis, int nd, const char *fn);
+/* Broadcast shape of a and b into out_dim/out_nd (NumPy rules). */
+ch_status ch_broadcast_shape(int nda, const int64_t *da, int ndb, const int64_t *db,
+                             int *out_nd, int64_t *out_dim, const char *fn);
+/* Strides of x seen with shape (nd, dim): 0 on broadcast axes.  x must be
+ * broadcastable to that shape. */
+void ch_broadcast_strides(const ch_tensor *x, int nd, const int64_t *dim, int64_t *stride);
+/* Same shape on both tensors. */
+bool ch_same_shape(const ch_tensor *a, const ch_tensor *b);
+
+/* ---- strided iteration ------------------------------------------------- */
+/*
+ * Iterates an N-D index space for up to 4 operands with their own strides
+ * (in elements).  Dimensions that are contiguous for all operands are merged
+ * first, so the innermost run is as long as possible; callers loop over
+ * `inner` elements with stride inner_stride[k] per operand.
+ */
+#define CH_ITER_MAX_OPS 4
+typedef struct ch_iter {
+    int nops;
+    int nd;                                   /* outer dims after merging (excludes inner) */
+    int64_t inner;                            /* length of the innermost run */
+    int64_t inner_stride[CH_ITER_MAX_OPS];
+    int64_t dim[CH_MAX_DIMS];
+    int64_t stride[CH_ITER_MAX_OPS][CH_MAX_DIMS];
+    int64_t outer_count;                      /* product of dim[0..nd) */
+} ch_iter;
+/* strides[k] points to nd strides for operand k. */
+void ch_iter_init(ch_iter *it, int nd, const int64_t *dim, int nops, const int64_t *const *strides);
+/* Element offsets (in elements) of outer position `pos` for every operand. */
+void ch_iter_offsets(const ch_iter *it, int64_t pos, int64_t *offs);
+
+/* ---- typed element access (slow path; fast paths use typed loops) ------ */
+double ch_load(ch_dtype dt, const char *p);
+void ch_store(ch_dtype dt, char *p, double v);
+int64_t ch_load_i64(ch_dtype dt, const char *p);
+void ch_store_i64(ch_dtype dt, char *p, int64_t v);
+
+/* Casting copy between same-shaped CPU tensors of any dtype and layout. */
+ch_status ch_cpu_copy(ch_tensor *dst, const ch_tensor *src);
+/* x itself (retained) when it already has dtype dt and is contiguous,
+ * otherwise a contiguous cast copy.  Kernels use it to normalise inputs. */
+ch_status ch_contiguous_as(const ch_tensor *x, ch_dtype dt, ch_tensor **out);
+
+/* Threads: the number OpenMP loops use. */
+int ch_threads(void);
+
+#endif

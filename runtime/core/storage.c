@@ -1,0 +1,192 @@
+/*
+ * storage.c -- refcounted storages, live-byte accounting and the CPU
+ * allocator.
+ *
+ * Large blocks are cached instead of freed: glibc hands big blocks back to
+ * the kernel with munmap and every reuse then pays page faults (PyTorch's
+ * per-step LSTM spends most of its time there, see PERFORMANCE.md).  Blocks
+ * of at least CACHE_MIN bytes are rounded up to a size class and kept in
+ * per-class free lists up to a total of `cache_limit` bytes.
+ */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define MAX_DEVICES 17            /* slot 0 is the CPU, then CUDA 0..15 */
+#define ALIGN 64
+#define CACHE_MIN (256 * 1024)
+#define NCLASSES 64 * 4
+
+static _Atomic int64_t live_bytes[MAX_DEVICES];
+static _Atomic int64_t peak_bytes[MAX_DEVICES];
+static _Atomic int64_t live_tensors;
+
+static int slot(int device) {
+    int s = device + 1;
+    return s < 0 || s >= MAX_DEVICES ? 0 : s;
+}
+
+static void account(int device, int64_t delta) {
+    int s = slot(device);
+    int64_t now = atomic_fetch_add(&live_bytes[s], delta) + delta;
+    int64_t peak = atomic_load(&peak_bytes[s]);
+    while (now > peak && !atomic_compare_exchange_weak(&peak_bytes[s], &peak, now)) {
+    }
+}
+
+int64_t ch_live_bytes(int device) { return atomic_load(&live_bytes[slot(device)]); }
+int64_t ch_peak_bytes(int device) { return atomic_load(&peak_bytes[slot(device)]); }
+void ch_reset_peak_bytes(int device) {
+    atomic_store(&peak_bytes[slot(device)], atomic_load(&live_bytes[slot(device)]));
+}
+int64_t ch_live_tensors(void) { return atomic_load(&live_tensors); }
+void ch_count_tensor(int delta);
+void ch_count_tensor(int delta) { atomic_fetch_add(&live_tensors, delta); }
+
+/* ---- CPU block cache --------------------------------------------------- */
+typedef struct block {
+    struct block *next;
+} block;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static block *free_lists[NCLASSES];
+static size_t cached_bytes;
+static size_t cache_limit = (size_t)1 << 30;
+
+/* Size classes: 4 per power of two (each at most 25% larger than asked). */
+static int size_class(size_t n, size_t *rounded) {
+    int p = 63 - __builtin_clzll((unsigned long long)(n - 1) | 1);  /* 2^p < n <= 2^(p+1) */
+    size_t base = (size_t)1 << p;
+    size_t quarter = base / 4;
+    size_t k = (n - base + quarter - 1) / quarter;             /* 1..4 */
+    if (k == 0) k = 1;
+    *rounded = base + k * quarter;
+    return p * 4 + (int)(k - 1);
+}
+
+void *ch_cpu_alloc(size_t nbytes) {
+    if (nbytes == 0)
+        nbytes = ALIGN;
+    if (nbytes >= CACHE_MIN) {
+        size_t rounded;
+        int c = size_class(nbytes, &rounded);
+        if (c < NCLASSES) {
+            pthread_mutex_lock(&cache_lock);
+            block *b = free_lists[c];
+            if (b) {
+                free_lists[c] = b->next;
+                cached_bytes -= rounded;
+            }
+            pthread_mutex_unlock(&cache_lock);
+            if (b)
+                return b;
+            nbytes = rounded;
+        }
+    }
+    void *p = NULL;
+    size_t padded = (nbytes + ALIGN - 1) / ALIGN * ALIGN;
+    if (posix_memalign(&p, ALIGN, padded) != 0)
+        return NULL;
+    return p;
+}
+
+void ch_cpu_free(void *p, size_t nbytes) {
+    if (!p)
+        return;
+    if (nbytes >= CACHE_MIN) {
+        size_t rounded;
+        int c = size_class(nbytes, &rounded);
+        if (c < NCLASSES) {
+            pthread_mutex_lock(&cache_lock);
+            if (cached_bytes + rounded <= cache_limit) {
+                block *b = p;
+                b->next = free_lists[c];
+                free_lists[c] = b;
+                cached_bytes += rounded;
+                p = NULL;
+            }
+            pthread_mutex_unlock(&cache_lock);
+            if (!p)
+                return;
+        }
+    }
+    free(p);
+}
+
+static void cpu_cache_free_all(void) {
+    pthread_mutex_lock(&cache_lock);
+    for (int c = 0; c < NCLASSES; c++) {
+        block *b = free_lists[c];
+        while (b) {
+            block *next = b->next;
+            free(b);
+            b = next;
+        }
+        free_lists[c] = NULL;
+    }
+    cached_bytes = 0;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* Hooks the CUDA backend fills in when it loads. */
+void *(*ch_device_alloc_hook)(int device, size_t nbytes) = NULL;
+void (*ch_device_free_hook)(int device, void *p, size_t nbytes) = NULL;
+void (*ch_device_cache_free_hook)(int device) = NULL;
+int64_t (*ch_device_cache_bytes_hook)(int device) = NULL;
+
+void ch_cache_free_all(int device) {
+    if (device == CH_CPU)
+        cpu_cache_free_all();
+    else if (ch_device_cache_free_hook)
+        ch_device_cache_free_hook(device);
+}
+
+int64_t ch_cache_bytes(int device) {
+    if (device != CH_CPU)
+        return ch_device_cache_bytes_hook ? ch_device_cache_bytes_hook(device) : 0;
+    pthread_mutex_lock(&cache_lock);
+    int64_t n = (int64_t)cached_bytes;
+    pthread_mutex_unlock(&cache_lock);
+    return n;
+}
+
+/* ---- storages ---------------------------------------------------------- */
+ch_storage *ch_storage_new(size_t nbytes, int device) {
+    ch_storage *s = malloc(sizeof *s);
+    if (!s)
+        return NULL;
+    if (device == CH_CPU)
+        s->data = ch_cpu_alloc(nbytes);
+    else
+        s->data = ch_device_alloc_hook ? ch_device_alloc_hook(device, nbytes) : NULL;
+    if (!s->data) {
+        free(s);
+        return NULL;
+    }
+    s->nbytes = nbytes;
+    s->device = device;
+    s->owns = 1;
+    s->refcount = 1;
+    account(device, (int64_t)nbytes);
+    return s;
+}
+
+void ch_storage_retain(ch_storage *s) {
+    if (s)
+        __atomic_add_fetch(&s->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void ch_storage_release(ch_storage *s) {
+    if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    if (s->owns) {
+        if (s->device == CH_CPU)
+            ch_cpu_free(s->data, s->nbytes);
+        else if (ch_device_free_hook)
+            ch_device_free_hook(s->device, s->data, s->nbytes);
+        account(s->device, -(int64_t)s->nbytes);
+    }
+    free(s);
+}

@@ -1,0 +1,270 @@
+/* tensor.c -- tensor lifetime, creation and element access. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void ch_count_tensor(int delta);
+
+static ch_status check_shape(int nd, const int64_t *dim, const char *fn) {
+    if (nd < 0 || nd > CH_MAX_DIMS)
+        return ch_fail(CH_ERR_ARG, "%s: %d dimensions requested (expected 0..%d)", fn, nd, CH_MAX_DIMS);
+    for (int i = 0; i < nd; i++)
+        if (dim[i] < 0)
+            return ch_fail(CH_ERR_ARG, "%s: negative dimension %lld at axis %d", fn, (long long)dim[i], i);
+    return CH_OK;
+}
+
+static ch_status check_dtype(ch_dtype dt, const char *fn) {
+    if ((unsigned)dt >= CH_NDTYPES)
+        return ch_fail(CH_ERR_DTYPE, "%s: invalid dtype code %d", fn, (int)dt);
+    return CH_OK;
+}
+
+static ch_tensor *alloc_struct(void) {
+    ch_tensor *t = calloc(1, sizeof *t);
+    if (t) {
+        t->refcount = 1;
+        ch_count_tensor(1);
+    }
+    return t;
+}
+
+ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out) {
+    CH_TRY(check_dtype(dt, "empty"));
+    CH_TRY(check_shape(nd, dim, "empty"));
+    if (device != CH_CPU && !ch_cuda_available())
+        return ch_fail(CH_ERR_DEVICE, "cannot allocate on cuda:%d: the CUDA backend is not available (%s)", device,
+                       ch_cuda_info());
+    ch_tensor *t = alloc_struct();
+    if (!t)
+        return ch_fail(CH_ERR_MEMORY, "out of memory allocating a tensor header");
+    t->dt = dt;
+    t->dev = device;
+    t->nd = nd;
+    for (int i = 0; i < nd; i++)
+        t->dim[i] = dim[i];
+    t->numel = ch_contiguous_strides(nd, dim, t->stride);
+    size_t nbytes = (size_t)t->numel * ch_dtype_size(dt);
+    t->storage = ch_storage_new(nbytes, device);
+    if (!t->storage) {
+        char s[CH_SHAPE_BUF];
+        ch_tensor_release(t);
+        return ch_fail(CH_ERR_MEMORY, "out of memory allocating %zu bytes for a %s tensor of shape %s on %s",
+                       nbytes, ch_dtype_name(dt), ch_shape_str(s, sizeof s, nd, dim),
+                       device == CH_CPU ? "the CPU" : "the GPU");
+    }
+    t->data = t->storage->data;
+    *out = t;
+    return CH_OK;
+}
+
+ch_status ch_tensor_new_like(const ch_tensor *x, ch_dtype dt, ch_tensor **out) {
+    return ch_tensor_new(dt, x->nd, x->dim, x->dev, out);
+}
+
+ch_status ch_view_of(const ch_tensor *x, int nd, const int64_t *dim, const int64_t *stride, int64_t offset,
+                     ch_tensor **out) {
+    ch_tensor *t = alloc_struct();
+    if (!t)
+        return ch_fail(CH_ERR_MEMORY, "out of memory allocating a tensor header");
+    t->dt = x->dt;
+    t->dev = x->dev;
+    t->nd = nd;
+    for (int i = 0; i < nd; i++) {
+        t->dim[i] = dim[i];
+        t->stride[i] = stride[i];
+    }
+    t->numel = ch_numel(nd, dim);
+    t->offset = offset;
+    t->data = x->data;
+    t->storage = x->storage;
+    ch_storage_retain(t->storage);
+    *out = t;
+    return CH_OK;
+}
+
+void ch_tensor_retain(ch_tensor *t) {
+    if (t)
+        __atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void ch_tensor_release(ch_tensor *t) {
+    if (!t || __atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    ch_storage_release(t->storage);
+    ch_count_tensor(-1);
+    free(t);
+}
+
+void ch_tensor_free_storage(ch_tensor *t) {
+    if (!t || !t->storage)
+        return;
+    ch_storage_release(t->storage);
+    t->storage = NULL;
+    t->data = NULL;
+}
+
+int ch_is_contiguous(const ch_tensor *t) {
+    int64_t expect = 1;
+    for (int i = t->nd - 1; i >= 0; i--) {
+        if (t->dim[i] != 1 && t->stride[i] != expect)
+            return 0;
+        expect *= t->dim[i];
+    }
+    return 1;
+}
+
+void *ch_tensor_ptr(const ch_tensor *t) { return t->data ? ch_base(t) : NULL; }
+
+/* ---- creation ---------------------------------------------------------- */
+ch_status ch_empty(ch_dtype dt, int ndim, const int64_t *shape, int device, ch_tensor **result) {
+    return ch_tensor_new(dt, ndim, shape, device, result);
+}
+
+ch_status ch_full(ch_dtype dt, int ndim, const int64_t *shape, double value, int device, ch_tensor **result) {
+    ch_tensor *t;
+    CH_TRY(ch_tensor_new(dt, ndim, shape, device, &t));
+    ch_status st = ch_fill(t, value);
+    if (st != CH_OK) {
+        ch_tensor_release(t);
+        return st;
+    }
+    *result = t;
+    return CH_OK;
+}
+
+static ch_status from_flat(ch_tensor *t, int device, ch_tensor **result) {
+    if (device == CH_CPU) {
+        *result = t;
+        return CH_OK;
+    }
+    ch_status st = ch_to_device(t, device, result);
+    ch_tensor_release(t);
+    return st;
+}
+
+ch_status ch_arange(double start, double stop, double step, ch_dtype dt, int device, ch_tensor **result) {
+    CH_TRY(check_dtype(dt, "arange"));
+    if (step == 0 || !isfinite(step) || !isfinite(start) || !isfinite(stop))
+        return ch_fail(CH_ERR_ARG, "arange: start, stop and step must be finite and step non-zero (got %g, %g, %g)",
+                       start, stop, step);
+    double nf = ceil((stop - start) / step);
+    int64_t n = nf > 0 ? (int64_t)nf : 0;
+    ch_tensor *t;
+    CH_TRY(ch_tensor_new(dt, 1, &n, CH_CPU, &t));
+    char *p = t->data;
+    size_t sz = ch_dtype_size(dt);
+    for (int64_t i = 0; i < n; i++)
+        ch_store(dt, p + i * sz, start + (double)i * step);
+    return from_flat(t, device, result);
+}
+
+ch_status ch_linspace(double start, double stop, int64_t num, int endpoint, ch_dtype dt, int device,
+                      ch_tensor **result) {
+    CH_TRY(check_dtype(dt, "linspace"));
+    if (num < 0)
+        return ch_fail(CH_ERR_ARG, "linspace: num must be non-negative (got %lld)", (long long)num);
+    ch_tensor *t;
+    CH_TRY(ch_tensor_new(dt, 1, &num, CH_CPU, &t));
+    int64_t div = endpoint ? num - 1 : num;
+    double step = div > 0 ? (stop - start) / (double)div : 0.0;
+    size_t sz = ch_dtype_size(dt);
+    for (int64_t i = 0; i < num; i++) {
+        double v = start + (double)i * step;
+        if (endpoint && i == num - 1 && num > 1)
+            v = stop;
+        ch_store(dt, (char *)t->data + i * sz, v);
+    }
+    return from_flat(t, device, result);
+}
+
+ch_status ch_eye(int64_t n, int64_t m, int64_t k, ch_dtype dt, int device, ch_tensor **result) {
+    if (m < 0)
+        m = n;
+    int64_t shape[2] = {n, m};
+    ch_tensor *t;
+    CH_TRY(ch_full(dt, 2, shape, 0.0, CH_CPU, &t));
+    size_t sz = ch_dtype_size(dt);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t j = i + k;
+        if (j >= 0 && j < m)
+            ch_store(dt, (char *)t->data + (i * m + j) * sz, 1.0);
+    }
+    return from_flat(t, device, result);
+}
+
+ch_status ch_from_buffer(ch_dtype dt, int ndim, const int64_t *shape, const void *data, ch_tensor **result) {
+    ch_tensor *t;
+    CH_TRY(ch_tensor_new(dt, ndim, shape, CH_CPU, &t));
+    if (t->numel > 0) {
+        if (!data) {
+            ch_tensor_release(t);
+            return ch_fail(CH_ERR_ARG, "from_buffer: data is NULL");
+        }
+        memcpy(t->data, data, (size_t)t->numel * ch_dtype_size(dt));
+    }
+    *result = t;
+    return CH_OK;
+}
+
+ch_status ch_wrap_buffer(ch_dtype dt, int ndim, const int64_t *shape, void *data, ch_tensor **result) {
+    CH_TRY(check_dtype(dt, "wrap_buffer"));
+    CH_TRY(check_shape(ndim, shape, "wrap_buffer"));
+    ch_tensor *t = alloc_struct();
+    ch_storage *s = malloc(sizeof *s);
+    if (!t || !s) {
+        free(s);
+        ch_tensor_release(t);
+        return ch_fail(CH_ERR_MEMORY, "wrap_buffer: out of memory");
+    }
+    t->dt = dt;
+    t->dev = CH_CPU;
+    t->nd = ndim;
+    memcpy(t->dim, shape, sizeof(int64_t) * (size_t)ndim);
+    t->numel = ch_contiguous_strides(ndim, shape, t->stride);
+    s->data = data;
+    s->nbytes = (size_t)t->numel * ch_dtype_size(dt);
+    s->device = CH_CPU;
+    s->owns = 0;
+    s->refcount = 1;
+    t->storage = s;
+    t->data = data;
+    *result = t;
+    return CH_OK;
+}
+
+static ch_status flat_ptr(const ch_tensor *t, int64_t pos, char **p, const char *fn) {
+    CH_CHECK_CPU(t, fn, "t");
+    if (pos < 0 || pos >= t->numel)
+        return ch_fail(CH_ERR_ARG, "%s: position %lld is out of range for a tensor of %lld elements", fn,
+                       (long long)pos, (long long)t->numel);
+    int64_t off = 0;
+    for (int i = t->nd - 1; i >= 0; i--) {
+        off += (pos % t->dim[i]) * t->stride[i];
+        pos /= t->dim[i];
+    }
+    *p = ch_base(t) + off * (int64_t)ch_dtype_size((ch_dtype)t->dt);
+    return CH_OK;
+}
+
+ch_status ch_get_flat(const ch_tensor *t, int64_t pos, double *value) {
+    char *p = NULL;
+    CH_TRY(flat_ptr(t, pos, &p, "get"));
+    *value = ch_load((ch_dtype)t->dt, p);
+    return CH_OK;
+}
+
+ch_status ch_get_flat_i64(const ch_tensor *t, int64_t pos, int64_t *value) {
+    char *p = NULL;
+    CH_TRY(flat_ptr(t, pos, &p, "get"));
+    *value = ch_load_i64((ch_dtype)t->dt, p);
+    return CH_OK;
+}
+
+ch_status ch_set_flat(ch_tensor *t, int64_t pos, double value) {
+    char *p = NULL;
+    CH_TRY(flat_ptr(t, pos, &p, "set"));
+    ch_store((ch_dtype)t->dt, p, value);
+    return CH_OK;
+}

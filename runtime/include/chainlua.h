@@ -1,0 +1,342 @@
+/*
+ * chainlua.h -- the one public C API of the chainlua runtime (prefix ch_).
+ *
+ * Conventions
+ *  - Every function that can fail returns a ch_status; CH_OK is 0.  The
+ *    message of the last failure on this thread is ch_last_error().
+ *    Nothing in the library aborts, exits or longjmps.
+ *  - A function that hands back a tensor through `ch_tensor **result`
+ *    hands back a NEW reference: the caller owns it and releases it with
+ *    ch_tensor_release().  Functions taking `ch_tensor *out` write into an
+ *    existing tensor instead; when `out` is non-NULL, `result` may be NULL.
+ *  - Positions (indices, axes) are 0-based; negative axes count from the end.
+ *  - Strides and offsets are counted in elements, not bytes.
+ *
+ * The part between CH_FFI_BEGIN and CH_FFI_END is plain C that LuaJIT's
+ * ffi.cdef can parse: lua/chainer/_ffi.lua is generated from it by
+ * scripts/gen-ffi.lua (never edit _ffi.lua by hand).
+ */
+#ifndef CHAINLUA_H
+#define CHAINLUA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define CH_API __declspec(dllexport)
+#else
+#define CH_API __attribute__((visibility("default")))
+#endif
+
+#define CHAINLUA_VERSION "0.1.0"
+
+/* CH_FFI_BEGIN */
+
+enum { CH_MAX_DIMS = 16 };
+
+/* Element types.  The order is the promotion lattice used by ch_promote. */
+typedef enum ch_dtype {
+    CH_BOOL = 0,
+    CH_INT8,
+    CH_UINT8,
+    CH_INT16,
+    CH_INT32,
+    CH_INT64,
+    CH_FLOAT16,
+    CH_FLOAT32,
+    CH_FLOAT64,
+    CH_NDTYPES
+} ch_dtype;
+
+typedef enum ch_status {
+    CH_OK = 0,
+    CH_ERR_ARG,         /* a bad argument value (axis out of range, ...) */
+    CH_ERR_SHAPE,       /* shapes that do not fit together */
+    CH_ERR_DTYPE,       /* a dtype the operation does not support */
+    CH_ERR_DEVICE,      /* tensors on different or unavailable devices */
+    CH_ERR_MEMORY,      /* out of memory */
+    CH_ERR_IO,          /* a file could not be opened, read or written */
+    CH_ERR_FORMAT,      /* a file is corrupt or not of the expected format */
+    CH_ERR_UNSUPPORTED, /* not implemented for this device or combination */
+    CH_ERR_INTERNAL
+} ch_status;
+
+/* Devices: -1 is the CPU, 0.. are CUDA devices. */
+enum { CH_CPU = -1 };
+
+typedef struct ch_storage ch_storage;
+
+/*
+ * A tensor is a view (dtype, device, shape, strides, offset) onto a
+ * refcounted storage.  The fields are public so that the Lua binding can
+ * read them without a call; only the runtime writes them.  Their names are
+ * short on purpose: the Lua API exposes `shape`, `dtype`, `ndim`, `size`
+ * as friendlier properties computed from these.
+ */
+typedef struct ch_tensor {
+    int32_t dt;                    /* ch_dtype */
+    int32_t dev;                   /* CH_CPU or a CUDA device id */
+    int32_t nd;                    /* number of dimensions, 0..CH_MAX_DIMS */
+    int32_t refcount;              /* owned references to this struct */
+    int64_t numel;                 /* product of dim[0..nd) */
+    int64_t offset;                /* first element, in elements from data */
+    int64_t dim[CH_MAX_DIMS];      /* extents */
+    int64_t stride[CH_MAX_DIMS];   /* element strides; 0 for broadcast axes */
+    void *data;                    /* storage base (NULL once freed) */
+    ch_storage *storage;
+} ch_tensor;
+
+/* ---- errors, version, threads, memory ---------------------------------- */
+CH_API const char *ch_last_error(void);
+CH_API void ch_clear_error(void);
+CH_API const char *ch_version(void);
+CH_API const char *ch_blas_info(void);       /* e.g. "OpenBLAS 0.3.21 (OpenMP)" */
+CH_API void ch_set_num_threads(int n);       /* OpenMP and BLAS together */
+CH_API int ch_get_num_threads(void);
+CH_API int64_t ch_live_bytes(int device);    /* bytes held by live storages */
+CH_API int64_t ch_peak_bytes(int device);
+CH_API void ch_reset_peak_bytes(int device);
+CH_API int64_t ch_live_tensors(void);        /* live ch_tensor structs */
+CH_API void ch_cache_free_all(int device);   /* return cached blocks to the OS/driver */
+CH_API int64_t ch_cache_bytes(int device);   /* bytes held in the allocator cache */
+
+/* ---- dtypes ------------------------------------------------------------ */
+CH_API size_t ch_dtype_size(ch_dtype dt);
+CH_API const char *ch_dtype_name(ch_dtype dt); /* "float32", ... */
+CH_API int ch_dtype_from_name(const char *name); /* -1 when unknown */
+CH_API int ch_dtype_is_float(ch_dtype dt);
+CH_API int ch_dtype_is_signed(ch_dtype dt);
+/* NumPy's result_type of two arrays. */
+CH_API ch_dtype ch_promote(ch_dtype a, ch_dtype b);
+/* Result type of an array with a Python-like scalar: a scalar only lifts
+ * the kind (bool < int < float), never the width: float32 + 1.5 is float32,
+ * int32 + 1.5 is float64, uint8 + 3 is uint8. */
+CH_API ch_dtype ch_promote_scalar(ch_dtype a, int scalar_is_float, int scalar_is_bool);
+CH_API float ch_half_to_float(uint16_t h);
+CH_API uint16_t ch_float_to_half(float f);
+
+/* ---- lifetime ---------------------------------------------------------- */
+CH_API void ch_tensor_retain(ch_tensor *t);
+CH_API void ch_tensor_release(ch_tensor *t);  /* NULL is fine */
+/* Drop t's hold on its storage now (t:free() in Lua); t stays a valid,
+ * empty struct until released, and kernels refuse it with a clear error. */
+CH_API void ch_tensor_free_storage(ch_tensor *t);
+CH_API int ch_is_contiguous(const ch_tensor *t);
+CH_API void *ch_tensor_ptr(const ch_tensor *t);  /* address of the first element */
+
+/* ---- creation ---------------------------------------------------------- */
+CH_API ch_status ch_empty(ch_dtype dt, int ndim, const int64_t *shape, int device, ch_tensor **result);
+CH_API ch_status ch_full(ch_dtype dt, int ndim, const int64_t *shape, double value, int device, ch_tensor **result);
+CH_API ch_status ch_arange(double start, double stop, double step, ch_dtype dt, int device, ch_tensor **result);
+CH_API ch_status ch_linspace(double start, double stop, int64_t num, int endpoint, ch_dtype dt, int device, ch_tensor **result);
+CH_API ch_status ch_eye(int64_t n, int64_t m, int64_t k, ch_dtype dt, int device, ch_tensor **result);
+/* Copies `data` (C order, packed, of dtype dt) into a new CPU tensor. */
+CH_API ch_status ch_from_buffer(ch_dtype dt, int ndim, const int64_t *shape, const void *data, ch_tensor **result);
+/* Wraps memory the caller keeps alive (no copy, no free). */
+CH_API ch_status ch_wrap_buffer(ch_dtype dt, int ndim, const int64_t *shape, void *data, ch_tensor **result);
+CH_API ch_status ch_fill(ch_tensor *t, double value);
+/* Element at a flat C-order position of the logical tensor, as a double. */
+CH_API ch_status ch_get_flat(const ch_tensor *t, int64_t pos, double *value);
+CH_API ch_status ch_set_flat(ch_tensor *t, int64_t pos, double value);
+/* 64-bit integer element access, exact for int64 tensors. */
+CH_API ch_status ch_get_flat_i64(const ch_tensor *t, int64_t pos, int64_t *value);
+
+/* ---- views (no copy; the result shares x's storage) -------------------- */
+/* A dimension of -1 is inferred.  Copies only when no view is possible. */
+CH_API ch_status ch_reshape(const ch_tensor *x, int ndim, const int64_t *shape, ch_tensor **result);
+CH_API ch_status ch_view(const ch_tensor *x, int ndim, const int64_t *shape, ch_tensor **result); /* never copies */
+CH_API ch_status ch_permute(const ch_tensor *x, const int32_t *axes, ch_tensor **result); /* axes has x->nd entries */
+CH_API ch_status ch_expand_dims(const ch_tensor *x, int axis, ch_tensor **result);
+/* Removes the given size-1 axes, or all size-1 axes when naxes == 0. */
+CH_API ch_status ch_squeeze(const ch_tensor *x, const int32_t *axes, int naxes, ch_tensor **result);
+CH_API ch_status ch_broadcast_to(const ch_tensor *x, int ndim, const int64_t *shape, ch_tensor **result);
+CH_API ch_status ch_diagonal(const ch_tensor *x, int64_t offset, int axis1, int axis2, ch_tensor **result);
+CH_API ch_status ch_as_strided(const ch_tensor *x, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset, ch_tensor **result);
+
+/* Basic indexing: one entry per index term, Python semantics. */
+typedef enum ch_index_kind {
+    CH_IDX_INT = 0,     /* start: an integer index (negative from the end) */
+    CH_IDX_SLICE,       /* start:stop:step with has_* flags for omitted parts */
+    CH_IDX_NEWAXIS,
+    CH_IDX_ELLIPSIS
+} ch_index_kind;
+typedef struct ch_index {
+    int32_t kind;
+    int32_t has_start, has_stop, has_step;
+    int64_t start, stop, step;
+} ch_index;
+CH_API ch_status ch_slice(const ch_tensor *x, const ch_index *idx, int n, ch_tensor **result);
+CH_API ch_status ch_flip(const ch_tensor *x, int axis, ch_tensor **result); /* a negative-stride view */
+
+/* ---- copies and casts -------------------------------------------------- */
+CH_API ch_status ch_contiguous(const ch_tensor *x, ch_tensor **result); /* x itself (retained) when already C-contiguous */
+CH_API ch_status ch_copy(const ch_tensor *x, ch_tensor **result);
+CH_API ch_status ch_astype(const ch_tensor *x, ch_dtype dt, ch_tensor **result);
+CH_API ch_status ch_to_device(const ch_tensor *x, int device, ch_tensor **result);
+/* dst[...] = src, broadcasting src to dst's shape and casting to dst's dtype. */
+CH_API ch_status ch_copy_into(ch_tensor *dst, const ch_tensor *src);
+
+/* ---- elementwise ------------------------------------------------------- */
+typedef enum ch_unary_op {
+    CH_NEG = 0, CH_ABS, CH_SIGN, CH_RECIPROCAL,
+    CH_EXP, CH_EXPM1, CH_EXP2, CH_LOG, CH_LOG1P, CH_LOG2, CH_LOG10,
+    CH_SQRT, CH_RSQRT, CH_SQUARE, CH_CBRT,
+    CH_SIN, CH_COS, CH_TAN, CH_ARCSIN, CH_ARCCOS, CH_ARCTAN,
+    CH_SINH, CH_COSH, CH_TANH, CH_ARCSINH, CH_ARCCOSH, CH_ARCTANH,
+    CH_ERF, CH_ERFC, CH_FLOOR, CH_CEIL, CH_TRUNC, CH_RINT,
+    CH_SIGMOID, CH_RELU, CH_SOFTPLUS, CH_LGAMMA, CH_DIGAMMA, CH_ERFINV, CH_NDTR,
+    CH_LOGICAL_NOT, CH_ISNAN, CH_ISINF, CH_ISFINITE,  /* these give bool */
+    CH_NUNARY
+} ch_unary_op;
+
+typedef enum ch_binary_op {
+    CH_ADD = 0, CH_SUB, CH_MUL, CH_DIV, CH_FLOOR_DIVIDE, CH_MOD, CH_FMOD,
+    CH_POW, CH_MAXIMUM, CH_MINIMUM, CH_ARCTAN2, CH_HYPOT,
+    CH_EQ, CH_NE, CH_LT, CH_LE, CH_GT, CH_GE,              /* these give bool */
+    CH_LOGICAL_AND, CH_LOGICAL_OR, CH_LOGICAL_XOR,         /* these give bool */
+    CH_NBINARY
+} ch_binary_op;
+
+/* Math unary ops on integer or bool inputs compute in float64 (NumPy's
+ * rule); NEG/ABS/SIGN/SQUARE keep the input dtype.  float16 computes in
+ * float32 and rounds once. */
+CH_API ch_status ch_unary(ch_unary_op op, const ch_tensor *x, ch_tensor *out, ch_tensor **result);
+/* Broadcasting; the result dtype is ch_promote(a, b) (DIV of integers gives
+ * float64), bool for comparisons and logic.  `out` may alias an input. */
+CH_API ch_status ch_binary(ch_binary_op op, const ch_tensor *a, const ch_tensor *b, ch_tensor *out, ch_tensor **result);
+/* a (op) s, or s (op) a when scalar_first; s is a weak Python-like scalar. */
+CH_API ch_status ch_binary_scalar(ch_binary_op op, const ch_tensor *a, double s, int scalar_is_float, int scalar_first, ch_tensor *out, ch_tensor **result);
+/* NaN bound means no bound on that side. */
+CH_API ch_status ch_clip(const ch_tensor *x, double lo, double hi, ch_tensor *out, ch_tensor **result);
+CH_API ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b, ch_tensor *out, ch_tensor **result);
+/* y = a*x + b*y on same-shape float tensors (optimizers, accumulation). */
+CH_API ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y);
+
+/* ---- reductions -------------------------------------------------------- */
+typedef enum ch_reduce_op {
+    CH_SUM = 0, CH_MEAN, CH_PROD, CH_MAX, CH_MIN, CH_ARGMAX, CH_ARGMIN,
+    CH_VAR, CH_STD, CH_LOGSUMEXP, CH_ALL, CH_ANY, CH_COUNT_NONZERO,
+    CH_NREDUCE
+} ch_reduce_op;
+/* axes == NULL reduces over every axis.  ARGMAX/ARGMIN take at most one
+ * axis (none: over the flattened tensor) and give int64.  `param` is ddof
+ * for VAR/STD.  Integer sums give int64, integer means float64. */
+CH_API ch_status ch_reduce(ch_reduce_op op, const ch_tensor *x, const int32_t *axes, int naxes, int keepdims, double param, ch_tensor **result);
+CH_API ch_status ch_cumsum(const ch_tensor *x, int axis, ch_tensor **result);
+CH_API ch_status ch_cumprod(const ch_tensor *x, int axis, ch_tensor **result);
+/* Sums x down to `shape` (the inverse of broadcasting). */
+CH_API ch_status ch_sum_to(const ch_tensor *x, int ndim, const int64_t *shape, ch_tensor **result);
+
+/* ---- linear algebra ---------------------------------------------------- */
+/* NumPy matmul (1-D promotion, broadcast batch axes), with optional
+ * transposition of the last two axes of a and b. */
+CH_API ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor **result);
+/* c = alpha * op(a) @ op(b) + beta * c for 2-D a, b, c (in place on c). */
+CH_API ch_status ch_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta, ch_tensor *c);
+CH_API ch_status ch_dot(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);   /* numpy.dot */
+CH_API ch_status ch_tensordot(const ch_tensor *a, const ch_tensor *b, const int32_t *axes_a, const int32_t *axes_b, int naxes, ch_tensor **result);
+CH_API ch_status ch_outer(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);
+CH_API ch_status ch_trace(const ch_tensor *x, ch_tensor **result);
+/* On the last two axes, batched over the others. */
+CH_API ch_status ch_inv(const ch_tensor *x, ch_tensor **result);
+CH_API ch_status ch_det(const ch_tensor *x, ch_tensor **result);
+CH_API ch_status ch_solve(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);
+
+/* ---- joining, indexing, reordering ------------------------------------- */
+CH_API ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **result);
+CH_API ch_status ch_stack(ch_tensor *const *xs, int n, int axis, ch_tensor **result);
+/* Splits at the given ascending indices into nidx+1 views written to results[]. */
+CH_API ch_status ch_split(const ch_tensor *x, const int64_t *indices, int nidx, int axis, ch_tensor **results);
+/* numpy.take with an integer index tensor of any shape; axis < -nd..nd-1.
+ * flat != 0 takes from the flattened x (axis ignored). */
+CH_API ch_status ch_take(const ch_tensor *x, const ch_tensor *indices, int axis, int flat, ch_tensor **result);
+/* numpy.take_along_axis. */
+CH_API ch_status ch_take_along_axis(const ch_tensor *x, const ch_tensor *indices, int axis, ch_tensor **result);
+/* numpy.add.at(target, (:,..., indices along axis), values): in place. */
+CH_API ch_status ch_scatter_add(ch_tensor *target, int axis, const ch_tensor *indices, const ch_tensor *values);
+/* numpy.put_along_axis with accumulation (for the gradient of take_along_axis). */
+CH_API ch_status ch_scatter_add_along_axis(ch_tensor *target, int axis, const ch_tensor *indices, const ch_tensor *values);
+CH_API ch_status ch_masked_select(const ch_tensor *x, const ch_tensor *mask, ch_tensor **result);  /* 1-D */
+CH_API ch_status ch_nonzero(const ch_tensor *x, ch_tensor **result);   /* (count, ndim) int64 */
+CH_API ch_status ch_roll(const ch_tensor *x, int64_t shift, int axis, int flat, ch_tensor **result);
+CH_API ch_status ch_tile(const ch_tensor *x, int n, const int64_t *reps, ch_tensor **result);
+/* numpy.repeat: counts has 1 entry (same for all) or dim[axis] entries. */
+CH_API ch_status ch_repeat(const ch_tensor *x, const int64_t *counts, int ncounts, int axis, int flat, ch_tensor **result);
+typedef enum ch_pad_mode { CH_PAD_CONSTANT = 0, CH_PAD_EDGE, CH_PAD_REFLECT } ch_pad_mode;
+/* pads has 2*x->nd entries: (before, after) per axis. */
+CH_API ch_status ch_pad(const ch_tensor *x, const int64_t *pads, ch_pad_mode mode, double value, ch_tensor **result);
+/* Stable sort along an axis. */
+CH_API ch_status ch_sort(const ch_tensor *x, int axis, int descending, ch_tensor **result);
+CH_API ch_status ch_argsort(const ch_tensor *x, int axis, int descending, ch_tensor **result);
+/* Sorted unique values of the flattened x; inverse and counts optional (NULL). */
+CH_API ch_status ch_unique(const ch_tensor *x, ch_tensor **values, ch_tensor **inverse, ch_tensor **counts);
+
+/* ---- random (Philox4x32-10, counter based) ----------------------------- */
+/* Every element's value depends only on (seed, draw counter, position), so
+ * results are the same for every thread count. */
+CH_API void ch_rng_seed(int device, uint64_t seed);
+CH_API uint64_t ch_rng_get_seed(int device);
+CH_API uint64_t ch_rng_get_offset(int device);
+CH_API void ch_rng_set_state(int device, uint64_t seed, uint64_t offset);
+CH_API ch_status ch_random_uniform(ch_tensor *out, double low, double high);
+CH_API ch_status ch_random_normal(ch_tensor *out, double mean, double std);
+CH_API ch_status ch_random_bernoulli(ch_tensor *out, double p);
+CH_API ch_status ch_random_randint(ch_tensor *out, int64_t low, int64_t high); /* [low, high) */
+CH_API ch_status ch_random_permutation(int64_t n, int device, ch_tensor **result);  /* int64 */
+/* k draws from 0..n-1; probs (float, n entries, sums to 1) may be NULL. */
+CH_API ch_status ch_random_choice(int64_t n, int64_t k, int replace, const ch_tensor *probs, int device, ch_tensor **result);
+
+/* ---- files ------------------------------------------------------------- */
+CH_API ch_status ch_npy_save(const char *path, const ch_tensor *t);
+CH_API ch_status ch_npy_load(const char *path, ch_tensor **result);
+/* Parse/emit .npy from memory (used by npz and tests). */
+CH_API ch_status ch_npy_from_memory(const void *bytes, size_t nbytes, const char *what, ch_tensor **result);
+
+typedef struct ch_npz_writer ch_npz_writer;
+typedef struct ch_npz_reader ch_npz_reader;
+/* Writes to path.tmp-XXXX and renames into place on close (atomic). */
+CH_API ch_status ch_npz_writer_open(const char *path, int compress, ch_npz_writer **w);
+CH_API ch_status ch_npz_writer_add(ch_npz_writer *w, const char *name, const ch_tensor *t);
+CH_API ch_status ch_npz_writer_close(ch_npz_writer *w);  /* commits */
+CH_API void ch_npz_writer_abort(ch_npz_writer *w);        /* discards */
+CH_API ch_status ch_npz_reader_open(const char *path, ch_npz_reader **r);
+CH_API int ch_npz_reader_count(const ch_npz_reader *r);
+CH_API const char *ch_npz_reader_name(const ch_npz_reader *r, int i);  /* without ".npy" */
+CH_API ch_status ch_npz_reader_load(ch_npz_reader *r, const char *name, ch_tensor **result);
+CH_API void ch_npz_reader_close(ch_npz_reader *r);
+
+typedef struct ch_h5_file ch_h5_file;
+/* mode: 'r' read, 'w' create/truncate (atomic: written to a temporary and
+ * renamed on close), 'a' read/write. */
+CH_API ch_status ch_h5_open(const char *path, char mode, ch_h5_file **f);
+CH_API ch_status ch_h5_close(ch_h5_file *f);
+CH_API void ch_h5_abort(ch_h5_file *f);
+/* Dataset paths like "predictor/l1/W"; groups are created as needed. */
+CH_API ch_status ch_h5_write(ch_h5_file *f, const char *path, const ch_tensor *t);
+CH_API ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result);
+CH_API int ch_h5_exists(ch_h5_file *f, const char *path);
+/* Number of datasets below the root (recursively) and their paths. */
+CH_API int ch_h5_count(ch_h5_file *f);
+CH_API const char *ch_h5_name(ch_h5_file *f, int i);
+
+/* MNIST-style IDX files, gzip-compressed or plain. */
+CH_API ch_status ch_idx_load(const char *path, ch_tensor **result);
+
+/* ---- devices (CUDA backend, loaded at run time) ------------------------ */
+/* Loads libchainlua_cuda if present; 0 when no backend or no GPU. */
+CH_API int ch_cuda_load(const char *libpath);
+CH_API int ch_cuda_available(void);
+CH_API int ch_cuda_device_count(void);
+CH_API const char *ch_cuda_info(void);        /* versions, or why not loaded */
+CH_API ch_status ch_cuda_synchronize(int device);
+
+/* CH_FFI_END */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CHAINLUA_H */

@@ -1,0 +1,122 @@
+-- tensor/linalg.lua: matrix products and small dense linear algebra.
+-- matmul/dot/tensordot/outer/trace/gemm go to OpenBLAS (runtime/cpu/blas.c),
+-- inv/det/solve to the LAPACK inside OpenBLAS (runtime/cpu/lapack.c).
+local M = require 'chainer.tensor.core'
+local ffi, C, check = M.ffi, M.C, M.check
+local wrap, box, as_tensor = M.wrap, M.box, M.as_tensor
+local methods = M.methods
+
+local function flag(v) return (v and v ~= 0) and 1 or 0 end
+
+-- matmul(a, b, {transa = bool, transb = bool}): NumPy matmul; transa/transb
+-- transpose the last two axes of a/b without copying.
+function M.matmul(a, b, opts)
+  a, b = as_tensor(a), as_tensor(b)
+  local ta, tb = 0, 0
+  if opts ~= nil then ta, tb = flag(opts.transa), flag(opts.transb) end
+  check(C.ch_matmul(a.ptr, b.ptr, ta, tb, box), 2)
+  return wrap(box[0])
+end
+methods.matmul = M.matmul
+
+-- gemm(c, a, b, {alpha = 1, beta = 0, transa, transb}): c = alpha*op(a)@op(b) + beta*c
+-- in place on a 2-D float tensor c; returns c.
+function M.gemm(c, a, b, opts)
+  a, b = as_tensor(a, c.dtype), as_tensor(b, c.dtype)
+  local alpha, beta, ta, tb = 1, 0, 0, 0
+  if opts ~= nil then
+    if opts.alpha ~= nil then alpha = opts.alpha end
+    if opts.beta ~= nil then beta = opts.beta end
+    ta, tb = flag(opts.transa), flag(opts.transb)
+  end
+  check(C.ch_gemm(ta, tb, alpha, a.ptr, b.ptr, beta, c.ptr), 2)
+  return c
+end
+methods.gemm_ = M.gemm
+
+-- numpy.dot
+function M.dot(a, b)
+  a, b = as_tensor(a), as_tensor(b)
+  check(C.ch_dot(a.ptr, b.ptr, box), 2)
+  return wrap(box[0])
+end
+methods.dot = M.dot
+
+local axes_a_buf = ffi.new('int32_t[16]')
+local axes_b_buf = ffi.new('int32_t[16]')
+
+-- tensordot(a, b, axes): axes = n (last n of a with first n of b, default 2),
+-- {{axes of a}, {axes of b}}, or {axis_a, axis_b}.
+function M.tensordot(a, b, axes)
+  a, b = as_tensor(a), as_tensor(b)
+  if axes == nil then axes = 2 end
+  local n
+  if type(axes) == 'number' then
+    n = axes
+    if n ~= math.floor(n) or n < 0 or n > a.ndim or n > b.ndim or n > 16 then
+      error(string.format('tensordot: axes = %s does not fit a %d-d and a %d-d tensor', tostring(axes), a.ndim, b.ndim), 2)
+    end
+    for i = 0, n - 1 do
+      axes_a_buf[i] = a.ndim - n + i
+      axes_b_buf[i] = i
+    end
+  elseif type(axes) == 'table' and #axes == 2 then
+    local xa, xb = axes[1], axes[2]
+    if type(xa) == 'number' then xa = { xa } end
+    if type(xb) == 'number' then xb = { xb } end
+    if type(xa) ~= 'table' or type(xb) ~= 'table' or #xa ~= #xb or #xa > 16 then
+      error('tensordot: axes must be {{axes of a}, {axes of b}} with the same number of entries', 2)
+    end
+    n = #xa
+    for i = 1, n do
+      axes_a_buf[i - 1] = xa[i]
+      axes_b_buf[i - 1] = xb[i]
+    end
+  else
+    error(string.format('tensordot: axes must be an integer or {{axes of a}, {axes of b}} (got %s)', tostring(axes)), 2)
+  end
+  check(C.ch_tensordot(a.ptr, b.ptr, axes_a_buf, axes_b_buf, n, box), 2)
+  return wrap(box[0])
+end
+methods.tensordot = M.tensordot
+
+-- numpy.outer: the flattened a times the flattened b, as a matrix.
+function M.outer(a, b)
+  a, b = as_tensor(a), as_tensor(b)
+  check(C.ch_outer(a.ptr, b.ptr, box), 2)
+  return wrap(box[0])
+end
+methods.outer = M.outer
+
+-- numpy.trace: the sum of the main diagonal (over the first two axes).
+function M.trace(x)
+  x = as_tensor(x)
+  check(C.ch_trace(x.ptr, box), 2)
+  return wrap(box[0])
+end
+methods.trace = M.trace
+
+-- inv, det, solve work on the last two axes and batch over the rest.
+function M.inv(x)
+  x = as_tensor(x)
+  check(C.ch_inv(x.ptr, box), 2)
+  return wrap(box[0])
+end
+methods.inv = M.inv
+
+function M.det(x)
+  x = as_tensor(x)
+  check(C.ch_det(x.ptr, box), 2)
+  return wrap(box[0])
+end
+methods.det = M.det
+
+-- solve(a, b): x with a @ x = b; b is (..., n) or (..., n, k).
+function M.solve(a, b)
+  a, b = as_tensor(a), as_tensor(b)
+  check(C.ch_solve(a.ptr, b.ptr, box), 2)
+  return wrap(box[0])
+end
+methods.solve = M.solve
+
+return M

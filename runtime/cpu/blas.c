@@ -1,0 +1,527 @@
+/* blas.c -- matrix products on the CPU: matmul, gemm, dot, tensordot,
+ * outer, trace.
+ *
+ * float32/float64 go to OpenBLAS.  Operands are described by their logical
+ * (rows, cols, row stride, col stride) after the optional transposition, and
+ * handed to BLAS as they lie in memory whenever one of the two BLAS layouts
+ * (row-major, or row-major transposed) fits: transposed views cost no copy.
+ * One-row or one-column products go to gemv, which is several times faster
+ * than gemm there (batch-1 inference).  Other dtypes take a plain loop in
+ * int64 (integers, bool) or go through float32 (float16).
+ */
+#include "../core/internal.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+
+/* One operand seen as a batch of matrices over the output's batch axes. */
+typedef struct mat_desc {
+    const char *base;
+    int64_t R, C;                   /* logical rows, cols (after transposition) */
+    int64_t rs, cs;                 /* logical strides */
+    int64_t bstride[CH_MAX_DIMS];   /* strides over the output batch axes (0: broadcast) */
+    CBLAS_TRANSPOSE trans;          /* how BLAS sees the memory */
+    int64_t ld;
+} mat_desc;
+
+/* x itself (retained, any layout) when it already has dtype dt, else a
+ * contiguous cast copy: BLAS takes strided operands as they are. */
+static ch_status ch_contiguous_as_if(const ch_tensor *x, ch_dtype dt, ch_tensor **out) {
+    if (x->dt == (int)dt) {
+        ch_tensor_retain((ch_tensor *)x);
+        *out = (ch_tensor *)x;
+        return CH_OK;
+    }
+    return ch_astype(x, dt, out);
+}
+
+/* Picks the BLAS layout for a (R x C) matrix with strides (rs, cs).
+ * Returns false when neither layout fits (then the caller copies). */
+static bool blas_layout(mat_desc *m) {
+    int64_t rs = m->rs, cs = m->cs;
+    /* strides of size-1 axes are meaningless: normalise them */
+    if (m->C == 1)
+        cs = 1;
+    if (m->R == 1)
+        rs = (cs == 1) ? (m->C > 1 ? m->C : 1) : 1;
+    if (cs == 1 && rs >= (m->C > 1 ? m->C : 1)) {
+        m->trans = CblasNoTrans;
+        m->ld = rs;
+        m->rs = rs;
+        m->cs = 1;
+        return true;
+    }
+    if (rs == 1 && cs >= (m->R > 1 ? m->R : 1)) {
+        m->trans = CblasTrans;
+        m->ld = cs;
+        m->rs = 1;
+        m->cs = cs;
+        return true;
+    }
+    return false;
+}
+
+/* C(MxN, ldc) = alpha * A(MxK) @ B(KxN) + beta * C, with gemv for one-row
+ * and one-column products.  A and B are in BLAS layout (trans, ld). */
+static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
+                      const void *B, int64_t M, int64_t N, int64_t K, double alpha, double beta, void *Cp,
+                      int64_t ldc) {
+    bool f32 = dt == CH_FLOAT32;
+    if (M == 0 || N == 0)
+        return;
+    if (K == 0) {
+        /* alpha * (empty sum) = 0; BLAS may not touch C at all for K == 0 */
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) {
+                if (f32) {
+                    float *c = (float *)Cp + i * ldc + j;
+                    *c = beta == 0.0 ? 0.0f : (float)(beta * *c);
+                } else {
+                    double *c = (double *)Cp + i * ldc + j;
+                    *c = beta == 0.0 ? 0.0 : beta * *c;
+                }
+            }
+        return;
+    }
+    if (M == 1) {
+        /* y(N) = op(B)^T x: x is A's only row, y is C's only row */
+        int64_t incx = ta == CblasNoTrans ? 1 : lda;
+        if (beta == 0.0) memset(Cp, 0, (size_t)N * (f32 ? 4 : 8));
+        CBLAS_TRANSPOSE t = tb == CblasNoTrans ? CblasTrans : CblasNoTrans;
+        int64_t rows = tb == CblasNoTrans ? K : N, cols = tb == CblasNoTrans ? N : K;
+        if (f32)
+            cblas_sgemv(CblasRowMajor, t, (blasint)rows, (blasint)cols, (float)alpha, B, (blasint)ldb, A,
+                        (blasint)incx, (float)beta, Cp, 1);
+        else
+            cblas_dgemv(CblasRowMajor, t, (blasint)rows, (blasint)cols, alpha, B, (blasint)ldb, A, (blasint)incx,
+                        beta, Cp, 1);
+        return;
+    }
+    if (N == 1) {
+        /* y(M) = op(A) x: x is B's only column, y is C's only column */
+        int64_t incx = tb == CblasNoTrans ? ldb : 1;
+        if (beta == 0.0)
+            for (int64_t i = 0; i < M; i++) {
+                if (f32) ((float *)Cp)[i * ldc] = 0.0f;
+                else ((double *)Cp)[i * ldc] = 0.0;
+            }
+        int64_t rows = ta == CblasNoTrans ? M : K, cols = ta == CblasNoTrans ? K : M;
+        if (f32)
+            cblas_sgemv(CblasRowMajor, ta, (blasint)rows, (blasint)cols, (float)alpha, A, (blasint)lda, B,
+                        (blasint)incx, (float)beta, Cp, (blasint)ldc);
+        else
+            cblas_dgemv(CblasRowMajor, ta, (blasint)rows, (blasint)cols, alpha, A, (blasint)lda, B, (blasint)incx,
+                        beta, Cp, (blasint)ldc);
+        return;
+    }
+    if (f32)
+        cblas_sgemm(CblasRowMajor, ta, tb, (blasint)M, (blasint)N, (blasint)K, (float)alpha, A, (blasint)lda, B,
+                    (blasint)ldb, (float)beta, Cp, (blasint)ldc);
+    else
+        cblas_dgemm(CblasRowMajor, ta, tb, (blasint)M, (blasint)N, (blasint)K, alpha, A, (blasint)lda, B,
+                    (blasint)ldb, beta, Cp, (blasint)ldc);
+}
+
+/* Describes the last two axes of x (or a 1-D x as a row or a column). */
+static void describe(const ch_tensor *x, int trans, int one_d_as_row, mat_desc *m) {
+    memset(m, 0, sizeof *m);
+    m->base = ch_base(x);
+    if (x->nd == 1) {
+        if (one_d_as_row) {
+            m->R = 1, m->C = x->dim[0], m->rs = 0, m->cs = x->stride[0];
+        } else {
+            m->R = x->dim[0], m->C = 1, m->rs = x->stride[0], m->cs = 0;
+        }
+        return;
+    }
+    int nd = x->nd;
+    m->R = x->dim[nd - 2], m->C = x->dim[nd - 1];
+    m->rs = x->stride[nd - 2], m->cs = x->stride[nd - 1];
+    if (trans) {
+        int64_t t = m->R; m->R = m->C; m->C = t;
+        t = m->rs; m->rs = m->cs; m->cs = t;
+    }
+}
+
+/* Batch strides of x (its leading nd-2 axes) over the output batch shape. */
+static void batch_strides(const ch_tensor *x, int nb, const int64_t *bdim, int64_t *bs) {
+    int xb = x->nd > 2 ? x->nd - 2 : 0;
+    for (int i = 0; i < nb; i++) {
+        int j = i - (nb - xb);
+        bs[i] = (j < 0 || x->dim[j] == 1) ? 0 : x->stride[j];
+        if (bdim[i] == 1) bs[i] = 0;
+    }
+}
+
+static void int_matmul(const mat_desc *a, const mat_desc *b, int nb, const int64_t *bdim, int64_t nbatch, int64_t M,
+                       int64_t N, int64_t K, int64_t *out) {
+#pragma omp parallel for schedule(static) if (nbatch * M * N * K >= CH_PARALLEL_GRAIN)
+    for (int64_t p = 0; p < nbatch * M; p++) {
+        int64_t bi = p / M, i = p % M, rem = bi, oa = 0, ob = 0;
+        for (int d = nb - 1; d >= 0; d--) {
+            int64_t k = rem % bdim[d];
+            rem /= bdim[d];
+            oa += k * a->bstride[d];
+            ob += k * b->bstride[d];
+        }
+        const int64_t *A = (const int64_t *)a->base + oa + i * a->rs;
+        const int64_t *B = (const int64_t *)b->base + ob;
+        int64_t *c = out + p * N;
+        for (int64_t j = 0; j < N; j++) c[j] = 0;
+        for (int64_t k = 0; k < K; k++) {
+            int64_t av = A[k * a->cs];
+            const int64_t *brow = B + k * b->rs;
+            for (int64_t j = 0; j < N; j++) c[j] += av * brow[j * b->cs];
+        }
+    }
+}
+
+ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor **result) {
+    static const char *fn = "matmul";
+    CH_CHECK_CPU(a, fn, "a");
+    CH_CHECK_CPU(b, fn, "b");
+    if (a->nd == 0 || b->nd == 0)
+        return ch_fail(CH_ERR_SHAPE, "matmul: operand %s is 0-d (matmul needs at least 1-d operands; use mul for scalars)",
+                       a->nd == 0 ? "a" : "b");
+    ch_dtype rdt = ch_promote((ch_dtype)a->dt, (ch_dtype)b->dt);
+    ch_dtype cdt = rdt == CH_FLOAT64 ? CH_FLOAT64 : (rdt == CH_FLOAT32 || rdt == CH_FLOAT16) ? CH_FLOAT32 : CH_INT64;
+
+    ch_tensor *A = NULL, *B = NULL, *out = NULL, *tmp = NULL;
+    ch_status st = CH_OK;
+    if ((st = ch_contiguous_as_if(a, cdt, &A)) != CH_OK) goto done;
+    if ((st = ch_contiguous_as_if(b, cdt, &B)) != CH_OK) goto done;
+
+    mat_desc ma, mb;
+    describe(A, transa, 1, &ma);
+    describe(B, transb, 0, &mb);
+    if (ma.C != mb.R) {
+        char sa[CH_SHAPE_BUF], sb[CH_SHAPE_BUF];
+        st = ch_fail(CH_ERR_SHAPE,
+                     "matmul: shapes %s%s and %s%s do not match: a has %lld columns but b has %lld rows",
+                     ch_shape_str(sa, sizeof sa, a->nd, a->dim), transa && a->nd > 1 ? " (transposed)" : "",
+                     ch_shape_str(sb, sizeof sb, b->nd, b->dim), transb && b->nd > 1 ? " (transposed)" : "",
+                     (long long)ma.C, (long long)mb.R);
+        goto done;
+    }
+    int64_t M = ma.R, N = mb.C, K = ma.C;
+    /* batch axes broadcast */
+    int nba = a->nd > 2 ? a->nd - 2 : 0, nbb = b->nd > 2 ? b->nd - 2 : 0, nb;
+    int64_t bdim[CH_MAX_DIMS];
+    if ((st = ch_broadcast_shape(nba, a->dim, nbb, b->dim, &nb, bdim, fn)) != CH_OK) goto done;
+    int64_t odim[CH_MAX_DIMS];
+    int ond = nb;
+    for (int i = 0; i < nb; i++) odim[i] = bdim[i];
+    if (a->nd > 1) odim[ond++] = M;
+    if (b->nd > 1) odim[ond++] = N;
+    if ((st = ch_tensor_new(rdt, ond, odim, CH_CPU, &out)) != CH_OK) goto done;
+    int64_t nbatch = ch_numel(nb, bdim);
+    if (out->numel == 0) goto done;
+
+    if (cdt == CH_INT64) {
+        batch_strides(A, nb, bdim, ma.bstride);
+        batch_strides(B, nb, bdim, mb.bstride);
+        int64_t *o;
+        if (rdt == CH_INT64) {
+            o = (int64_t *)out->data;
+        } else {
+            if ((st = ch_tensor_new(CH_INT64, ond, odim, CH_CPU, &tmp)) != CH_OK) goto done;
+            o = (int64_t *)tmp->data;
+        }
+        int_matmul(&ma, &mb, nb, bdim, nbatch, M, N, K, o);
+        if (tmp) st = ch_cpu_copy(out, tmp);
+        goto done;
+    }
+
+    /* operands whose last two axes fit no BLAS layout are copied once */
+    if (!blas_layout(&ma)) {
+        ch_tensor *c;
+        if ((st = ch_copy(A, &c)) != CH_OK) goto done;
+        ch_tensor_release(A);
+        A = c;
+        describe(A, transa, 1, &ma);
+        blas_layout(&ma);
+    }
+    if (!blas_layout(&mb)) {
+        ch_tensor *c;
+        if ((st = ch_copy(B, &c)) != CH_OK) goto done;
+        ch_tensor_release(B);
+        B = c;
+        describe(B, transb, 0, &mb);
+        blas_layout(&mb);
+    }
+    batch_strides(A, nb, bdim, ma.bstride);
+    batch_strides(B, nb, bdim, mb.bstride);
+
+    char *obase;
+    if (rdt == cdt) {
+        obase = out->data;
+    } else { /* float16: compute in float32, round once at the end */
+        if ((st = ch_tensor_new(cdt, ond, odim, CH_CPU, &tmp)) != CH_OK) goto done;
+        obase = tmp->data;
+    }
+    size_t z = ch_dtype_size(cdt);
+
+    /* b shared by every batch and a's batches lying row after row: one
+     * tall product (batch*M) x K instead of nbatch small ones */
+    bool fold = nbatch > 1 && ma.trans == CblasNoTrans;
+    int64_t expect = M * ma.rs;
+    for (int i = nb - 1; i >= 0 && fold; i--) {
+        if (bdim[i] == 1) continue;
+        fold = mb.bstride[i] == 0 && ma.bstride[i] == expect;
+        expect *= bdim[i];
+    }
+    if (fold) {
+        mm_kernel(cdt, ma.trans, ma.ld, ma.base, mb.trans, mb.ld, mb.base, nbatch * M, N, K, 1.0, 0.0, obase, N);
+    } else if (nbatch == 1) {
+        mm_kernel(cdt, ma.trans, ma.ld, ma.base, mb.trans, mb.ld, mb.base, M, N, K, 1.0, 0.0, obase, N);
+    } else {
+        /* small matrices: parallel over the batch (BLAS runs single-threaded
+         * inside a parallel region); large ones: BLAS threads each product */
+        bool par = M * N * K < (int64_t)1 << 21 && nbatch >= 2;
+#pragma omp parallel for schedule(static) if (par)
+        for (int64_t p = 0; p < nbatch; p++) {
+            int64_t rem = p, oa = 0, ob = 0;
+            for (int d = nb - 1; d >= 0; d--) {
+                int64_t k = rem % bdim[d];
+                rem /= bdim[d];
+                oa += k * ma.bstride[d];
+                ob += k * mb.bstride[d];
+            }
+            mm_kernel(cdt, ma.trans, ma.ld, ma.base + oa * (int64_t)z, mb.trans, mb.ld, mb.base + ob * (int64_t)z, M,
+                      N, K, 1.0, 0.0, obase + p * M * N * (int64_t)z, N);
+        }
+    }
+    if (tmp) st = ch_cpu_copy(out, tmp);
+
+done:
+    ch_tensor_release(A);
+    ch_tensor_release(B);
+    ch_tensor_release(tmp);
+    if (st != CH_OK) {
+        ch_tensor_release(out);
+        return st;
+    }
+    *result = out;
+    return CH_OK;
+}
+
+ch_status ch_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
+                  ch_tensor *c) {
+    static const char *fn = "gemm";
+    CH_CHECK_CPU(a, fn, "a");
+    CH_CHECK_CPU(b, fn, "b");
+    CH_CHECK_CPU(c, fn, "c");
+    if (a->nd != 2 || b->nd != 2 || c->nd != 2)
+        return ch_fail(CH_ERR_SHAPE, "gemm: a, b and c must be 2-d (got %d-d, %d-d and %d-d)", a->nd, b->nd, c->nd);
+    ch_dtype dt = (ch_dtype)c->dt;
+    if (dt != CH_FLOAT32 && dt != CH_FLOAT64)
+        return ch_fail(CH_ERR_DTYPE, "gemm: c must be float32 or float64 (got %s)", ch_dtype_name(dt));
+    mat_desc ma, mb, mc;
+    describe(a, transa, 1, &ma);
+    describe(b, transb, 0, &mb);
+    if (ma.C != mb.R || ma.R != c->dim[0] || mb.C != c->dim[1]) {
+        char sa[CH_SHAPE_BUF], sb[CH_SHAPE_BUF], sc[CH_SHAPE_BUF];
+        return ch_fail(CH_ERR_SHAPE,
+                       "gemm: op(a) is %lldx%lld and op(b) is %lldx%lld, so c must be %lldx%lld and the inner sizes "
+                       "equal (a %s%s, b %s%s, c %s)",
+                       (long long)ma.R, (long long)ma.C, (long long)mb.R, (long long)mb.C, (long long)ma.R,
+                       (long long)mb.C, ch_shape_str(sa, sizeof sa, 2, a->dim), transa ? " transposed" : "",
+                       ch_shape_str(sb, sizeof sb, 2, b->dim), transb ? " transposed" : "",
+                       ch_shape_str(sc, sizeof sc, 2, c->dim));
+    }
+    ch_tensor *A = NULL, *B = NULL, *Ctmp = NULL;
+    ch_status st = CH_OK;
+    if ((st = ch_contiguous_as_if(a, dt, &A)) != CH_OK) goto done;
+    if ((st = ch_contiguous_as_if(b, dt, &B)) != CH_OK) goto done;
+    describe(A, transa, 1, &ma);
+    describe(B, transb, 0, &mb);
+    if (!blas_layout(&ma)) {
+        ch_tensor *t;
+        if ((st = ch_copy(A, &t)) != CH_OK) goto done;
+        ch_tensor_release(A); A = t;
+        describe(A, transa, 1, &ma);
+        blas_layout(&ma);
+    }
+    if (!blas_layout(&mb)) {
+        ch_tensor *t;
+        if ((st = ch_copy(B, &t)) != CH_OK) goto done;
+        ch_tensor_release(B); B = t;
+        describe(B, transb, 0, &mb);
+        blas_layout(&mb);
+    }
+    int64_t M = ma.R, N = mb.C, K = ma.C;
+    describe(c, 0, 1, &mc);
+    if (blas_layout(&mc) && mc.trans == CblasNoTrans) {
+        mm_kernel(dt, ma.trans, ma.ld, ma.base, mb.trans, mb.ld, mb.base, M, N, K, alpha, beta, ch_base(c), mc.ld);
+    } else if (blas_layout(&mc)) {
+        /* column-major c: compute c^T = op(b)^T op(a)^T */
+        CBLAS_TRANSPOSE tb = mb.trans == CblasNoTrans ? CblasTrans : CblasNoTrans;
+        CBLAS_TRANSPOSE ta = ma.trans == CblasNoTrans ? CblasTrans : CblasNoTrans;
+        mm_kernel(dt, tb, mb.ld, mb.base, ta, ma.ld, ma.base, N, M, K, alpha, beta, ch_base(c), mc.ld);
+    } else {
+        /* any other layout: through a contiguous copy of c */
+        if ((st = ch_copy(c, &Ctmp)) != CH_OK) goto done;
+        mm_kernel(dt, ma.trans, ma.ld, ma.base, mb.trans, mb.ld, mb.base, M, N, K, alpha, beta, Ctmp->data, N);
+        st = ch_cpu_copy(c, Ctmp);
+    }
+done:
+    ch_tensor_release(A);
+    ch_tensor_release(B);
+    ch_tensor_release(Ctmp);
+    return st;
+}
+
+/* out = a * s for a 0-d operand of numpy.dot. */
+static ch_status scalar_mul(const ch_tensor *x, const ch_tensor *s, ch_tensor **result) {
+    ch_dtype dt = ch_promote((ch_dtype)x->dt, (ch_dtype)s->dt);
+    ch_tensor *out;
+    CH_TRY(ch_tensor_new(dt, x->nd, x->dim, CH_CPU, &out));
+    ch_status st = ch_cpu_copy(out, x);
+    if (st != CH_OK) {
+        ch_tensor_release(out);
+        return st;
+    }
+    char *p = out->data;
+    size_t z = ch_dtype_size(dt);
+    if (ch_dtype_is_float(dt)) {
+        double v = ch_load((ch_dtype)s->dt, ch_base(s));
+        for (int64_t i = 0; i < out->numel; i++) ch_store(dt, p + i * z, ch_load(dt, p + i * z) * v);
+    } else {
+        int64_t v = ch_load_i64((ch_dtype)s->dt, ch_base(s));
+        for (int64_t i = 0; i < out->numel; i++) ch_store_i64(dt, p + i * z, ch_load_i64(dt, p + i * z) * v);
+    }
+    *result = out;
+    return CH_OK;
+}
+
+ch_status ch_dot(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
+    CH_CHECK_CPU(a, "dot", "a");
+    CH_CHECK_CPU(b, "dot", "b");
+    if (a->nd == 0) return scalar_mul(b, a, result);
+    if (b->nd == 0) return scalar_mul(a, b, result);
+    if (b->nd <= 2) {
+        int64_t ka = a->dim[a->nd - 1], kb = b->dim[b->nd == 1 ? 0 : b->nd - 2];
+        if (ka != kb) {
+            char sa[CH_SHAPE_BUF], sb[CH_SHAPE_BUF];
+            return ch_fail(CH_ERR_SHAPE, "dot: shapes %s and %s are not aligned: %lld (last axis of a) != %lld (%s of b)",
+                           ch_shape_str(sa, sizeof sa, a->nd, a->dim), ch_shape_str(sb, sizeof sb, b->nd, b->dim),
+                           (long long)ka, (long long)kb, b->nd == 1 ? "axis 0" : "second-to-last axis");
+        }
+        if (a->nd <= 2 || b->nd == 1)
+            return ch_matmul(a, b, 0, 0, result);
+    }
+    /* N-D: sum over the last axis of a and the second-to-last of b */
+    int32_t axa = a->nd - 1, axb = b->nd >= 2 ? b->nd - 2 : 0;
+    return ch_tensordot(a, b, &axa, &axb, 1, result);
+}
+
+ch_status ch_tensordot(const ch_tensor *a, const ch_tensor *b, const int32_t *axes_a, const int32_t *axes_b, int naxes,
+                       ch_tensor **result) {
+    static const char *fn = "tensordot";
+    CH_CHECK_CPU(a, fn, "a");
+    CH_CHECK_CPU(b, fn, "b");
+    if (naxes < 0 || naxes > a->nd || naxes > b->nd)
+        return ch_fail(CH_ERR_ARG, "tensordot: %d contracted axes for a %d-d and a %d-d tensor", naxes, a->nd, b->nd);
+    int ca[CH_MAX_DIMS], cb[CH_MAX_DIMS];
+    bool useda[CH_MAX_DIMS] = {0}, usedb[CH_MAX_DIMS] = {0};
+    int64_t K = 1;
+    for (int i = 0; i < naxes; i++) {
+        ca[i] = axes_a[i];
+        cb[i] = axes_b[i];
+        CH_TRY(ch_norm_axis(&ca[i], a->nd, fn));
+        CH_TRY(ch_norm_axis(&cb[i], b->nd, fn));
+        if (useda[ca[i]] || usedb[cb[i]])
+            return ch_fail(CH_ERR_ARG, "tensordot: axis %d of %s is listed twice", useda[ca[i]] ? ca[i] : cb[i],
+                           useda[ca[i]] ? "a" : "b");
+        useda[ca[i]] = usedb[cb[i]] = true;
+        if (a->dim[ca[i]] != b->dim[cb[i]]) {
+            char sa[CH_SHAPE_BUF], sb[CH_SHAPE_BUF];
+            return ch_fail(CH_ERR_SHAPE, "tensordot: shape mismatch for contracted pair %d: axis %d of a %s has %lld, "
+                           "axis %d of b %s has %lld", i, ca[i], ch_shape_str(sa, sizeof sa, a->nd, a->dim),
+                           (long long)a->dim[ca[i]], cb[i], ch_shape_str(sb, sizeof sb, b->nd, b->dim),
+                           (long long)b->dim[cb[i]]);
+        }
+        K *= a->dim[ca[i]];
+    }
+    /* a -> (free_a..., contracted...), b -> (contracted..., free_b...) */
+    int32_t pa[CH_MAX_DIMS], pb[CH_MAX_DIMS];
+    int64_t odim[2 * CH_MAX_DIMS];
+    int na = 0, ond = 0;
+    int64_t Ma = 1, Nb = 1;
+    for (int i = 0; i < a->nd; i++)
+        if (!useda[i]) { pa[na++] = i; odim[ond++] = a->dim[i]; Ma *= a->dim[i]; }
+    for (int i = 0; i < naxes; i++) pa[na++] = ca[i];
+    int nbb = 0;
+    for (int i = 0; i < naxes; i++) pb[nbb++] = cb[i];
+    for (int i = 0; i < b->nd; i++)
+        if (!usedb[i]) { pb[nbb++] = i; odim[ond++] = b->dim[i]; Nb *= b->dim[i]; }
+    if (ond > CH_MAX_DIMS)
+        return ch_fail(CH_ERR_SHAPE, "tensordot: the result would have %d axes (at most %d)", ond, CH_MAX_DIMS);
+    ch_tensor *ta = NULL, *tb = NULL, *ra = NULL, *rb = NULL, *prod = NULL;
+    ch_status st;
+    int64_t s2a[2] = {Ma, K}, s2b[2] = {K, Nb};
+    if ((st = ch_permute(a, pa, &ta)) != CH_OK) goto done;
+    if ((st = ch_permute(b, pb, &tb)) != CH_OK) goto done;
+    if ((st = ch_reshape(ta, 2, s2a, &ra)) != CH_OK) goto done;
+    if ((st = ch_reshape(tb, 2, s2b, &rb)) != CH_OK) goto done;
+    if ((st = ch_matmul(ra, rb, 0, 0, &prod)) != CH_OK) goto done;
+    st = ch_reshape(prod, ond, odim, result);
+done:
+    ch_tensor_release(ta);
+    ch_tensor_release(tb);
+    ch_tensor_release(ra);
+    ch_tensor_release(rb);
+    ch_tensor_release(prod);
+    return st;
+}
+
+ch_status ch_outer(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
+    CH_CHECK_CPU(a, "outer", "a");
+    CH_CHECK_CPU(b, "outer", "b");
+    int64_t sa[2] = {a->numel, 1}, sb[2] = {1, b->numel};
+    ch_tensor *ra = NULL, *rb = NULL;
+    ch_status st;
+    if ((st = ch_reshape(a, 2, sa, &ra)) == CH_OK && (st = ch_reshape(b, 2, sb, &rb)) == CH_OK)
+        st = ch_matmul(ra, rb, 0, 0, result);
+    ch_tensor_release(ra);
+    ch_tensor_release(rb);
+    return st;
+}
+
+ch_status ch_trace(const ch_tensor *x, ch_tensor **result) {
+    CH_CHECK_CPU(x, "trace", "x");
+    if (x->nd < 2)
+        return ch_fail(CH_ERR_SHAPE, "trace: x must be at least 2-d (got %d-d)", x->nd);
+    ch_dtype dt = (ch_dtype)x->dt;
+    /* NumPy sums small integers and bool in int64 */
+    ch_dtype rdt = ch_dtype_is_float(dt) ? dt : CH_INT64;
+    ch_tensor *d, *out;
+    CH_TRY(ch_diagonal(x, 0, 0, 1, &d));
+    ch_status st = ch_tensor_new(rdt, d->nd - 1, d->dim, CH_CPU, &out);
+    if (st != CH_OK) {
+        ch_tensor_release(d);
+        return st;
+    }
+    int64_t n = d->dim[d->nd - 1], s = d->stride[d->nd - 1];
+    size_t zi = ch_dtype_size(dt), zo = ch_dtype_size(rdt);
+    for (int64_t p = 0; p < out->numel; p++) {
+        int64_t rem = p, off = 0;
+        for (int k = d->nd - 2; k >= 0; k--) {
+            off += (rem % d->dim[k]) * d->stride[k];
+            rem /= d->dim[k];
+        }
+        const char *src = ch_base(d) + off * (int64_t)zi;
+        if (rdt == CH_INT64) {
+            int64_t acc = 0;
+            for (int64_t i = 0; i < n; i++) acc += ch_load_i64(dt, src + i * s * (int64_t)zi);
+            ch_store_i64(rdt, (char *)out->data + p * (int64_t)zo, acc);
+        } else {
+            double acc = 0;
+            for (int64_t i = 0; i < n; i++) acc += ch_load(dt, src + i * s * (int64_t)zi);
+            ch_store(rdt, (char *)out->data + p * (int64_t)zo, acc);
+        }
+    }
+    ch_tensor_release(d);
+    *result = out;
+    return CH_OK;
+}

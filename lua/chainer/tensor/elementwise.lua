@@ -1,0 +1,229 @@
+-- tensor/elementwise.lua: arithmetic, comparisons, logic and math functions
+-- (NumPy ufunc semantics), their in-place forms, clip, where and axpby.
+--
+-- The wrappers are thin on purpose: the autograd layer calls them for every
+-- graph node.  Each one is a closure made once at load time; a call does one
+-- type() dispatch (tensor op tensor, or tensor op Lua number) and one C call.
+local M = require 'chainer.tensor.core'
+local ffi, C = M.ffi, M.C
+local wrap, box, is_tensor = M.wrap, M.box, M.is_tensor
+local methods = M.methods
+local type, error = type, error
+local ffi_string = ffi.string
+
+-- A Lua number is a weak scalar; it counts as a Python float when it is not
+-- integral (or does not fit int64), otherwise as a Python int: int32 * 2 stays
+-- int32, int32 * 2.5 gives float64, float32 + anything stays float32.
+local function scalar_is_float(s)
+  if s % 1 ~= 0 or s >= 9223372036854775807 or s < -9223372036854775807 then return 1 end
+  return 0
+end
+M.scalar_is_float = scalar_is_float
+
+local function fail(level)
+  error(ffi_string(C.ch_last_error()), level + 1)
+end
+
+-- Turns a non-tensor operand into a tensor: booleans become 0-d bool
+-- tensors (a bool never lifts the other operand's dtype), numbers 0-d
+-- tensors of the default float dtype, nested tables arrays.
+local function coerce(v, fn, name, level)
+  local tv = type(v)
+  if tv == 'boolean' then return M.array(v, 'bool') end
+  if tv == 'number' or tv == 'table' then return M.array(v) end
+  error(string.format('%s: argument %s must be a tensor, a number or a boolean (got %s)', fn, name, tv), level or 3)
+end
+M.coerce_operand = coerce
+
+---------------------------------------------------------------------------
+-- binary ops
+---------------------------------------------------------------------------
+local binary_ops = {
+  add = 0, sub = 1, mul = 2, div = 3, floor_divide = 4, mod = 5, fmod = 6, pow = 7,
+  maximum = 8, minimum = 9, arctan2 = 10, hypot = 11,
+  eq = 12, ne = 13, lt = 14, le = 15, gt = 16, ge = 17,
+  logical_and = 18, logical_or = 19, logical_xor = 20,
+}
+M.binary_ops = binary_ops
+
+-- Runs op on (a, b) into o (or a new tensor in box[0]); returns the status.
+-- Raising is left to the callers so that errors point at the user's line.
+local function binary_call(op, name, a, b, o, res)
+  if type(b) == 'number' and is_tensor(a) then
+    return C.ch_binary_scalar(op, a.ptr, b, scalar_is_float(b), 0, o, res)
+  elseif type(a) == 'number' and is_tensor(b) then
+    return C.ch_binary_scalar(op, b.ptr, a, scalar_is_float(a), 1, o, res)
+  end
+  if not is_tensor(a) then a = coerce(a, name, 'a', 4) end
+  if not is_tensor(b) then b = coerce(b, name, 'b', 4) end
+  return C.ch_binary(op, a.ptr, b.ptr, o, res)
+end
+
+-- f(a, b, [out]): a or b may be a Lua number (weak scalar) or boolean.
+local function make_binary(op, name)
+  return function(a, b, out)
+    if out ~= nil then
+      if not is_tensor(out) then
+        error(string.format('%s: out must be a tensor (got %s)', name, type(out)), 2)
+      end
+      if binary_call(op, name, a, b, out.ptr, nil) ~= 0 then fail(2) end
+      return out
+    end
+    if binary_call(op, name, a, b, nil, box) ~= 0 then fail(2) end
+    return wrap(box[0])
+  end
+end
+
+-- In-place form: t:add_(b) writes into t (keeping its dtype) and returns t.
+local function make_binary_inplace(op, name)
+  return function(t, b)
+    if not is_tensor(t) then error(string.format('%s_: expected a tensor (got %s)', name, type(t)), 2) end
+    if binary_call(op, name, t, b, t.ptr, nil) ~= 0 then fail(2) end
+    return t
+  end
+end
+
+for name, op in pairs(binary_ops) do
+  local f = make_binary(op, name)
+  M[name] = f
+  methods[name] = f
+  methods[name .. '_'] = make_binary_inplace(op, name)
+end
+
+local binary_aliases = {
+  true_divide = 'div', divide = 'div', power = 'pow', remainder = 'mod', subtract = 'sub',
+  multiply = 'mul', equal = 'eq', not_equal = 'ne', less = 'lt', less_equal = 'le',
+  greater = 'gt', greater_equal = 'ge',
+}
+for alias, name in pairs(binary_aliases) do
+  M[alias] = M[name]
+  methods[alias] = M[name]
+  methods[alias .. '_'] = methods[name .. '_']
+end
+
+---------------------------------------------------------------------------
+-- unary ops
+---------------------------------------------------------------------------
+local unary_ops = {
+  neg = 0, abs = 1, sign = 2, reciprocal = 3, exp = 4, expm1 = 5, exp2 = 6, log = 7, log1p = 8,
+  log2 = 9, log10 = 10, sqrt = 11, rsqrt = 12, square = 13, cbrt = 14, sin = 15, cos = 16, tan = 17,
+  arcsin = 18, arccos = 19, arctan = 20, sinh = 21, cosh = 22, tanh = 23, arcsinh = 24, arccosh = 25,
+  arctanh = 26, erf = 27, erfc = 28, floor = 29, ceil = 30, trunc = 31, rint = 32, sigmoid = 33,
+  relu = 34, softplus = 35, lgamma = 36, digamma = 37, erfinv = 38, ndtr = 39,
+  logical_not = 40, isnan = 41, isinf = 42, isfinite = 43,
+}
+M.unary_ops = unary_ops
+
+local function make_unary(op, name)
+  return function(x, out)
+    if not is_tensor(x) then x = coerce(x, name, 'x') end
+    if out ~= nil then
+      if not is_tensor(out) then
+        error(string.format('%s: out must be a tensor (got %s)', name, type(out)), 2)
+      end
+      if C.ch_unary(op, x.ptr, out.ptr, nil) ~= 0 then fail(2) end
+      return out
+    end
+    if C.ch_unary(op, x.ptr, nil, box) ~= 0 then fail(2) end
+    return wrap(box[0])
+  end
+end
+
+local function make_unary_inplace(op, name)
+  return function(t)
+    if not is_tensor(t) then error(string.format('%s_: expected a tensor (got %s)', name, type(t)), 2) end
+    if C.ch_unary(op, t.ptr, t.ptr, nil) ~= 0 then fail(2) end
+    return t
+  end
+end
+
+for name, op in pairs(unary_ops) do
+  local f = make_unary(op, name)
+  M[name] = f
+  methods[name] = f
+  methods[name .. '_'] = make_unary_inplace(op, name)
+end
+
+local unary_aliases = { negative = 'neg', absolute = 'abs', fix = 'trunc' }
+for alias, name in pairs(unary_aliases) do
+  M[alias] = M[name]
+  methods[alias] = M[name]
+  methods[alias .. '_'] = methods[name .. '_']
+end
+
+---------------------------------------------------------------------------
+-- clip, where, axpby
+---------------------------------------------------------------------------
+local nan = 0 / 0
+
+-- clip(x, lo, hi, [out]); nil means unbounded on that side.
+function M.clip(x, lo, hi, out)
+  if not is_tensor(x) then x = coerce(x, 'clip', 'x') end
+  if lo ~= nil and type(lo) ~= 'number' then
+    error(string.format('clip: lo must be a number or nil (got %s)', type(lo)), 2)
+  end
+  if hi ~= nil and type(hi) ~= 'number' then
+    error(string.format('clip: hi must be a number or nil (got %s)', type(hi)), 2)
+  end
+  if out ~= nil then
+    if C.ch_clip(x.ptr, lo or nan, hi or nan, out.ptr, nil) ~= 0 then fail(2) end
+    return out
+  end
+  if C.ch_clip(x.ptr, lo or nan, hi or nan, nil, box) ~= 0 then fail(2) end
+  return wrap(box[0])
+end
+methods.clip = M.clip
+function methods.clip_(t, lo, hi)
+  if C.ch_clip(t.ptr, lo or nan, hi or nan, t.ptr, nil) ~= 0 then fail(2) end
+  return t
+end
+
+-- A 0-d tensor holding a Lua scalar next to a tensor of dtype `other`
+-- (weak-scalar rules), or of the default float dtype when there is none.
+local function scalar_tensor(v, other)
+  local code
+  if type(v) == 'boolean' then
+    code, v = 0, v and 1 or 0
+  elseif other ~= nil then
+    code = C.ch_promote_scalar(other.ptr.dt, scalar_is_float(v), 0)
+  else
+    code = M.dtype_code(M.default_float)
+  end
+  if C.ch_full(code, 0, nil, v, -1, box) ~= 0 then fail(3) end
+  return wrap(box[0])
+end
+
+-- where(cond, a, b): a where cond is true, b elsewhere (broadcasting);
+-- a and b may be numbers.
+function M.where(cond, a, b)
+  if not is_tensor(cond) then
+    if type(cond) == 'table' or type(cond) == 'boolean' then
+      cond = M.array(cond, type(cond) == 'boolean' and 'bool' or nil)
+    else
+      error(string.format('where: cond must be a tensor (got %s)', type(cond)), 2)
+    end
+  end
+  local ta, tb = is_tensor(a), is_tensor(b)
+  if not ta then
+    if type(a) ~= 'number' and type(a) ~= 'boolean' then a = coerce(a, 'where', 'a')
+    else a = scalar_tensor(a, tb and b or nil) end
+  end
+  if not tb then
+    if type(b) ~= 'number' and type(b) ~= 'boolean' then b = coerce(b, 'where', 'b')
+    else b = scalar_tensor(b, a) end
+  end
+  if C.ch_where(cond.ptr, a.ptr, b.ptr, nil, box) ~= 0 then fail(2) end
+  return wrap(box[0])
+end
+methods.where = M.where
+
+-- axpby(a, x, b, y): y = a*x + b*y in place (same shapes); returns y.
+function M.axpby(a, x, b, y)
+  if not is_tensor(x) or not is_tensor(y) then
+    error('axpby: x and y must be tensors', 2)
+  end
+  if C.ch_axpby(a, x.ptr, b, y.ptr) ~= 0 then fail(2) end
+  return y
+end
+
+return M

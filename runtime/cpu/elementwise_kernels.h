@@ -1,0 +1,211 @@
+/*
+ * elementwise_kernels.h -- the float kernels of elementwise.c, written once
+ * and instantiated for float and double (elementwise.c includes this file
+ * twice with EW_T and EW_NAME set).  Math calls go through <tgmath.h>, so
+ * exp(x) on a float is expf: float32 data never detours through double.
+ *
+ * A kernel runs one op over n elements with element strides; the op switch
+ * sits outside the loops, and the stride-1 and scalar-broadcast (stride 0)
+ * cases get their own loops so the compiler can vectorise them.
+ */
+#ifndef EW_T
+#error "define EW_T and EW_NAME before including elementwise_kernels.h"
+#endif
+
+/* Python's floor division: NumPy's npy_divmod, including the rounding fix
+ * for quotients that land just below an integer; division by 0 gives a/b. */
+static inline EW_T EW_NAME(floordiv)(EW_T a, EW_T b) {
+    if (b == 0)
+        return a / b;
+    EW_T m = fmod(a, b);
+    EW_T d = (a - m) / b;
+    if (m != 0 && ((b < 0) != (m < 0)))
+        d -= 1;
+    if (d != 0) {
+        EW_T f = floor(d);
+        if (d - f > (EW_T)0.5)
+            f += 1;
+        return f;
+    }
+    return copysign((EW_T)0, a / b);
+}
+
+/* Python's modulo: the result takes the divisor's sign. */
+static inline EW_T EW_NAME(pymod)(EW_T a, EW_T b) {
+    if (b == 0)
+        return fmod(a, b); /* NaN, as NumPy */
+    EW_T m = fmod(a, b);
+    if (m != 0) {
+        if ((b < 0) != (m < 0))
+            m += b;
+    } else {
+        m = copysign((EW_T)0, b);
+    }
+    return m;
+}
+
+/* exp of a non-positive number only, so neither branch overflows. */
+static inline EW_T EW_NAME(sigmoid)(EW_T x) {
+    if (x >= 0)
+        return (EW_T)1 / ((EW_T)1 + exp(-x));
+    EW_T e = exp(x);
+    return e / ((EW_T)1 + e);
+}
+
+static inline EW_T EW_NAME(softplus)(EW_T x) {
+    return (x > 0 ? x : (EW_T)0) + log1p(exp(-fabs(x)));
+}
+
+/* min(max(x, lo), hi) as NumPy: lo > hi gives hi everywhere. */
+static inline EW_T EW_NAME(clip)(EW_T x, EW_T lo, EW_T hi) {
+    EW_T v = x < lo ? lo : x;
+    return v > hi ? hi : v;
+}
+
+static inline EW_T EW_NAME(sign)(EW_T x) {
+    return x > 0 ? (EW_T)1 : x < 0 ? (EW_T)-1 : x == x ? (EW_T)0 : x;
+}
+
+/* maximum/minimum propagate NaN from either side (NumPy). */
+#define EW_MAX(x, y) (((x) >= (y) || (x) != (x)) ? (x) : (y))
+#define EW_MIN(x, y) (((x) <= (y) || (x) != (x)) ? (x) : (y))
+
+#define EW_BIN_LOOP(OT, EXPR)                                                   \
+    do {                                                                        \
+        OT *o_ = (OT *)o;                                                       \
+        if (so == 1 && sa == 1 && sb == 1) {                                    \
+            for (int64_t i = 0; i < n; i++) {                                   \
+                EW_T x = a[i], y = b[i];                                        \
+                o_[i] = (OT)(EXPR);                                             \
+            }                                                                   \
+        } else if (so == 1 && sa == 1 && sb == 0) {                             \
+            const EW_T y = b[0];                                                \
+            for (int64_t i = 0; i < n; i++) {                                   \
+                EW_T x = a[i];                                                  \
+                o_[i] = (OT)(EXPR);                                             \
+            }                                                                   \
+        } else if (so == 1 && sa == 0 && sb == 1) {                             \
+            const EW_T x = a[0];                                                \
+            for (int64_t i = 0; i < n; i++) {                                   \
+                EW_T y = b[i];                                                  \
+                o_[i] = (OT)(EXPR);                                             \
+            }                                                                   \
+        } else {                                                                \
+            for (int64_t i = 0; i < n; i++) {                                   \
+                EW_T x = a[i * sa], y = b[i * sb];                              \
+                o_[i * so] = (OT)(EXPR);                                        \
+            }                                                                   \
+        }                                                                       \
+    } while (0)
+
+/* o is EW_T* for arithmetic ops and uint8_t* (bool) for comparisons/logic. */
+static void EW_NAME(binary)(int op, void *o, int64_t so, const EW_T *a, int64_t sa, const EW_T *b, int64_t sb,
+                            int64_t n) {
+    switch (op) {
+    case CH_ADD: EW_BIN_LOOP(EW_T, x + y); break;
+    case CH_SUB: EW_BIN_LOOP(EW_T, x - y); break;
+    case CH_MUL: EW_BIN_LOOP(EW_T, x * y); break;
+    case CH_DIV: EW_BIN_LOOP(EW_T, x / y); break;
+    case CH_FLOOR_DIVIDE: EW_BIN_LOOP(EW_T, EW_NAME(floordiv)(x, y)); break;
+    case CH_MOD: EW_BIN_LOOP(EW_T, EW_NAME(pymod)(x, y)); break;
+    case CH_FMOD: EW_BIN_LOOP(EW_T, fmod(x, y)); break;
+    case CH_POW: EW_BIN_LOOP(EW_T, pow(x, y)); break;
+    case CH_MAXIMUM: EW_BIN_LOOP(EW_T, EW_MAX(x, y)); break;
+    case CH_MINIMUM: EW_BIN_LOOP(EW_T, EW_MIN(x, y)); break;
+    case CH_ARCTAN2: EW_BIN_LOOP(EW_T, atan2(x, y)); break;
+    case CH_HYPOT: EW_BIN_LOOP(EW_T, hypot(x, y)); break;
+    case CH_EQ: EW_BIN_LOOP(uint8_t, x == y); break;
+    case CH_NE: EW_BIN_LOOP(uint8_t, x != y); break;
+    case CH_LT: EW_BIN_LOOP(uint8_t, x < y); break;
+    case CH_LE: EW_BIN_LOOP(uint8_t, x <= y); break;
+    case CH_GT: EW_BIN_LOOP(uint8_t, x > y); break;
+    case CH_GE: EW_BIN_LOOP(uint8_t, x >= y); break;
+    case CH_LOGICAL_AND: EW_BIN_LOOP(uint8_t, (x != 0) & (y != 0)); break;
+    case CH_LOGICAL_OR: EW_BIN_LOOP(uint8_t, (x != 0) | (y != 0)); break;
+    case CH_LOGICAL_XOR: EW_BIN_LOOP(uint8_t, (x != 0) ^ (y != 0)); break;
+    default: break;
+    }
+}
+
+#define EW_UN_LOOP(OT, EXPR)                                                    \
+    do {                                                                        \
+        OT *o_ = (OT *)o;                                                       \
+        if (so == 1 && sa == 1) {                                               \
+            for (int64_t i = 0; i < n; i++) {                                   \
+                EW_T x = a[i];                                                  \
+                o_[i] = (OT)(EXPR);                                             \
+            }                                                                   \
+        } else {                                                                \
+            for (int64_t i = 0; i < n; i++) {                                   \
+                EW_T x = a[i * sa];                                             \
+                o_[i * so] = (OT)(EXPR);                                        \
+            }                                                                   \
+        }                                                                       \
+    } while (0)
+
+/* Special functions are evaluated in double even for float32 inputs: their
+ * float versions are either missing or not accurate to the last bit. */
+static void EW_NAME(unary)(int op, void *o, int64_t so, const EW_T *a, int64_t sa, int64_t n, double lo,
+                           double hi) {
+    switch (op) {
+    case CH_NEG: EW_UN_LOOP(EW_T, -x); break;
+    case CH_ABS: EW_UN_LOOP(EW_T, fabs(x)); break;
+    case CH_SIGN: EW_UN_LOOP(EW_T, EW_NAME(sign)(x)); break;
+    case CH_RECIPROCAL: EW_UN_LOOP(EW_T, (EW_T)1 / x); break;
+    case CH_EXP: EW_UN_LOOP(EW_T, exp(x)); break;
+    case CH_EXPM1: EW_UN_LOOP(EW_T, expm1(x)); break;
+    case CH_EXP2: EW_UN_LOOP(EW_T, exp2(x)); break;
+    case CH_LOG: EW_UN_LOOP(EW_T, log(x)); break;
+    case CH_LOG1P: EW_UN_LOOP(EW_T, log1p(x)); break;
+    case CH_LOG2: EW_UN_LOOP(EW_T, log2(x)); break;
+    case CH_LOG10: EW_UN_LOOP(EW_T, log10(x)); break;
+    case CH_SQRT: EW_UN_LOOP(EW_T, sqrt(x)); break;
+    case CH_RSQRT: EW_UN_LOOP(EW_T, (EW_T)1 / sqrt(x)); break;
+    case CH_SQUARE: EW_UN_LOOP(EW_T, x * x); break;
+    case CH_CBRT: EW_UN_LOOP(EW_T, cbrt(x)); break;
+    case CH_SIN: EW_UN_LOOP(EW_T, sin(x)); break;
+    case CH_COS: EW_UN_LOOP(EW_T, cos(x)); break;
+    case CH_TAN: EW_UN_LOOP(EW_T, tan(x)); break;
+    case CH_ARCSIN: EW_UN_LOOP(EW_T, asin(x)); break;
+    case CH_ARCCOS: EW_UN_LOOP(EW_T, acos(x)); break;
+    case CH_ARCTAN: EW_UN_LOOP(EW_T, atan(x)); break;
+    case CH_SINH: EW_UN_LOOP(EW_T, sinh(x)); break;
+    case CH_COSH: EW_UN_LOOP(EW_T, cosh(x)); break;
+    case CH_TANH: EW_UN_LOOP(EW_T, tanh(x)); break;
+    case CH_ARCSINH: EW_UN_LOOP(EW_T, asinh(x)); break;
+    case CH_ARCCOSH: EW_UN_LOOP(EW_T, acosh(x)); break;
+    case CH_ARCTANH: EW_UN_LOOP(EW_T, atanh(x)); break;
+    case CH_ERF: EW_UN_LOOP(EW_T, erf(x)); break;
+    case CH_ERFC: EW_UN_LOOP(EW_T, erfc(x)); break;
+    case CH_FLOOR: EW_UN_LOOP(EW_T, floor(x)); break;
+    case CH_CEIL: EW_UN_LOOP(EW_T, ceil(x)); break;
+    case CH_TRUNC: EW_UN_LOOP(EW_T, trunc(x)); break;
+    case CH_RINT: EW_UN_LOOP(EW_T, rint(x)); break;
+    case CH_SIGMOID: EW_UN_LOOP(EW_T, EW_NAME(sigmoid)(x)); break;
+    case CH_RELU: EW_UN_LOOP(EW_T, x < 0 ? (EW_T)0 : x); break;
+    case CH_SOFTPLUS: EW_UN_LOOP(EW_T, EW_NAME(softplus)(x)); break;
+    case CH_LGAMMA: EW_UN_LOOP(EW_T, ew_lgamma((double)x)); break;
+    case CH_DIGAMMA: EW_UN_LOOP(EW_T, ew_digamma((double)x)); break;
+    case CH_ERFINV: EW_UN_LOOP(EW_T, ew_erfinv((double)x)); break;
+    case CH_NDTR: EW_UN_LOOP(EW_T, (EW_T)0.5 * erfc(-x * (EW_T)M_SQRT1_2)); break;
+    case CH_LOGICAL_NOT: EW_UN_LOOP(uint8_t, x == 0); break;
+    case CH_ISNAN: EW_UN_LOOP(uint8_t, x != x); break;
+    case CH_ISINF: EW_UN_LOOP(uint8_t, isinf(x) != 0); break;
+    case CH_ISFINITE: EW_UN_LOOP(uint8_t, isfinite(x) != 0); break;
+    case EW_CLIP: {
+        /* NaN bounds were turned into infinities by the caller; x < lo and
+         * x > hi are false for NaN x, so NaN passes through (NumPy). */
+        const EW_T l = (EW_T)lo, h = (EW_T)hi;
+        EW_UN_LOOP(EW_T, EW_NAME(clip)(x, l, h));
+        break;
+    }
+    default: break;
+    }
+}
+
+#undef EW_BIN_LOOP
+#undef EW_UN_LOOP
+#undef EW_MAX
+#undef EW_MIN
+#undef EW_T
+#undef EW_NAME

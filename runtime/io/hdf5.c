@@ -1,0 +1,401 @@
+/* hdf5.c -- HDF5 files laid out as h5py writes them.
+ *
+ * One dataset per tensor, groups per path component ("predictor/l1/W"),
+ * little-endian native types; bool is h5py's enum {FALSE=0, TRUE=1} over
+ * int8, float16 is the IEEE half type h5py builds, 0-d tensors are scalar
+ * dataspaces.  HDF5's own error printing is switched off: every failure
+ * becomes a ch_fail message naming the file and the dataset path. */
+#include "atomic.h"
+#include "npy.h"
+
+#include <hdf5.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct ch_h5_file {
+    hid_t fid;
+    char mode;
+    int atomic;           /* 'w': written to af.tmp, renamed on close */
+    ch_atomic_file af;
+    char *path;
+    char **names;         /* sorted dataset paths; NULL when stale */
+    int nnames;
+};
+
+static void quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+static char *dup_str(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = (char *)malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static void drop_names(ch_h5_file *f) {
+    for (int i = 0; i < f->nnames; i++) free(f->names[i]);
+    free(f->names);
+    f->names = NULL;
+    f->nnames = 0;
+}
+
+/* ---- types ------------------------------------------------------------- */
+static hid_t bool_type(void) {
+    hid_t t = H5Tenum_create(H5T_NATIVE_INT8);
+    int8_t v = 0;
+    H5Tenum_insert(t, "FALSE", &v);
+    v = 1;
+    H5Tenum_insert(t, "TRUE", &v);
+    return t;
+}
+
+static hid_t half_type(void) {
+    hid_t t = H5Tcopy(H5T_IEEE_F32LE);
+    H5Tset_fields(t, 15, 10, 5, 0, 10);
+    H5Tset_size(t, 2);
+    H5Tset_ebias(t, 15);
+    return t;
+}
+
+/* File type and memory type for a dtype; both must be closed with H5Tclose. */
+static void types_of(ch_dtype dt, hid_t *file_t, hid_t *mem_t) {
+    switch (dt) {
+    case CH_BOOL: *file_t = bool_type(); *mem_t = bool_type(); return;
+    case CH_FLOAT16: *file_t = half_type(); *mem_t = half_type(); return;
+    case CH_INT8: *file_t = H5Tcopy(H5T_STD_I8LE); *mem_t = H5Tcopy(H5T_NATIVE_INT8); return;
+    case CH_UINT8: *file_t = H5Tcopy(H5T_STD_U8LE); *mem_t = H5Tcopy(H5T_NATIVE_UINT8); return;
+    case CH_INT16: *file_t = H5Tcopy(H5T_STD_I16LE); *mem_t = H5Tcopy(H5T_NATIVE_INT16); return;
+    case CH_INT32: *file_t = H5Tcopy(H5T_STD_I32LE); *mem_t = H5Tcopy(H5T_NATIVE_INT32); return;
+    case CH_INT64: *file_t = H5Tcopy(H5T_STD_I64LE); *mem_t = H5Tcopy(H5T_NATIVE_INT64); return;
+    case CH_FLOAT32: *file_t = H5Tcopy(H5T_IEEE_F32LE); *mem_t = H5Tcopy(H5T_NATIVE_FLOAT); return;
+    default: *file_t = H5Tcopy(H5T_IEEE_F64LE); *mem_t = H5Tcopy(H5T_NATIVE_DOUBLE); return;
+    }
+}
+
+/* ---- open/close ---------------------------------------------------------- */
+ch_status ch_h5_open(const char *path, char mode, ch_h5_file **out) {
+    if (!path || !out)
+        return ch_fail(CH_ERR_ARG, "open_hdf5: NULL argument");
+    if (mode != 'r' && mode != 'w' && mode != 'a')
+        return ch_fail(CH_ERR_ARG, "open_hdf5: mode must be 'r', 'w' or 'a' (got '%c')", mode);
+    quiet();
+    ch_h5_file *f = (ch_h5_file *)calloc(1, sizeof *f);
+    if (!f || !(f->path = dup_str(path))) {
+        free(f);
+        return ch_fail(CH_ERR_MEMORY, "open_hdf5: out of memory");
+    }
+    f->mode = mode;
+    f->fid = -1;
+    if (mode == 'w') {
+        ch_status st = ch_atomic_open(&f->af, path, 0, "open_hdf5");
+        if (st != CH_OK) {
+            free(f->path);
+            free(f);
+            return st;
+        }
+        f->atomic = 1;
+        f->fid = H5Fcreate(f->af.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    } else if (mode == 'a' && access(path, F_OK) != 0) {
+        f->fid = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    } else {
+        f->fid = H5Fopen(path, mode == 'r' ? H5F_ACC_RDONLY : H5F_ACC_RDWR, H5P_DEFAULT);
+    }
+    if (f->fid < 0) {
+        ch_status st;
+        if (mode != 'w' && access(path, F_OK) == 0 && access(path, R_OK) == 0)
+            st = ch_fail(CH_ERR_FORMAT, "open_hdf5: '%s' is not an HDF5 file (or is damaged)", path);
+        else
+            st = ch_fail(CH_ERR_IO, "open_hdf5: cannot %s '%s'", mode == 'r' ? "open" : "create", path);
+        if (f->atomic) ch_atomic_abort(&f->af);
+        free(f->path);
+        free(f);
+        return st;
+    }
+    *out = f;
+    return CH_OK;
+}
+
+static void free_file(ch_h5_file *f) {
+    drop_names(f);
+    free(f->path);
+    free(f);
+}
+
+ch_status ch_h5_close(ch_h5_file *f) {
+    if (!f)
+        return CH_OK;
+    quiet();
+    ch_status st = CH_OK;
+    if (H5Fclose(f->fid) < 0)
+        st = ch_fail(CH_ERR_IO, "close_hdf5: closing '%s' failed", f->path);
+    if (f->atomic) {
+        if (st == CH_OK)
+            st = ch_atomic_commit(&f->af, "close_hdf5");
+        else
+            ch_atomic_abort(&f->af);
+    }
+    free_file(f);
+    return st;
+}
+
+void ch_h5_abort(ch_h5_file *f) {
+    if (!f)
+        return;
+    quiet();
+    H5Fclose(f->fid);
+    if (f->atomic)
+        ch_atomic_abort(&f->af);
+    free_file(f);
+}
+
+/* ---- paths --------------------------------------------------------------- */
+/* Strips leading '/' and checks the path has no empty components. */
+static const char *clean_path(const char *p, const char *fn, const ch_h5_file *f, ch_status *st) {
+    *st = CH_OK;
+    if (!p) {
+        *st = ch_fail(CH_ERR_ARG, "%s: '%s': the dataset path is NULL", fn, f->path);
+        return NULL;
+    }
+    while (*p == '/') p++;
+    size_t n = strlen(p);
+    if (n == 0 || p[n - 1] == '/' || strstr(p, "//")) {
+        *st = ch_fail(CH_ERR_ARG, "%s: '%s': invalid dataset path '%s' (expected names joined by '/')", fn, f->path, p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Whether every prefix of path exists as a link (H5Lexists needs the parent). */
+static int path_exists(hid_t fid, const char *path) {
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n >= sizeof buf) return 0;
+    memcpy(buf, path, n + 1);
+    for (size_t i = 0; i <= n; i++) {
+        if (buf[i] == '/' || buf[i] == 0) {
+            char c = buf[i];
+            buf[i] = 0;
+            htri_t e = H5Lexists(fid, buf, H5P_DEFAULT);
+            buf[i] = c;
+            if (e <= 0) return 0;
+        }
+    }
+    return 1;
+}
+
+int ch_h5_exists(ch_h5_file *f, const char *path) {
+    if (!f || !path) return 0;
+    quiet();
+    while (*path == '/') path++;
+    if (!*path) return 1;
+    return path_exists(f->fid, path);
+}
+
+/* ---- write ---------------------------------------------------------------- */
+ch_status ch_h5_write(ch_h5_file *f, const char *path, const ch_tensor *t) {
+    const char *fn = "hdf5_write";
+    if (!f) return ch_fail(CH_ERR_ARG, "%s: the file is NULL (closed?)", fn);
+    ch_status st;
+    path = clean_path(path, fn, f, &st);
+    if (!path) return st;
+    CH_CHECK_ARG(t, fn, "t");
+    if (f->mode == 'r')
+        return ch_fail(CH_ERR_ARG, "%s: '%s' was opened read-only (mode 'r'); cannot write '%s'", fn, f->path, path);
+    quiet();
+    drop_names(f);
+    if (path_exists(f->fid, path)) {
+        /* overwrite a dataset; refuse to replace a group */
+        hid_t o = H5Oopen(f->fid, path, H5P_DEFAULT);
+        int is_ds = o >= 0 && H5Iget_type(o) == H5I_DATASET;
+        if (o >= 0) H5Oclose(o);
+        if (!is_ds)
+            return ch_fail(CH_ERR_ARG, "%s: '%s': '%s' is a group, not a dataset", fn, f->path, path);
+        if (H5Ldelete(f->fid, path, H5P_DEFAULT) < 0)
+            return ch_fail(CH_ERR_IO, "%s: '%s': cannot replace dataset '%s'", fn, f->path, path);
+    }
+    ch_tensor *c = NULL;
+    CH_TRY(ch_npy_host_contiguous(t, &c));
+    hsize_t dims[CH_MAX_DIMS];
+    for (int i = 0; i < c->nd; i++) dims[i] = (hsize_t)c->dim[i];
+    hid_t space = c->nd == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(c->nd, dims, NULL);
+    hid_t ftype, mtype;
+    types_of((ch_dtype)c->dt, &ftype, &mtype);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t ds = H5Dcreate2(f->fid, path, ftype, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    st = CH_OK;
+    if (ds < 0)
+        st = ch_fail(CH_ERR_IO, "%s: '%s': cannot create dataset '%s' (is a parent a dataset?)", fn, f->path, path);
+    else if (c->numel > 0 && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ch_base(c)) < 0)
+        st = ch_fail(CH_ERR_IO, "%s: '%s': writing dataset '%s' failed", fn, f->path, path);
+    if (ds >= 0) H5Dclose(ds);
+    H5Pclose(lcpl);
+    H5Tclose(ftype);
+    H5Tclose(mtype);
+    H5Sclose(space);
+    ch_tensor_release(c);
+    return st;
+}
+
+/* ---- read ------------------------------------------------------------------ */
+static int is_h5py_bool(hid_t ftype) {
+    if (H5Tget_nmembers(ftype) != 2) return 0;
+    int ok = 1;
+    for (unsigned i = 0; i < 2 && ok; i++) {
+        char *name = H5Tget_member_name(ftype, i);
+        int64_t v = -1;
+        hid_t super = H5Tget_super(ftype);
+        if (H5Tget_class(super) == H5T_INTEGER && H5Tget_size(super) <= 8) {
+            unsigned char raw[8] = {0};
+            H5Tget_member_value(ftype, i, raw);
+            /* normalise through HDF5's conversion to a native int64 */
+            int64_t conv[1] = {0};
+            memcpy(conv, raw, H5Tget_size(super));
+            H5Tconvert(super, H5T_NATIVE_INT64, 1, conv, NULL, H5P_DEFAULT);
+            v = conv[0];
+        }
+        H5Tclose(super);
+        ok = name && ((strcmp(name, "FALSE") == 0 && v == 0) || (strcmp(name, "TRUE") == 0 && v == 1));
+        if (name) H5free_memory(name);
+    }
+    return ok;
+}
+
+ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result) {
+    const char *fn = "hdf5_read";
+    if (!f) return ch_fail(CH_ERR_ARG, "%s: the file is NULL (closed?)", fn);
+    ch_status st;
+    path = clean_path(path, fn, f, &st);
+    if (!path) return st;
+    if (!result) return ch_fail(CH_ERR_ARG, "%s: result is NULL", fn);
+    quiet();
+    if (!path_exists(f->fid, path))
+        return ch_fail(CH_ERR_ARG, "%s: '%s' has no dataset '%s'", fn, f->path, path);
+    hid_t ds = H5Dopen2(f->fid, path, H5P_DEFAULT);
+    if (ds < 0)
+        return ch_fail(CH_ERR_ARG, "%s: '%s': '%s' is not a dataset", fn, f->path, path);
+    hid_t ftype = H5Dget_type(ds), space = H5Dget_space(ds), mtype = -1;
+    ch_dtype dt = CH_FLOAT32;
+    st = CH_OK;
+    H5T_class_t cls = H5Tget_class(ftype);
+    size_t size = H5Tget_size(ftype);
+    if (cls == H5T_INTEGER) {
+        int sgn = H5Tget_sign(ftype) == H5T_SGN_2;
+        switch (size) {
+        case 1: dt = sgn ? CH_INT8 : CH_UINT8; break;
+        case 2: dt = sgn ? CH_INT16 : CH_INT32; break;   /* uint16 widens */
+        case 4: dt = sgn ? CH_INT32 : CH_INT64; break;   /* uint32 widens */
+        case 8:
+            if (sgn) dt = CH_INT64;
+            else st = ch_fail(CH_ERR_DTYPE, "%s: '%s': dataset '%s' is uint64, which chainlua has no dtype for", fn,
+                              f->path, path);
+            break;
+        default:
+            st = ch_fail(CH_ERR_DTYPE, "%s: '%s': dataset '%s' has %zu-byte integers", fn, f->path, path, size);
+        }
+    } else if (cls == H5T_FLOAT) {
+        if (size == 2) dt = CH_FLOAT16;
+        else if (size == 4) dt = CH_FLOAT32;
+        else if (size == 8) dt = CH_FLOAT64;
+        else st = ch_fail(CH_ERR_DTYPE, "%s: '%s': dataset '%s' has %zu-byte floats", fn, f->path, path, size);
+    } else if (cls == H5T_ENUM && is_h5py_bool(ftype)) {
+        dt = CH_BOOL;
+    } else {
+        st = ch_fail(CH_ERR_DTYPE, "%s: '%s': dataset '%s' has an HDF5 type class (%d) with no chainlua dtype "
+                     "(numbers and h5py bools are supported)", fn, f->path, path, (int)cls);
+    }
+    int nd = 0;
+    int64_t dim[CH_MAX_DIMS];
+    if (st == CH_OK) {
+        H5S_class_t sc = H5Sget_simple_extent_type(space);
+        if (sc == H5S_SCALAR) {
+            nd = 0;
+        } else if (sc == H5S_SIMPLE) {
+            nd = H5Sget_simple_extent_ndims(space);
+            if (nd < 0 || nd > CH_MAX_DIMS) {
+                st = ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has %d dimensions (at most %d)", fn, f->path,
+                             path, nd, CH_MAX_DIMS);
+            } else {
+                hsize_t hd[CH_MAX_DIMS];
+                H5Sget_simple_extent_dims(space, hd, NULL);
+                for (int i = 0; i < nd; i++) dim[i] = (int64_t)hd[i];
+            }
+        } else {
+            st = ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has an empty (null) dataspace", fn, f->path, path);
+        }
+    }
+    ch_tensor *t = NULL;
+    if (st == CH_OK)
+        st = ch_tensor_new(dt, nd, dim, CH_CPU, &t);
+    if (st == CH_OK && t->numel > 0) {
+        hid_t ft_dummy;
+        types_of(dt, &ft_dummy, &mtype);
+        H5Tclose(ft_dummy);
+        if (H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ch_base(t)) < 0)
+            st = ch_fail(CH_ERR_FORMAT, "%s: '%s': reading dataset '%s' failed", fn, f->path, path);
+    }
+    if (mtype >= 0) H5Tclose(mtype);
+    H5Tclose(ftype);
+    H5Sclose(space);
+    H5Dclose(ds);
+    if (st != CH_OK) {
+        ch_tensor_release(t);
+        return st;
+    }
+    *result = t;
+    return CH_OK;
+}
+
+/* ---- enumeration ------------------------------------------------------------- */
+typedef struct collect {
+    char **names;
+    int n, cap;
+    int oom;
+} collect;
+
+static herr_t visit_cb(hid_t g, const char *name, const H5L_info_t *info, void *data) {
+    collect *c = (collect *)data;
+    if (info->type != H5L_TYPE_HARD) return 0;
+    hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+    if (o < 0) return 0;
+    int is_ds = H5Iget_type(o) == H5I_DATASET;
+    H5Oclose(o);
+    if (!is_ds) return 0;
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 32;
+        char **p = (char **)realloc(c->names, sizeof(char *) * (size_t)cap);
+        if (!p) { c->oom = 1; return -1; }
+        c->names = p;
+        c->cap = cap;
+    }
+    if (!(c->names[c->n] = dup_str(name))) { c->oom = 1; return -1; }
+    c->n++;
+    return 0;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int ensure_names(ch_h5_file *f) {
+    if (f->names) return 0;
+    quiet();
+    collect c = {NULL, 0, 0, 0};
+    H5Lvisit(f->fid, H5_INDEX_NAME, H5_ITER_INC, visit_cb, &c);
+    if (c.oom) {
+        for (int i = 0; i < c.n; i++) free(c.names[i]);
+        free(c.names);
+        return -1;
+    }
+    qsort(c.names, (size_t)c.n, sizeof(char *), by_name);
+    f->names = c.names ? c.names : (char **)calloc(1, sizeof(char *));
+    f->nnames = c.n;
+    return 0;
+}
+
+int ch_h5_count(ch_h5_file *f) {
+    if (!f || ensure_names(f) != 0) return 0;
+    return f->nnames;
+}
+
+const char *ch_h5_name(ch_h5_file *f, int i) {
+    if (!f || ensure_names(f) != 0 || i < 0 || i >= f->nnames) return NULL;
+    return f->names[i];
+}

@@ -1,0 +1,277 @@
+-- tensor/io.lua: tensors in files -- .npy, .npz (NumPy), HDF5 (h5py layout)
+-- and IDX (MNIST).  Writers are atomic: they write a temporary file beside
+-- the target and rename it into place when complete.  See docs/files.md.
+local M = require 'chainer.tensor.core'
+local ffi, C, check = M.ffi, M.C, M.check
+local wrap, box = M.wrap, M.box
+
+local function check_path(path, fn)
+  if type(path) ~= 'string' or path == '' then
+    error(string.format('%s: path must be a non-empty string (got %s)', fn, type(path)), 3)
+  end
+end
+
+local function check_tensor(t, fn, what)
+  if M.is_tensor(t) then return t end
+  if type(t) == 'number' or type(t) == 'boolean' or type(t) == 'table' then return M.array(t) end
+  error(string.format('%s: %s must be a tensor (got %s)', fn, what, type(t)), 3)
+end
+
+-- Sorted keys of a name -> tensor table (checked).
+local function sorted_names(tbl, fn)
+  if type(tbl) ~= 'table' or M.is_tensor(tbl) then
+    error(string.format('%s: arrays must be a table {name = tensor, ...} (got %s)', fn,
+      M.is_tensor(tbl) and 'a tensor' or type(tbl)), 3)
+  end
+  local names = {}
+  for k in pairs(tbl) do
+    if type(k) ~= 'string' or k == '' then
+      error(string.format('%s: array names must be non-empty strings (got %s %s)', fn, type(k), tostring(k)), 3)
+    end
+    names[#names + 1] = k
+  end
+  table.sort(names)
+  return names
+end
+
+---------------------------------------------------------------------------
+-- .npy
+---------------------------------------------------------------------------
+-- save(path, t): one tensor as NumPy .npy (v1.0, C order, little-endian).
+function M.save(path, t)
+  check_path(path, 'save')
+  t = check_tensor(t, 'save', 't')
+  check(C.ch_npy_save(path, t.ptr), 2)
+end
+
+-- load(path): a .npy file as a tensor; a .npz file (zip magic) as a table.
+function M.load(path)
+  check_path(path, 'load')
+  local f = io.open(path, 'rb')
+  if f then
+    local magic = f:read(2)
+    f:close()
+    if magic == 'PK' then return M.load_npz(path) end
+  end
+  check(C.ch_npy_load(path, box), 2)
+  return wrap(box[0])
+end
+
+---------------------------------------------------------------------------
+-- .npz
+---------------------------------------------------------------------------
+local writer_box = ffi.new('ch_npz_writer*[1]')
+local reader_box = ffi.new('ch_npz_reader*[1]')
+
+local function savez(path, tbl, compress, fn)
+  check_path(path, fn)
+  local names = sorted_names(tbl, fn)
+  local tensors = {}
+  for i, k in ipairs(names) do tensors[i] = check_tensor(tbl[k], fn, "array '" .. k .. "'") end
+  check(C.ch_npz_writer_open(path, compress, writer_box), 3)
+  local w = writer_box[0]
+  for i, k in ipairs(names) do
+    if C.ch_npz_writer_add(w, k, tensors[i].ptr) ~= 0 then
+      local msg = ffi.string(C.ch_last_error())
+      C.ch_npz_writer_abort(w)
+      error(msg, 3)
+    end
+  end
+  check(C.ch_npz_writer_close(w), 3)
+end
+
+-- savez(path, {name = tensor, ...}): np.savez layout, stored members.
+function M.savez(path, tbl) savez(path, tbl, 0, 'savez') end
+-- savez_compressed(path, tbl): np.savez_compressed layout, deflate members.
+function M.savez_compressed(path, tbl) savez(path, tbl, 1, 'savez_compressed') end
+
+-- A lazy reader: r:keys() (sorted), r:get(name), r:has(name), r:close().
+local NpzReader = {}
+NpzReader.__index = NpzReader
+
+local function reader_ptr(r, fn)
+  local p = r._ptr
+  if p == nil then error(string.format("%s: the npz file '%s' is closed", fn, r.path), 3) end
+  return p
+end
+
+function NpzReader:keys()
+  local p = reader_ptr(self, 'keys')
+  local ks = {}
+  for i = 0, C.ch_npz_reader_count(p) - 1 do ks[#ks + 1] = ffi.string(C.ch_npz_reader_name(p, i)) end
+  table.sort(ks)
+  return ks
+end
+
+function NpzReader:has(name)
+  for _, k in ipairs(self:keys()) do if k == name then return true end end
+  return false
+end
+
+function NpzReader:get(name)
+  local p = reader_ptr(self, 'get')
+  if type(name) ~= 'string' then
+    error(string.format('get: name must be a string (got %s)', type(name)), 2)
+  end
+  check(C.ch_npz_reader_load(p, name, box), 2)
+  return wrap(box[0])
+end
+
+-- Closes the file now (idempotent); the garbage collector closes it otherwise.
+function NpzReader:close()
+  local p = self._ptr
+  if p ~= nil then
+    self._ptr = nil
+    ffi.gc(p, nil)
+    C.ch_npz_reader_close(p)
+  end
+end
+
+function M.open_npz(path)
+  check_path(path, 'open_npz')
+  check(C.ch_npz_reader_open(path, reader_box), 2)
+  local p = ffi.gc(reader_box[0], C.ch_npz_reader_close)
+  return setmetatable({ _ptr = p, path = path }, NpzReader)
+end
+
+-- load_npz(path): every array, as a table name -> tensor.
+function M.load_npz(path)
+  check_path(path, 'load_npz')
+  check(C.ch_npz_reader_open(path, reader_box), 2)
+  local p = reader_box[0]
+  local out = {}
+  for i = 0, C.ch_npz_reader_count(p) - 1 do
+    local name = C.ch_npz_reader_name(p, i)
+    if C.ch_npz_reader_load(p, name, box) ~= 0 then
+      local msg = ffi.string(C.ch_last_error())
+      C.ch_npz_reader_close(p)
+      error(msg, 2)
+    end
+    out[ffi.string(name)] = wrap(box[0])
+  end
+  C.ch_npz_reader_close(p)
+  return out
+end
+
+---------------------------------------------------------------------------
+-- HDF5
+---------------------------------------------------------------------------
+local h5_box = ffi.new('ch_h5_file*[1]')
+
+local H5File = {}
+H5File.__index = H5File
+
+local function h5_ptr(f, fn)
+  local p = f._ptr
+  if p == nil then error(string.format("%s: the HDF5 file '%s' is closed", fn, f.path), 3) end
+  return p
+end
+
+function H5File:write(path, t)
+  local p = h5_ptr(self, 'write')
+  if type(path) ~= 'string' then error(string.format('write: path must be a string (got %s)', type(path)), 2) end
+  t = check_tensor(t, 'write', 't')
+  check(C.ch_h5_write(p, path, t.ptr), 2)
+end
+
+function H5File:read(path)
+  local p = h5_ptr(self, 'read')
+  if type(path) ~= 'string' then error(string.format('read: path must be a string (got %s)', type(path)), 2) end
+  check(C.ch_h5_read(p, path, box), 2)
+  return wrap(box[0])
+end
+
+function H5File:exists(path)
+  return C.ch_h5_exists(h5_ptr(self, 'exists'), path) ~= 0
+end
+
+-- Dataset paths below the root, recursively, sorted.
+function H5File:keys()
+  local p = h5_ptr(self, 'keys')
+  local ks = {}
+  for i = 0, C.ch_h5_count(p) - 1 do ks[#ks + 1] = ffi.string(C.ch_h5_name(p, i)) end
+  return ks
+end
+
+-- Closes (and, for mode 'w', commits) the file; idempotent.
+function H5File:close()
+  local p = self._ptr
+  if p ~= nil then
+    self._ptr = nil
+    ffi.gc(p, nil)
+    check(C.ch_h5_close(p), 2)
+  end
+end
+
+-- Discards a file opened with 'w' (nothing appears under its name).
+function H5File:abort()
+  local p = self._ptr
+  if p ~= nil then
+    self._ptr = nil
+    ffi.gc(p, nil)
+    C.ch_h5_abort(p)
+  end
+end
+
+-- open_hdf5(path, [mode = 'r']): 'r' read, 'w' create (atomic), 'a' read/write.
+function M.open_hdf5(path, mode)
+  check_path(path, 'open_hdf5')
+  mode = mode or 'r'
+  if mode ~= 'r' and mode ~= 'w' and mode ~= 'a' then
+    error(string.format("open_hdf5: mode must be 'r', 'w' or 'a' (got %s)", tostring(mode)), 2)
+  end
+  check(C.ch_h5_open(path, mode:byte(), h5_box), 2)
+  local p = ffi.gc(h5_box[0], C.ch_h5_close)
+  return setmetatable({ _ptr = p, path = path, mode = mode }, H5File)
+end
+
+-- save_hdf5(path, {['a/b/c'] = tensor, ...}): one dataset per entry.
+function M.save_hdf5(path, tbl)
+  check_path(path, 'save_hdf5')
+  local names = sorted_names(tbl, 'save_hdf5')
+  local tensors = {}
+  for i, k in ipairs(names) do tensors[i] = check_tensor(tbl[k], 'save_hdf5', "array '" .. k .. "'") end
+  check(C.ch_h5_open(path, ('w'):byte(), h5_box), 2)
+  local p = h5_box[0]
+  for i, k in ipairs(names) do
+    if C.ch_h5_write(p, k, tensors[i].ptr) ~= 0 then
+      local msg = ffi.string(C.ch_last_error())
+      C.ch_h5_abort(p)
+      error(msg, 2)
+    end
+  end
+  check(C.ch_h5_close(p), 2)
+end
+
+-- load_hdf5(path): every dataset, as a flat table 'a/b/c' -> tensor.
+function M.load_hdf5(path)
+  check_path(path, 'load_hdf5')
+  check(C.ch_h5_open(path, ('r'):byte(), h5_box), 2)
+  local p = h5_box[0]
+  local out = {}
+  local n = C.ch_h5_count(p)
+  local names = {}
+  for i = 0, n - 1 do names[i + 1] = ffi.string(C.ch_h5_name(p, i)) end
+  for _, k in ipairs(names) do
+    if C.ch_h5_read(p, k, box) ~= 0 then
+      local msg = ffi.string(C.ch_last_error())
+      C.ch_h5_close(p)
+      error(msg, 2)
+    end
+    out[k] = wrap(box[0])
+  end
+  C.ch_h5_close(p)
+  return out
+end
+
+---------------------------------------------------------------------------
+-- IDX (MNIST)
+---------------------------------------------------------------------------
+-- load_idx(path): an IDX file (plain or gzip) as a tensor of its own dtype.
+function M.load_idx(path)
+  check_path(path, 'load_idx')
+  check(C.ch_idx_load(path, box), 2)
+  return wrap(box[0])
+end
+
+return M

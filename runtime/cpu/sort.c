@@ -1,0 +1,229 @@
+/* sort.c -- stable sort and argsort along an axis, and unique.
+ *
+ * Each line along the axis is loaded into (key, position) pairs -- float
+ * keys as double (exact for float16/32/64), integer keys as int64 (exact)
+ * -- and merge-sorted, which is stable.  Ascending order puts NaN last, as
+ * NumPy does; descending order is the exact reverse ranking (NaN first,
+ * like a descending sort in PyTorch), and keeps equal elements in their
+ * original order.  Lines are independent, so they are sorted in parallel.
+ */
+#include "../core/internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+typedef struct { double k; int64_t i; } fkey;
+typedef struct { int64_t k; int64_t i; } ikey;
+
+/* "b goes strictly before a" for the four orders: a merge that takes the
+ * left element unless the right one goes strictly before it is stable. */
+#define F_ASC_LT(b, a) ((b).k < (a).k || (isnan((a).k) && !isnan((b).k)))
+#define F_DESC_LT(b, a) ((b).k > (a).k || (isnan((b).k) && !isnan((a).k)))
+#define I_ASC_LT(b, a) ((b).k < (a).k)
+#define I_DESC_LT(b, a) ((b).k > (a).k)
+
+/* Bottom-up merge sort of v[0..n) using tmp[0..n); insertion sort on runs
+ * of 16 first.  Leaves the result in v. */
+#define DEFINE_MSORT(name, T, BEFORE)                                               \
+    static void name(T *v, T *tmp, int64_t n) {                                     \
+        const int64_t run = 16;                                                     \
+        for (int64_t s = 0; s < n; s += run) {                                      \
+            int64_t e = s + run < n ? s + run : n;                                  \
+            for (int64_t i = s + 1; i < e; i++) {                                   \
+                T x = v[i];                                                         \
+                int64_t j = i;                                                      \
+                while (j > s && BEFORE(x, v[j - 1])) {                              \
+                    v[j] = v[j - 1];                                                \
+                    j--;                                                            \
+                }                                                                   \
+                v[j] = x;                                                           \
+            }                                                                       \
+        }                                                                           \
+        T *src = v, *dst = tmp;                                                     \
+        for (int64_t w = run; w < n; w *= 2) {                                      \
+            for (int64_t s = 0; s < n; s += 2 * w) {                                \
+                int64_t m = s + w < n ? s + w : n, e = s + 2 * w < n ? s + 2 * w : n; \
+                int64_t i = s, j = m, k = s;                                        \
+                while (i < m && j < e) dst[k++] = BEFORE(src[j], src[i]) ? src[j++] : src[i++]; \
+                while (i < m) dst[k++] = src[i++];                                  \
+                while (j < e) dst[k++] = src[j++];                                  \
+            }                                                                       \
+            T *t = src; src = dst; dst = t;                                         \
+        }                                                                           \
+        if (src != v) memcpy(v, src, (size_t)n * sizeof(T));                        \
+    }
+
+DEFINE_MSORT(sort_f_asc, fkey, F_ASC_LT)
+DEFINE_MSORT(sort_f_desc, fkey, F_DESC_LT)
+DEFINE_MSORT(sort_i_asc, ikey, I_ASC_LT)
+DEFINE_MSORT(sort_i_desc, ikey, I_DESC_LT)
+
+/* Sorts every line of x along axis; writes the sorted values to vals
+ * and/or the source positions (int64) to args (either may be NULL).
+ * vals and args are contiguous tensors shaped like x. */
+static ch_status sort_lines(const ch_tensor *x, int axis, int descending, ch_tensor *vals, ch_tensor *args) {
+    ch_dtype dt = (ch_dtype)x->dt;
+    bool fl = ch_dtype_is_float(dt);
+    int nd = x->nd;
+    int64_t n = x->dim[axis], xs = x->stride[axis];
+    int64_t lines = n ? x->numel / n : 0;
+    /* the other axes, for locating each line */
+    int64_t odim[CH_MAX_DIMS], xstr[CH_MAX_DIMS], ostr[CH_MAX_DIMS], cstr[CH_MAX_DIMS];
+    ch_contiguous_strides(nd, x->dim, cstr);
+    int m = 0;
+    for (int d = 0; d < nd; d++)
+        if (d != axis) odim[m] = x->dim[d], xstr[m] = x->stride[d], ostr[m++] = cstr[d];
+    int64_t os = cstr[axis];
+    size_t z = ch_dtype_size(dt);
+    const char *xb = ch_base(x);
+    size_t pair = fl ? sizeof(fkey) : sizeof(ikey);
+    int nth = ch_threads();
+    bool par = lines > 1 && x->numel >= CH_PARALLEL_GRAIN / 4;
+    char *scratch = malloc(2 * (size_t)n * pair * (size_t)(par ? nth : 1) + 1);
+    if (!scratch) return ch_fail(CH_ERR_MEMORY, "sort: out of memory for %lld elements", (long long)n);
+#pragma omp parallel for schedule(static) if (par) num_threads(nth)
+    for (int64_t l = 0; l < lines; l++) {
+        int tid = par ? omp_get_thread_num() : 0;
+        char *buf = scratch + (size_t)tid * 2 * (size_t)n * pair;
+        int64_t rem = l, xo = 0, oo = 0;
+        for (int d = m - 1; d >= 0; d--) {
+            int64_t k = rem % odim[d];
+            rem /= odim[d];
+            xo += k * xstr[d];
+            oo += k * ostr[d];
+        }
+        const char *src = xb + xo * (int64_t)z;
+        const int64_t *pos;
+        if (fl) {
+            fkey *v = (fkey *)buf;
+            if (dt == CH_FLOAT32)
+                for (int64_t i = 0; i < n; i++) v[i].k = ((const float *)src)[i * xs], v[i].i = i;
+            else if (dt == CH_FLOAT64)
+                for (int64_t i = 0; i < n; i++) v[i].k = ((const double *)src)[i * xs], v[i].i = i;
+            else
+                for (int64_t i = 0; i < n; i++) v[i].k = ch_load(dt, src + i * xs * (int64_t)z), v[i].i = i;
+            if (descending) sort_f_desc(v, v + n, n);
+            else sort_f_asc(v, v + n, n);
+            pos = &v[0].i;
+        } else {
+            ikey *v = (ikey *)buf;
+            for (int64_t i = 0; i < n; i++) v[i].k = ch_load_i64(dt, src + i * xs * (int64_t)z), v[i].i = i;
+            if (descending) sort_i_desc(v, v + n, n);
+            else sort_i_asc(v, v + n, n);
+            pos = &v[0].i;
+        }
+        /* pos[2*i] is the source position of the i-th sorted element (pairs are 16 bytes) */
+        if (args) {
+            int64_t *a = (int64_t *)args->data + oo;
+            for (int64_t i = 0; i < n; i++) a[i * os] = pos[2 * i];
+        }
+        if (vals) {
+            char *o = (char *)vals->data + oo * (int64_t)z;
+            for (int64_t i = 0; i < n; i++)
+                memcpy(o + i * os * (int64_t)z, src + pos[2 * i] * xs * (int64_t)z, z);
+        }
+    }
+    free(scratch);
+    return CH_OK;
+}
+
+static ch_status sort_common(const ch_tensor *x, int axis, int descending, bool want_vals, ch_tensor **result,
+                             const char *fn) {
+    CH_CHECK_CPU(x, fn, "x");
+    if (x->nd == 0) {
+        /* NumPy sorts a 0-d array as itself (argsort gives 0) */
+        if (want_vals) return ch_copy(x, result);
+        return ch_full(CH_INT64, 0, NULL, 0.0, CH_CPU, result);
+    }
+    CH_TRY(ch_norm_axis(&axis, x->nd, fn));
+    ch_tensor *out;
+    CH_TRY(ch_tensor_new(want_vals ? (ch_dtype)x->dt : CH_INT64, x->nd, x->dim, CH_CPU, &out));
+    ch_status st = sort_lines(x, axis, descending, want_vals ? out : NULL, want_vals ? NULL : out);
+    if (st != CH_OK) {
+        ch_tensor_release(out);
+        return st;
+    }
+    *result = out;
+    return CH_OK;
+}
+
+ch_status ch_sort(const ch_tensor *x, int axis, int descending, ch_tensor **result) {
+    return sort_common(x, axis, descending, true, result, "sort");
+}
+
+ch_status ch_argsort(const ch_tensor *x, int axis, int descending, ch_tensor **result) {
+    return sort_common(x, axis, descending, false, result, "argsort");
+}
+
+ch_status ch_unique(const ch_tensor *x, ch_tensor **values, ch_tensor **inverse, ch_tensor **counts) {
+    CH_CHECK_CPU(x, "unique", "x");
+    if (!values) return ch_fail(CH_ERR_ARG, "unique: values must not be NULL");
+    int64_t n = x->numel;
+    ch_tensor *flat = NULL, *order = NULL, *vals = NULL, *inv = NULL, *cnt = NULL;
+    ch_status st;
+    if ((st = ch_reshape(x, 1, &n, &flat)) != CH_OK) goto done;
+    if ((st = ch_argsort(flat, 0, 0, &order)) != CH_OK) goto done;
+    {
+        ch_dtype dt = (ch_dtype)x->dt;
+        size_t z = ch_dtype_size(dt);
+        const int64_t *ord = (const int64_t *)order->data;
+        const char *fb = ch_base(flat);
+        int64_t fs = flat->stride[0];
+        bool fl = ch_dtype_is_float(dt);
+        /* group boundaries among the sorted elements; NaNs form one group
+         * (NumPy's equal_nan) */
+        int64_t *group = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+        if (!group) {
+            st = ch_fail(CH_ERR_MEMORY, "unique: out of memory");
+            goto done;
+        }
+        int64_t g = -1;
+        double prevf = 0;
+        int64_t previ = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const char *e = fb + ord[i] * fs * (int64_t)z;
+            bool same;
+            if (fl) {
+                double v = ch_load(dt, e);
+                same = i > 0 && (v == prevf || (isnan(v) && isnan(prevf)));
+                prevf = v;
+            } else {
+                int64_t v = ch_load_i64(dt, e);
+                same = i > 0 && v == previ;
+                previ = v;
+            }
+            if (!same) g++;
+            group[i] = g;
+        }
+        int64_t nu = g + 1;
+        if ((st = ch_tensor_new(dt, 1, &nu, CH_CPU, &vals)) == CH_OK && inverse)
+            st = ch_tensor_new(CH_INT64, 1, &n, CH_CPU, &inv);
+        if (st == CH_OK && counts) {
+            st = ch_tensor_new(CH_INT64, 1, &nu, CH_CPU, &cnt);
+            if (st == CH_OK) memset(cnt->data, 0, (size_t)nu * sizeof(int64_t));
+        }
+        if (st == CH_OK) {
+            for (int64_t i = 0; i < n; i++) {
+                if (i == 0 || group[i] != group[i - 1])
+                    memcpy((char *)vals->data + group[i] * (int64_t)z, fb + ord[i] * fs * (int64_t)z, z);
+                if (inv) ((int64_t *)inv->data)[ord[i]] = group[i];
+                if (cnt) ((int64_t *)cnt->data)[group[i]]++;
+            }
+        }
+        free(group);
+    }
+done:
+    ch_tensor_release(flat);
+    ch_tensor_release(order);
+    if (st != CH_OK) {
+        ch_tensor_release(vals);
+        ch_tensor_release(inv);
+        ch_tensor_release(cnt);
+        return st;
+    }
+    *values = vals;
+    if (inverse) *inverse = inv;
+    if (counts) *counts = cnt;
+    return CH_OK;
+}

@@ -8,12 +8,17 @@
 
 #include "chainlua.h"
 
-#define CH_CUDA_ABI 1
+#define CH_CUDA_ABI 2
 
 typedef struct ch_cuda_hooks {
     int abi;                       /* set by the core before init */
     int device_count;              /* set by the backend */
-    char info[256];                /* versions: CUDA runtime, cuDNN, devices */
+    char info[512];                /* versions: CUDA runtime, cuDNN, devices */
+    int cudnn_version;             /* cudnnGetVersion(), 0 when cuDNN is unusable */
+    /* Set by the core before init: records the message ch_last_error()
+     * returns.  The backend reports every failure through it, since it does
+     * not link libchainlua (a second copy would have its own error state). */
+    ch_status (*fail)(ch_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
     void *(*alloc)(int device, size_t nbytes);
     void (*free)(int device, void *p, size_t nbytes);
     void (*cache_free_all)(int device);

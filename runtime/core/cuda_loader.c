@@ -22,7 +22,7 @@ extern ch_status (*ch_device_fill_hook)(ch_tensor *t, double value);
 
 ch_cuda_hooks ch_cuda_table;
 static int loaded = -1;            /* -1 not tried, 0 failed, 1 loaded */
-static char info[512] = "CUDA backend not loaded";
+static char info[768] = "CUDA backend not loaded";
 
 static void *open_backend(const char *libpath) {
     if (libpath && *libpath)
@@ -65,6 +65,7 @@ int ch_cuda_load(const char *libpath) {
     }
     memset(&ch_cuda_table, 0, sizeof ch_cuda_table);
     ch_cuda_table.abi = CH_CUDA_ABI;
+    ch_cuda_table.fail = ch_fail;
     if (init(&ch_cuda_table) != 0 || ch_cuda_table.device_count <= 0) {
         snprintf(info, sizeof info, "CUDA backend loaded but no usable GPU: %s",
                  ch_cuda_table.info[0] ? ch_cuda_table.info : "no device");
@@ -83,14 +84,25 @@ int ch_cuda_load(const char *libpath) {
     return ch_cuda_table.device_count;
 }
 
-int ch_cuda_available(void) { return loaded == 1; }
+/* The first question about CUDA (e.g. allocating on 'cuda:0') tries to load
+ * the backend once, so that device tensors work without an explicit
+ * ch_cuda_load; a failed attempt is remembered until ch_cuda_load is called
+ * again. */
+int ch_cuda_available(void) {
+    if (loaded == -1)
+        ch_cuda_load(NULL);
+    return loaded == 1;
+}
 
-int ch_cuda_device_count(void) { return loaded == 1 ? ch_cuda_table.device_count : 0; }
+int ch_cuda_device_count(void) { return ch_cuda_available() ? ch_cuda_table.device_count : 0; }
 
 const char *ch_cuda_info(void) { return info; }
 
 ch_status ch_cuda_synchronize(int device) {
-    if (loaded != 1)
+    if (!ch_cuda_available())
         return ch_fail(CH_ERR_DEVICE, "synchronize: the CUDA backend is not available (%s)", info);
+    if (device < 0 || device >= ch_cuda_table.device_count)
+        return ch_fail(CH_ERR_DEVICE, "synchronize: no device cuda:%d (%d GPU%s available)", device,
+                       ch_cuda_table.device_count, ch_cuda_table.device_count == 1 ? "" : "s");
     return ch_cuda_table.synchronize(device);
 }

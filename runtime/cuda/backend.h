@@ -1,0 +1,87 @@
+/*
+ * backend.h -- declarations shared by the files of libchainlua_cuda.
+ *
+ * The backend is self-contained: it links the CUDA libraries but not
+ * libchainlua, and talks to the core only through the ch_cuda_hooks table
+ * (runtime/core/cuda_hooks.h).  Errors go through cu_fail, which forwards to
+ * the core's ch_fail so that ch_last_error() shows them.
+ */
+#ifndef CHAINLUA_CUDA_BACKEND_H
+#define CHAINLUA_CUDA_BACKEND_H
+
+#include "chainlua.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CU_MAX_DEVICES 16
+
+/* ---- errors (init.c) -------------------------------------------------- */
+/* The core's ch_fail; set by chainlua_cuda_init. */
+extern ch_status (*cu_fail_fn)(ch_status st, const char *fmt, ...);
+#define cu_fail(...) cu_fail_fn(__VA_ARGS__)
+#define CU_TRY(expr)                   \
+    do {                               \
+        ch_status cu_try_st_ = (expr); \
+        if (cu_try_st_ != CH_OK)       \
+            return cu_try_st_;         \
+    } while (0)
+/* Turns a cudaError_t (passed as int so C files need no CUDA headers) into
+ * a failure naming `fn` and `what`. */
+ch_status cu_check(int err, const char *fn, const char *what);
+
+/* ---- devices (device.c) ------------------------------------------------ */
+extern int cu_device_count;
+/* Makes `device` current on this thread; fails with a message naming fn. */
+ch_status cu_use(int device, const char *fn);
+ch_status cu_synchronize(int device);
+/* Size in bytes of an element of dt (the backend's own table). */
+size_t cu_dtype_size(int dt);
+const char *cu_dtype_name(int dt);
+
+/* ---- caching allocator (allocator.c) ----------------------------------- */
+void cu_alloc_init(void);
+void *cu_alloc(int device, size_t nbytes);
+void cu_free(int device, void *p, size_t nbytes);
+void cu_cache_free_all(int device);
+int64_t cu_cache_bytes(int device);
+/* Scratch buffers for staging copies: taken from and returned to the cache. */
+void *cu_scratch(int device, size_t nbytes, const char *fn);
+void cu_scratch_release(int device, void *p, size_t nbytes);
+
+/* ---- geometry (geometry.c) --------------------------------------------- */
+/*
+ * The index space of a same-shape operation on up to two operands, with
+ * size-1 dimensions dropped and neighbours merged where every operand is
+ * contiguous across them, so kernels do as little index arithmetic as
+ * possible.  Strides are in elements.
+ */
+typedef struct cu_geom {
+    int nd;
+    int contiguous;                  /* every operand is a dense forward run */
+    int64_t numel;
+    int64_t dim[CH_MAX_DIMS];
+    int64_t stride[2][CH_MAX_DIMS];
+} cu_geom;
+void cu_geom_init(cu_geom *g, int nd, const int64_t *dim, int nops, const int64_t *const *strides);
+/* Address of element 0 of t's view (data + offset * itemsize). */
+char *cu_base(const ch_tensor *t);
+
+/* ---- kernels (copy.cu, fill.cu) ----------------------------------------- */
+/* dst[i] = (dst dtype) src[i] over g on the current device (both on it). */
+ch_status cu_copy_kernel(const cu_geom *g, int dt_dst, void *dst, int dt_src, const void *src);
+ch_status cu_fill_kernel(const cu_geom *g, int dt, void *dst, double value);
+
+/* ---- host side of copies (copy.c) --------------------------------------- */
+ch_status cu_copy(ch_tensor *dst, const ch_tensor *src);
+ch_status cu_fill(ch_tensor *t, double value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

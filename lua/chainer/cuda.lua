@@ -1,0 +1,179 @@
+-- chainer.cuda: the CUDA backend seen from Lua (Chainer's chainer.cuda /
+-- chainer.backends.cuda).
+--
+-- Requiring this module costs nothing: libchainlua_cuda is looked for the
+-- first time something asks about CUDA (`cuda.available`, `device_count()`,
+-- a Device, or a tensor allocated on 'cuda:N').  On a machine without a GPU
+-- everything here still works and answers "no GPU", and the functions that
+-- need one raise an error that says why (the backend's own explanation, e.g.
+-- "no NVIDIA driver is installed").
+local lib = require 'chainer._lib'
+local C, ffi, check = lib.C, lib.ffi, lib.check
+
+local M = {}
+
+local probed = false
+local count = 0
+
+-- Loads the backend once; later calls are a table lookup.
+local function probe()
+  if not probed then
+    probed = true
+    count = C.ch_cuda_load(nil)
+  end
+  return count
+end
+
+function M.info()
+  probe()
+  return ffi.string(C.ch_cuda_info())
+end
+
+function M.device_count()
+  return probe()
+end
+
+-- `available` and `cudnn_enabled` read like Chainer's module flags but are
+-- computed on first access (then stored, so later reads are plain fields).
+setmetatable(M, {
+  __index = function(t, k)
+    if k == 'available' then
+      local v = probe() > 0
+      rawset(t, k, v)
+      return v
+    elseif k == 'cudnn_enabled' then
+      -- the backend links cuDNN; it is usable whenever a GPU is
+      local v = probe() > 0 and M.info():find('cuDNN %d') ~= nil
+      rawset(t, k, v)
+      return v
+    end
+    return nil
+  end,
+})
+
+local function no_gpu_error(fn, id, level)
+  error(string.format('%s: cuda:%d requested but no GPU is available: %s', fn, id, M.info()), level + 1)
+end
+
+local function check_id(fn, id, level)
+  if type(id) ~= 'number' or id ~= math.floor(id) or id < 0 then
+    error(string.format('%s: device id must be a non-negative integer, got %s', fn, tostring(id)), level + 1)
+  end
+  local n = probe()
+  if n == 0 then no_gpu_error(fn, id, level + 1) end
+  if id >= n then
+    error(string.format('%s: cuda:%d requested but only %d GPU%s available (cuda:0..cuda:%d)', fn, id, n,
+      n == 1 and ' is' or 's are', n - 1), level + 1)
+  end
+end
+
+---------------------------------------------------------------------------
+-- Device
+---------------------------------------------------------------------------
+local Device = {}
+Device.__index = Device
+M.Device = Device
+
+-- The device that `use()` made current (Chainer's "current device");
+-- kernels themselves always run on the device of their tensors.
+local current = 0
+
+local devices = {}
+
+function M.get_device_from_id(id)
+  if id == nil then id = current end
+  check_id('get_device_from_id', id, 2)
+  local d = devices[id]
+  if not d then
+    d = setmetatable({ id = id, name = 'cuda:' .. id, xp = 'cuda' }, Device)
+    devices[id] = d
+  end
+  return d
+end
+
+function M.get_current_device_id() return current end
+
+function Device:use()
+  check_id('Device:use', self.id, 2)
+  current = self.id
+  return self
+end
+
+function Device:synchronize()
+  check(C.ch_cuda_synchronize(self.id), 2)
+end
+
+function Device.__tostring(d) return 'cuda:' .. d.id end
+function Device.__eq(a, b) return a.id == b.id end
+
+-- Waits for all queued work on every device (or on `id`).
+function M.synchronize(id)
+  if id ~= nil then
+    check_id('synchronize', id, 2)
+    check(C.ch_cuda_synchronize(id), 2)
+    return
+  end
+  for d = 0, probe() - 1 do check(C.ch_cuda_synchronize(d), 2) end
+end
+
+---------------------------------------------------------------------------
+-- the memory pool (one caching allocator per device, in C)
+---------------------------------------------------------------------------
+local MemoryPool = {}
+MemoryPool.__index = MemoryPool
+M.MemoryPool = MemoryPool
+
+-- `device` (an id) restricts the pool to one GPU; nil covers every GPU.
+local function pool_devices(self)
+  if self.device then return self.device, self.device end
+  return 0, probe() - 1
+end
+
+-- Bytes held by live tensors.
+function MemoryPool:used_bytes()
+  local a, b = pool_devices(self)
+  local n = 0
+  for d = a, b do n = n + tonumber(C.ch_live_bytes(d)) end
+  return n
+end
+
+-- Bytes of freed blocks kept for reuse.
+function MemoryPool:free_bytes()
+  local a, b = pool_devices(self)
+  local n = 0
+  for d = a, b do n = n + tonumber(C.ch_cache_bytes(d)) end
+  return n
+end
+
+-- Everything the pool holds from the driver: used plus cached.
+function MemoryPool:total_bytes() return self:used_bytes() + self:free_bytes() end
+
+-- Returns every cached block to the driver (live tensors are untouched).
+function MemoryPool:free_all_blocks()
+  local a, b = pool_devices(self)
+  for d = a, b do C.ch_cache_free_all(d) end
+end
+
+function MemoryPool.__tostring(p)
+  return string.format('MemoryPool(used=%d, free=%d)', p:used_bytes(), p:free_bytes())
+end
+
+local default_pool = setmetatable({}, MemoryPool)
+
+-- Chainer's cuda.memory_pool (CuPy's get_default_memory_pool()).
+function M.memory_pool(device)
+  if device == nil then return default_pool end
+  check_id('memory_pool', device, 2)
+  return setmetatable({ device = device }, MemoryPool)
+end
+M.get_default_memory_pool = M.memory_pool
+
+-- Raises the "no GPU" error unless a GPU is present; for code that must
+-- fail early (Chainer's cuda.check_cuda_available).
+function M.check_cuda_available()
+  if probe() == 0 then
+    error('check_cuda_available: CUDA is not available: ' .. M.info(), 2)
+  end
+end
+
+return M

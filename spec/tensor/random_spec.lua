@@ -118,7 +118,7 @@ describe('tensor.random', function()
       local lib = os.getenv('CHAINLUA_LIB') or ''
       local cmd = string.format(
         "CHAINLUA_LIB=%q CHAINER_SEED=1234 luajit -e \"package.path='lua/?.lua;lua/?/init.lua;'..package.path; " ..
-        "local R = require('chainer.tensor').random; io.write(R.get_state().seed, ' ', string.format('%.17g', R.rand(1, 'float64'):item()))\"",
+        "local R = require('chainer.tensor').random; io.write(R.get_state().seed, ' ', string.format('%%.17g', R.rand(1, 'float64'):item()))\"",
         lib)
       local out = io.popen(cmd):read('*a')
       R.seed(1234)

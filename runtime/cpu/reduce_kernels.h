@@ -1,0 +1,345 @@
+/*
+ * reduce_kernels.h -- the reduction kernels of reduce.c, written once and
+ * instantiated for float, double and int64_t (RK_T, RK_NAME set before each
+ * inclusion).
+ *
+ * A reduction pass works on contiguous data seen as (O, R, I) and reduces
+ * the middle axis: out[o, i] = op over r of x[o, r, i].
+ *  - I == 1: each output reduces one contiguous run (a "run" kernel).
+ *  - I > 1: each output row accumulates R rows of I contiguous values (a
+ *    "rows" kernel), walked in tiles of RK_TILE columns so reading stays
+ *    sequential and the accumulators stay in L1: summing a (1000, 1000)
+ *    matrix over axis 0 is as fast as over axis 1.
+ * Long runs and tall row blocks are cut into pieces of a FIXED length
+ * (RK_RUN_PIECE elements, RK_ROW_PIECE rows), reduced in parallel into
+ * partials and then combined in order, so the blocking -- and the float
+ * result -- never depends on the number of threads.
+ */
+#ifndef RK_T
+#error "define RK_T and RK_NAME before including reduce_kernels.h"
+#endif
+
+#ifndef RK_STATIC
+#define RK_STATIC static __attribute__((unused))
+#endif
+
+/* Pairwise summation (NumPy's scheme): runs up to RK_LEAF are summed with 8
+ * interleaved accumulators, longer ones split in two.  The error grows like
+ * O(log n) instead of O(n). */
+RK_STATIC RK_T RK_NAME(sum_run)(const RK_T *x, int64_t n) {
+    if (n < 8) {
+        RK_T s = 0;
+        for (int64_t i = 0; i < n; i++)
+            s += x[i];
+        return s;
+    }
+    if (n <= RK_LEAF) {
+        RK_T r[8];
+        for (int k = 0; k < 8; k++)
+            r[k] = x[k];
+        int64_t i;
+        for (i = 8; i + 8 <= n; i += 8)
+            for (int k = 0; k < 8; k++)
+                r[k] += x[i + k];
+        RK_T s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++)
+            s += x[i];
+        return s;
+    }
+    int64_t h = (n / 2) & ~(int64_t)7;
+    return RK_NAME(sum_run)(x, h) + RK_NAME(sum_run)(x + h, n - h);
+}
+
+/* Pairwise over rows: acc[0..w) = sum of nrows rows (leading dimension ld). */
+RK_STATIC void RK_NAME(sum_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) {
+    if (nrows <= 8) {
+        for (int64_t j = 0; j < w; j++)
+            acc[j] = 0;
+        for (int64_t r = 0; r < nrows; r++) {
+            const RK_T *row = x + r * ld;
+            for (int64_t j = 0; j < w; j++)
+                acc[j] += row[j];
+        }
+        return;
+    }
+    int64_t h = nrows / 2;
+    RK_T tmp[RK_TILE];
+    RK_NAME(sum_rows)(x, h, ld, w, acc);
+    RK_NAME(sum_rows)(x + h * ld, nrows - h, ld, w, tmp);
+    for (int64_t j = 0; j < w; j++)
+        acc[j] += tmp[j];
+}
+
+RK_STATIC RK_T RK_NAME(prod_run)(const RK_T *x, int64_t n) {
+    RK_T r[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    int64_t i;
+    for (i = 0; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++)
+            r[k] *= x[i + k];
+    RK_T s = ((r[0] * r[1]) * (r[2] * r[3])) * ((r[4] * r[5]) * (r[6] * r[7]));
+    for (; i < n; i++)
+        s *= x[i];
+    return s;
+}
+
+RK_STATIC void RK_NAME(prod_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) {
+    for (int64_t j = 0; j < w; j++)
+        acc[j] = 1;
+    for (int64_t r = 0; r < nrows; r++)
+        for (int64_t j = 0; j < w; j++)
+            acc[j] *= x[r * ld + j];
+}
+
+/* max/min: a NaN anywhere makes the result NaN (v != v is never true for
+ * integers, so the test compiles away there).  Once the accumulator is NaN
+ * no comparison replaces it. */
+#define RK_GT(v, m) ((v) > (m) || RK_ISNAN(v))
+#define RK_LT(v, m) ((v) < (m) || RK_ISNAN(v))
+
+#define RK_EXTREME_RUN(NAME, CMP, INIT)                                          \
+    RK_STATIC RK_T RK_NAME(NAME)(const RK_T *x, int64_t n) {                       \
+        RK_T r[8];                                                              \
+        for (int k = 0; k < 8; k++)                                             \
+            r[k] = INIT;                                                        \
+        int64_t i;                                                              \
+        for (i = 0; i + 8 <= n; i += 8)                                         \
+            for (int k = 0; k < 8; k++)                                         \
+                r[k] = CMP(x[i + k], r[k]) ? x[i + k] : r[k];                   \
+        RK_T m = INIT;                                                          \
+        for (int k = 0; k < 8; k++)                                             \
+            m = CMP(r[k], m) ? r[k] : m;                                        \
+        for (; i < n; i++)                                                      \
+            m = CMP(x[i], m) ? x[i] : m;                                        \
+        return m;                                                               \
+    }                                                                           \
+    RK_STATIC void RK_NAME(NAME##_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) { \
+        for (int64_t j = 0; j < w; j++)                                         \
+            acc[j] = INIT;                                                      \
+        for (int64_t r = 0; r < nrows; r++) {                                   \
+            const RK_T *row = x + r * ld;                                       \
+            for (int64_t j = 0; j < w; j++)                                     \
+                acc[j] = CMP(row[j], acc[j]) ? row[j] : acc[j];                 \
+        }                                                                       \
+    }
+RK_EXTREME_RUN(max_run, RK_GT, RK_LOWEST)
+RK_EXTREME_RUN(min_run, RK_LT, RK_HIGHEST)
+#undef RK_EXTREME_RUN
+
+/* argmax/argmin of a run: the first occurrence of the extreme, or the first
+ * NaN (NumPy).  *bv gets the value so that pieces can be combined. */
+RK_STATIC void RK_NAME(arg_run)(const RK_T *x, int64_t n, int ismax, int64_t base, RK_T *bv, int64_t *bi) {
+    RK_T best = x[0];
+    int64_t at = 0;
+    if (!RK_ISNAN(best)) {
+        for (int64_t i = 1; i < n; i++) {
+            RK_T v = x[i];
+            if (RK_ISNAN(v)) {
+                best = v;
+                at = i;
+                break;
+            }
+            if (ismax ? v > best : v < best) {
+                best = v;
+                at = i;
+            }
+        }
+    }
+    *bv = best;
+    *bi = base + at;
+}
+
+RK_STATIC void RK_NAME(arg_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, int ismax, int64_t base,
+                              RK_T *accv, int64_t *acci) {
+    for (int64_t j = 0; j < w; j++) {
+        accv[j] = x[j];
+        acci[j] = base;
+    }
+    for (int64_t r = 1; r < nrows; r++) {
+        const RK_T *row = x + r * ld;
+        for (int64_t j = 0; j < w; j++) {
+            RK_T v = row[j], b = accv[j];
+            if (!RK_ISNAN(b) && (RK_ISNAN(v) || (ismax ? v > b : v < b))) {
+                accv[j] = v;
+                acci[j] = base + r;
+            }
+        }
+    }
+}
+
+/* Combines per-piece (value, index) results in piece order: a later piece
+ * wins only when strictly better, or when it found the first NaN. */
+RK_STATIC void RK_NAME(arg_merge)(RK_T *bv, int64_t *bi, RK_T v, int64_t i, int ismax) {
+    RK_T b = *bv;
+    if (!RK_ISNAN(b) && (RK_ISNAN(v) || (ismax ? v > b : v < b))) {
+        *bv = v;
+        *bi = i;
+    }
+}
+
+RK_STATIC RK_T RK_NAME(run)(int kop, const RK_T *x, int64_t n) {
+    switch (kop) {
+    case RK_SUM: return RK_NAME(sum_run)(x, n);
+    case RK_PROD: return RK_NAME(prod_run)(x, n);
+    case RK_MAX: return RK_NAME(max_run)(x, n);
+    default: return RK_NAME(min_run)(x, n);
+    }
+}
+
+RK_STATIC void RK_NAME(rows)(int kop, const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) {
+    switch (kop) {
+    case RK_SUM: RK_NAME(sum_rows)(x, nrows, ld, w, acc); break;
+    case RK_PROD: RK_NAME(prod_rows)(x, nrows, ld, w, acc); break;
+    case RK_MAX: RK_NAME(max_run_rows)(x, nrows, ld, w, acc); break;
+    default: RK_NAME(min_run_rows)(x, nrows, ld, w, acc); break;
+    }
+}
+
+/* One pass: out[o, i] = op_r x[o, r, i].  For RK_ARGMAX/RK_ARGMIN `idx`
+ * receives the int64 positions and `out` the values.  Returns 0, or -1 when
+ * a scratch buffer cannot be allocated. */
+RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_t I, RK_T *out, int64_t *idx) {
+    int arg = kop == RK_ARGMAX || kop == RK_ARGMIN;
+    int ismax = kop == RK_ARGMAX;
+    int64_t total = O * R * I;
+    if (I == 1) {
+        int64_t np = R > RK_RUN_PIECE ? (R + RK_RUN_PIECE - 1) / RK_RUN_PIECE : 1;
+        if (np == 1) {
+#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O > 1)
+            for (int64_t o = 0; o < O; o++) {
+                if (arg)
+                    RK_NAME(arg_run)(x + o * R, R, ismax, 0, out + o, idx + o);
+                else
+                    out[o] = RK_NAME(run)(kop, x + o * R, R);
+            }
+            return 0;
+        }
+        RK_T *pv = malloc((size_t)(O * np) * sizeof(RK_T));
+        int64_t *pi = arg ? malloc((size_t)(O * np) * sizeof(int64_t)) : NULL;
+        if (!pv || (arg && !pi)) {
+            free(pv);
+            free(pi);
+            return -1;
+        }
+#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN)
+        for (int64_t t = 0; t < O * np; t++) {
+            int64_t o = t / np, p = t % np;
+            int64_t r0 = p * RK_RUN_PIECE, n = R - r0 < RK_RUN_PIECE ? R - r0 : RK_RUN_PIECE;
+            if (arg)
+                RK_NAME(arg_run)(x + o * R + r0, n, ismax, r0, pv + t, pi + t);
+            else
+                pv[t] = RK_NAME(run)(kop, x + o * R + r0, n);
+        }
+        for (int64_t o = 0; o < O; o++) {
+            if (arg) {
+                out[o] = pv[o * np];
+                idx[o] = pi[o * np];
+                for (int64_t p = 1; p < np; p++)
+                    RK_NAME(arg_merge)(out + o, idx + o, pv[o * np + p], pi[o * np + p], ismax);
+            } else {
+                out[o] = RK_NAME(run)(kop, pv + o * np, np);
+            }
+        }
+        free(pv);
+        free(pi);
+        return 0;
+    }
+    int64_t nt = (I + RK_TILE - 1) / RK_TILE;
+    int64_t np = R > RK_ROW_PIECE ? (R + RK_ROW_PIECE - 1) / RK_ROW_PIECE : 1;
+    if (np == 1) {
+#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O * nt > 1)
+        for (int64_t t = 0; t < O * nt; t++) {
+            int64_t o = t / nt, j0 = (t % nt) * RK_TILE, w = I - j0 < RK_TILE ? I - j0 : RK_TILE;
+            const RK_T *src = x + o * R * I + j0;
+            if (arg)
+                RK_NAME(arg_rows)(src, R, I, w, ismax, 0, out + o * I + j0, idx + o * I + j0);
+            else
+                RK_NAME(rows)(kop, src, R, I, w, out + o * I + j0);
+        }
+        return 0;
+    }
+    /* tall blocks: partials laid out (O, np, I), then combined over np */
+    RK_T *pv = malloc((size_t)(O * np * I) * sizeof(RK_T));
+    int64_t *pi = arg ? malloc((size_t)(O * np * I) * sizeof(int64_t)) : NULL;
+    if (!pv || (arg && !pi)) {
+        free(pv);
+        free(pi);
+        return -1;
+    }
+#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN)
+    for (int64_t t = 0; t < O * np * nt; t++) {
+        int64_t o = t / (np * nt), p = (t / nt) % np, j0 = (t % nt) * RK_TILE;
+        int64_t w = I - j0 < RK_TILE ? I - j0 : RK_TILE;
+        int64_t r0 = p * RK_ROW_PIECE, n = R - r0 < RK_ROW_PIECE ? R - r0 : RK_ROW_PIECE;
+        const RK_T *src = x + (o * R + r0) * I + j0;
+        RK_T *dst = pv + (o * np + p) * I + j0;
+        if (arg)
+            RK_NAME(arg_rows)(src, n, I, w, ismax, r0, dst, pi + (o * np + p) * I + j0);
+        else
+            RK_NAME(rows)(kop, src, n, I, w, dst);
+    }
+#pragma omp parallel for schedule(static) if (O * np * I >= CH_PARALLEL_GRAIN && O * nt > 1)
+    for (int64_t t = 0; t < O * nt; t++) {
+        int64_t o = t / nt, j0 = (t % nt) * RK_TILE, w = I - j0 < RK_TILE ? I - j0 : RK_TILE;
+        const RK_T *src = pv + o * np * I + j0;
+        if (arg) {
+            for (int64_t j = 0; j < w; j++) {
+                RK_T *bv = out + o * I + j0 + j;
+                int64_t *bi = idx + o * I + j0 + j;
+                *bv = src[j];
+                *bi = pi[o * np * I + j0 + j];
+                for (int64_t p = 1; p < np; p++)
+                    RK_NAME(arg_merge)(bv, bi, src[p * I + j], pi[(o * np + p) * I + j0 + j], ismax);
+            }
+        } else {
+            RK_NAME(rows)(kop, src, np, I, w, out + o * I + j0);
+        }
+    }
+    free(pv);
+    free(pi);
+    return 0;
+}
+
+/* Cumulative sum/product along the middle axis of (O, R, I). */
+RK_STATIC void RK_NAME(cum_pass)(int prod, const RK_T *x, int64_t O, int64_t R, int64_t I, RK_T *out) {
+    int64_t total = O * R * I;
+    if (I == 1) {
+#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O > 1)
+        for (int64_t o = 0; o < O; o++) {
+            const RK_T *src = x + o * R;
+            RK_T *dst = out + o * R;
+            RK_T acc = prod ? 1 : 0;
+            for (int64_t r = 0; r < R; r++) {
+                acc = prod ? acc * src[r] : acc + src[r];
+                dst[r] = acc;
+            }
+        }
+        return;
+    }
+    int64_t nt = (I + RK_TILE - 1) / RK_TILE;
+#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O * nt > 1)
+    for (int64_t t = 0; t < O * nt; t++) {
+        int64_t o = t / nt, j0 = (t % nt) * RK_TILE, w = I - j0 < RK_TILE ? I - j0 : RK_TILE;
+        const RK_T *src = x + o * R * I + j0;
+        RK_T *dst = out + o * R * I + j0;
+        if (R == 0)
+            continue;
+        for (int64_t j = 0; j < w; j++)
+            dst[j] = src[j];
+        for (int64_t r = 1; r < R; r++) {
+            const RK_T *s = src + r * I;
+            RK_T *d = dst + r * I, *prev = dst + (r - 1) * I;
+            if (prod)
+                for (int64_t j = 0; j < w; j++) d[j] = prev[j] * s[j];
+            else
+                for (int64_t j = 0; j < w; j++) d[j] = prev[j] + s[j];
+        }
+    }
+}
+
+#undef RK_GT
+#undef RK_LT
+#undef RK_T
+#undef RK_NAME
+#undef RK_LOWEST
+#undef RK_HIGHEST
+#undef RK_ISNAN

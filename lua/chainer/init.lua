@@ -9,4 +9,69 @@ chainer.__version__ = ffi.string(C.ch_version())
 function chainer.set_num_threads(n) C.ch_set_num_threads(n) end
 function chainer.get_num_threads() return C.ch_get_num_threads() end
 
+-- classes
+local class = require 'chainer.class'
+chainer.class = class
+chainer.Object = class.Object
+chainer.isinstance = class.isinstance
+
+-- configuration
+local cfg = require 'chainer.config'
+chainer.config = cfg.config
+chainer.global_config = cfg.config
+chainer.using_config = cfg.using_config
+chainer.no_backprop_mode = cfg.no_backprop_mode
+chainer.force_backprop_mode = cfg.force_backprop_mode
+chainer.is_debug = cfg.is_debug
+chainer.set_debug = cfg.set_debug
+chainer.get_dtype = cfg.get_dtype
+
+-- autograd core
+local Variable = require 'chainer.variable'
+chainer.Variable = Variable
+chainer.variable = { Variable = Variable, VariableNode = Variable.VariableNode }
+chainer.as_variable = Variable.as_variable
+chainer.as_array = Variable.as_array
+chainer.Parameter = require 'chainer.parameter'
+chainer.FunctionNode = require 'chainer.function_node'
+chainer.Function = require 'chainer.function'
+local hooks = require 'chainer.function_hook'
+chainer.FunctionHook = hooks.FunctionHook
+chainer.get_function_hooks = hooks.get_function_hooks
+local backprop = require 'chainer.backprop'
+chainer.backward = backprop.backward
+chainer.grad = backprop.grad
+
+-- sub-modules loaded on first access (chainer.functions, chainer.gradient_check, ...)
+local lazy = {
+  functions = 'chainer.functions',
+  function_hooks = 'chainer.function_hooks',
+  gradient_check = 'chainer.gradient_check',
+  testing = 'chainer.testing',
+  computational_graph = 'chainer.computational_graph',
+  utils = 'chainer.utils',
+}
+
+-- chainer.cuda when the CUDA module exists (it loads without a GPU)
+do
+  local ok, mod = pcall(require, 'chainer.cuda')
+  if ok then
+    chainer.cuda = mod
+  elseif not tostring(mod):find("module 'chainer.cuda' not found", 1, true) then
+    error(mod, 0)
+  end
+end
+
+setmetatable(chainer, {
+  __index = function(t, k)
+    local name = lazy[k]
+    if name then
+      local mod = require(name)
+      rawset(t, k, mod)
+      return mod
+    end
+    return nil
+  end,
+})
+
 return chainer

@@ -1,0 +1,511 @@
+-- backprop.lua: reverse-mode traversal of the graph (Variable:backward,
+-- chainer.backward, chainer.grad).
+--
+-- Functions are processed from a max-heap on rank (ties: first pushed runs
+-- first), so a function runs only after every consumer of its outputs.
+-- Gradients travel on the nodes themselves (node._grad, stamped with the
+-- traversal's id in node._bp), which spares a hash table per traversal;
+-- intermediate gradients are dropped as soon as their creator has used
+-- them, unless retain_grad asks to keep them on the Variables.
+-- The traversal is a loop with an explicit heap: graphs of any depth
+-- backpropagate without growing the Lua stack.
+local T = require 'chainer.tensor'
+local config = require('chainer.config').config
+local Variable = require 'chainer.variable'
+local FunctionNode = require 'chainer.function_node'
+local hookmod = require 'chainer.function_hook'
+
+local new_var, node_of, is_variable = Variable.new_var, Variable.node_of, Variable.is_variable
+local is_tensor = T.is_tensor
+local global_hooks = hookmod.list
+local shape_str = T.shape_str
+
+local M = {}
+
+local bp_counter = 0
+local add -- basic_math.add, set on first use (avoids a require cycle)
+
+---------------------------------------------------------------------------
+-- gradient checks
+---------------------------------------------------------------------------
+local function node_shape_text(node)
+  local d = node.data
+  if not d then
+    local r = node._vref
+    local v = r and r[1]
+    d = v and v._data
+  end
+  if d then return shape_str(d.shape) end
+  return string.format('(%d-d, %d elements)', node._nd, node._numel)
+end
+
+local function grad_error(f, i, node, what)
+  error(string.format('%s (backward): the gradient of input %d %s%s', f:label(), i, what,
+    FunctionNode._creation_stack(f)), 0)
+end
+
+-- Checks a gradient against the dtype/shape/device of its input node.
+local function check_grad(f, i, node, g)
+  local p = g.ptr
+  if p.dt ~= node._dt then
+    grad_error(f, i, node, string.format('has dtype %s but the input has dtype %s',
+      T.dtype_names[p.dt], T.dtype_names[node._dt]))
+  end
+  local ok = p.nd == node._nd and tonumber(p.numel) == node._numel
+  if ok then
+    local d = node.data
+    if not d then
+      local r = node._vref
+      local v = r and r[1]
+      d = v and v._data
+    end
+    if d then
+      local q = d.ptr
+      if q.nd == p.nd then
+        for k = 0, p.nd - 1 do
+          if q.dim[k] ~= p.dim[k] then ok = false break end
+        end
+      end
+    end
+  end
+  if not ok then
+    grad_error(f, i, node, string.format('has shape %s but the input has shape %s',
+      shape_str(g.shape), node_shape_text(node)))
+  end
+  if p.dev ~= node._dev then
+    grad_error(f, i, node, string.format('is on %s but the input is on %s',
+      T.device_name(p.dev), T.device_name(node._dev)))
+  end
+end
+
+---------------------------------------------------------------------------
+-- the traversal
+---------------------------------------------------------------------------
+-- st: { id, load_if_new, retain_grad, needed (or nil), keep (or nil),
+--       leaves = {} }
+-- Heap entries: parallel arrays of functions and keys; the key orders by
+-- rank first (larger first) and push order second (earlier first).
+local function traverse(st, heap_f, heap_k, hn, seq)
+  local id = st.id
+  local load_if_new, retain_grad = st.load_if_new, st.retain_grad
+  local needed, keep, leaves = st.needed, st.keep, st.leaves
+  local nleaves = #leaves
+  local debug_mode = config.debug
+
+  while hn > 0 do
+    -- pop the top of the heap
+    local f = heap_f[1]
+    local lf, lk = heap_f[hn], heap_k[hn]
+    heap_f[hn], heap_k[hn] = nil, nil
+    hn = hn - 1
+    if hn > 0 then
+      local i = 1
+      while true do
+        local c = 2 * i
+        if c > hn then break end
+        if c < hn and heap_k[c + 1] > heap_k[c] then c = c + 1 end
+        if heap_k[c] <= lk then break end
+        heap_f[i], heap_k[i] = heap_f[c], heap_k[c]
+        i = c
+      end
+      heap_f[i], heap_k[i] = lf, lk
+    end
+
+    local ins, outs = f.inputs, f.outputs
+    if ins and outs then
+      -- gradients of the outputs
+      local nout = #outs
+      local gys = {}
+      for j = 1, nout do
+        local o = outs[j]
+        local g
+        if o._bp == id then
+          g = o._grad
+          if not (keep and keep[o]) then o._grad = false end
+        elseif load_if_new then
+          local r = o._vref
+          local v = r and r[1]
+          g = v and v._grad_var
+        end
+        if g then gys[j] = g end
+      end
+
+      -- inputs that need a gradient
+      local idx, nt = {}, 0
+      for i = 1, #ins do
+        local x = ins[i]
+        if x.requires_grad then
+          if needed == nil or keep[x] or (x.creator and needed[x.creator]) then
+            nt = nt + 1
+            idx[nt] = i
+          end
+        end
+      end
+
+      if nt > 0 then
+        local hooked = global_hooks[1] ~= nil or rawget(f, 'local_function_hooks') ~= nil
+        local hooks, in_data, out_grad
+        if hooked then
+          hooks = FunctionNode._hooks_of(f)
+          in_data, out_grad = {}, {}
+          for i = 1, #ins do in_data[i] = ins[i].data or nil end
+          for j = 1, nout do out_grad[j] = gys[j] and gys[j]._data or nil end
+          for h = 1, #hooks do hooks[h]:backward_preprocess(f, in_data, out_grad) end
+        end
+
+        local gxs = f:backward(idx, gys)
+
+        if hooked then
+          for h = 1, #hooks do hooks[h]:backward_postprocess(f, in_data, out_grad) end
+        end
+        if type(gxs) ~= 'table' then
+          error(string.format('%s: backward must return a table of gradients (got %s)', f:label(), type(gxs)), 0)
+        end
+
+        -- Chainer accepts gradients for every input, or one per target
+        -- index.  A field `n` says which (#inputs or #targets); without it a
+        -- table is read the second way only when it holds an entry at a
+        -- position that is not a target (and nothing past the targets).
+        local aligned = false
+        local gn = gxs.n
+        if gn ~= nil then
+          aligned = gn ~= #ins and gn == nt
+        elseif nt < #ins then
+          local maxn = table.maxn(gxs)
+          if maxn <= nt then
+            local is_target = {}
+            for k = 1, nt do is_target[idx[k]] = true end
+            for k = 1, maxn do
+              if gxs[k] ~= nil and not is_target[k] then aligned = true break end
+            end
+          end
+        end
+
+        for k = 1, nt do
+          local i = idx[k]
+          local gx = aligned and gxs[k] or (not aligned and gxs[i]) or nil
+          if gx ~= nil then
+            if is_tensor(gx) then gx = new_var(gx, false)
+            elseif type(gx) ~= 'table' or not gx._is_variable then
+              error(string.format('%s: backward returned a %s for input %d (expected a Variable or nil)',
+                f:label(), type(gx), i), 0)
+            end
+            local x = ins[i]
+            check_grad(f, i, x, gx._data)
+            if debug_mode and FunctionNode._has_nan(gx._data) then
+              error(string.format('NaN is detected on backward computation of %s (gradient of input %d)%s',
+                f:label(), i, FunctionNode._creation_stack(f)), 0)
+            end
+            if x._bp ~= id then
+              x._bp = id
+              if load_if_new then
+                local r = x._vref
+                local v = r and r[1]
+                local prev = v and v._grad_var
+                if prev then
+                  v._grad_var = false
+                  gx = add(prev, gx)
+                end
+              end
+              x._grad = gx
+              local c = x.creator
+              if c then
+                if c._bp ~= id and (needed == nil or needed[c]) then
+                  c._bp = id
+                  -- push c
+                  seq = seq + 1
+                  local key = c.rank * 4294967296 - seq
+                  hn = hn + 1
+                  local h = hn
+                  while h > 1 do
+                    local parent = (h - h % 2) / 2
+                    if heap_k[parent] >= key then break end
+                    heap_f[h], heap_k[h] = heap_f[parent], heap_k[parent]
+                    h = parent
+                  end
+                  heap_f[h], heap_k[h] = c, key
+                end
+              else
+                nleaves = nleaves + 1
+                leaves[nleaves] = x
+              end
+            else
+              local cur = x._grad
+              x._grad = cur and add(cur, gx) or gx
+            end
+          end
+        end
+      end
+
+      if retain_grad then
+        for j = 1, nout do
+          local r = outs[j]._vref
+          local v = r and r[1]
+          if v then v._grad_var = gys[j] or false end
+        end
+      end
+    end
+  end
+end
+
+local function push_initial(heap_f, heap_k, hn, seq, f)
+  seq = seq + 1
+  local key = f.rank * 4294967296 - seq
+  hn = hn + 1
+  local h = hn
+  while h > 1 do
+    local parent = (h - h % 2) / 2
+    if heap_k[parent] >= key then break end
+    heap_f[h], heap_k[h] = heap_f[parent], heap_k[parent]
+    h = parent
+  end
+  heap_f[h], heap_k[h] = f, key
+  return hn, seq
+end
+
+local function as_grad_var(g, fn, k)
+  if g == nil then return nil end
+  if is_variable(g) then return g end
+  if is_tensor(g) then return new_var(g, true) end
+  error(string.format('%s: grad_outputs[%d] must be a Variable, a tensor or nil (got %s)', fn, k, type(g)), 3)
+end
+
+-- Runs `body` with enable_backprop set for the traversal and restores it
+-- even on error (one pcall per backward call, none per node).
+local function with_backprop_mode(enable_double, body, ...)
+  local old = config.enable_backprop
+  config.enable_backprop = enable_double and true or false
+  local ok, err = pcall(body, ...)
+  config.enable_backprop = old
+  if not ok then error(err, 0) end
+end
+
+---------------------------------------------------------------------------
+-- backward
+---------------------------------------------------------------------------
+local function default_seed(y, fn)
+  local d = y._data
+  if d.ptr.numel ~= 1 then
+    error(string.format('%s: the output has shape %s; only a one-element output gets the initial gradient 1 ' ..
+      'automatically, so set y.grad (e.g. to ones of its shape) first, or reduce it to a scalar loss', fn,
+      shape_str(d.shape)), 4)
+  end
+  return new_var(T.ones_like(d), true)
+end
+
+local function backward_body(outputs, seeds, n, retain_grad)
+  add = add or require('chainer.functions.math.basic_math').add
+  bp_counter = bp_counter + 1
+  local id = bp_counter
+  local st = { id = id, load_if_new = true, retain_grad = retain_grad, leaves = {} }
+  local heap_f, heap_k, hn, seq = {}, {}, 0, 0
+  local given = {}
+  for k = 1, n do
+    local y = outputs[k]
+    local node = node_of(y)
+    local g = seeds[k]
+    given[g] = true
+    if node._bp == id then
+      node._grad = add(node._grad, g)
+    else
+      node._bp = id
+      node._grad = g
+    end
+    local c = node.creator
+    if c then
+      if c._bp ~= id then
+        c._bp = id
+        hn, seq = push_initial(heap_f, heap_k, hn, seq, c)
+      end
+    end
+  end
+  traverse(st, heap_f, heap_k, hn, seq)
+  -- leaves: the accumulated gradient goes to the Variable
+  local leaves = st.leaves
+  for k = 1, #leaves do
+    local x = leaves[k]
+    local g = x._grad
+    x._grad = false
+    local r = x._vref
+    local v = r and r[1]
+    if v and g then
+      if given[g] then
+        if g._node and g._node.creator then
+          g = add(g, 0)        -- keep the graph (double backprop), new tensor
+        else
+          g = new_var(g._data:copy(), g._requires_grad)
+        end
+      end
+      given[g] = true
+      v._grad_var = g
+    end
+  end
+  -- seeds that are not leaves keep their own gradient only
+  for k = 1, n do
+    local node = outputs[k]._node
+    if node and node._bp == id and node.creator then node._grad = false end
+  end
+end
+
+-- chainer.backward(outputs, grad_outputs, opts): backpropagates from
+-- several outputs at once.  grad_outputs[k] == nil uses outputs[k].grad,
+-- or 1 for a one-element output.
+function M.backward(outputs, grad_outputs, opts)
+  if is_variable(outputs) then outputs = { outputs } end
+  if type(outputs) ~= 'table' then error('backward: outputs must be a table of Variables', 2) end
+  opts = opts or {}
+  local n = #outputs
+  local seeds = {}
+  for k = 1, n do
+    local y = outputs[k]
+    if not is_variable(y) then
+      error(string.format('backward: outputs[%d] must be a Variable (got %s)', k, type(y)), 2)
+    end
+    local g = as_grad_var(grad_outputs and grad_outputs[k], 'backward', k)
+    if g == nil then
+      g = y._grad_var
+      if not g then g = default_seed(y, 'backward') end
+    end
+    if opts.loss_scale then g = new_var(T.mul(g._data, opts.loss_scale), g._requires_grad) end
+    seeds[k] = g
+  end
+  with_backprop_mode(opts.enable_double_backprop, backward_body, outputs, seeds, n, opts.retain_grad and true or false)
+end
+
+-- Variable:backward{retain_grad =, enable_double_backprop =, loss_scale =}
+function Variable:backward(opts)
+  local retain_grad, double, loss_scale = false, false, nil
+  if opts ~= nil then
+    if type(opts) ~= 'table' then
+      error('Variable.backward: options must be a table, e.g. {retain_grad = true}', 2)
+    end
+    retain_grad = opts.retain_grad and true or false
+    double = opts.enable_double_backprop and true or false
+    loss_scale = opts.loss_scale
+  end
+  if self._data == nil then error('Variable.backward: this variable has no data', 2) end
+  local g = self._grad_var
+  if not g then
+    g = default_seed(self, 'Variable.backward')
+    self._grad_var = g
+  end
+  if loss_scale then g = new_var(T.mul(g._data, loss_scale), g._requires_grad) end
+  with_backprop_mode(double, backward_body, { self }, { g }, 1, retain_grad)
+end
+
+---------------------------------------------------------------------------
+-- grad
+---------------------------------------------------------------------------
+-- Marks the functions that lead to any of the wanted nodes (iterative
+-- post-order walk).
+local function needed_functions(start, wanted)
+  local needed = {}
+  local state = {}   -- nil: unseen, 1: expanded, 2: done
+  local stack, top = {}, 0
+  for k = 1, #start do
+    local c = start[k]
+    if c and not state[c] then top = top + 1 stack[top] = c end
+    while top > 0 do
+      local f = stack[top]
+      local s = state[f]
+      local ins = f.inputs or {}
+      if s == nil then
+        state[f] = 1
+        for i = 1, #ins do
+          local cc = ins[i].creator
+          if cc and not state[cc] then top = top + 1 stack[top] = cc end
+        end
+      else
+        top = top - 1
+        if s == 1 then
+          state[f] = 2
+          local need = false
+          for i = 1, #ins do
+            local x = ins[i]
+            if wanted[x] or (x.creator and needed[x.creator]) then need = true break end
+          end
+          needed[f] = need
+        end
+      end
+    end
+  end
+  return needed
+end
+
+local function grad_body(st, outputs, seeds, inputs, heap_f, heap_k, result, opts)
+  local id = st.id
+  local hn, seq = 0, 0
+  for k = 1, #outputs do
+    local node = node_of(outputs[k])
+    local g = seeds[k]
+    if node._bp == id then node._grad = add(node._grad, g)
+    else node._bp = id node._grad = g end
+    local c = node.creator
+    if c and c._bp ~= id and st.needed[c] then
+      c._bp = id
+      hn, seq = push_initial(heap_f, heap_k, hn, seq, c)
+    end
+  end
+  traverse(st, heap_f, heap_k, hn, seq)
+  local gin = opts.grad_inputs
+  for k = 1, #inputs do
+    local x = inputs[k]
+    local node = x._node
+    local g = nil
+    if node and node._bp == id and node._grad then g = node._grad end
+    if gin and gin[k] ~= nil then
+      local gi = as_grad_var(gin[k], 'grad', k)
+      g = g and add(g, gi) or gi
+    end
+    result[k] = g
+    if opts.set_grad then x._grad_var = g or false end
+  end
+  for k = 1, #inputs do
+    local node = inputs[k]._node
+    if node then node._grad = false end
+  end
+  for k = 1, #outputs do
+    local node = outputs[k]._node
+    if node then node._grad = false end
+  end
+end
+
+-- chainer.grad(outputs, inputs, {grad_outputs =, grad_inputs =, set_grad =,
+-- retain_grad =, enable_double_backprop =, loss_scale =}): gradients of the
+-- outputs with respect to the inputs, as a table aligned with inputs (nil
+-- where an input does not influence the outputs; the table's `n` field is
+-- the number of inputs).  Variables' .grad are left alone unless set_grad.
+function M.grad(outputs, inputs, opts)
+  opts = opts or {}
+  if is_variable(outputs) then outputs = { outputs } end
+  if is_variable(inputs) then inputs = { inputs } end
+  if type(outputs) ~= 'table' then error('grad: outputs must be a table of Variables', 2) end
+  if type(inputs) ~= 'table' then error('grad: inputs must be a table of Variables', 2) end
+  add = add or require('chainer.functions.math.basic_math').add
+  local go = opts.grad_outputs
+  local seeds = {}
+  for k = 1, #outputs do
+    local y = outputs[k]
+    if not is_variable(y) then error(string.format('grad: outputs[%d] must be a Variable (got %s)', k, type(y)), 2) end
+    local g = as_grad_var(go and go[k], 'grad', k)
+    if g == nil then g = default_seed(y, 'grad') end
+    if opts.loss_scale then g = new_var(T.mul(g._data, opts.loss_scale), g._requires_grad) end
+    seeds[k] = g
+  end
+  local wanted = {}
+  for k = 1, #inputs do
+    local x = inputs[k]
+    if not is_variable(x) then error(string.format('grad: inputs[%d] must be a Variable (got %s)', k, type(x)), 2) end
+    wanted[node_of(x)] = true
+  end
+  local start = {}
+  for k = 1, #outputs do start[k] = node_of(outputs[k]).creator end
+  bp_counter = bp_counter + 1
+  local st = { id = bp_counter, load_if_new = false, retain_grad = opts.retain_grad and true or false,
+    needed = needed_functions(start, wanted), keep = wanted, leaves = {} }
+  local result = { n = #inputs }
+  with_backprop_mode(opts.enable_double_backprop, grad_body, st, outputs, seeds, inputs, {}, {}, result, opts)
+  return result
+end
+
+return M

@@ -1,0 +1,110 @@
+-- class.lua: the small class helper behind every chainer class.
+--
+--   local MLP = chainer.Chain:extend('MLP')
+--   function MLP:init(n) ... end        -- constructor
+--   local m = MLP(3)                    -- instances are created by calling the class
+--
+-- A class is a table that is the metatable of its instances.  Methods are
+-- looked up along the parent chain through the class's own metatable.
+-- Lua reads metamethods (__add, __call, __tostring, ...) with rawget, so
+-- `extend` copies the parent's metamethods into the child; a metamethod a
+-- parent gains after a child was made does not reach that child.
+-- A class whose instances need computed fields sets __index to a function;
+-- children inherit that function, which must find methods through
+-- getmetatable(self), never through a fixed class.
+local Object = {}
+Object.__index = Object
+Object.__name = 'Object'
+
+local class_mt = {}
+
+-- Copies metamethods (keys that start with "__") except the class's own
+-- identity fields.
+local skip = { __index = true, __name = true, __super = true }
+
+function class_mt.__call(cls, ...)
+  return cls:new(...)
+end
+
+function class_mt.__tostring(cls)
+  return 'class ' .. tostring(rawget(cls, '__name'))
+end
+
+setmetatable(Object, class_mt)
+
+-- Returns a subclass named `name`.
+function Object.extend(parent, name)
+  if type(parent) ~= 'table' or rawget(parent, '__name') == nil then
+    error('extend: call it on a class, as Base:extend(name)', 2)
+  end
+  if name ~= nil and type(name) ~= 'string' then
+    error('extend: the class name must be a string (got ' .. type(name) .. ')', 2)
+  end
+  local cls = {}
+  for k, v in pairs(parent) do
+    if type(k) == 'string' and k:sub(1, 2) == '__' and not skip[k] then cls[k] = v end
+  end
+  local pidx = rawget(parent, '__index')
+  if type(pidx) == 'function' then cls.__index = pidx else cls.__index = cls end
+  cls.__name = name or ('Anonymous' .. tostring(parent.__name))
+  cls.__super = parent
+  cls.super = parent   -- MLP.super.init(self, ...) calls the parent's constructor
+  local mt = { __index = parent, __call = class_mt.__call, __tostring = class_mt.__tostring }
+  setmetatable(cls, mt)
+  local hook = parent.__subclassed
+  if hook then hook(parent, cls) end
+  return cls
+end
+
+-- Creates an instance and runs the constructor `init` (if any).
+function Object.new(cls, ...)
+  local self = setmetatable({}, cls)
+  local init = cls.init
+  if init then init(self, ...) end
+  return self
+end
+
+-- The class of an object (nil for non-instances).
+function Object.class_of(obj)
+  local mt = getmetatable(obj)
+  if type(mt) == 'table' and rawget(mt, '__name') ~= nil then return mt end
+  return nil
+end
+
+-- True when `obj` is an instance of `cls` or of a subclass.
+function Object.isinstance(obj, cls)
+  if type(obj) ~= 'table' then return false end
+  local c = getmetatable(obj)
+  while type(c) == 'table' do
+    if c == cls then return true end
+    c = rawget(c, '__super')
+  end
+  return false
+end
+
+-- True when class `cls` is `base` or derives from it.
+function Object.issubclass(cls, base)
+  local c = cls
+  while type(c) == 'table' do
+    if c == base then return true end
+    c = rawget(c, '__super')
+  end
+  return false
+end
+
+
+local M = {
+  Object = Object,
+  isinstance = Object.isinstance,
+  issubclass = Object.issubclass,
+  class_of = Object.class_of,
+}
+
+-- chainer.class(name, parent): a new class (parent defaults to Object).
+setmetatable(M, {
+  __call = function(_, name, parent)
+    return (parent or Object):extend(name)
+  end,
+})
+
+return M

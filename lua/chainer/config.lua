@@ -1,0 +1,155 @@
+-- config.lua: chainer.config, Chainer's global configuration, and the
+-- scoped helpers (using_config, no_backprop_mode, force_backprop_mode).
+--
+-- Chainer keeps configuration per thread; a LuaJIT state is single-threaded,
+-- so one table serves.  Plain keys are ordinary fields (the autograd reads
+-- `config.enable_backprop` on every operation, so it must be a field read).
+-- A few keys are validated or mirrored and live behind __index/__newindex:
+--   dtype      mirrors chainer.tensor.default_float (the default float dtype)
+--   use_cudnn  'always' | 'auto' | 'never'
+local T = require 'chainer.tensor'
+
+local M = {}
+
+local defaults = {
+  train = true,
+  enable_backprop = true,
+  type_check = true,
+  debug = false,
+  cudnn_deterministic = false,
+  keep_graph_on_report = false,
+  autotune = false,
+  use_cudnn_tensor_core = 'auto',
+  lazy_grad_sum = false,
+}
+
+local special = {}     -- values of the validated keys
+special.use_cudnn = 'auto'
+
+local float_dtypes = { float16 = true, float32 = true, float64 = true }
+
+local setters = {}
+function setters.dtype(v)
+  local name = type(v) == 'string' and (T.dtype_codes[v] and T.dtype_names[T.dtype_codes[v]]) or nil
+  if not name or not float_dtypes[name] then
+    error(string.format("config.dtype: expected 'float16', 'float32' or 'float64' (got %s)", tostring(v)), 3)
+  end
+  T.default_float = name
+end
+function setters.use_cudnn(v)
+  if v ~= 'always' and v ~= 'auto' and v ~= 'never' then
+    error(string.format("config.use_cudnn: expected 'always', 'auto' or 'never' (got %s)", tostring(v)), 3)
+  end
+  special.use_cudnn = v
+end
+
+local getters = {}
+function getters.dtype() return T.default_float end
+function getters.use_cudnn() return special.use_cudnn end
+
+local config = {}
+for k, v in pairs(defaults) do config[k] = v end
+
+setmetatable(config, {
+  __index = function(_, k)
+    local g = getters[k]
+    if g then return g() end
+    return nil
+  end,
+  __newindex = function(t, k, v)
+    local s = setters[k]
+    if s then s(v) return end
+    rawset(t, k, v)
+  end,
+})
+
+-- Prints every entry (chainer.config.show()).
+local function show(file)
+  file = file or io.stdout
+  local keys = {}
+  for k in pairs(config) do keys[#keys + 1] = k end
+  for k in pairs(getters) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    file:write(string.format('%-24s %s\n', k, tostring(config[k])))
+  end
+end
+M.show = show
+
+---------------------------------------------------------------------------
+-- environment
+---------------------------------------------------------------------------
+local function env_flag(name)
+  local v = os.getenv(name)
+  if v == nil or v == '' then return nil end
+  v = v:lower()
+  if v == '0' or v == 'false' or v == 'off' or v == 'no' then return false end
+  return true
+end
+
+do
+  local tc = env_flag('CHAINER_TYPE_CHECK')
+  if tc ~= nil then config.type_check = tc end
+  local dbg = env_flag('CHAINER_DEBUG')
+  if dbg ~= nil then config.debug = dbg end
+  local dt = os.getenv('CHAINER_DTYPE')
+  if dt and dt ~= '' then config.dtype = dt end
+  local cudnn = os.getenv('CHAINER_CUDNN')
+  if cudnn == '0' then special.use_cudnn = 'never' end
+  local seed = tonumber(os.getenv('CHAINER_SEED') or '')
+  if seed then
+    -- seed every device's generator the runtime knows about (CPU = -1)
+    pcall(function() T.C.ch_rng_seed(-1, seed) end)
+  end
+  M.seed = seed
+end
+
+---------------------------------------------------------------------------
+-- scoped configuration
+---------------------------------------------------------------------------
+local function finish(name, old, ok, ...)
+  config[name] = old
+  if not ok then error((...), 0) end
+  return ...
+end
+
+-- Sets config[name] = value while fn runs, restoring it afterwards even
+-- when fn raises; returns what fn returns.
+function M.using_config(name, value, fn)
+  if type(name) ~= 'string' then
+    error('using_config: the name must be a string (got ' .. type(name) .. ')', 2)
+  end
+  if type(fn) ~= 'function' then
+    error("using_config: pass the scope as a function: chainer.using_config('" .. name ..
+      "', value, function() ... end)", 2)
+  end
+  local old = config[name]
+  config[name] = value
+  return finish(name, old, pcall(fn))
+end
+
+function M.no_backprop_mode(fn)
+  if type(fn) ~= 'function' then
+    error('no_backprop_mode: pass the scope as a function: chainer.no_backprop_mode(function() ... end)', 2)
+  end
+  local old = config.enable_backprop
+  config.enable_backprop = false
+  return finish('enable_backprop', old, pcall(fn))
+end
+
+function M.force_backprop_mode(fn)
+  if type(fn) ~= 'function' then
+    error('force_backprop_mode: pass the scope as a function: chainer.force_backprop_mode(function() ... end)', 2)
+  end
+  local old = config.enable_backprop
+  config.enable_backprop = true
+  return finish('enable_backprop', old, pcall(fn))
+end
+
+function M.is_debug() return config.debug == true end
+function M.set_debug(v) config.debug = v and true or false end
+function M.get_dtype() return T.default_float end
+
+M.config = config
+M.global_config = config
+return M

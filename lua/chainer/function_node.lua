@@ -1,0 +1,352 @@
+-- function_node.lua: chainer.FunctionNode, Chainer's new-style function.
+--
+--   local Exp = chainer.FunctionNode:extend('Exp')
+--   function Exp:forward(inputs)               -- tensors in, tensors out
+--     self:retain_outputs({1})
+--     return { T.exp(inputs[1]) }
+--   end
+--   function Exp:backward(indexes, grad_outputs)  -- Variables in and out
+--     local y = self:get_retained_outputs()[1]
+--     return { grad_outputs[1] * y }
+--   end
+--   local y = Exp():apply({x})[1]
+--
+-- Positions in Lua tables are 1-based: retain_inputs({1, 2}), the
+-- target_input_indexes passed to backward, and the tables of inputs,
+-- outputs and gradients.  backward is written with Variables and other
+-- FunctionNodes, so it is itself differentiable (double backprop).
+--
+-- apply() is the hot path of the whole framework: it allocates only the
+-- tables it returns or stores, takes no closures and calls no pcall; hooks,
+-- type checks and debug checks cost one test each when off.
+local T = require 'chainer.tensor'
+local class = require 'chainer.class'
+local config = require('chainer.config').config
+local Variable = require 'chainer.variable'
+local hookmod = require 'chainer.function_hook'
+
+local new_var, node_of, VariableNode = Variable.new_var, Variable.node_of, Variable.VariableNode
+local global_hooks = hookmod.list
+local is_tensor = T.is_tensor
+local WEAK = { __mode = 'v' }
+
+local FunctionNode = class.Object:extend('FunctionNode')
+
+-- Fields every node has (stored on the instance once applied):
+--   inputs   array of the input VariableNodes
+--   outputs  array of the output VariableNodes
+--   rank     max rank of the inputs (outputs get rank + 1)
+FunctionNode.rank = 0
+FunctionNode.inputs = false
+FunctionNode.outputs = false
+
+function FunctionNode:label() return getmetatable(self).__name end
+
+function FunctionNode:check_type_forward(in_types) end
+local base_check_type_forward = FunctionNode.check_type_forward
+
+-- Default forward: dispatches on the inputs' device to forward_cpu/forward_gpu.
+function FunctionNode:forward(inputs)
+  local on_gpu = false
+  for i = 1, #inputs do
+    if inputs[i].ptr.dev >= 0 then on_gpu = true break end
+  end
+  local f = on_gpu and self.forward_gpu or self.forward_cpu
+  if f == nil then
+    error(string.format('%s: implement forward(inputs) (or forward_cpu/forward_gpu)', self:label()), 2)
+  end
+  return f(self, inputs)
+end
+
+-- Default backward: no gradient for any input.
+function FunctionNode:backward(target_input_indexes, grad_outputs)
+  return {}
+end
+
+-- Called inside forward: which inputs/outputs backward will need.
+function FunctionNode:retain_inputs(indexes)
+  if type(indexes) ~= 'table' then
+    error('retain_inputs: expected a table of 1-based input positions, e.g. {1, 2}', 2)
+  end
+  self._input_indexes_to_retain = indexes
+end
+
+function FunctionNode:retain_outputs(indexes)
+  if type(indexes) ~= 'table' then
+    error('retain_outputs: expected a table of 1-based output positions, e.g. {1}', 2)
+  end
+  self._output_indexes_to_retain = indexes
+end
+
+-- The retained inputs as Variables (connected to the graph).
+function FunctionNode:get_retained_inputs()
+  local idx = self._input_indexes_to_retain
+  local ins = self.inputs
+  if not idx or not ins then
+    error(string.format('%s: get_retained_inputs: no inputs were retained (call retain_inputs in forward)',
+      self:label()), 2)
+  end
+  local out = {}
+  for k = 1, #idx do out[k] = ins[idx[k]]:get_variable() end
+  return out
+end
+
+-- The retained outputs as Variables (connected to the graph).
+function FunctionNode:get_retained_outputs()
+  local idx = self._output_indexes_to_retain
+  local outs = self.outputs
+  local data = self._retained_output_data
+  if not idx or not outs or not data then
+    error(string.format('%s: get_retained_outputs: no outputs were retained (call retain_outputs in forward)',
+      self:label()), 2)
+  end
+  local ret = {}
+  for k = 1, #idx do
+    local node = outs[idx[k]]
+    local r = node._vref
+    local v = r and r[1]
+    if not v then
+      v = new_var(data[k], node.requires_grad)
+      v._node = node
+      node._vref = setmetatable({ v }, WEAK)
+    end
+    ret[k] = v
+  end
+  return ret
+end
+
+-- Removes this node from the graph: its outputs forget their creator.
+function FunctionNode:unchain()
+  local outs = self.outputs
+  if outs then
+    for i = 1, #outs do
+      local o = outs[i]
+      if o.creator == self then o.creator = false o.rank = 0 end
+    end
+  end
+  self.inputs = false
+end
+
+-- Local hooks: an ordered table { names = {...}, [name] = hook }.
+function FunctionNode:add_hook(hook, name)
+  name = name or hookmod.name_of(hook)
+  local lh = rawget(self, 'local_function_hooks')
+  if not lh then
+    lh = { names = {} }
+    self.local_function_hooks = lh
+  end
+  if lh[name] then
+    error(string.format("%s: add_hook: a hook named '%s' is already registered", self:label(), name), 2)
+  end
+  lh[name] = hook
+  lh.names[#lh.names + 1] = name
+  hook:added(self)
+end
+
+function FunctionNode:delete_hook(name)
+  local lh = rawget(self, 'local_function_hooks')
+  if not lh or not lh[name] then
+    error(string.format("%s: delete_hook: no hook named '%s'", self:label(), tostring(name)), 2)
+  end
+  local hook = lh[name]
+  lh[name] = nil
+  for i = #lh.names, 1, -1 do
+    if lh.names[i] == name then table.remove(lh.names, i) end
+  end
+  hook:deleted(self)
+end
+
+-- Global hooks then local ones, as Chainer orders them.
+local function hooks_of(f)
+  local out = {}
+  for i = 1, #global_hooks do out[#out + 1] = global_hooks[i] end
+  local lh = rawget(f, 'local_function_hooks')
+  if lh then
+    for i = 1, #lh.names do out[#out + 1] = lh[lh.names[i]] end
+  end
+  return out
+end
+FunctionNode._hooks_of = hooks_of
+
+---------------------------------------------------------------------------
+-- debug mode
+---------------------------------------------------------------------------
+local function has_nan(t)
+  if t.ptr.dt < 6 or t.ptr.numel == 0 then return false end  -- not a float tensor
+  local m = T.isnan(t)
+  local a = T.any(m)
+  if type(a) == 'boolean' then return a end
+  return a:item() == true or a:item() == 1
+end
+FunctionNode._has_nan = has_nan
+
+local function creation_stack(f)
+  local s = rawget(f, 'stack')
+  if s then return '\nStack trace of the function (where it was created):\n' .. s end
+  return ''
+end
+FunctionNode._creation_stack = creation_stack
+
+---------------------------------------------------------------------------
+-- type checking
+---------------------------------------------------------------------------
+local type_check -- loaded on first use
+
+local function run_type_check(f, in_data)
+  type_check = type_check or require 'chainer.utils.type_check'
+  local in_types = type_check.get_types(in_data, 'in_types')
+  local ok, err = pcall(f.check_type_forward, f, in_types)
+  if not ok then
+    if type(err) == 'table' and err.invalid_type then
+      error(type_check.format_error(err, f:label(), 'Forward'), 0)
+    end
+    error(err, 0)
+  end
+end
+
+---------------------------------------------------------------------------
+-- apply
+---------------------------------------------------------------------------
+local function bad_input(f, i, x)
+  local what = type(x)
+  if what == 'table' and x._is_variable then what = 'a Variable without data (an uninitialised Parameter)' end
+  error(string.format('%s: input %d must be a Variable or a tensor (got %s)', f:label(), i, what), 3)
+end
+
+local function bad_output(f, outs)
+  if type(outs) ~= 'table' then
+    error(string.format('%s: forward must return a table of tensors (got %s)', f:label(), type(outs)), 3)
+  end
+  for j = 1, #outs do
+    if not is_tensor(outs[j]) then
+      error(string.format('%s: forward output %d is not a tensor (got %s)', f:label(), j, type(outs[j])), 3)
+    end
+  end
+end
+
+-- Applies the function to a table of Variables/tensors; returns a table of
+-- output Variables.
+function FunctionNode:apply(inputs)
+  if self.inputs then
+    error(string.format('%s: this FunctionNode has already been applied; create a new instance for every call',
+      self:label()), 2)
+  end
+  local n = #inputs
+  local in_data = {}
+  local requires_grad = false
+  for i = 1, n do
+    local x = inputs[i]
+    if type(x) == 'table' then
+      local d = x._data
+      if d == nil then bad_input(self, i, x) end
+      in_data[i] = d
+      if x._requires_grad then requires_grad = true end
+    elseif is_tensor(x) then
+      in_data[i] = x
+    else
+      bad_input(self, i, x)
+    end
+  end
+
+  if config.type_check and self.check_type_forward ~= base_check_type_forward then
+    run_type_check(self, in_data)
+  end
+
+  local hooked = global_hooks[1] ~= nil or rawget(self, 'local_function_hooks') ~= nil
+  local hooks
+  if hooked then
+    hooks = hooks_of(self)
+    for i = 1, #hooks do hooks[i]:forward_preprocess(self, in_data) end
+  end
+
+  local outs = self:forward(in_data)
+
+  if hooked then
+    for i = 1, #hooks do hooks[i]:forward_postprocess(self, in_data) end
+  end
+  if type(outs) ~= 'table' or (outs[1] ~= nil and not is_tensor(outs[1])) then bad_output(self, outs) end
+  local nout = #outs
+
+  if config.debug then
+    for j = 1, nout do
+      if not is_tensor(outs[j]) then bad_output(self, outs) end
+      if has_nan(outs[j]) then
+        error(string.format('NaN is detected on forward computation of %s (output %d)', self:label(), j), 2)
+      end
+    end
+  end
+
+  local ret = {}
+  if requires_grad and config.enable_backprop then
+    local rank = 0
+    local in_nodes = {}
+    for i = 1, n do
+      local x = inputs[i]
+      local node
+      if type(x) == 'table' then
+        node = x._node
+        if not node then node = node_of(x) end
+        local r = node.rank
+        if r > rank then rank = r end
+      else
+        -- a plain tensor enters the graph as a constant
+        local v = new_var(x, false)
+        node = node_of(v)
+        node.data = x
+      end
+      in_nodes[i] = node
+    end
+    self.rank = rank
+    self.inputs = in_nodes
+    local out_nodes = {}
+    local orank = rank + 1
+    for j = 1, nout do
+      local y = outs[j]
+      local v = new_var(y, true)
+      local p = y.ptr
+      local node = setmetatable({
+        creator = self, rank = orank, requires_grad = true, data = false, name = nil,
+        _vref = setmetatable({ v }, WEAK),
+        _dt = p.dt, _nd = p.nd, _numel = tonumber(p.numel), _dev = p.dev,
+        _grad = false, _bp = 0,
+      }, VariableNode)
+      v._node = node
+      ret[j] = v
+      out_nodes[j] = node
+    end
+    self.outputs = out_nodes
+    local ri = self._input_indexes_to_retain
+    if ri then
+      for k = 1, #ri do
+        local idx = ri[k]
+        local node = in_nodes[idx]
+        if node == nil then
+          error(string.format('%s: retain_inputs: input %s does not exist (the function has %d inputs)',
+            self:label(), tostring(idx), n), 2)
+        end
+        node.data = in_data[idx]
+      end
+    end
+    local ro = self._output_indexes_to_retain
+    if ro then
+      local rd = {}
+      for k = 1, #ro do
+        local y = outs[ro[k]]
+        if y == nil then
+          error(string.format('%s: retain_outputs: output %s does not exist (the function has %d outputs)',
+            self:label(), tostring(ro[k]), nout), 2)
+        end
+        rd[k] = y
+      end
+      self._retained_output_data = rd
+    end
+    if config.debug then self.stack = debug.traceback('', 2) end
+  else
+    for j = 1, nout do ret[j] = new_var(outs[j], requires_grad) end
+  end
+  return ret
+end
+
+FunctionNode.__tostring = function(f) return 'FunctionNode(' .. f:label() .. ')' end
+
+return FunctionNode

@@ -1,0 +1,35 @@
+-- functions/array/reshape.lua: F.reshape(x, shape); one entry may be -1.
+-- The output is a view of x when x is contiguous.
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local Variable = require 'chainer.variable'
+
+local M = {}
+
+local Reshape = FunctionNode:extend('Reshape')
+M.Reshape = Reshape
+
+function Reshape:forward(inputs)
+  local x = inputs[1]
+  self._in_shape = x.shape
+  return { x:reshape(self._shape) }
+end
+
+function Reshape:backward(idx, gys)
+  return { M.reshape(gys[1], self._in_shape) }
+end
+
+-- F.reshape(x, shape) or F.reshape(x, d1, d2, ...): x itself (as a
+-- Variable) when the shape does not change.
+function M.reshape(x, shape, ...)
+  local d = Variable.as_array(x)
+  if not T.is_tensor(d) then error('reshape: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2) end
+  if type(shape) == 'number' then shape = { shape, ... } end
+  if type(shape) ~= 'table' then error('reshape: shape must be a table of integers', 2) end
+  if require('chainer.functions.math.sum_to').shape_equal(d, shape) then return Variable.as_variable(x) end
+  local f = setmetatable({}, Reshape)
+  f._shape = shape
+  return f:apply({ x })[1]
+end
+
+return M

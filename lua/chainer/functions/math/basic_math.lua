@@ -1,0 +1,545 @@
+-- functions/math/basic_math.lua: the arithmetic operators of Variables
+-- (+ - * / ^ % and unary minus) and F.add/sub/mul/div/pow/neg/mod/absolute.
+--
+-- Operands may be Variables, tensors or Lua numbers, on either side.  Two
+-- array operands broadcast (their gradients are summed back with sum_to)
+-- and must share a dtype, as in Chainer; a number is a weak scalar (a
+-- float32 Variable times 2.5 stays float32).
+--
+-- When no graph is recorded (no input requires a gradient, or backprop is
+-- off, as during a plain backward pass) and no hook or debug check is
+-- active, the wrappers call the tensor kernel directly and wrap the result:
+-- the FunctionNode machinery is skipped entirely.
+local T = require 'chainer.tensor'
+local config = require('chainer.config').config
+local Variable = require 'chainer.variable'
+local FunctionNode = require 'chainer.function_node'
+local hooks = require('chainer.function_hook').list
+
+local new_var = Variable.new_var
+local is_tensor = T.is_tensor
+local T_add, T_sub, T_mul, T_div, T_pow, T_neg = T.add, T.sub, T.mul, T.div, T.pow, T.neg
+local T_mod, T_floor, T_log, T_sign = T.mod, T.floor, T.log, T.sign
+local setmetatable, type, error = setmetatable, type, error
+local mlog = math.log
+
+local M = {}
+
+-- sum_to and log are needed by the backward passes; loaded lazily because
+-- they require this module's siblings.
+local sum_to_fn, log_fn
+local function sum_to(x, shape)
+  sum_to_fn = sum_to_fn or require('chainer.functions.math.sum_to').sum_to
+  return sum_to_fn(x, shape)
+end
+local function log(x)
+  log_fn = log_fn or require('chainer.functions.math.log').log
+  return log_fn(x)
+end
+
+---------------------------------------------------------------------------
+-- helpers
+---------------------------------------------------------------------------
+local function operand_error(fn, pos, x)
+  local what = type(x)
+  if what == 'table' and x._is_variable then what = 'a Variable without data (an uninitialised Parameter)' end
+  error(string.format('%s: operand %d must be a Variable, a tensor or a number (got %s)', fn, pos, what), 3)
+end
+
+local function same_shape(a, b)
+  local pa, pb = a.ptr, b.ptr
+  if pa.nd ~= pb.nd then return false end
+  for i = 0, pa.nd - 1 do
+    if pa.dim[i] ~= pb.dim[i] then return false end
+  end
+  return true
+end
+M.same_shape = same_shape
+
+local function check_dtypes(fn, a, b)
+  if a.ptr.dt ~= b.ptr.dt then
+    error(string.format('%s: the operands have different dtypes (%s and %s); cast one with astype first',
+      fn, T.dtype_names[a.ptr.dt], T.dtype_names[b.ptr.dt]), 3)
+  end
+end
+
+-- True when the result needs no graph node and no hook/debug processing.
+local function plain(rg)
+  return (not rg or not config.enable_backprop) and hooks[1] == nil and not config.debug
+end
+
+local function wants(idx, i)
+  for k = 1, #idx do if idx[k] == i then return true end end
+  return false
+end
+
+---------------------------------------------------------------------------
+-- FunctionNodes
+---------------------------------------------------------------------------
+-- Binary nodes remember the input shapes only when broadcasting happened.
+local function note_broadcast(self, a, b, y)
+  if not same_shape(a, y) then self._sa = a.shape end
+  if not same_shape(b, y) then self._sb = b.shape end
+end
+
+local Add = FunctionNode:extend('Add')
+M.Add = Add
+function Add:label() return '_ + _' end
+function Add:forward(inputs)
+  local a, b = inputs[1], inputs[2]
+  check_dtypes('add', a, b)
+  local y = T_add(a, b)
+  note_broadcast(self, a, b, y)
+  return { y }
+end
+function Add:backward(idx, gys)
+  local gy = gys[1]
+  local ga, gb = gy, gy
+  local sa, sb = self._sa, self._sb
+  if sa then ga = sum_to(gy, sa) end
+  if sb then gb = sum_to(gy, sb) end
+  return { ga, gb }
+end
+
+local AddConstant = FunctionNode:extend('AddConstant')
+M.AddConstant = AddConstant
+function AddConstant:label() return '_ + const' end
+function AddConstant:forward(inputs) return { T_add(inputs[1], self.value) } end
+function AddConstant:backward(idx, gys) return { gys[1] } end
+
+local Sub = FunctionNode:extend('Sub')
+M.Sub = Sub
+function Sub:label() return '_ - _' end
+function Sub:forward(inputs)
+  local a, b = inputs[1], inputs[2]
+  check_dtypes('sub', a, b)
+  local y = T_sub(a, b)
+  note_broadcast(self, a, b, y)
+  return { y }
+end
+function Sub:backward(idx, gys)
+  local gy = gys[1]
+  local ga, gb
+  if wants(idx, 1) then
+    ga = gy
+    if self._sa then ga = sum_to(gy, self._sa) end
+  end
+  if wants(idx, 2) then
+    gb = M.neg(gy)
+    if self._sb then gb = sum_to(gb, self._sb) end
+  end
+  return { ga, gb }
+end
+
+local SubFromConstant = FunctionNode:extend('SubFromConstant')
+M.SubFromConstant = SubFromConstant
+function SubFromConstant:label() return 'const - _' end
+function SubFromConstant:forward(inputs) return { T_sub(self.value, inputs[1]) } end
+function SubFromConstant:backward(idx, gys) return { M.neg(gys[1]) } end
+
+local Mul = FunctionNode:extend('Mul')
+M.Mul = Mul
+function Mul:label() return '_ * _' end
+function Mul:forward(inputs)
+  local a, b = inputs[1], inputs[2]
+  check_dtypes('mul', a, b)
+  self:retain_inputs({ 1, 2 })
+  local y = T_mul(a, b)
+  note_broadcast(self, a, b, y)
+  return { y }
+end
+function Mul:backward(idx, gys)
+  local xs = self:get_retained_inputs()
+  local gy = gys[1]
+  local ga, gb
+  if wants(idx, 1) then
+    ga = M.mul(gy, xs[2])
+    if self._sa then ga = sum_to(ga, self._sa) end
+  end
+  if wants(idx, 2) then
+    gb = M.mul(gy, xs[1])
+    if self._sb then gb = sum_to(gb, self._sb) end
+  end
+  return { ga, gb }
+end
+
+local MulConstant = FunctionNode:extend('MulConstant')
+M.MulConstant = MulConstant
+function MulConstant:label() return '_ * const' end
+function MulConstant:forward(inputs) return { T_mul(inputs[1], self.value) } end
+function MulConstant:backward(idx, gys) return { M.mul(gys[1], self.value) } end
+
+local Div = FunctionNode:extend('Div')
+M.Div = Div
+function Div:label() return '_ / _' end
+function Div:forward(inputs)
+  local a, b = inputs[1], inputs[2]
+  check_dtypes('div', a, b)
+  self:retain_inputs({ 1, 2 })
+  local y = T_div(a, b)
+  note_broadcast(self, a, b, y)
+  return { y }
+end
+function Div:backward(idx, gys)
+  local xs = self:get_retained_inputs()
+  local gy = gys[1]
+  local ga = M.div(gy, xs[2])
+  local gb
+  if wants(idx, 2) then
+    gb = M.neg(M.div(M.mul(ga, xs[1]), xs[2]))
+    if self._sb then gb = sum_to(gb, self._sb) end
+  end
+  if self._sa and wants(idx, 1) then ga = sum_to(ga, self._sa) end
+  return { ga, gb }
+end
+
+local DivFromConstant = FunctionNode:extend('DivFromConstant')
+M.DivFromConstant = DivFromConstant
+function DivFromConstant:label() return 'const / _' end
+function DivFromConstant:forward(inputs)
+  self:retain_inputs({ 1 })
+  return { T_div(self.value, inputs[1]) }
+end
+function DivFromConstant:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  -- d(c/x) = -c / x^2
+  return { M.div(M.mul(gys[1], -self.value), M.mul(x, x)) }
+end
+
+local Neg = FunctionNode:extend('Neg')
+M.Neg = Neg
+function Neg:label() return '-_' end
+function Neg:forward(inputs) return { T_neg(inputs[1]) } end
+function Neg:backward(idx, gys) return { M.neg(gys[1]) } end
+
+local PowVarVar = FunctionNode:extend('PowVarVar')
+M.PowVarVar = PowVarVar
+function PowVarVar:label() return '_ ** _' end
+function PowVarVar:forward(inputs)
+  local a, b = inputs[1], inputs[2]
+  check_dtypes('pow', a, b)
+  self:retain_inputs({ 1, 2 })
+  self:retain_outputs({ 1 })
+  local y = T_pow(a, b)
+  note_broadcast(self, a, b, y)
+  return { y }
+end
+function PowVarVar:backward(idx, gys)
+  local xs = self:get_retained_inputs()
+  local a, b = xs[1], xs[2]
+  local gy = gys[1]
+  local ga, gb
+  if wants(idx, 1) then
+    ga = M.mul(M.mul(gy, b), M.pow(a, M.sub(b, 1)))
+    if self._sa then ga = sum_to(ga, self._sa) end
+  end
+  if wants(idx, 2) then
+    local y = self:get_retained_outputs()[1]
+    gb = M.mul(M.mul(gy, y), log(a))
+    if self._sb then gb = sum_to(gb, self._sb) end
+  end
+  return { ga, gb }
+end
+
+local PowVarConst = FunctionNode:extend('PowVarConst')
+M.PowVarConst = PowVarConst
+function PowVarConst:label() return '_ ** const' end
+function PowVarConst:forward(inputs)
+  self:retain_inputs({ 1 })
+  return { T_pow(inputs[1], self.value) }
+end
+function PowVarConst:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  local c = self.value
+  local d
+  if c == 2 then d = M.mul(x, 2)
+  elseif c == 1 then return { gys[1] }
+  else d = M.mul(M.pow(x, c - 1), c) end
+  return { M.mul(gys[1], d) }
+end
+
+local PowConstVar = FunctionNode:extend('PowConstVar')
+M.PowConstVar = PowConstVar
+function PowConstVar:label() return 'const ** _' end
+function PowConstVar:forward(inputs)
+  self:retain_outputs({ 1 })
+  return { T_pow(self.value, inputs[1]) }
+end
+function PowConstVar:backward(idx, gys)
+  local y = self:get_retained_outputs()[1]
+  return { M.mul(M.mul(gys[1], y), mlog(self.value)) }
+end
+
+-- Python's floor modulo: a % b = a - floor(a / b) * b.
+local Mod = FunctionNode:extend('Mod')
+M.Mod = Mod
+function Mod:label() return '_ % _' end
+function Mod:forward(inputs)
+  local a, b = inputs[1], inputs[2]
+  check_dtypes('mod', a, b)
+  self:retain_inputs({ 1, 2 })
+  local y = T_mod(a, b)
+  note_broadcast(self, a, b, y)
+  return { y }
+end
+function Mod:backward(idx, gys)
+  local xs = self:get_retained_inputs()
+  local gy = gys[1]
+  local ga, gb
+  if wants(idx, 1) then
+    ga = gy
+    if self._sa then ga = sum_to(ga, self._sa) end
+  end
+  if wants(idx, 2) then
+    local q = T_floor(T_div(xs[1]._data, xs[2]._data))
+    gb = M.neg(M.mul(gy, q))
+    if self._sb then gb = sum_to(gb, self._sb) end
+  end
+  return { ga, gb }
+end
+
+local ModConstant = FunctionNode:extend('ModConstant')
+M.ModConstant = ModConstant
+function ModConstant:label() return '_ % const' end
+function ModConstant:forward(inputs) return { T_mod(inputs[1], self.value) } end
+function ModConstant:backward(idx, gys) return { gys[1] } end
+
+local ModFromConstant = FunctionNode:extend('ModFromConstant')
+M.ModFromConstant = ModFromConstant
+function ModFromConstant:label() return 'const % _' end
+function ModFromConstant:forward(inputs)
+  self:retain_inputs({ 1 })
+  return { T_mod(self.value, inputs[1]) }
+end
+function ModFromConstant:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  local q = T_floor(T_div(self.value, x._data))
+  return { M.neg(M.mul(gys[1], q)) }
+end
+
+local Absolute = FunctionNode:extend('Absolute')
+M.Absolute = Absolute
+function Absolute:label() return '|_|' end
+function Absolute:forward(inputs)
+  self:retain_inputs({ 1 })
+  return { T.abs(inputs[1]) }
+end
+function Absolute:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  return { M.mul(gys[1], T_sign(x._data)) }
+end
+
+---------------------------------------------------------------------------
+-- wrappers
+---------------------------------------------------------------------------
+-- Data and requires_grad of a Variable or tensor operand.
+local function operand(x, fn, pos)
+  if type(x) == 'table' then
+    local d = x._data
+    if d == nil or not x._is_variable then operand_error(fn, pos, x) end
+    return d, x._requires_grad
+  end
+  if is_tensor(x) then return x, false end
+  operand_error(fn, pos, x)
+end
+
+local function const_node(cls, x, c)
+  local f = setmetatable({}, cls)
+  f.value = c
+  return f:apply({ x })[1]
+end
+
+local function var_node(cls, a, b)
+  return setmetatable({}, cls):apply({ a, b })[1]
+end
+
+local function add(a, b)
+  local ta, tb = type(a), type(b)
+  if ta == 'number' then
+    if tb == 'number' then return a + b end
+    a, b = b, a
+  end
+  if type(b) == 'number' then
+    local d, rg = operand(a, 'add', 1)
+    if plain(rg) then return new_var(T_add(d, b), rg) end
+    return const_node(AddConstant, a, b)
+  end
+  local da, ra = operand(a, 'add', 1)
+  local db, rb = operand(b, 'add', 2)
+  local rg = ra or rb
+  if plain(rg) then
+    check_dtypes('add', da, db)
+    return new_var(T_add(da, db), rg)
+  end
+  return var_node(Add, a, b)
+end
+
+local function sub(a, b)
+  if type(a) == 'number' then
+    if type(b) == 'number' then return a - b end
+    local d, rg = operand(b, 'sub', 2)
+    if plain(rg) then return new_var(T_sub(a, d), rg) end
+    return const_node(SubFromConstant, b, a)
+  end
+  if type(b) == 'number' then
+    local d, rg = operand(a, 'sub', 1)
+    if plain(rg) then return new_var(T_sub(d, b), rg) end
+    return const_node(AddConstant, a, -b)
+  end
+  local da, ra = operand(a, 'sub', 1)
+  local db, rb = operand(b, 'sub', 2)
+  local rg = ra or rb
+  if plain(rg) then
+    check_dtypes('sub', da, db)
+    return new_var(T_sub(da, db), rg)
+  end
+  return var_node(Sub, a, b)
+end
+
+local function mul(a, b)
+  if type(a) == 'number' then
+    if type(b) == 'number' then return a * b end
+    a, b = b, a
+  end
+  if type(b) == 'number' then
+    local d, rg = operand(a, 'mul', 1)
+    if plain(rg) then return new_var(T_mul(d, b), rg) end
+    return const_node(MulConstant, a, b)
+  end
+  local da, ra = operand(a, 'mul', 1)
+  local db, rb = operand(b, 'mul', 2)
+  local rg = ra or rb
+  if plain(rg) then
+    check_dtypes('mul', da, db)
+    return new_var(T_mul(da, db), rg)
+  end
+  return var_node(Mul, a, b)
+end
+
+local function div(a, b)
+  if type(a) == 'number' then
+    if type(b) == 'number' then return a / b end
+    local d, rg = operand(b, 'div', 2)
+    if plain(rg) then return new_var(T_div(a, d), rg) end
+    return const_node(DivFromConstant, b, a)
+  end
+  if type(b) == 'number' then
+    local d, rg = operand(a, 'div', 1)
+    if plain(rg) then return new_var(T_div(d, b), rg) end
+    return const_node(MulConstant, a, 1 / b)
+  end
+  local da, ra = operand(a, 'div', 1)
+  local db, rb = operand(b, 'div', 2)
+  local rg = ra or rb
+  if plain(rg) then
+    check_dtypes('div', da, db)
+    return new_var(T_div(da, db), rg)
+  end
+  return var_node(Div, a, b)
+end
+
+local function pow(a, b)
+  if type(a) == 'number' then
+    if type(b) == 'number' then return a ^ b end
+    local d, rg = operand(b, 'pow', 2)
+    if plain(rg) then return new_var(T_pow(a, d), rg) end
+    return const_node(PowConstVar, b, a)
+  end
+  if type(b) == 'number' then
+    local d, rg = operand(a, 'pow', 1)
+    if plain(rg) then return new_var(T_pow(d, b), rg) end
+    return const_node(PowVarConst, a, b)
+  end
+  local da, ra = operand(a, 'pow', 1)
+  local db, rb = operand(b, 'pow', 2)
+  local rg = ra or rb
+  if plain(rg) then
+    check_dtypes('pow', da, db)
+    return new_var(T_pow(da, db), rg)
+  end
+  return var_node(PowVarVar, a, b)
+end
+
+local function mod(a, b)
+  if type(a) == 'number' then
+    if type(b) == 'number' then return a % b end
+    local d, rg = operand(b, 'mod', 2)
+    if plain(rg) then return new_var(T_mod(a, d), rg) end
+    return const_node(ModFromConstant, b, a)
+  end
+  if type(b) == 'number' then
+    local d, rg = operand(a, 'mod', 1)
+    if plain(rg) then return new_var(T_mod(d, b), rg) end
+    return const_node(ModConstant, a, b)
+  end
+  local da, ra = operand(a, 'mod', 1)
+  local db, rb = operand(b, 'mod', 2)
+  local rg = ra or rb
+  if plain(rg) then
+    check_dtypes('mod', da, db)
+    return new_var(T_mod(da, db), rg)
+  end
+  return var_node(Mod, a, b)
+end
+
+local function neg(x)
+  if type(x) == 'number' then return -x end
+  local d, rg = operand(x, 'neg', 1)
+  if plain(rg) then return new_var(T_neg(d), rg) end
+  return setmetatable({}, Neg):apply({ x })[1]
+end
+
+local function absolute(x)
+  local d, rg = operand(x, 'absolute', 1)
+  if plain(rg) then return new_var(T.abs(d), rg) end
+  return setmetatable({}, Absolute):apply({ x })[1]
+end
+
+M.add2, M.sub, M.mul, M.div, M.pow, M.mod, M.neg, M.absolute = add, sub, mul, div, pow, mod, neg, absolute
+M.add = add
+
+-- F.add(a, b, c, ...): the sum of any number of operands.
+function M.add_n(...)
+  local n = select('#', ...)
+  local xs = { ... }
+  if n == 0 then error('add: expected at least one operand', 2) end
+  local acc = xs[1]
+  if n == 1 then return Variable.as_variable(acc) end
+  for i = 2, n do acc = add(acc, xs[i]) end
+  return acc
+end
+
+---------------------------------------------------------------------------
+-- install the operators
+---------------------------------------------------------------------------
+Variable.__add = add
+Variable.__sub = sub
+Variable.__mul = mul
+Variable.__div = div
+Variable.__pow = pow
+Variable.__mod = mod
+Variable.__unm = neg
+function Variable:__abs() return absolute(self) end
+Variable.abs = absolute
+
+-- `tensor op Variable` reaches the tensor's metamethod first; the tensor
+-- namespace functions it calls hand such mixed calls to the Variable
+-- operators.
+local function is_var(x) return type(x) == 'table' and x._is_variable == true end
+local function intercept(name, varfn)
+  local orig = T[name]
+  if orig == nil or T['_var_' .. name] then return end
+  T['_var_' .. name] = orig
+  T[name] = function(a, b, out)
+    if is_var(a) or is_var(b) then return varfn(a, b) end
+    return orig(a, b, out)
+  end
+end
+intercept('add', add)
+intercept('sub', sub)
+intercept('mul', mul)
+intercept('div', div)
+intercept('pow', pow)
+intercept('mod', mod)
+
+return M

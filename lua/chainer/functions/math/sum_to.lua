@@ -1,0 +1,47 @@
+-- functions/math/sum_to.lua: F.sum_to(x, shape), summing x down to `shape`
+-- (the inverse of broadcasting; the backward pass of every broadcast).
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local Variable = require 'chainer.variable'
+
+local M = {}
+
+local SumTo = FunctionNode:extend('SumTo')
+M.SumTo = SumTo
+
+function SumTo:forward(inputs)
+  local x = inputs[1]
+  self._in_shape = x.shape
+  return { T.sum_to(x, self._shape) }
+end
+
+function SumTo:backward(idx, gys)
+  local broadcast_to = require('chainer.functions.array.broadcast_to').broadcast_to
+  return { broadcast_to(gys[1], self._in_shape) }
+end
+
+local function shape_equal(x, shape)
+  local p = x.ptr
+  if p.nd ~= #shape then return false end
+  for i = 1, #shape do
+    if p.dim[i - 1] ~= shape[i] then return false end
+  end
+  return true
+end
+M.shape_equal = shape_equal
+
+-- F.sum_to(x, shape): x itself (as a Variable) when it already has `shape`.
+function M.sum_to(x, shape)
+  local d = Variable.as_array(x)
+  if not T.is_tensor(d) then
+    error('sum_to: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2)
+  end
+  if type(shape) == 'number' then shape = { shape } end
+  if type(shape) ~= 'table' then error('sum_to: shape must be a table of integers', 2) end
+  if shape_equal(d, shape) then return Variable.as_variable(x) end
+  local f = setmetatable({}, SumTo)
+  f._shape = shape
+  return f:apply({ x })[1]
+end
+
+return M

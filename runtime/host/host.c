@@ -169,21 +169,34 @@ lua_State *chainlua_host_newstate(void) {
 /* ---- Ctrl-C -------------------------------------------------------------- */
 
 static lua_State *volatile sig_L;
-static volatile sig_atomic_t sig_armed, sig_pending;
+static volatile sig_atomic_t sig_armed, sig_pending, hook_pending;
 
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
+    hook_pending = 0;
     lua_sethook(L, NULL, 0, 0);
     luaL_error(L, "interrupted");
 }
 
 /* Only async-signal-safe work here: lua_sethook just stores the hook (this
- * is how lua.c and luajit.c interrupt a running chunk). */
+ * is how lua.c and luajit.c interrupt a running chunk).  Code running inside
+ * a JIT-compiled trace does not look at hooks, so a tight compiled loop only
+ * sees the interrupt when it leaves its trace; if a second Ctrl-C comes
+ * before the first one was delivered, we give up and end the process. */
 static void on_sigint(int sig) {
-    (void)sig;
     sig_pending = 1;
-    if (sig_armed && sig_L)
+    if (sig_armed && sig_L) {
+        if (hook_pending) {
+            static const char msg[] = "\nchainlua: interrupted twice while a compiled loop was running; exiting\n";
+            ssize_t w = write(2, msg, sizeof msg - 1);
+            (void)w;
+            signal(sig, SIG_DFL);
+            raise(sig);
+            return;
+        }
+        hook_pending = 1;
         lua_sethook(sig_L, interrupt_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+    }
 }
 
 void chainlua_host_signals(lua_State *L) {
@@ -198,6 +211,7 @@ void chainlua_host_signals(lua_State *L) {
 
 void chainlua_host_arm_interrupt(int armed) {
     sig_armed = armed;
+    hook_pending = 0;
     if (!armed && sig_L)
         lua_sethook(sig_L, NULL, 0, 0);   /* a signal that came too late to fire */
 }

@@ -17,9 +17,30 @@
 enum { RK_SUM = 0, RK_PROD, RK_MAX, RK_MIN, RK_ARGMAX, RK_ARGMIN };
 
 #define RK_LEAF 128          /* pairwise-summation leaf (elements) */
-#define RK_TILE 256          /* columns per rows-kernel task */
+#define RK_TILE_MIN 256      /* columns per rows-pass task: bounds */
+#define RK_TILE_MAX 16384
 #define RK_RUN_PIECE 65536   /* fixed piece of a long contiguous run */
 #define RK_ROW_PIECE 2048    /* fixed piece of a tall row block */
+
+/* Recursion levels of the pairwise row sum for n rows (leaves of 8). */
+static int64_t rk_depth(int64_t n) {
+    int64_t d = 1;
+    while (n > 8) {
+        n -= n / 2;
+        d++;
+    }
+    return d;
+}
+
+/* Width of the column tiles of a rows pass: about one tile per thread, at
+ * least RK_TILE_MIN columns, at most RK_TILE_MAX. */
+static int64_t rk_tile_width(int64_t O, int64_t I) {
+    int64_t per = O >= ch_threads() ? I : (I * O + ch_threads() - 1) / ch_threads();
+    if (per < RK_TILE_MIN) per = RK_TILE_MIN;
+    if (per > RK_TILE_MAX) per = RK_TILE_MAX;
+    per = (per + 15) & ~(int64_t)15;
+    return per < I ? per : I;
+}
 
 #define RK_T float
 #define RK_NAME(x) x##_f32

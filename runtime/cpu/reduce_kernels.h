@@ -51,21 +51,29 @@ RK_STATIC RK_T RK_NAME(sum_run)(const RK_T *x, int64_t n) {
 }
 
 /* Pairwise over rows: acc[0..w) = sum of nrows rows (leading dimension ld). */
-RK_STATIC void RK_NAME(sum_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) {
+/* ws: scratch for one w-wide row per recursion level (rk_depth levels). */
+RK_STATIC void RK_NAME(sum_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc, RK_T *ws) {
     if (nrows <= 8) {
+        /* rows are added in order, two per sweep over the accumulator */
+        int64_t r = 0;
         for (int64_t j = 0; j < w; j++)
             acc[j] = 0;
-        for (int64_t r = 0; r < nrows; r++) {
-            const RK_T *row = x + r * ld;
+        for (; r + 2 <= nrows; r += 2) {
+            const RK_T *r0 = x + r * ld, *r1 = r0 + ld;
             for (int64_t j = 0; j < w; j++)
-                acc[j] += row[j];
+                acc[j] = (acc[j] + r0[j]) + r1[j];
+        }
+        if (r < nrows) {
+            const RK_T *r0 = x + r * ld;
+            for (int64_t j = 0; j < w; j++)
+                acc[j] += r0[j];
         }
         return;
     }
     int64_t h = nrows / 2;
-    RK_T tmp[RK_TILE];
-    RK_NAME(sum_rows)(x, h, ld, w, acc);
-    RK_NAME(sum_rows)(x + h * ld, nrows - h, ld, w, tmp);
+    RK_T *tmp = ws;
+    RK_NAME(sum_rows)(x, h, ld, w, acc, ws + w);
+    RK_NAME(sum_rows)(x + h * ld, nrows - h, ld, w, tmp, ws + w);
     for (int64_t j = 0; j < w; j++)
         acc[j] += tmp[j];
 }
@@ -185,9 +193,9 @@ RK_STATIC RK_T RK_NAME(run)(int kop, const RK_T *x, int64_t n) {
     }
 }
 
-RK_STATIC void RK_NAME(rows)(int kop, const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) {
+RK_STATIC void RK_NAME(rows)(int kop, const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc, RK_T *ws) {
     switch (kop) {
-    case RK_SUM: RK_NAME(sum_rows)(x, nrows, ld, w, acc); break;
+    case RK_SUM: RK_NAME(sum_rows)(x, nrows, ld, w, acc, ws); break;
     case RK_PROD: RK_NAME(prod_rows)(x, nrows, ld, w, acc); break;
     case RK_MAX: RK_NAME(max_run_rows)(x, nrows, ld, w, acc); break;
     default: RK_NAME(min_run_rows)(x, nrows, ld, w, acc); break;
@@ -243,19 +251,33 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
         free(pi);
         return 0;
     }
-    int64_t nt = (I + RK_TILE - 1) / RK_TILE;
+    /* Column tiles only split the work (every column is reduced the same
+     * way whatever the tiling), so their width may follow the thread
+     * count: wide tiles keep row reads long and sequential. */
+    int64_t tile = rk_tile_width(O, I);
+    int64_t nt = (I + tile - 1) / tile;
     int64_t np = R > RK_ROW_PIECE ? (R + RK_ROW_PIECE - 1) / RK_ROW_PIECE : 1;
+    size_t wsz = (size_t)(rk_depth(R < RK_ROW_PIECE ? R : RK_ROW_PIECE) * tile) * sizeof(RK_T);
+    int wsfail = 0;
     if (np == 1) {
 #pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O * nt > 1)
         for (int64_t t = 0; t < O * nt; t++) {
-            int64_t o = t / nt, j0 = (t % nt) * RK_TILE, w = I - j0 < RK_TILE ? I - j0 : RK_TILE;
+            int64_t o = t / nt, j0 = (t % nt) * tile, w = I - j0 < tile ? I - j0 : tile;
             const RK_T *src = x + o * R * I + j0;
-            if (arg)
+            if (arg) {
                 RK_NAME(arg_rows)(src, R, I, w, ismax, 0, out + o * I + j0, idx + o * I + j0);
-            else
-                RK_NAME(rows)(kop, src, R, I, w, out + o * I + j0);
+            } else {
+                RK_T *ws = kop == RK_SUM ? malloc(wsz) : NULL;
+                if (kop == RK_SUM && !ws) {
+#pragma omp atomic write
+                    wsfail = 1;
+                    continue;
+                }
+                RK_NAME(rows)(kop, src, R, I, w, out + o * I + j0, ws);
+                free(ws);
+            }
         }
-        return 0;
+        return wsfail ? -1 : 0;
     }
     /* tall blocks: partials laid out (O, np, I), then combined over np */
     RK_T *pv = malloc((size_t)(O * np * I) * sizeof(RK_T));
@@ -267,19 +289,27 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
     }
 #pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN)
     for (int64_t t = 0; t < O * np * nt; t++) {
-        int64_t o = t / (np * nt), p = (t / nt) % np, j0 = (t % nt) * RK_TILE;
-        int64_t w = I - j0 < RK_TILE ? I - j0 : RK_TILE;
+        int64_t o = t / (np * nt), p = (t / nt) % np, j0 = (t % nt) * tile;
+        int64_t w = I - j0 < tile ? I - j0 : tile;
         int64_t r0 = p * RK_ROW_PIECE, n = R - r0 < RK_ROW_PIECE ? R - r0 : RK_ROW_PIECE;
         const RK_T *src = x + (o * R + r0) * I + j0;
         RK_T *dst = pv + (o * np + p) * I + j0;
-        if (arg)
+        if (arg) {
             RK_NAME(arg_rows)(src, n, I, w, ismax, r0, dst, pi + (o * np + p) * I + j0);
-        else
-            RK_NAME(rows)(kop, src, n, I, w, dst);
+        } else {
+            RK_T *ws = kop == RK_SUM ? malloc(wsz) : NULL;
+            if (kop == RK_SUM && !ws) {
+#pragma omp atomic write
+                wsfail = 1;
+                continue;
+            }
+            RK_NAME(rows)(kop, src, n, I, w, dst, ws);
+            free(ws);
+        }
     }
 #pragma omp parallel for schedule(static) if (O * np * I >= CH_PARALLEL_GRAIN && O * nt > 1)
     for (int64_t t = 0; t < O * nt; t++) {
-        int64_t o = t / nt, j0 = (t % nt) * RK_TILE, w = I - j0 < RK_TILE ? I - j0 : RK_TILE;
+        int64_t o = t / nt, j0 = (t % nt) * tile, w = I - j0 < tile ? I - j0 : tile;
         const RK_T *src = pv + o * np * I + j0;
         if (arg) {
             for (int64_t j = 0; j < w; j++) {
@@ -291,12 +321,19 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
                     RK_NAME(arg_merge)(bv, bi, src[p * I + j], pi[(o * np + p) * I + j0 + j], ismax);
             }
         } else {
-            RK_NAME(rows)(kop, src, np, I, w, out + o * I + j0);
+            RK_T *ws = kop == RK_SUM ? malloc((size_t)(rk_depth(np) * tile) * sizeof(RK_T)) : NULL;
+            if (kop == RK_SUM && !ws) {
+#pragma omp atomic write
+                wsfail = 1;
+                continue;
+            }
+            RK_NAME(rows)(kop, src, np, I, w, out + o * I + j0, ws);
+            free(ws);
         }
     }
     free(pv);
     free(pi);
-    return 0;
+    return wsfail ? -1 : 0;
 }
 
 /* Cumulative sum/product along the middle axis of (O, R, I). */
@@ -315,10 +352,11 @@ RK_STATIC void RK_NAME(cum_pass)(int prod, const RK_T *x, int64_t O, int64_t R, 
         }
         return;
     }
-    int64_t nt = (I + RK_TILE - 1) / RK_TILE;
+    int64_t tile = rk_tile_width(O, I);
+    int64_t nt = (I + tile - 1) / tile;
 #pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O * nt > 1)
     for (int64_t t = 0; t < O * nt; t++) {
-        int64_t o = t / nt, j0 = (t % nt) * RK_TILE, w = I - j0 < RK_TILE ? I - j0 : RK_TILE;
+        int64_t o = t / nt, j0 = (t % nt) * tile, w = I - j0 < tile ? I - j0 : tile;
         const RK_T *src = x + o * R * I + j0;
         RK_T *dst = out + o * R * I + j0;
         if (R == 0)

@@ -134,6 +134,18 @@ assert f['g/x'].dtype == np.float32 and f['g/x'].shape == (2, 3)
 assert f['g/b'].dtype == np.bool_ and list(f['g/b'][()]) == [True, False]
 print('ok')" ]] .. p):read('*a')
     assert.are.equal('ok\n', out)
+    -- and we read what h5py writes
+    os.execute(py .. [[ -c "import h5py, numpy as np, sys
+f = h5py.File(sys.argv[1], 'w')
+f['a/b'] = np.array([True, False]); f['h'] = np.array([1.5], np.float16); f['s'] = np.float32(2.0)
+f['u'] = np.array([7], np.uint16); f.close()" ]] .. p)
+    local d = T.load_hdf5(p)
+    assert.are.same({ true, false }, d['a/b']:totable())
+    assert.are.equal('float16', d.h.dtype)
+    assert.are.same({ 1.5 }, d.h:totable())
+    assert.are.equal(0, d.s.ndim)
+    assert.are.equal(2, d.s:item())
+    assert.are.equal('int32', d.u.dtype)
     os.remove(p)
   end)
 end)

@@ -1,0 +1,5 @@
+-- chainer.function_hooks: the concrete FunctionHooks.
+return {
+  TimerHook = require 'chainer.function_hooks.timer',
+  PrintHook = require 'chainer.function_hooks.print',
+}

@@ -1,0 +1,282 @@
+-- gradient_check.lua: numerical gradients and the checks every function's
+-- spec uses.
+--
+--   gradient_check.numerical_grad(f, inputs, grad_outputs, {eps = 1e-3})
+--   gradient_check.check_backward(func, x_data, y_grad, params,
+--       {eps =, atol =, rtol =, dtype =, no_grads =})
+--   gradient_check.check_double_backward(func, x_data, y_grad, x_grad_grad,
+--       params, {params_grad_grad =, eps =, atol =, rtol =, dtype =})
+--
+-- Finite differences are central and accumulated in float64; by default the
+-- numerical pass also runs the function on float64 copies of the inputs and
+-- parameters (opts.dtype = false keeps their own dtypes), so float32
+-- functions are checked against an accurate reference.
+local T = require 'chainer.tensor'
+local Variable = require 'chainer.variable'
+local backprop = require 'chainer.backprop'
+local testing = require 'chainer.testing'
+
+local C, ffi = T.C, T.ffi
+local M = {}
+
+local dbox = ffi.new('double[1]')
+local function get_flat(t, i)
+  T.check(C.ch_get_flat(t.ptr, i, dbox), 3)
+  return dbox[0]
+end
+local function set_flat(t, i, v)
+  T.check(C.ch_set_flat(t.ptr, i, v), 3)
+end
+
+local function is_float(t) return t.ptr.dt >= 6 end
+
+local function as_table(v)
+  if v == nil then return {} end
+  if T.is_tensor(v) or (type(v) == 'table' and v._is_variable) then return { v } end
+  return v
+end
+
+local function data_of(v)
+  if type(v) == 'table' and v._is_variable then return v._data end
+  return v
+end
+
+-- Sum over outputs of <y_j(+eps) - y_j(-eps), gy_j>, in float64.
+local function directional(ys1, ys2, gys)
+  local s = 0
+  for j = 1, math.max(#ys1, #ys2) do
+    local gy = gys[j]
+    if gy ~= nil then
+      local d = T.sub(ys1[j], ys2[j])
+      s = s + T.sum(T.mul(d, gy:astype('float64'))):item()
+    end
+  end
+  return s
+end
+
+-- Evaluates f and returns float64 copies of its outputs (copies, because an
+-- output may be a view of an input that is about to be perturbed).
+local function eval_copies(f)
+  local ys = f()
+  if ys == nil then error('numerical_grad: f returned nothing (expected a table of tensors)', 3) end
+  ys = as_table(ys)
+  local out = {}
+  for j = 1, #ys do
+    local y = data_of(ys[j])
+    if y ~= nil then out[j] = y:astype('float64') end
+  end
+  return out
+end
+
+-- Central-difference gradients of sum_j <f()_j, grad_outputs_j> with
+-- respect to each input tensor (perturbed in place and restored).  Returns
+-- a table of float64 tensors shaped like the inputs.
+function M.numerical_grad(f, inputs, grad_outputs, opts)
+  local eps = (type(opts) == 'table' and opts.eps) or (type(opts) == 'number' and opts) or 1e-3
+  inputs = as_table(inputs)
+  grad_outputs = as_table(grad_outputs)
+  local gys = {}
+  for j, g in pairs(grad_outputs) do gys[j] = data_of(g) end
+  local grads = {}
+  for k = 1, #inputs do
+    local x = data_of(inputs[k])
+    if not T.is_tensor(x) then
+      error(string.format('numerical_grad: inputs[%d] must be a tensor (got %s)', k, type(x)), 2)
+    end
+    local g = T.zeros(x.shape, 'float64')
+    if is_float(x) then
+      local n = tonumber(x.ptr.numel)
+      for i = 0, n - 1 do
+        local orig = get_flat(x, i)
+        set_flat(x, i, orig + eps)
+        local ys1 = eval_copies(f)
+        set_flat(x, i, orig - eps)
+        local ys2 = eval_copies(f)
+        set_flat(x, i, orig)
+        set_flat(g, i, directional(ys1, ys2, gys) / (2 * eps))
+      end
+    end
+    grads[k] = g
+  end
+  return grads
+end
+
+local function pack(...) return { n = select('#', ...), ... } end
+
+-- Output Variables of func applied to the input Variables, as a table.
+local function call_func(func, xs)
+  local r = pack(func(unpack(xs)))
+  local ys = {}
+  if r.n == 1 and type(r[1]) == 'table' and not r[1]._is_variable then r = r[1] end
+  for i = 1, (r.n or #r) do
+    local y = r[i]
+    if y ~= nil then
+      if T.is_tensor(y) then y = Variable.new_var(y, false) end
+      ys[#ys + 1] = y
+    end
+  end
+  return ys
+end
+
+local function fmt_err(prefix, err)
+  return prefix .. '\n' .. tostring(err):gsub('^[^\n]*assert_allclose: ', '')
+end
+
+-- Checks func's backward against finite differences.
+-- func(x1, x2, ...) takes Variables and returns Variable(s); x_data is a
+-- tensor or a table of tensors; y_grad the upstream gradients (nil for a
+-- one-element output, which gets 1); params Variables also checked.
+function M.check_backward(func, x_data, y_grad, params, opts)
+  if opts == nil and type(params) == 'table' and not params._is_variable and params[1] == nil and
+      next(params) ~= nil then
+    opts, params = params, nil           -- check_backward(func, x, gy, {atol = ...})
+  end
+  opts = opts or {}
+  local eps = opts.eps or 1e-3
+  local atol, rtol = opts.atol or 1e-5, opts.rtol or 1e-4
+  local num_dtype = opts.dtype
+  if num_dtype == nil then num_dtype = 'float64' end
+  x_data = as_table(x_data)
+  params = as_table(params)
+  local no_grads = opts.no_grads or {}
+  local n = #x_data
+
+  -- analytic gradients
+  local xs = {}
+  for i = 1, n do
+    local d = data_of(x_data[i])
+    if not T.is_tensor(d) then
+      error(string.format('check_backward: x_data[%d] must be a tensor (got %s)', i, type(d)), 2)
+    end
+    local rg = is_float(d) and not no_grads[i]
+    xs[i] = Variable.new_var(d, rg)
+  end
+  for j = 1, #params do params[j]:cleargrad() end
+  local ys = call_func(func, xs)
+  if #ys == 0 then error('check_backward: func returned no Variable', 2) end
+  local gys = {}
+  if y_grad == nil then
+    if #ys ~= 1 or ys[1]._data.size ~= 1 then
+      error('check_backward: y_grad is nil, so func must return one one-element Variable', 2)
+    end
+    gys[1] = T.ones_like(ys[1]._data)
+  else
+    local yg = as_table(y_grad)
+    for j = 1, #ys do
+      local g = data_of(yg[j])
+      gys[j] = g ~= nil and g or T.zeros_like(ys[j]._data)
+    end
+  end
+  backprop.backward(ys, gys)
+
+  local analytic = {}
+  for i = 1, n do
+    if xs[i]._requires_grad then
+      analytic[#analytic + 1] = { 'input ' .. i, xs[i].grad, x_data[i] }
+    end
+  end
+  for j = 1, #params do
+    local p = params[j]
+    analytic[#analytic + 1] = { 'parameter ' .. (p.name or j), p.grad, p._data }
+  end
+
+  -- numerical gradients (on float64 copies unless dtype == false)
+  local function cast(t)
+    if num_dtype and is_float(t) then return t:astype(num_dtype) end
+    return t:copy()
+  end
+  local nx = {}
+  local nvars = {}
+  for i = 1, n do
+    nx[i] = cast(data_of(x_data[i]))
+    nvars[i] = Variable.new_var(nx[i], is_float(nx[i]))
+  end
+  local saved = {}
+  local targets = {}
+  for i = 1, n do if xs[i]._requires_grad then targets[#targets + 1] = nx[i] end end
+  for j = 1, #params do
+    local p = params[j]
+    saved[j] = p._data
+    local c = cast(p._data)
+    rawset(p, '_data', c)
+    targets[#targets + 1] = c
+  end
+  local ngys = {}
+  for j = 1, #gys do ngys[j] = gys[j]:astype('float64') end
+  local function f()
+    local out = call_func(func, nvars)
+    local r = {}
+    for j = 1, #out do r[j] = out[j]._data end
+    return r
+  end
+  local ok, numeric = pcall(M.numerical_grad, f, targets, ngys, { eps = eps })
+  for j = 1, #params do rawset(params[j], '_data', saved[j]) end
+  if not ok then error(numeric, 0) end
+
+  for k = 1, #analytic do
+    local name, g, ref = analytic[k][1], analytic[k][2], analytic[k][3]
+    if g == nil then g = T.zeros(data_of(ref).shape, 'float64') end
+    local good, err = pcall(testing.assert_allclose, g, numeric[k], { atol = atol, rtol = rtol })
+    if not good then
+      error(fmt_err(string.format('check_backward: the gradient of %s differs from the numerical gradient ' ..
+        '(x: backward, y: numerical)', name), err), 2)
+    end
+  end
+  return true
+end
+
+-- Checks the second-order gradients: the gradients of
+-- sum(gx * x_grad_grad) with respect to the inputs and y_grad.
+function M.check_double_backward(func, x_data, y_grad, x_grad_grad, params, opts)
+  if opts == nil and type(params) == 'table' and not params._is_variable and params[1] == nil and
+      next(params) ~= nil then
+    opts, params = params, nil
+  end
+  opts = opts or {}
+  x_data = as_table(x_data)
+  params = as_table(params)
+  local n = #x_data
+  local ny = y_grad ~= nil and #as_table(y_grad) or 0
+  local function first_order(...)
+    local args = { ... }
+    local xs, gys = {}, {}
+    for i = 1, n do xs[i] = args[i] end
+    for j = 1, ny do gys[j] = args[n + j] end
+    local ys = call_func(func, xs)
+    local wrt = {}
+    for i = 1, n do wrt[i] = xs[i] end
+    for j = 1, #params do wrt[n + j] = params[j] end
+    local g = backprop.grad(ys, wrt, { grad_outputs = ny > 0 and gys or nil, enable_double_backprop = true })
+    local out = {}
+    for k = 1, #wrt do
+      local gk = g[k]
+      if gk == nil then gk = Variable.new_var(T.zeros_like(wrt[k]._data), false) end
+      out[k] = gk
+    end
+    return unpack(out)
+  end
+  local inputs = {}
+  for i = 1, n do inputs[i] = x_data[i] end
+  local yg = as_table(y_grad)
+  for j = 1, ny do inputs[n + j] = data_of(yg[j]) end
+  local ggs = {}
+  local xgg = as_table(x_grad_grad)
+  for i = 1, n do ggs[i] = data_of(xgg[i]) end
+  local pgg = as_table(opts.params_grad_grad)
+  for j = 1, #params do ggs[n + j] = data_of(pgg[j]) or T.zeros_like(params[j]._data) end
+  for k = 1, n + #params do
+    if ggs[k] == nil then
+      local ref = k <= n and data_of(x_data[k]) or params[k - n]._data
+      ggs[k] = T.zeros_like(ref)
+    end
+  end
+  local sub = {}
+  for k, v in pairs(opts) do sub[k] = v end
+  sub.atol = opts.atol or 1e-4
+  sub.rtol = opts.rtol or 1e-3
+  local ok, err = pcall(M.check_backward, first_order, inputs, ggs, params, sub)
+  if not ok then error((tostring(err):gsub('check_backward:', 'check_double_backward:')), 2) end
+  return true
+end
+
+return M

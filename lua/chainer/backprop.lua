@@ -437,9 +437,11 @@ local function grad_body(st, outputs, seeds, inputs, heap_f, heap_k, result, opt
   local hn, seq = 0, 0
   for k = 1, #outputs do
     local node = node_of(outputs[k])
-    local g = seeds[k]
-    if node._bp == id then node._grad = add(node._grad, g)
-    else node._bp = id node._grad = g end
+    -- As in Chainer, a Variable listed twice in outputs gets the last of
+    -- its seeds (Chainer's grad table is assigned, not accumulated; the
+    -- oracle's double-backprop vectors of `add` depend on it).
+    node._bp = id
+    node._grad = seeds[k]
     local c = node.creator
     if c and c._bp ~= id and st.needed[c] then
       c._bp = id

@@ -195,11 +195,12 @@ static void scatter_loop(ch_tensor *target, const ch_iter *it, const char *vb, c
 /* values cast to target's dtype and broadcast to (nd, dim); fills vs. */
 static ch_status values_as(const ch_tensor *target, const ch_tensor *values, int nd, const int64_t *dim,
                            const char *fn, ch_tensor **vc, int64_t *vs) {
-    int ond;
-    int64_t bdim[CH_MAX_DIMS];
-    CH_TRY(ch_broadcast_shape(values->nd, values->dim, nd, dim, &ond, bdim, fn));
-    bool same = ond == nd;
-    for (int d = 0; d < nd && same; d++) same = bdim[d] == dim[d];
+    /* values must broadcast to exactly the indexed shape */
+    bool same = values->nd <= nd;
+    for (int d = 0; d < values->nd && same; d++) {
+        int64_t v = values->dim[values->nd - 1 - d];
+        same = v == 1 || v == dim[nd - 1 - d];
+    }
     if (!same) {
         char sv[CH_SHAPE_BUF], si[CH_SHAPE_BUF];
         return ch_fail(CH_ERR_SHAPE, "%s: values of shape %s do not broadcast to the indexed shape %s", fn,

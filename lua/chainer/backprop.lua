@@ -317,6 +317,10 @@ local function backward_body(outputs, seeds, n, retain_grad)
         c._bp = id
         hn, seq = push_initial(heap_f, heap_k, hn, seq, c)
       end
+    else
+      -- a leaf among the outputs keeps its seed plus whatever flows to it
+      local leaves = st.leaves
+      leaves[#leaves + 1] = node
     end
   end
   traverse(st, heap_f, heap_k, hn, seq)
@@ -328,7 +332,7 @@ local function backward_body(outputs, seeds, n, retain_grad)
     x._grad = false
     local r = x._vref
     local v = r and r[1]
-    if v and g then
+    if v and g and v._grad_var ~= g then
       if given[g] then
         if g._node and g._node.creator then
           g = add(g, 0)        -- keep the graph (double backprop), new tensor

@@ -43,25 +43,25 @@ local function mk(t) return setmetatable(t, Expr) end
 Expr.__index = function(e, k)
   local m = methods[k]
   if m ~= nil then return m end
-  if type(k) == 'number' then return mk({ kind = 'item', obj = e, key = k }) end
-  if type(k) == 'string' then return mk({ kind = 'attr', obj = e, name = k }) end
+  if type(k) == 'number' then return mk({ _kind = 'item', _obj = e, _key = k }) end
+  if type(k) == 'string' then return mk({ _kind = 'attr', _obj = e, _name = k }) end
   return nil
 end
 
 local function wrap(v)
   if is_expr(v) then return v end
-  return mk({ kind = 'const', value = v })
+  return mk({ _kind = 'const', _value = v })
 end
 
 local prio = { ['+'] = 4, ['-'] = 4, ['*'] = 5, ['/'] = 5, ['%'] = 5, ['^'] = 7 }
 local function binop(op)
-  return function(a, b) return mk({ kind = 'binop', op = op, lhs = wrap(a), rhs = wrap(b) }) end
+  return function(a, b) return mk({ _kind = 'binop', _op = op, _lhs = wrap(a), _rhs = wrap(b) }) end
 end
 Expr.__add, Expr.__sub, Expr.__mul = binop('+'), binop('-'), binop('*')
 Expr.__div, Expr.__mod, Expr.__pow = binop('/'), binop('%'), binop('^')
-Expr.__unm = function(a) return mk({ kind = 'unop', op = '-', x = a }) end
+Expr.__unm = function(a) return mk({ _kind = 'unop', _op = '-', _x = a }) end
 Expr.__call = function(e, ...)
-  return mk({ kind = 'call', fn = e, args = { n = select('#', ...), ... } })
+  return mk({ _kind = 'call', _fn = e, _args = { n = select('#', ...), ... } })
 end
 
 ---------------------------------------------------------------------------
@@ -112,24 +112,24 @@ local arith = {
 
 local function eval(e)
   if not is_expr(e) then return e end
-  local k = rawget(e, 'kind')
-  if k == 'const' or k == 'var' then return rawget(e, 'value') end
+  local k = rawget(e, '_kind')
+  if k == 'const' or k == 'var' then return rawget(e, '_value') end
   if k == 'attr' then
-    local v = get_attr(eval(rawget(e, 'obj')), rawget(e, 'name'))
-    if rawget(e, 'name') == 'shape' and type(v) == 'table' then v = setmetatable(v, { __index = { __shape = true } }) end
+    local v = get_attr(eval(rawget(e, '_obj')), rawget(e, '_name'))
+    if rawget(e, '_name') == 'shape' and type(v) == 'table' then v = setmetatable(v, { __index = { __shape = true } }) end
     return v
   end
-  if k == 'item' then return get_item(eval(rawget(e, 'obj')), rawget(e, 'key')) end
-  if k == 'binop' then return arith[rawget(e, 'op')](eval(rawget(e, 'lhs')), eval(rawget(e, 'rhs'))) end
-  if k == 'unop' then return -eval(rawget(e, 'x')) end
+  if k == 'item' then return get_item(eval(rawget(e, '_obj')), rawget(e, '_key')) end
+  if k == 'binop' then return arith[rawget(e, '_op')](eval(rawget(e, '_lhs')), eval(rawget(e, '_rhs'))) end
+  if k == 'unop' then return -eval(rawget(e, '_x')) end
   if k == 'call' then
-    local f = eval(rawget(e, 'fn'))
-    local args = rawget(e, 'args')
+    local f = eval(rawget(e, '_fn'))
+    local args = rawget(e, '_args')
     local vals = {}
     for i = 1, args.n do vals[i] = eval(args[i]) end
     return f(unpack(vals, 1, args.n))
   end
-  if k == 'size' then return rawget(e, 'value') end
+  if k == 'size' then return rawget(e, '_value') end
   if k == 'cmp' then return M._compare(e) end
   error('type_check: unknown expression', 0)
 end
@@ -151,30 +151,30 @@ M.value_str = value_str
 
 local function expr_str(e, parent_prio)
   if not is_expr(e) then return value_str(e) end
-  local k = rawget(e, 'kind')
+  local k = rawget(e, '_kind')
   parent_prio = parent_prio or 0
-  if k == 'const' then return value_str(rawget(e, 'value')) end
-  if k == 'var' then return rawget(e, 'name') end
-  if k == 'attr' then return expr_str(rawget(e, 'obj'), 10) .. '.' .. rawget(e, 'name') end
-  if k == 'item' then return expr_str(rawget(e, 'obj'), 10) .. '[' .. tostring(rawget(e, 'key')) .. ']' end
-  if k == 'size' then return rawget(e, 'name') .. '.size()' end
+  if k == 'const' then return value_str(rawget(e, '_value')) end
+  if k == 'var' then return rawget(e, '_name') end
+  if k == 'attr' then return expr_str(rawget(e, '_obj'), 10) .. '.' .. rawget(e, '_name') end
+  if k == 'item' then return expr_str(rawget(e, '_obj'), 10) .. '[' .. tostring(rawget(e, '_key')) .. ']' end
+  if k == 'size' then return rawget(e, '_name') .. '.size()' end
   if k == 'binop' then
-    local op = rawget(e, 'op')
+    local op = rawget(e, '_op')
     local p = prio[op]
-    local s = expr_str(rawget(e, 'lhs'), p) .. ' ' .. (op == '^' and '**' or op) .. ' ' ..
-      expr_str(rawget(e, 'rhs'), p + 1)
+    local s = expr_str(rawget(e, '_lhs'), p) .. ' ' .. (op == '^' and '**' or op) .. ' ' ..
+      expr_str(rawget(e, '_rhs'), p + 1)
     if p < parent_prio then s = '(' .. s .. ')' end
     return s
   end
-  if k == 'unop' then return '-' .. expr_str(rawget(e, 'x'), 8) end
+  if k == 'unop' then return '-' .. expr_str(rawget(e, '_x'), 8) end
   if k == 'call' then
-    local args = rawget(e, 'args')
+    local args = rawget(e, '_args')
     local parts = {}
     for i = 1, args.n do parts[i] = expr_str(args[i]) end
-    return expr_str(rawget(e, 'fn'), 10) .. '(' .. table.concat(parts, ', ') .. ')'
+    return expr_str(rawget(e, '_fn'), 10) .. '(' .. table.concat(parts, ', ') .. ')'
   end
   if k == 'cmp' then
-    return expr_str(rawget(e, 'lhs'), 3) .. ' ' .. rawget(e, 'op') .. ' ' .. expr_str(rawget(e, 'rhs'), 3)
+    return expr_str(rawget(e, '_lhs'), 3) .. ' ' .. rawget(e, '_op') .. ' ' .. expr_str(rawget(e, '_rhs'), 3)
   end
   return '?'
 end
@@ -203,15 +203,15 @@ local cmp_fn = {
 }
 
 local function cmp(op)
-  return function(a, b) return mk({ kind = 'cmp', op = op, lhs = wrap(a), rhs = wrap(b) }) end
+  return function(a, b) return mk({ _kind = 'cmp', _op = op, _lhs = wrap(a), _rhs = wrap(b) }) end
 end
 M.eq, M.ne, M.lt, M.le, M.gt, M.ge = cmp('=='), cmp('!='), cmp('<'), cmp('<='), cmp('>'), cmp('>=')
 methods.eq, methods.ne, methods.lt, methods.le, methods.gt, methods.ge = M.eq, M.ne, M.lt, M.le, M.gt, M.ge
 methods.eval = eval
 
 function M._compare(e)
-  local a, b = eval(rawget(e, 'lhs')), eval(rawget(e, 'rhs'))
-  return cmp_fn[rawget(e, 'op')](a, b), a, b
+  local a, b = eval(rawget(e, '_lhs')), eval(rawget(e, '_rhs'))
+  return cmp_fn[rawget(e, '_op')](a, b), a, b
 end
 
 ---------------------------------------------------------------------------
@@ -245,12 +245,12 @@ function M.expect(...)
   for i = 1, n do
     local c = select(i, ...)
     if is_expr(c) then
-      if rawget(c, 'kind') ~= 'cmp' then
+      if rawget(c, '_kind') ~= 'cmp' then
         error('type_check.expect: condition ' .. i .. ' is not a comparison (use :eq, :lt, ... or tc.eq(a, b))', 2)
       end
       local ok, a, b = M._compare(c)
       if not ok then
-        M.invalid_type(expr_str(c), value_str(a) .. ' ' .. negate[rawget(c, 'op')] .. ' ' .. value_str(b))
+        M.invalid_type(expr_str(c), value_str(a) .. ' ' .. negate[rawget(c, '_op')] .. ' ' .. value_str(b))
       end
     elseif c == false then
       M.invalid_type('condition ' .. i, 'false')
@@ -263,7 +263,7 @@ end
 
 -- A named constant (or function) inside expressions: tc.Variable(4, 'in_size').
 function M.Variable(value, name)
-  return mk({ kind = 'var', value = value, name = name })
+  return mk({ _kind = 'var', _value = value, _name = name })
 end
 
 ---------------------------------------------------------------------------
@@ -275,22 +275,22 @@ M.TypeInfoTuple = TypeInfoTuple
 
 -- in_types:size() -- the number of inputs, as an expression
 function TypeInfoTuple:size()
-  return mk({ kind = 'size', value = #self, name = rawget(self, '_name') or 'in_types' })
+  return mk({ _kind = 'size', _value = #self, _name = rawget(self, '_name') or 'in_types' })
 end
 
 -- The types of a table of tensors, named '<name>[i]' until argname renames them.
 function M.get_types(tensors, name)
   local tuple = setmetatable({ _name = name }, TypeInfoTuple)
   for i = 1, #tensors do
-    tuple[i] = mk({ kind = 'var', name = name .. '[' .. i .. ']',
-      value = { __typeinfo = true, tensor = tensors[i] } })
+    tuple[i] = mk({ _kind = 'var', _name = name .. '[' .. i .. ']',
+      _value = { __typeinfo = true, tensor = tensors[i] } })
   end
   return tuple
 end
 
 -- Names the inputs in messages: tc.argname(in_types, {'x', 'W', 'b'}).
 function M.argname(in_types, names)
-  for i = 1, math.min(#in_types, #names) do rawset(in_types[i], 'name', names[i]) end
+  for i = 1, math.min(#in_types, #names) do rawset(in_types[i], '_name', names[i]) end
 end
 
 -- Chainer's utility: the expected number of inputs with a clearer message.

@@ -9,6 +9,10 @@ local F = {}
 local modules = {
   'math.basic_math', 'math.sum', 'math.sum_to', 'math.exp', 'math.log', 'math.matmul', 'math.identity',
   'array.reshape', 'array.broadcast_to', 'array.transpose',
+  -- the library's families: each functions/<family>/init.lua returns the
+  -- functions of its files (one file per function or small family)
+  'activation', 'array', 'connection', 'evaluation', 'loss', 'math', 'noise', 'normalization',
+  'pooling', 'rnn', 'util',
 }
 
 -- entries of a family module that are not user functions

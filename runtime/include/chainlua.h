@@ -326,6 +326,28 @@ CH_API const char *ch_h5_name(ch_h5_file *f, int i);
 /* MNIST-style IDX files, gzip-compressed or plain. */
 CH_API ch_status ch_idx_load(const char *path, ch_tensor **result);
 
+/* ---- neural-network kernels --------------------------------------------
+ * Stateless forward and gradient kernels behind chainer.functions.  Each
+ * family adds its declarations inside its own section below. */
+
+/* nn: activations and softmax (functions/activation, functions/math) */
+/* end nn: activation */
+
+/* nn: array (functions/array: im2col, resize, spatial transformer, ...) */
+/* end nn: array */
+
+/* nn: convolution (functions/connection) */
+/* end nn: convolution */
+
+/* nn: recurrent cells (functions/rnn, lstm) */
+/* end nn: recurrent */
+
+/* nn: losses and evaluation (functions/loss, functions/evaluation) */
+/* end nn: loss */
+
+/* nn: normalization, pooling, noise */
+/* end nn: normalization */
+
 /* ---- devices (CUDA backend, loaded at run time) ------------------------ */
 /* Loads libchainlua_cuda if present; 0 when no backend or no GPU. */
 CH_API int ch_cuda_load(const char *libpath);

@@ -19,24 +19,6 @@ local function fmt_float(x, precision, use_exp, all_integral)
   return s
 end
 
--- Collects the printed entries (with '...' markers) of a nested table.
-local function summarise(tbl, shape, depth, summary)
-  local n = shape[depth]
-  local out = {}
-  local edge = print_options.edgeitems
-  local cut = summary and n > 2 * edge
-  for i = 1, n do
-    if cut and i == edge + 1 then
-      out[#out + 1] = '...'
-    end
-    if not cut or i <= edge or i > n - edge then
-      local v = tbl[i]
-      out[#out + 1] = depth < #shape and summarise(v, shape, depth + 1, summary) or v
-    end
-  end
-  return out
-end
-
 function M.format_body(t)
   local shape = t.shape
   local nd = #shape
@@ -67,7 +49,6 @@ function M.format_body(t)
   end
   collect(values, 1)
   local is_float = dtype == 'float16' or dtype == 'float32' or dtype == 'float64'
-  local strs = {}
   local use_exp, all_integral = false, true
   if is_float then
     local maxabs, minabs = 0, math.huge
@@ -89,12 +70,8 @@ function M.format_body(t)
   end
   for _, x in ipairs(flat) do
     local s = str_of(x)
-    strs[x] = s
     if #s > width then width = #s end
   end
-  -- build the nested text, re-using the summarise pass for '...' markers
-  local sshape = {}
-  for i = 1, nd do sshape[i] = #(nd > 0 and values or {}) end
   local function render(v, d, indent)
     if nd == 0 then return str_of(v[1]) end
     local parts = {}

@@ -23,6 +23,7 @@ local shape_str = T.shape_str
 local M = {}
 
 local bp_counter = 0
+local IDX1, IDX12 = { 1 }, { 1, 2 }
 local add -- basic_math.add, set on first use (avoids a require cycle)
 
 ---------------------------------------------------------------------------
@@ -52,7 +53,9 @@ local function check_grad(f, i, node, g)
       T.dtype_names[p.dt], T.dtype_names[node._dt]))
   end
   local ok = p.nd == node._nd and tonumber(p.numel) == node._numel
-  if ok then
+  if ok and p.nd > 1 then
+    -- same size and rank: compare the dimensions when the data is at hand
+    -- (1-d tensors of equal size need no loop)
     local d = node.data
     if not d then
       local r = node._vref
@@ -61,10 +64,8 @@ local function check_grad(f, i, node, g)
     end
     if d then
       local q = d.ptr
-      if q.nd == p.nd then
-        for k = 0, p.nd - 1 do
-          if q.dim[k] ~= p.dim[k] then ok = false break end
-        end
+      for k = 0, p.nd - 1 do
+        if q.dim[k] ~= p.dim[k] then ok = false break end
       end
     end
   end
@@ -130,14 +131,23 @@ local function traverse(st, heap_f, heap_k, hn, seq)
         if g then gys[j] = g end
       end
 
-      -- inputs that need a gradient
-      local idx, nt = {}, 0
-      for i = 1, #ins do
-        local x = ins[i]
-        if x.requires_grad then
-          if needed == nil or keep[x] or (x.creator and needed[x.creator]) then
-            nt = nt + 1
-            idx[nt] = i
+      -- inputs that need a gradient (shared constant tables in the common
+      -- cases; backward must not modify target_input_indexes)
+      local idx, nt
+      local nin = #ins
+      if needed == nil and nin == 1 and ins[1].requires_grad then
+        idx, nt = IDX1, 1
+      elseif needed == nil and nin == 2 and ins[1].requires_grad and ins[2].requires_grad then
+        idx, nt = IDX12, 2
+      else
+        idx, nt = {}, 0
+        for i = 1, nin do
+          local x = ins[i]
+          if x.requires_grad then
+            if needed == nil or keep[x] or (x.creator and needed[x.creator]) then
+              nt = nt + 1
+              idx[nt] = i
+            end
           end
         end
       end

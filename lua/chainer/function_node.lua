@@ -347,6 +347,70 @@ function FunctionNode:apply(inputs)
   return ret
 end
 
+---------------------------------------------------------------------------
+-- fast paths for the built-in one- and two-input functions
+---------------------------------------------------------------------------
+-- Built-in nodes with one output may define forward1(x) / forward2(a, b)
+-- returning the output tensor (retaining through the fields
+-- _input_indexes_to_retain / _retained_output_data directly).  The
+-- wrappers call apply1/apply2, which record the same graph as apply()
+-- without the intermediate tables; with hooks or debug mode on they fall
+-- back to apply(), which calls forward() (defined by the class in terms of
+-- forward1/forward2).
+local function out_node(self, y, v, orank)
+  local p = y.ptr
+  return setmetatable({
+    creator = self, rank = orank, requires_grad = true, data = false, name = nil,
+    _vref = setmetatable({ v }, WEAK),
+    _dt = p.dt, _nd = p.nd, _numel = tonumber(p.numel), _dev = p.dev,
+    _grad = false, _bp = 0,
+  }, VariableNode)
+end
+
+local function in_node(x)
+  if type(x) == 'table' then
+    local node = x._node
+    if not node then node = node_of(x) end
+    return node
+  end
+  local node = node_of(new_var(x, false))
+  node.data = x
+  return node
+end
+
+-- x is a Variable (with data) or a tensor; d is its tensor.
+function FunctionNode:apply1(x, d)
+  if global_hooks[1] ~= nil or config.debug then return self:apply({ x })[1] end
+  local y = self:forward1(d)
+  local v = new_var(y, true)
+  local n1 = in_node(x)
+  local rank = n1.rank
+  self.rank = rank
+  self.inputs = { n1 }
+  local o = out_node(self, y, v, rank + 1)
+  v._node = o
+  self.outputs = { o }
+  if self._input_indexes_to_retain then n1.data = d end
+  return v
+end
+
+-- a, b are Variables or tensors; da, db their tensors.
+function FunctionNode:apply2(a, b, da, db)
+  if global_hooks[1] ~= nil or config.debug then return self:apply({ a, b })[1] end
+  local y = self:forward2(da, db)
+  local v = new_var(y, true)
+  local n1, n2 = in_node(a), in_node(b)
+  local rank = n1.rank
+  if n2.rank > rank then rank = n2.rank end
+  self.rank = rank
+  self.inputs = { n1, n2 }
+  local o = out_node(self, y, v, rank + 1)
+  v._node = o
+  self.outputs = { o }
+  if self._input_indexes_to_retain then n1.data = da n2.data = db end
+  return v
+end
+
 FunctionNode.__tostring = function(f) return 'FunctionNode(' .. f:label() .. ')' end
 
 return FunctionNode

@@ -46,10 +46,18 @@ local function operand_error(fn, pos, x)
   error(string.format('%s: operand %d must be a Variable, a tensor or a number (got %s)', fn, pos, what), 3)
 end
 
+-- Written without a loop for up to 2 dimensions: a loop here would be
+-- unrolled into every trace through an operator and exhaust LuaJIT's
+-- loop-unroll budget.
 local function same_shape(a, b)
   local pa, pb = a.ptr, b.ptr
-  if pa.nd ~= pb.nd then return false end
-  for i = 0, pa.nd - 1 do
+  local n = pa.nd
+  if n ~= pb.nd then return false end
+  if n == 0 then return true end
+  if pa.dim[0] ~= pb.dim[0] then return false end
+  if n == 1 then return true end
+  if pa.dim[1] ~= pb.dim[1] then return false end
+  for i = 2, n - 1 do
     if pa.dim[i] ~= pb.dim[i] then return false end
   end
   return true
@@ -68,9 +76,9 @@ local function plain(rg)
   return (not rg or not config.enable_backprop) and hooks[1] == nil and not config.debug
 end
 
+-- Whether input i (of a two-input node) is among the targets; no loop.
 local function wants(idx, i)
-  for k = 1, #idx do if idx[k] == i then return true end end
-  return false
+  return idx[2] ~= nil or idx[1] == i
 end
 
 ---------------------------------------------------------------------------
@@ -82,16 +90,21 @@ local function note_broadcast(self, a, b, y)
   if not same_shape(b, y) then self._sb = b.shape end
 end
 
+-- retention index tables are constants (never modified)
+local R1, R12 = { 1 }, { 1, 2 }
+local function forward_from1(self, inputs) return { self:forward1(inputs[1]) } end
+local function forward_from2(self, inputs) return { self:forward2(inputs[1], inputs[2]) } end
+
 local Add = FunctionNode:extend('Add')
 M.Add = Add
 function Add:label() return '_ + _' end
-function Add:forward(inputs)
-  local a, b = inputs[1], inputs[2]
+function Add:forward2(a, b)
   check_dtypes('add', a, b)
   local y = T_add(a, b)
   note_broadcast(self, a, b, y)
-  return { y }
+  return y
 end
+Add.forward = forward_from2
 function Add:backward(idx, gys)
   local gy = gys[1]
   local ga, gb = gy, gy
@@ -104,19 +117,20 @@ end
 local AddConstant = FunctionNode:extend('AddConstant')
 M.AddConstant = AddConstant
 function AddConstant:label() return '_ + const' end
-function AddConstant:forward(inputs) return { T_add(inputs[1], self.value) } end
+function AddConstant:forward1(x) return T_add(x, self.value) end
+AddConstant.forward = forward_from1
 function AddConstant:backward(idx, gys) return { gys[1] } end
 
 local Sub = FunctionNode:extend('Sub')
 M.Sub = Sub
 function Sub:label() return '_ - _' end
-function Sub:forward(inputs)
-  local a, b = inputs[1], inputs[2]
+function Sub:forward2(a, b)
   check_dtypes('sub', a, b)
   local y = T_sub(a, b)
   note_broadcast(self, a, b, y)
-  return { y }
+  return y
 end
+Sub.forward = forward_from2
 function Sub:backward(idx, gys)
   local gy = gys[1]
   local ga, gb
@@ -134,20 +148,21 @@ end
 local SubFromConstant = FunctionNode:extend('SubFromConstant')
 M.SubFromConstant = SubFromConstant
 function SubFromConstant:label() return 'const - _' end
-function SubFromConstant:forward(inputs) return { T_sub(self.value, inputs[1]) } end
+function SubFromConstant:forward1(x) return T_sub(self.value, x) end
+SubFromConstant.forward = forward_from1
 function SubFromConstant:backward(idx, gys) return { M.neg(gys[1]) } end
 
 local Mul = FunctionNode:extend('Mul')
 M.Mul = Mul
 function Mul:label() return '_ * _' end
-function Mul:forward(inputs)
-  local a, b = inputs[1], inputs[2]
+function Mul:forward2(a, b)
   check_dtypes('mul', a, b)
-  self:retain_inputs({ 1, 2 })
+  self._input_indexes_to_retain = R12
   local y = T_mul(a, b)
   note_broadcast(self, a, b, y)
-  return { y }
+  return y
 end
+Mul.forward = forward_from2
 function Mul:backward(idx, gys)
   local xs = self:get_retained_inputs()
   local gy = gys[1]
@@ -166,20 +181,21 @@ end
 local MulConstant = FunctionNode:extend('MulConstant')
 M.MulConstant = MulConstant
 function MulConstant:label() return '_ * const' end
-function MulConstant:forward(inputs) return { T_mul(inputs[1], self.value) } end
+function MulConstant:forward1(x) return T_mul(x, self.value) end
+MulConstant.forward = forward_from1
 function MulConstant:backward(idx, gys) return { M.mul(gys[1], self.value) } end
 
 local Div = FunctionNode:extend('Div')
 M.Div = Div
 function Div:label() return '_ / _' end
-function Div:forward(inputs)
-  local a, b = inputs[1], inputs[2]
+function Div:forward2(a, b)
   check_dtypes('div', a, b)
-  self:retain_inputs({ 1, 2 })
+  self._input_indexes_to_retain = R12
   local y = T_div(a, b)
   note_broadcast(self, a, b, y)
-  return { y }
+  return y
 end
+Div.forward = forward_from2
 function Div:backward(idx, gys)
   local xs = self:get_retained_inputs()
   local gy = gys[1]
@@ -196,10 +212,11 @@ end
 local DivFromConstant = FunctionNode:extend('DivFromConstant')
 M.DivFromConstant = DivFromConstant
 function DivFromConstant:label() return 'const / _' end
-function DivFromConstant:forward(inputs)
-  self:retain_inputs({ 1 })
-  return { T_div(self.value, inputs[1]) }
+function DivFromConstant:forward1(x)
+  self._input_indexes_to_retain = R1
+  return T_div(self.value, x)
 end
+DivFromConstant.forward = forward_from1
 function DivFromConstant:backward(idx, gys)
   local x = self:get_retained_inputs()[1]
   -- d(c/x) = -c / x^2
@@ -209,7 +226,8 @@ end
 local Neg = FunctionNode:extend('Neg')
 M.Neg = Neg
 function Neg:label() return '-_' end
-function Neg:forward(inputs) return { T_neg(inputs[1]) } end
+function Neg:forward1(x) return T_neg(x) end
+Neg.forward = forward_from1
 function Neg:backward(idx, gys) return { M.neg(gys[1]) } end
 
 local PowVarVar = FunctionNode:extend('PowVarVar')
@@ -244,10 +262,11 @@ end
 local PowVarConst = FunctionNode:extend('PowVarConst')
 M.PowVarConst = PowVarConst
 function PowVarConst:label() return '_ ** const' end
-function PowVarConst:forward(inputs)
-  self:retain_inputs({ 1 })
-  return { T_pow(inputs[1], self.value) }
+function PowVarConst:forward1(x)
+  self._input_indexes_to_retain = R1
+  return T_pow(x, self.value)
 end
+PowVarConst.forward = forward_from1
 function PowVarConst:backward(idx, gys)
   local x = self:get_retained_inputs()[1]
   local c = self.value
@@ -343,14 +362,16 @@ local function operand(x, fn, pos)
   operand_error(fn, pos, x)
 end
 
-local function const_node(cls, x, c)
-  local f = setmetatable({}, cls)
-  f.value = c
+local function const_node(cls, x, c, d)
+  local f = setmetatable({ value = c }, cls)
+  if cls.forward1 then return f:apply1(x, d) end
   return f:apply({ x })[1]
 end
 
-local function var_node(cls, a, b)
-  return setmetatable({}, cls):apply({ a, b })[1]
+local function var_node(cls, a, b, da, db)
+  local f = setmetatable({}, cls)
+  if cls.forward2 then return f:apply2(a, b, da, db) end
+  return f:apply({ a, b })[1]
 end
 
 local function add(a, b)
@@ -362,7 +383,7 @@ local function add(a, b)
   if type(b) == 'number' then
     local d, rg = operand(a, 'add', 1)
     if plain(rg) then return new_var(T_add(d, b), rg) end
-    return const_node(AddConstant, a, b)
+    return const_node(AddConstant, a, b, d)
   end
   local da, ra = operand(a, 'add', 1)
   local db, rb = operand(b, 'add', 2)
@@ -371,7 +392,7 @@ local function add(a, b)
     check_dtypes('add', da, db)
     return new_var(T_add(da, db), rg)
   end
-  return var_node(Add, a, b)
+  return var_node(Add, a, b, da, db)
 end
 
 local function sub(a, b)
@@ -379,12 +400,12 @@ local function sub(a, b)
     if type(b) == 'number' then return a - b end
     local d, rg = operand(b, 'sub', 2)
     if plain(rg) then return new_var(T_sub(a, d), rg) end
-    return const_node(SubFromConstant, b, a)
+    return const_node(SubFromConstant, b, a, d)
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'sub', 1)
     if plain(rg) then return new_var(T_sub(d, b), rg) end
-    return const_node(AddConstant, a, -b)
+    return const_node(AddConstant, a, -b, d)
   end
   local da, ra = operand(a, 'sub', 1)
   local db, rb = operand(b, 'sub', 2)
@@ -393,7 +414,7 @@ local function sub(a, b)
     check_dtypes('sub', da, db)
     return new_var(T_sub(da, db), rg)
   end
-  return var_node(Sub, a, b)
+  return var_node(Sub, a, b, da, db)
 end
 
 local function mul(a, b)
@@ -404,7 +425,7 @@ local function mul(a, b)
   if type(b) == 'number' then
     local d, rg = operand(a, 'mul', 1)
     if plain(rg) then return new_var(T_mul(d, b), rg) end
-    return const_node(MulConstant, a, b)
+    return const_node(MulConstant, a, b, d)
   end
   local da, ra = operand(a, 'mul', 1)
   local db, rb = operand(b, 'mul', 2)
@@ -413,7 +434,7 @@ local function mul(a, b)
     check_dtypes('mul', da, db)
     return new_var(T_mul(da, db), rg)
   end
-  return var_node(Mul, a, b)
+  return var_node(Mul, a, b, da, db)
 end
 
 local function div(a, b)
@@ -421,12 +442,12 @@ local function div(a, b)
     if type(b) == 'number' then return a / b end
     local d, rg = operand(b, 'div', 2)
     if plain(rg) then return new_var(T_div(a, d), rg) end
-    return const_node(DivFromConstant, b, a)
+    return const_node(DivFromConstant, b, a, d)
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'div', 1)
     if plain(rg) then return new_var(T_div(d, b), rg) end
-    return const_node(MulConstant, a, 1 / b)
+    return const_node(MulConstant, a, 1 / b, d)
   end
   local da, ra = operand(a, 'div', 1)
   local db, rb = operand(b, 'div', 2)
@@ -435,7 +456,7 @@ local function div(a, b)
     check_dtypes('div', da, db)
     return new_var(T_div(da, db), rg)
   end
-  return var_node(Div, a, b)
+  return var_node(Div, a, b, da, db)
 end
 
 local function pow(a, b)
@@ -443,12 +464,12 @@ local function pow(a, b)
     if type(b) == 'number' then return a ^ b end
     local d, rg = operand(b, 'pow', 2)
     if plain(rg) then return new_var(T_pow(a, d), rg) end
-    return const_node(PowConstVar, b, a)
+    return const_node(PowConstVar, b, a, d)
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'pow', 1)
     if plain(rg) then return new_var(T_pow(d, b), rg) end
-    return const_node(PowVarConst, a, b)
+    return const_node(PowVarConst, a, b, d)
   end
   local da, ra = operand(a, 'pow', 1)
   local db, rb = operand(b, 'pow', 2)
@@ -457,7 +478,7 @@ local function pow(a, b)
     check_dtypes('pow', da, db)
     return new_var(T_pow(da, db), rg)
   end
-  return var_node(PowVarVar, a, b)
+  return var_node(PowVarVar, a, b, da, db)
 end
 
 local function mod(a, b)
@@ -465,12 +486,12 @@ local function mod(a, b)
     if type(b) == 'number' then return a % b end
     local d, rg = operand(b, 'mod', 2)
     if plain(rg) then return new_var(T_mod(a, d), rg) end
-    return const_node(ModFromConstant, b, a)
+    return const_node(ModFromConstant, b, a, d)
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'mod', 1)
     if plain(rg) then return new_var(T_mod(d, b), rg) end
-    return const_node(ModConstant, a, b)
+    return const_node(ModConstant, a, b, d)
   end
   local da, ra = operand(a, 'mod', 1)
   local db, rb = operand(b, 'mod', 2)
@@ -479,14 +500,14 @@ local function mod(a, b)
     check_dtypes('mod', da, db)
     return new_var(T_mod(da, db), rg)
   end
-  return var_node(Mod, a, b)
+  return var_node(Mod, a, b, da, db)
 end
 
 local function neg(x)
   if type(x) == 'number' then return -x end
   local d, rg = operand(x, 'neg', 1)
   if plain(rg) then return new_var(T_neg(d), rg) end
-  return setmetatable({}, Neg):apply({ x })[1]
+  return setmetatable({}, Neg):apply1(x, d)
 end
 
 local function absolute(x)

@@ -1,0 +1,309 @@
+/*
+ * conv_kernels.h -- the typed inner loops of conv.c, written once and
+ * instantiated for float and double (conv.c includes this file twice with
+ * CV_T, CV_NAME and CV_GEMM set).
+ *
+ * Layout: one image is (C, *in) contiguous; its column matrix has one row
+ * per (c, k_0, ..., k_{nsp-1}) and one column per output position, rows
+ * `ld` elements apart (ld >= P lets several images share one wide matrix).
+ * Along the last spatial axis the valid output range of a row is computed
+ * once, so the interior is a straight (strided) copy with no bounds tests.
+ */
+#ifndef CV_T
+#error "define CV_T, CV_NAME and CV_GEMM before including conv_kernels.h"
+#endif
+
+/* For one column row: per spatial axis, the input offset of output 0
+ * (k*d - p) and, on the last axis, the valid output range [lo, hi). */
+static inline void CV_NAME(row_setup)(const conv_geom *g, int64_t r, int64_t *c, int64_t *off, int64_t *lo,
+                                      int64_t *hi) {
+    int nsp = g->nsp;
+    int64_t kidx = r % g->Kk;
+    *c = r / g->Kk;
+    for (int a = nsp - 1; a >= 0; a--) {
+        int64_t ka = kidx % g->k[a];
+        kidx /= g->k[a];
+        off[a] = ka * g->d[a] - g->p[a];
+    }
+    int L = nsp - 1;
+    int64_t o = off[L], s = g->s[L], W = g->in[L], n = g->out[L];
+    int64_t l = o >= 0 ? 0 : (-o + s - 1) / s;
+    int64_t h = (W - o) <= 0 ? 0 : (W - o + s - 1) / s;
+    if (h > n)
+        h = n;
+    if (l > h)
+        l = h;
+    *lo = l;
+    *hi = h;
+}
+
+/* col rows [0, C*Kk) of one image x into col (row stride ld). */
+static void CV_NAME(im2col)(const conv_geom *g, const CV_T *x, CV_T *col, int64_t ld) {
+    int nsp = g->nsp, L = nsp - 1;
+    int64_t rows = g->C * g->Kk;
+    int64_t n_last = g->out[L], s_last = g->s[L];
+    int64_t outer = g->P / (n_last ? n_last : 1);
+    if (n_last == 0)
+        return;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t c, off[CH_MAX_DIMS], lo, hi;
+        CV_NAME(row_setup)(g, r, &c, off, &lo, &hi);
+        const CV_T *xc = x + c * g->Pin;
+        CV_T *dst = col + r * ld;
+        int64_t o[CH_MAX_DIMS] = {0};
+        for (int64_t q = 0; q < outer; q++, dst += n_last) {
+            /* input row of this outer output position */
+            int64_t base = 0;
+            bool valid = true;
+            for (int a = 0; a < L; a++) {
+                int64_t i = o[a] * g->s[a] + off[a];
+                if (i < 0 || i >= g->in[a]) {
+                    valid = false;
+                    break;
+                }
+                base = base * g->in[a] + i;
+            }
+            if (!valid || lo >= hi) {
+                for (int64_t j = 0; j < n_last; j++)
+                    dst[j] = 0;
+            } else {
+                const CV_T *src = xc + base * g->in[L] + off[L];
+                int64_t j = 0;
+                for (; j < lo; j++)
+                    dst[j] = 0;
+                if (s_last == 1) {
+                    memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof(CV_T));
+                } else {
+                    for (j = lo; j < hi; j++)
+                        dst[j] = src[j * s_last];
+                }
+                for (j = hi; j < n_last; j++)
+                    dst[j] = 0;
+            }
+            for (int a = L - 1; a >= 0; a--) {
+                if (++o[a] < g->out[a])
+                    break;
+                o[a] = 0;
+            }
+        }
+    }
+}
+
+/* Adds the column matrix back into one image x (the adjoint of im2col);
+ * x must already hold zeros (or what the sum should start from). */
+static void CV_NAME(col2im)(const conv_geom *g, const CV_T *col, int64_t ld, CV_T *x) {
+    int nsp = g->nsp, L = nsp - 1;
+    int64_t rows = g->C * g->Kk;
+    int64_t n_last = g->out[L], s_last = g->s[L];
+    if (n_last == 0)
+        return;
+    int64_t outer = g->P / n_last;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t c, off[CH_MAX_DIMS], lo, hi;
+        CV_NAME(row_setup)(g, r, &c, off, &lo, &hi);
+        if (lo >= hi)
+            continue;
+        CV_T *xc = x + c * g->Pin;
+        const CV_T *srcrow = col + r * ld;
+        int64_t o[CH_MAX_DIMS] = {0};
+        for (int64_t q = 0; q < outer; q++) {
+            int64_t base = 0;
+            bool valid = true;
+            for (int a = 0; a < L; a++) {
+                int64_t i = o[a] * g->s[a] + off[a];
+                if (i < 0 || i >= g->in[a]) {
+                    valid = false;
+                    break;
+                }
+                base = base * g->in[a] + i;
+            }
+            if (valid) {
+                CV_T *dst = xc + base * g->in[L] + off[L];
+                const CV_T *src = srcrow + q * n_last;
+                if (s_last == 1) {
+                    for (int64_t j = lo; j < hi; j++)
+                        dst[j] += src[j];
+                } else {
+                    for (int64_t j = lo; j < hi; j++)
+                        dst[j * s_last] += src[j];
+                }
+            }
+            for (int a = L - 1; a >= 0; a--) {
+                if (++o[a] < g->out[a])
+                    break;
+                o[a] = 0;
+            }
+        }
+    }
+}
+
+/* y (N, Cout, P) = W @ col(x) + b, image by image; with enough images the
+ * batch is spread over threads (each with its own column buffer, BLAS then
+ * runs single-threaded inside), otherwise BLAS gets the threads. */
+static int CV_NAME(forward)(const conv_geom *g, const CV_T *x, const CV_T *w, const CV_T *b, CV_T *y) {
+    int64_t N = g->N, P = g->P, Kg = g->Kg, Cog = g->Coutg;
+    size_t colbytes = g->direct ? 0 : (size_t)(g->C * g->Kk) * (size_t)P * sizeof(CV_T);
+    int par = N >= 2 && ch_threads() > 1;
+    int failed = 0;
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t n = 0; n < N; n++) {
+        if (failed)
+            continue;
+        const CV_T *xn = x + n * g->C * g->Pin;
+        CV_T *yn = y + n * g->Cout * P;
+        const CV_T *col = xn;
+        if (!g->direct) {
+            CV_T *buf = (CV_T *)conv_scratch(0, colbytes);
+            if (!buf) {
+#pragma omp atomic write
+                failed = 1;
+                continue;
+            }
+            CV_NAME(im2col)(g, xn, buf, P);
+            col = buf;
+        }
+        CV_T beta = 0;
+        if (b) {
+            for (int64_t co = 0; co < g->Cout; co++)
+                for (int64_t j = 0; j < P; j++)
+                    yn[co * P + j] = b[co];
+            beta = 1;
+        }
+        for (int64_t gi = 0; gi < g->groups; gi++)
+            CV_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Cog, (int)P, (int)Kg, 1, w + gi * Cog * Kg,
+                    (int)Kg, col + gi * Kg * P, (int)P, beta, yn + gi * Cog * P, (int)P);
+    }
+    return failed;
+}
+
+/* gx (N, C, *in) = col2im(W^T @ gy), image by image. */
+static int CV_NAME(backward_data)(const conv_geom *g, const CV_T *gy, const CV_T *w, CV_T *gx) {
+    int64_t N = g->N, P = g->P, Kg = g->Kg, Cog = g->Coutg;
+    size_t colbytes = g->direct ? 0 : (size_t)(g->C * g->Kk) * (size_t)P * sizeof(CV_T);
+    int par = N >= 2 && ch_threads() > 1;
+    int failed = 0;
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t n = 0; n < N; n++) {
+        if (failed)
+            continue;
+        const CV_T *gyn = gy + n * g->Cout * P;
+        CV_T *gxn = gx + n * g->C * g->Pin;
+        if (g->direct) {
+            for (int64_t gi = 0; gi < g->groups; gi++)
+                CV_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kg, (int)P, (int)Cog, 1, w + gi * Cog * Kg,
+                        (int)Kg, gyn + gi * Cog * P, (int)P, 0, gxn + gi * Kg * P, (int)P);
+            continue;
+        }
+        CV_T *buf = (CV_T *)conv_scratch(0, colbytes);
+        if (!buf) {
+#pragma omp atomic write
+            failed = 1;
+            continue;
+        }
+        for (int64_t gi = 0; gi < g->groups; gi++)
+            CV_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kg, (int)P, (int)Cog, 1, w + gi * Cog * Kg, (int)Kg,
+                    gyn + gi * Cog * P, (int)P, 0, buf + gi * Kg * P, (int)P);
+        memset(gxn, 0, (size_t)(g->C * g->Pin) * sizeof(CV_T));
+        CV_NAME(col2im)(g, buf, P, gxn);
+    }
+    return failed;
+}
+
+/* gW for the images [n0, n0 + cn) into dst (Cout, Kg): one wide column
+ * matrix (C*Kk, cn*P) and gy gathered to (Cout, cn*P), then one gemm per
+ * group with a long inner dimension. */
+static int CV_NAME(filter_chunk)(const conv_geom *g, const CV_T *x, const CV_T *gy, int64_t n0, int64_t cn,
+                                 CV_T *dst) {
+    int64_t P = g->P, Kg = g->Kg, Cog = g->Coutg, wide = cn * P;
+    const CV_T *col, *gyc;
+    if (cn == 1 && g->direct) {
+        col = x + n0 * g->C * g->Pin;
+    } else {
+        CV_T *buf = (CV_T *)conv_scratch(0, (size_t)(g->C * g->Kk) * (size_t)wide * sizeof(CV_T));
+        if (!buf)
+            return 1;
+        for (int64_t i = 0; i < cn; i++)
+            CV_NAME(im2col)(g, x + (n0 + i) * g->C * g->Pin, buf + i * P, wide);
+        col = buf;
+    }
+    if (cn == 1) {
+        gyc = gy + n0 * g->Cout * P;
+    } else {
+        CV_T *buf = (CV_T *)conv_scratch(1, (size_t)g->Cout * (size_t)wide * sizeof(CV_T));
+        if (!buf)
+            return 1;
+        for (int64_t i = 0; i < cn; i++)
+            for (int64_t co = 0; co < g->Cout; co++)
+                memcpy(buf + co * wide + i * P, gy + ((n0 + i) * g->Cout + co) * P, (size_t)P * sizeof(CV_T));
+        gyc = buf;
+    }
+    for (int64_t gi = 0; gi < g->groups; gi++)
+        CV_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Cog, (int)Kg, (int)wide, 1, gyc + gi * Cog * wide,
+                (int)wide, col + gi * Kg * wide, (int)wide, 0, dst + gi * Cog * Kg, (int)Kg);
+    return 0;
+}
+
+/* gW = sum over images of gy_n @ col_n^T.  The batch is cut into chunks
+ * whose size depends only on the shapes; chunks run in waves of CONV_WAVE,
+ * each into its own partial buffer, and the partials are added in chunk
+ * order, so the result does not depend on the thread count. */
+static int CV_NAME(backward_filter)(const conv_geom *g, const CV_T *x, const CV_T *gy, CV_T *gw) {
+    int64_t N = g->N, Wn = g->Cout * g->Kg;
+    int64_t cn, nch;
+    conv_chunking(g, sizeof(CV_T), &cn, &nch);
+    if (nch <= 1) {
+        if (N == 0) {
+            memset(gw, 0, (size_t)Wn * sizeof(CV_T));
+            return 0;
+        }
+        return CV_NAME(filter_chunk)(g, x, gy, 0, N, gw);
+    }
+    int64_t nwave = nch < CONV_WAVE ? nch : CONV_WAVE;
+    CV_T *part = (CV_T *)ch_cpu_alloc((size_t)(nwave * Wn) * sizeof(CV_T));
+    if (!part)
+        return 1;
+    int failed = 0;
+    memset(gw, 0, (size_t)Wn * sizeof(CV_T));
+    for (int64_t c0 = 0; c0 < nch; c0 += CONV_WAVE) {
+        int64_t m = nch - c0 < CONV_WAVE ? nch - c0 : CONV_WAVE;
+#pragma omp parallel for schedule(static) if (m >= 2 && ch_threads() > 1)
+        for (int64_t j = 0; j < m; j++) {
+            int64_t n0 = (c0 + j) * cn;
+            int64_t k = N - n0 < cn ? N - n0 : cn;
+            if (CV_NAME(filter_chunk)(g, x, gy, n0, k, part + j * Wn)) {
+#pragma omp atomic write
+                failed = 1;
+            }
+        }
+        if (failed)
+            break;
+#pragma omp parallel for schedule(static) if (Wn * m >= CH_PARALLEL_GRAIN && ch_threads() > 1)
+        for (int64_t e = 0; e < Wn; e++) {
+            CV_T s = gw[e];
+            for (int64_t j = 0; j < m; j++)
+                s += part[j * Wn + e];
+            gw[e] = s;
+        }
+    }
+    ch_cpu_free(part, (size_t)(nwave * Wn) * sizeof(CV_T));
+    return failed;
+}
+
+/* Chainer-layout im2col for a whole batch: (N, C, *k, *out). */
+static int CV_NAME(im2col_batch)(const conv_geom *g, const CV_T *x, CV_T *col) {
+    int64_t per = g->C * g->Kk * g->P;
+#pragma omp parallel for schedule(static) if (g->N >= 2 && per * g->N >= CH_PARALLEL_GRAIN && ch_threads() > 1)
+    for (int64_t n = 0; n < g->N; n++)
+        CV_NAME(im2col)(g, x + n * g->C * g->Pin, col + n * per, g->P);
+    return 0;
+}
+
+static int CV_NAME(col2im_batch)(const conv_geom *g, const CV_T *col, CV_T *x) {
+    int64_t per = g->C * g->Kk * g->P;
+#pragma omp parallel for schedule(static) if (g->N >= 2 && per * g->N >= CH_PARALLEL_GRAIN && ch_threads() > 1)
+    for (int64_t n = 0; n < g->N; n++) {
+        memset(x + n * g->C * g->Pin, 0, (size_t)(g->C * g->Pin) * sizeof(CV_T));
+        CV_NAME(col2im)(g, col + n * per, g->P, x + n * g->C * g->Pin);
+    }
+    return 0;
+}

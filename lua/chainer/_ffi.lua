@@ -253,6 +253,20 @@ const char *ch_h5_name(ch_h5_file *f, int i);
 
 ch_status ch_idx_load(const char *path, ch_tensor **result);
 
+ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tensor *b, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *out_size, int groups, ch_tensor **result);
+
+ch_status ch_conv_backward_data(const ch_tensor *gy, const ch_tensor *w, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *in_size, int groups, ch_tensor **result);
+
+ch_status ch_conv_backward_filter(const ch_tensor *x, const ch_tensor *gy, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *ksize, int groups, ch_tensor **result);
+
+ch_status ch_conv_im2col(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *out_size, ch_tensor **result);
+
+ch_status ch_conv_col2im(const ch_tensor *col, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *in_size, ch_tensor **result);
+
+ch_status ch_embed_id_forward(const ch_tensor *x, const ch_tensor *w, int has_ignore, int64_t ignore_label, ch_tensor **result);
+
+ch_status ch_embed_id_backward(const ch_tensor *x, const ch_tensor *gy, int64_t n_vocab, int has_ignore, int64_t ignore_label, ch_tensor **result);
+
 int ch_cuda_load(const char *libpath);
 int ch_cuda_available(void);
 int ch_cuda_device_count(void);

@@ -337,6 +337,24 @@ CH_API ch_status ch_idx_load(const char *path, ch_tensor **result);
 /* end nn: array */
 
 /* nn: convolution (functions/connection) */
+/* N-d convolution over nsp spatial axes (float32/float64, x and w of one
+ * dtype): x (N, C, *in), w (Cout, C/groups, *k), b (Cout) or NULL gives
+ * y (N, Cout, *out_size).  The caller picks out_size (cover_all). */
+CH_API ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tensor *b, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *out_size, int groups, ch_tensor **result);
+/* Gradient of ch_conv_forward with respect to x, i.e. the transposed
+ * convolution: gy (N, Cout, *out), w (Cout, C/groups, *k) -> (N, C, *in_size). */
+CH_API ch_status ch_conv_backward_data(const ch_tensor *gy, const ch_tensor *w, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *in_size, int groups, ch_tensor **result);
+/* Gradient with respect to w: x (N, C, *in), gy (N, Cout, *out) -> (Cout, C/groups, *ksize). */
+CH_API ch_status ch_conv_backward_filter(const ch_tensor *x, const ch_tensor *gy, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *ksize, int groups, ch_tensor **result);
+/* Chainer's im2col: x (N, C, *in) -> (N, C, *k, *out_size); zero outside. */
+CH_API ch_status ch_conv_im2col(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *out_size, ch_tensor **result);
+/* Its adjoint: col (N, C, *k, *out) summed back into (N, C, *in_size). */
+CH_API ch_status ch_conv_col2im(const ch_tensor *col, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *in_size, ch_tensor **result);
+/* embed_id: y (x.shape..., D) = rows of w (V, D) picked by integer ids x;
+ * ids equal to ignore_label (when has_ignore) give zero rows. */
+CH_API ch_status ch_embed_id_forward(const ch_tensor *x, const ch_tensor *w, int has_ignore, int64_t ignore_label, ch_tensor **result);
+/* Its weight gradient: gy rows scatter-added into a (n_vocab, D) zero tensor. */
+CH_API ch_status ch_embed_id_backward(const ch_tensor *x, const ch_tensor *gy, int64_t n_vocab, int has_ignore, int64_t ignore_label, ch_tensor **result);
 /* end nn: convolution */
 
 /* nn: recurrent cells (functions/rnn, lstm) */

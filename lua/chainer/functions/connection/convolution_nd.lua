@@ -1,0 +1,285 @@
+-- functions/connection/convolution_nd.lua: N-d convolution and its
+-- gradients as FunctionNodes, and the user functions convolution_1d/2d/3d/nd
+-- and dilated_convolution_2d.
+--
+--   F.convolution_2d(x, W, b, {stride = 1, pad = 0, cover_all = false,
+--                              dilate = 1, groups = 1})
+--
+-- x (N, C, *in), W (C_out, C/groups, *k), b (C_out) or nil.  The forward and
+-- both gradients are C kernels (runtime/cpu/conv.c: im2col + gemm).  The
+-- backward is built from nodes that are differentiable again, as in Chainer:
+--   gx = deconvolution(gy, W), gW = ConvolutionGradW(x, gy), gb = sum(gy),
+-- and ConvolutionGradW's own backward is again a deconvolution and a
+-- convolution.
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local U = require 'chainer.functions.connection._util'
+
+local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+local i64 = U.i64
+local as_array = require('chainer.variable').as_array
+
+local M = {}
+
+-- Geometry shared by the three nodes of one convolution: a table with nsp,
+-- stride, pad, dilate, groups (immutable once made).
+local function geometry(nsp, stride, pad, dilate, groups)
+  return { nsp = nsp, stride = stride, pad = pad, dilate = dilate, groups = groups }
+end
+M.geometry = geometry
+
+local function spatial(t, nsp)
+  local s = {}
+  for i = 1, nsp do s[i] = tonumber(t.ptr.dim[1 + i]) end
+  return s
+end
+M.spatial = spatial
+
+local sum_axes_cache = {}
+local function bias_axes(nsp)
+  local a = sum_axes_cache[nsp]
+  if not a then
+    a = { 0 }
+    for i = 1, nsp do a[i + 1] = i + 1 end
+    sum_axes_cache[nsp] = a
+  end
+  return a
+end
+M.bias_axes = bias_axes
+
+---------------------------------------------------------------------------
+-- Convolution: (x, W[, b]) -> y with explicit output extents out_size
+---------------------------------------------------------------------------
+local Convolution = FunctionNode:extend('Convolution')
+M.Convolution = Convolution
+
+function Convolution:forward(inputs)
+  local x, W, b = inputs[1], inputs[2], inputs[3]
+  local g = self.geom
+  self:retain_inputs({ 1, 2 })
+  check(C.ch_conv_forward(x.ptr, W.ptr, b and b.ptr or nil, g.nsp, i64(1, g.stride), i64(2, g.pad),
+    i64(3, g.dilate), i64(4, self.out_size), g.groups, box), 2)
+  return { wrap(box[0]) }
+end
+
+function Convolution:backward(idx, gys)
+  local xs = self:get_retained_inputs()
+  local x, W = xs[1], xs[2]
+  local gy = gys[1]
+  local g = self.geom
+  local ret = {}
+  for k = 1, #idx do
+    local i = idx[k]
+    if i == 1 then
+      ret[1] = M.deconv_apply(gy, W, nil, g, self.in_size)
+    elseif i == 2 then
+      ret[2] = M.grad_w_apply(x, gy, g, self.ksize)
+    else
+      ret[3] = require('chainer.functions.math.sum').sum(gy, { axis = bias_axes(g.nsp) })
+    end
+  end
+  return ret
+end
+
+-- y = conv(x, W) + b with out_size given (no shape inference).
+function M.conv_apply(x, W, b, geom, out_size, in_size, ksize)
+  local f = setmetatable({}, Convolution)
+  f.geom, f.out_size, f.in_size, f.ksize = geom, out_size, in_size, ksize
+  if b ~= nil then return f:apply({ x, W, b })[1] end
+  return f:apply({ x, W })[1]
+end
+
+---------------------------------------------------------------------------
+-- Deconvolution: (x, W[, b]) -> y, the transposed convolution
+---------------------------------------------------------------------------
+local Deconvolution = FunctionNode:extend('Deconvolution')
+M.Deconvolution = Deconvolution
+
+function Deconvolution:forward(inputs)
+  local x, W, b = inputs[1], inputs[2], inputs[3]
+  local g = self.geom
+  self:retain_inputs({ 1, 2 })
+  check(C.ch_conv_backward_data(x.ptr, W.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate),
+    i64(4, self.out_size), g.groups, box), 2)
+  local y = wrap(box[0])
+  if b ~= nil then
+    local shape = { 1, b.shape[1] }
+    for i = 1, g.nsp do shape[i + 2] = 1 end
+    T.add(y, b:reshape(shape), y)
+  end
+  return { y }
+end
+
+function Deconvolution:backward(idx, gys)
+  local xs = self:get_retained_inputs()
+  local x, W = xs[1], xs[2]
+  local gy = gys[1]
+  local g = self.geom
+  local ret = {}
+  for k = 1, #idx do
+    local i = idx[k]
+    if i == 1 then
+      ret[1] = M.conv_apply(gy, W, nil, g, self.in_size, self.out_size, self.ksize)
+    elseif i == 2 then
+      -- the convolution that maps y back to x has x as its "gy"
+      ret[2] = M.grad_w_apply(gy, x, g, self.ksize)
+    else
+      ret[3] = require('chainer.functions.math.sum').sum(gy, { axis = bias_axes(g.nsp) })
+    end
+  end
+  return ret
+end
+
+-- y = deconv(x, W) + b with the output extents out_size given.
+function M.deconv_apply(x, W, b, geom, out_size)
+  local f = setmetatable({}, Deconvolution)
+  f.geom, f.out_size = geom, out_size
+  f.in_size = spatial(as_array(x), geom.nsp)
+  f.ksize = spatial(as_array(W), geom.nsp)
+  if b ~= nil then return f:apply({ x, W, b })[1] end
+  return f:apply({ x, W })[1]
+end
+
+---------------------------------------------------------------------------
+-- ConvolutionGradW: (x, gy) -> gW
+---------------------------------------------------------------------------
+local ConvolutionGradW = FunctionNode:extend('ConvolutionGradW')
+M.ConvolutionGradW = ConvolutionGradW
+
+function ConvolutionGradW:forward(inputs)
+  local x, gy = inputs[1], inputs[2]
+  local g = self.geom
+  self:retain_inputs({ 1, 2 })
+  check(C.ch_conv_backward_filter(x.ptr, gy.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate),
+    i64(4, self.ksize), g.groups, box), 2)
+  return { wrap(box[0]) }
+end
+
+function ConvolutionGradW:backward(idx, gys)
+  local xs = self:get_retained_inputs()
+  local x, gy = xs[1], xs[2]
+  local ggW = gys[1]
+  local g = self.geom
+  local ret = {}
+  for k = 1, #idx do
+    if idx[k] == 1 then
+      ret[1] = M.deconv_apply(gy, ggW, nil, g, spatial(x.array, g.nsp))
+    else
+      ret[2] = M.conv_apply(x, ggW, nil, g, spatial(gy.array, g.nsp), spatial(x.array, g.nsp), self.ksize)
+    end
+  end
+  return ret
+end
+
+function M.grad_w_apply(x, gy, geom, ksize)
+  local f = setmetatable({}, ConvolutionGradW)
+  f.geom, f.ksize = geom, ksize
+  return f:apply({ x, gy })[1]
+end
+
+---------------------------------------------------------------------------
+-- user functions
+---------------------------------------------------------------------------
+local conv_names = { 'stride', 'pad', 'cover_all' }
+local conv_known = { stride = true, pad = true, cover_all = true, dilate = true, groups = true }
+
+-- Shared by convolution_1d/2d/3d/nd and dilated_convolution_2d.
+-- want_nsp: required number of spatial axes (nil: any >= 1).
+local function convolution(fn, want_nsp, x, W, b, opts)
+  local xd = U.data(fn, 'x', x, 3)
+  local Wd = U.data(fn, 'W', W, 3)
+  local bd = b ~= nil and U.data(fn, 'b', b, 3) or nil
+  U.check_opts(fn, opts, conv_known)
+  local nd = xd.ptr.nd
+  local nsp = nd - 2
+  if want_nsp and nsp ~= want_nsp then
+    error(string.format('%s: x must be %d-d (N, C, %s), got shape %s', fn, want_nsp + 2,
+      want_nsp == 1 and 'W' or want_nsp == 2 and 'H, W' or 'D, H, W', T.shape_str(xd.shape)), 3)
+  end
+  if nsp < 1 then
+    error(string.format('%s: x must have a batch, a channel and at least one spatial axis, got shape %s', fn,
+      T.shape_str(xd.shape)), 3)
+  end
+  if Wd.ptr.nd ~= nd then
+    error(string.format('%s: W must be %d-d (C_out, C_in/groups, kernel...) like x, got shape %s', fn, nd,
+      T.shape_str(Wd.shape)), 3)
+  end
+  if not T.is_float_dtype(xd.dtype) then
+    error(string.format('%s: x must be floating point (got %s)', fn, xd.dtype), 3)
+  end
+  if Wd.dtype ~= xd.dtype then
+    error(string.format('%s: x and W have different dtypes (%s and %s)', fn, xd.dtype, Wd.dtype), 3)
+  end
+  local groups = opts.groups or 1
+  if type(groups) ~= 'number' or groups < 1 or groups ~= math.floor(groups) then
+    error(string.format('%s: groups must be a positive integer (got %s)', fn, tostring(groups)), 3)
+  end
+  local cin, cout, wcin = xd.shape[2], Wd.shape[1], Wd.shape[2]
+  if cin ~= wcin * groups then
+    error(string.format('%s: x has %d input channels but W expects %d (W.shape[1]=%d x groups=%d)', fn, cin,
+      wcin * groups, wcin, groups), 3)
+  end
+  if cout % groups ~= 0 then
+    error(string.format('%s: W has %d output channels, not divisible by groups=%d', fn, cout, groups), 3)
+  end
+  if bd ~= nil then
+    if bd.ptr.nd ~= 1 or bd.shape[1] ~= cout then
+      error(string.format('%s: b must have shape (%d,) to match W, got %s', fn, cout, T.shape_str(bd.shape)), 3)
+    end
+    if bd.dtype ~= xd.dtype then
+      error(string.format('%s: x and b have different dtypes (%s and %s)', fn, xd.dtype, bd.dtype), 3)
+    end
+  end
+  local stride = U.tuple(fn, 'stride', opts.stride, nsp, 1, 1)
+  local pad = U.tuple(fn, 'pad', opts.pad, nsp, 0, 0)
+  local dilate = U.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1)
+  local cover_all = opts.cover_all and true or false
+  local in_size, ksize, out_size = spatial(xd, nsp), spatial(Wd, nsp), {}
+  for i = 1, nsp do
+    local o = U.conv_outsize(in_size[i], ksize[i], stride[i], pad[i], cover_all, dilate[i])
+    if o <= 0 then
+      error(string.format('%s: the output would be empty on spatial axis %d (input %d, kernel %d, stride %d, pad %d, dilate %d)',
+        fn, i - 1, in_size[i], ksize[i], stride[i], pad[i], dilate[i]), 3)
+    end
+    out_size[i] = o
+  end
+  local geom = geometry(nsp, stride, pad, dilate, groups)
+  return M.conv_apply(x, W, b, geom, out_size, in_size, ksize)
+end
+M._convolution = convolution
+
+function M.convolution_nd(x, W, b, ...)
+  local opts
+  b, opts = U.split_args('convolution_nd', b, conv_names, ...)
+  return convolution('convolution_nd', nil, x, W, b, opts)
+end
+
+function M.convolution_1d(x, W, b, ...)
+  local opts
+  b, opts = U.split_args('convolution_1d', b, conv_names, ...)
+  return convolution('convolution_1d', 1, x, W, b, opts)
+end
+
+function M.convolution_2d(x, W, b, ...)
+  local opts
+  b, opts = U.split_args('convolution_2d', b, conv_names, ...)
+  return convolution('convolution_2d', 2, x, W, b, opts)
+end
+
+function M.convolution_3d(x, W, b, ...)
+  local opts
+  b, opts = U.split_args('convolution_3d', b, conv_names, ...)
+  return convolution('convolution_3d', 3, x, W, b, opts)
+end
+
+-- Chainer: dilated_convolution_2d(x, W, b=None, stride=1, pad=0, dilate=1, cover_all=False)
+function M.dilated_convolution_2d(x, W, b, ...)
+  local opts
+  b, opts = U.split_args('dilated_convolution_2d', b, { 'stride', 'pad', 'dilate', 'cover_all' }, ...)
+  if opts.groups ~= nil then
+    error("dilated_convolution_2d: unknown option 'groups' (expected one of: cover_all, dilate, pad, stride)", 2)
+  end
+  return convolution('dilated_convolution_2d', 2, x, W, b, opts)
+end
+
+return M

@@ -1,0 +1,121 @@
+-- functions/connection/deconvolution_nd.lua: the transposed convolution,
+-- deconvolution_1d/2d/3d/nd.
+--
+--   F.deconvolution_2d(x, W, b, {stride = 1, pad = 0, outsize = nil,
+--                                dilate = 1, groups = 1})
+--
+-- x (N, C_in, *in), W (C_in, C_out/groups, *k), b (C_out) or nil.  It is the
+-- gradient of a convolution with respect to its input: the forward is the
+-- convolution's data-gradient kernel, the backward a convolution and a
+-- filter gradient (see convolution_nd.lua), so it is differentiable again.
+local T = require 'chainer.tensor'
+local U = require 'chainer.functions.connection._util'
+local conv = require 'chainer.functions.connection.convolution_nd'
+
+local M = {}
+M.Deconvolution = conv.Deconvolution
+
+local names = { 'stride', 'pad', 'outsize' }
+local known = { stride = true, pad = true, outsize = true, dilate = true, groups = true }
+
+local function deconvolution(fn, want_nsp, x, W, b, opts)
+  local xd = U.data(fn, 'x', x, 3)
+  local Wd = U.data(fn, 'W', W, 3)
+  local bd = b ~= nil and U.data(fn, 'b', b, 3) or nil
+  U.check_opts(fn, opts, known)
+  local nd = xd.ptr.nd
+  local nsp = nd - 2
+  if want_nsp and nsp ~= want_nsp then
+    error(string.format('%s: x must be %d-d (N, C, %s), got shape %s', fn, want_nsp + 2,
+      want_nsp == 1 and 'W' or want_nsp == 2 and 'H, W' or 'D, H, W', T.shape_str(xd.shape)), 3)
+  end
+  if nsp < 1 then
+    error(string.format('%s: x must have a batch, a channel and at least one spatial axis, got shape %s', fn,
+      T.shape_str(xd.shape)), 3)
+  end
+  if Wd.ptr.nd ~= nd then
+    error(string.format('%s: W must be %d-d (C_in, C_out/groups, kernel...) like x, got shape %s', fn, nd,
+      T.shape_str(Wd.shape)), 3)
+  end
+  if not T.is_float_dtype(xd.dtype) then
+    error(string.format('%s: x must be floating point (got %s)', fn, xd.dtype), 3)
+  end
+  if Wd.dtype ~= xd.dtype then
+    error(string.format('%s: x and W have different dtypes (%s and %s)', fn, xd.dtype, Wd.dtype), 3)
+  end
+  local groups = opts.groups or 1
+  if type(groups) ~= 'number' or groups < 1 or groups ~= math.floor(groups) then
+    error(string.format('%s: groups must be a positive integer (got %s)', fn, tostring(groups)), 3)
+  end
+  local cin = xd.shape[2]
+  if cin ~= Wd.shape[1] then
+    error(string.format('%s: x has %d input channels but W.shape[0] is %d', fn, cin, Wd.shape[1]), 3)
+  end
+  if cin % groups ~= 0 then
+    error(string.format('%s: x has %d channels, not divisible by groups=%d', fn, cin, groups), 3)
+  end
+  local cout = Wd.shape[2] * groups
+  if bd ~= nil then
+    if bd.ptr.nd ~= 1 or bd.shape[1] ~= cout then
+      error(string.format('%s: b must have shape (%d,) (W.shape[1] x groups), got %s', fn, cout,
+        T.shape_str(bd.shape)), 3)
+    end
+    if bd.dtype ~= xd.dtype then
+      error(string.format('%s: x and b have different dtypes (%s and %s)', fn, xd.dtype, bd.dtype), 3)
+    end
+  end
+  local stride = U.tuple(fn, 'stride', opts.stride, nsp, 1, 1)
+  local pad = U.tuple(fn, 'pad', opts.pad, nsp, 0, 0)
+  local dilate = U.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1)
+  local in_size, ksize = conv.spatial(xd, nsp), conv.spatial(Wd, nsp)
+  local out_size
+  if opts.outsize then
+    out_size = U.tuple(fn, 'outsize', opts.outsize, nsp, nil, 1)
+    for i = 1, nsp do
+      local a = U.conv_outsize(out_size[i], ksize[i], stride[i], pad[i], false, dilate[i])
+      local c = U.conv_outsize(out_size[i], ksize[i], stride[i], pad[i], true, dilate[i])
+      if a ~= in_size[i] and c ~= in_size[i] then
+        error(string.format('%s: outsize %d on spatial axis %d does not fit: a convolution of it gives %d, but x has %d',
+          fn, out_size[i], i - 1, a, in_size[i]), 3)
+      end
+    end
+  else
+    out_size = {}
+    for i = 1, nsp do
+      local o = U.deconv_outsize(in_size[i], ksize[i], stride[i], pad[i], false, dilate[i])
+      if o <= 0 then
+        error(string.format('%s: the output would be empty on spatial axis %d (input %d, kernel %d, stride %d, pad %d)',
+          fn, i - 1, in_size[i], ksize[i], stride[i], pad[i]), 3)
+      end
+      out_size[i] = o
+    end
+  end
+  local geom = conv.geometry(nsp, stride, pad, dilate, groups)
+  return conv.deconv_apply(x, W, b, geom, out_size)
+end
+
+function M.deconvolution_nd(x, W, b, ...)
+  local opts
+  b, opts = U.split_args('deconvolution_nd', b, names, ...)
+  return deconvolution('deconvolution_nd', nil, x, W, b, opts)
+end
+
+function M.deconvolution_1d(x, W, b, ...)
+  local opts
+  b, opts = U.split_args('deconvolution_1d', b, names, ...)
+  return deconvolution('deconvolution_1d', 1, x, W, b, opts)
+end
+
+function M.deconvolution_2d(x, W, b, ...)
+  local opts
+  b, opts = U.split_args('deconvolution_2d', b, names, ...)
+  return deconvolution('deconvolution_2d', 2, x, W, b, opts)
+end
+
+function M.deconvolution_3d(x, W, b, ...)
+  local opts
+  b, opts = U.split_args('deconvolution_3d', b, names, ...)
+  return deconvolution('deconvolution_3d', 3, x, W, b, opts)
+end
+
+return M

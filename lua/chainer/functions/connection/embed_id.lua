@@ -1,0 +1,95 @@
+-- functions/connection/embed_id.lua: F.embed_id(x, W, {ignore_label = nil}).
+--
+-- y[..., :] = W[x[...], :] for integer ids x (0-based), a C kernel; ids
+-- equal to ignore_label give zero rows.  The gradient w.r.t. W is the
+-- EmbedIDGrad node (a scatter-add kernel), which is linear in gy: its own
+-- backward is embed_id again, so double backprop works.  x gets no gradient.
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local U = require 'chainer.functions.connection._util'
+
+local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+
+local M = {}
+
+local EmbedIDFunction = FunctionNode:extend('EmbedIDFunction')
+M.EmbedIDFunction = EmbedIDFunction
+
+function EmbedIDFunction:forward(inputs)
+  local x, W = inputs[1], inputs[2]
+  self:retain_inputs({ 1 })
+  self._n_vocab = W.shape[1]
+  local il = self.ignore_label
+  check(C.ch_embed_id_forward(x.ptr, W.ptr, il and 1 or 0, il or 0, box), 2)
+  return { wrap(box[0]) }
+end
+
+function EmbedIDFunction:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  local ret = {}
+  for k = 1, #idx do
+    if idx[k] == 2 then
+      local g = setmetatable({}, M.EmbedIDGrad)
+      g.n_vocab, g.ignore_label = self._n_vocab, self.ignore_label
+      ret[2] = g:apply({ x, gys[1] })[1]
+    end
+  end
+  return ret
+end
+
+local EmbedIDGrad = FunctionNode:extend('EmbedIDGrad')
+M.EmbedIDGrad = EmbedIDGrad
+
+function EmbedIDGrad:forward(inputs)
+  local x, gy = inputs[1], inputs[2]
+  self:retain_inputs({ 1 })
+  local il = self.ignore_label
+  check(C.ch_embed_id_backward(x.ptr, gy.ptr, self.n_vocab, il and 1 or 0, il or 0, box), 2)
+  return { wrap(box[0]) }
+end
+
+function EmbedIDGrad:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  local ret = {}
+  for k = 1, #idx do
+    if idx[k] == 2 then
+      local f = setmetatable({}, EmbedIDFunction)
+      f.ignore_label = self.ignore_label
+      ret[2] = f:apply({ x, gys[1] })[1]
+    end
+  end
+  return ret
+end
+
+local known = { ignore_label = true }
+
+function M.embed_id(x, W, ...)
+  local fn = 'embed_id'
+  local opts
+  local a1 = ...
+  if U.is_plain(a1) then opts = a1
+  elseif a1 ~= nil then opts = { ignore_label = a1 }
+  else opts = {} end
+  U.check_opts(fn, opts, known)
+  local xd = U.data(fn, 'x', x)
+  local Wd = U.data(fn, 'W', W)
+  if T.is_float_dtype(xd.dtype) or xd.dtype == 'bool' then
+    error('embed_id: x must hold integer ids (int32 or int64), got dtype ' .. xd.dtype, 2)
+  end
+  if Wd.ptr.nd ~= 2 then
+    error('embed_id: W must be 2-d (n_vocab, n_units), got shape ' .. T.shape_str(Wd.shape), 2)
+  end
+  if not T.is_float_dtype(Wd.dtype) then
+    error('embed_id: W must be floating point (got ' .. Wd.dtype .. ')', 2)
+  end
+  local il = opts.ignore_label
+  if il == false then il = nil end
+  if il ~= nil and (type(il) ~= 'number' or il ~= math.floor(il)) then
+    error('embed_id: ignore_label must be an integer or nil (got ' .. tostring(il) .. ')', 2)
+  end
+  local f = setmetatable({}, EmbedIDFunction)
+  f.ignore_label = il
+  return f:apply({ x, W })[1]
+end
+
+return M

@@ -1,0 +1,111 @@
+-- functions/connection/linear.lua: F.linear(x, W, b, {n_batch_axes = 1}).
+--
+-- y = x W^T + b with W (out, in) as in Chainer.  The forward is one gemm
+-- with W read transposed in place (no copy); with a bias, y starts as b
+-- broadcast over the rows and the gemm adds into it (beta = 1).  The
+-- gradients are matmuls (gx = gy W, gW = gy^T x, again transposed views
+-- only) and a sum, so they are differentiable again.
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local U = require 'chainer.functions.connection._util'
+
+local M = {}
+
+local LinearFunction = FunctionNode:extend('LinearFunction')
+M.LinearFunction = LinearFunction
+
+local TRANSB = { transb = true }
+local GEMM_B = { transb = true, beta = 1 }
+local TRANSA = { transa = true }
+local AXIS0 = { axis = 0 }
+
+function LinearFunction:forward(inputs)
+  local x, W, b = inputs[1], inputs[2], inputs[3]
+  self:retain_inputs({ 1, 2 })
+  local y
+  if b ~= nil then
+    y = T.empty({ x.shape[1], W.shape[1] }, x.dtype)
+    y:copy_(b:broadcast_to(y.shape))
+    T.gemm(y, x, W, GEMM_B)
+  else
+    y = T.matmul(x, W, TRANSB)
+  end
+  return { y }
+end
+
+function LinearFunction:backward(idx, gys)
+  local matmul = require('chainer.functions.math.matmul').matmul
+  local xs = self:get_retained_inputs()
+  local x, W = xs[1], xs[2]
+  local gy = gys[1]
+  local ret = {}
+  for k = 1, #idx do
+    local i = idx[k]
+    if i == 1 then ret[1] = matmul(gy, W)
+    elseif i == 2 then ret[2] = matmul(gy, x, TRANSA)
+    else ret[3] = require('chainer.functions.math.sum').sum(gy, AXIS0) end
+  end
+  return ret
+end
+
+local names = { 'n_batch_axes' }
+local known = { n_batch_axes = true }
+
+function M.linear(x, W, b, ...)
+  local fn = 'linear'
+  local opts
+  b, opts = U.split_args(fn, b, names, ...)
+  U.check_opts(fn, opts, known)
+  local xd = U.data(fn, 'x', x)
+  local Wd = U.data(fn, 'W', W)
+  local bd = b ~= nil and U.data(fn, 'b', b) or nil
+  local nba = opts.n_batch_axes or 1
+  if type(nba) ~= 'number' or nba < 1 or nba ~= math.floor(nba) then
+    error('linear: n_batch_axes must be a positive integer (got ' .. tostring(nba) .. ')', 2)
+  end
+  local nd = xd.ptr.nd
+  if nd < nba + 1 then
+    error(string.format('linear: x must have more than n_batch_axes=%d axes, got shape %s', nba,
+      T.shape_str(xd.shape)), 2)
+  end
+  if Wd.ptr.nd ~= 2 then
+    error('linear: W must be 2-d (out_size, in_size), got shape ' .. T.shape_str(Wd.shape), 2)
+  end
+  if not T.is_float_dtype(xd.dtype) then
+    error('linear: x must be floating point (got ' .. xd.dtype .. ')', 2)
+  end
+  if xd.dtype ~= Wd.dtype then
+    error(string.format('linear: x and W have different dtypes (%s and %s)', xd.dtype, Wd.dtype), 2)
+  end
+  local shape = xd.shape
+  local rows, inner = 1, 1
+  for i = 1, nba do rows = rows * shape[i] end
+  for i = nba + 1, nd do inner = inner * shape[i] end
+  local out = Wd.shape[1]
+  if inner ~= Wd.shape[2] then
+    error(string.format('linear: x has %d input features (shape %s, n_batch_axes=%d) but W.shape[1] is %d', inner,
+      T.shape_str(shape), nba, Wd.shape[2]), 2)
+  end
+  if bd ~= nil then
+    if bd.ptr.nd ~= 1 or bd.shape[1] ~= out then
+      error(string.format('linear: b must have shape (%d,) to match W, got %s', out, T.shape_str(bd.shape)), 2)
+    end
+    if bd.dtype ~= xd.dtype then
+      error(string.format('linear: x and b have different dtypes (%s and %s)', xd.dtype, bd.dtype), 2)
+    end
+  end
+  local reshape = require('chainer.functions.array.reshape').reshape
+  if nd ~= 2 then x = reshape(x, { rows, inner }) end
+  local f = setmetatable({}, LinearFunction)
+  local y
+  if b ~= nil then y = f:apply({ x, W, b })[1] else y = f:apply({ x, W })[1] end
+  if nba ~= 1 then
+    local ys = {}
+    for i = 1, nba do ys[i] = shape[i] end
+    ys[nba + 1] = out
+    y = reshape(y, ys)
+  end
+  return y
+end
+
+return M

@@ -49,8 +49,20 @@ local lazy = {
   gradient_check = 'chainer.gradient_check',
   testing = 'chainer.testing',
   computational_graph = 'chainer.computational_graph',
-  utils = 'chainer.utils',
 }
+
+-- chainer.utils.<name> loads lua/chainer/utils/<name>.lua on first access
+chainer.utils = setmetatable({}, {
+  __index = function(t, k)
+    local ok, mod = pcall(require, 'chainer.utils.' .. k)
+    if not ok then
+      if tostring(mod):find("module 'chainer.utils." .. k .. "' not found", 1, true) then return nil end
+      error(mod, 2)
+    end
+    rawset(t, k, mod)
+    return mod
+  end,
+})
 
 -- chainer.cuda when the CUDA module exists (it loads without a GPU)
 do

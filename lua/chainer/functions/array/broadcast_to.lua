@@ -26,6 +26,8 @@ function M.broadcast_to(x, shape)
   if not T.is_tensor(d) then
     error('broadcast_to: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2)
   end
+  -- Chainer's keyword form F.broadcast_to(x, shape=(3, 4)) arrives as {shape = {3, 4}}
+  if type(shape) == 'table' and shape.shape ~= nil then shape = shape.shape end
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then error('broadcast_to: shape must be a table of integers', 2) end
   if require('chainer.functions.math.sum_to').shape_equal(d, shape) then return Variable.as_variable(x) end

@@ -25,6 +25,8 @@ function M.reshape(x, shape, ...)
   local d = Variable.as_array(x)
   if not T.is_tensor(d) then error('reshape: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2) end
   if type(shape) == 'number' then shape = { shape, ... } end
+  -- Chainer's keyword form F.reshape(x, shape=(2, 6)) arrives as {shape = {2, 6}}
+  if type(shape) == 'table' and shape.shape ~= nil then shape = shape.shape end
   if type(shape) ~= 'table' then error('reshape: shape must be a table of integers', 2) end
   if require('chainer.functions.math.sum_to').shape_equal(d, shape) then return Variable.as_variable(x) end
   local f = setmetatable({}, Reshape)

@@ -37,6 +37,11 @@ function M.transpose(x, axes, ...)
   local d = Variable.as_array(x)
   if not T.is_tensor(d) then error('transpose: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2) end
   if type(axes) == 'number' then axes = { axes, ... } end
+  -- Chainer's keyword form F.transpose(x, axes=(1, 0, 2)) arrives as {axes = {1, 0, 2}}
+  if type(axes) == 'table' and axes[1] == nil and next(axes) ~= nil then
+    if axes.axes == nil then error('transpose: unknown option ' .. tostring(next(axes)), 2) end
+    axes = axes.axes or nil -- axes = false is Python's None
+  end
   if axes ~= nil and type(axes) ~= 'table' then error('transpose: axes must be a table of integers', 2) end
   if axes ~= nil and #axes ~= d.ptr.nd then
     error(string.format('transpose: axes has %d entries for a %d-d input', #axes, d.ptr.nd), 2)

@@ -1,0 +1,149 @@
+-- functions/array/im2col.lua: F.im2col(x, ksize, {stride, pad, cover_all,
+-- dilate}), Chainer's layout: x (N, C, H, W) -> (N, C*kh*kw, out_h, out_w)
+-- where channel c*kh*kw + i*kw + j at (y, x) holds
+-- x[c, y*sy - ph + i*dy, x*sx - pw + j*dx] (zero outside the image).
+-- Any number of spatial axes works the same way (x (N, C, *spatial)).
+--
+-- The kernels are the convolution family's ch_conv_im2col/ch_conv_col2im
+-- (runtime/cpu/conv.c, shared with convolution_nd).  The gradient is
+-- col2im, wrapped in its own node (Col2Im) whose gradient is im2col again,
+-- so double backprop works.
+local core = require 'chainer.tensor.core'
+local FunctionNode = require 'chainer.function_node'
+local U = require 'chainer.functions.array._util'
+
+local ffi, C, check, wrap, box = core.ffi, core.C, core.check, core.wrap, core.box
+
+local M = {}
+
+local Im2Col = FunctionNode:extend('Im2Col')
+local Col2Im = FunctionNode:extend('Col2Im')
+M.Im2Col, M.Col2Im = Im2Col, Col2Im
+
+local function i64(list)
+  local a = ffi.new('int64_t[?]', #list > 0 and #list or 1)
+  for i = 1, #list do a[i - 1] = list[i] end
+  return a
+end
+
+-- Chainer's conv_outsize.
+local function outsize(size, k, s, p, cover_all, d)
+  local dk = k + (k - 1) * (d - 1)
+  if cover_all then return math.floor((size + p * 2 - dk + s - 1) / s) + 1 end
+  return math.floor((size + p * 2 - dk) / s) + 1
+end
+M._outsize = outsize
+
+local function im2col_raw(x, g)
+  check(C.ch_conv_im2col(x.ptr, g.nsp, i64(g.ksize), i64(g.stride), i64(g.pad), i64(g.dilate), i64(g.out), box), 3)
+  return wrap(box[0])
+end
+
+local function col2im_raw(col, g)
+  check(C.ch_conv_col2im(col.ptr, g.nsp, i64(g.stride), i64(g.pad), i64(g.dilate), i64(g.in_size), box), 3)
+  return wrap(box[0])
+end
+
+-- the (N, C*K, *out) view of a (N, C, *k, *out) column tensor and back
+local function merged_shape(g, N, Cc)
+  local s = { N, Cc * g.kprod }
+  for a = 1, g.nsp do s[#s + 1] = g.out[a] end
+  return s
+end
+local function split_shape(g, N, Cc)
+  local s = { N, Cc }
+  for a = 1, g.nsp do s[#s + 1] = g.ksize[a] end
+  for a = 1, g.nsp do s[#s + 1] = g.out[a] end
+  return s
+end
+
+function Im2Col:forward(inputs)
+  local x = inputs[1]
+  local g = self.geom
+  local col = im2col_raw(x, g)
+  return { col:reshape(merged_shape(g, x.shape[1], x.shape[2])) }
+end
+
+function Im2Col:backward(_, gys)
+  local f = setmetatable({}, Col2Im)
+  f.geom = self.geom
+  return { f:apply({ gys[1] })[1] }
+end
+
+function Col2Im:forward(inputs)
+  local gy = inputs[1]
+  local g = self.geom
+  local s = gy.shape
+  local col = gy:reshape(split_shape(g, s[1], s[2] / g.kprod))
+  return { col2im_raw(col, g) }
+end
+
+function Col2Im:backward(_, ggs)
+  local f = setmetatable({}, Im2Col)
+  f.geom = self.geom
+  return { f:apply({ ggs[1] })[1] }
+end
+
+local function tuple(fn, v, n, name, default)
+  if v == nil or v == false then v = default end
+  local r = {}
+  if type(v) == 'number' then
+    for i = 1, n do r[i] = v end
+  elseif type(v) == 'table' and #v == n then
+    for i = 1, n do r[i] = v[i] end
+  else
+    error(string.format('%s: %s must be an integer or a table of %d integers (got %s)', fn, name, n,
+      type(v) == 'table' and ('a table of ' .. #v) or tostring(v)), 4)
+  end
+  for i = 1, n do
+    if type(r[i]) ~= 'number' or r[i] ~= math.floor(r[i]) then
+      error(string.format('%s: %s must hold integers (got %s)', fn, name, tostring(r[i])), 4)
+    end
+  end
+  return r
+end
+
+-- Validated geometry for an (N, C, *spatial) input.
+function M._geometry(fn, shape, ksize, stride, pad, cover_all, dilate)
+  local nsp = #shape - 2
+  if nsp < 1 then
+    error(string.format('%s: x must be (N, C, *spatial) with at least one spatial axis (got a %d-d input)', fn,
+      #shape), 3)
+  end
+  local g = { nsp = nsp, in_size = {}, out = {}, kprod = 1 }
+  g.ksize = tuple(fn, ksize, nsp, 'ksize')
+  g.stride = tuple(fn, stride, nsp, 'stride', 1)
+  g.pad = tuple(fn, pad, nsp, 'pad', 0)
+  g.dilate = tuple(fn, dilate, nsp, 'dilate', 1)
+  for a = 1, nsp do
+    local k, s, p, d = g.ksize[a], g.stride[a], g.pad[a], g.dilate[a]
+    if k < 1 or s < 1 or d < 1 or p < 0 then
+      error(string.format('%s: ksize, stride and dilate must be positive and pad non-negative ' ..
+        '(axis %d: ksize %d, stride %d, pad %d, dilate %d)', fn, a - 1, k, s, p, d), 3)
+    end
+    g.in_size[a] = shape[a + 2]
+    g.out[a] = outsize(shape[a + 2], k, s, p, cover_all and true or false, d)
+    if g.out[a] < 1 then
+      error(string.format('%s: the kernel (%d, dilated to %d) does not fit the padded input size %d on ' ..
+        'spatial axis %d', fn, k, k + (k - 1) * (d - 1), shape[a + 2] + 2 * p, a - 1), 3)
+    end
+    g.kprod = g.kprod * k
+  end
+  return g
+end
+
+-- F.im2col(x, ksize, stride = 1, pad = 0, cover_all = false, dilate = 1)
+function M.im2col(x, ksize, stride, pad, cover_all, dilate)
+  local v = U.args('im2col', { 'ksize', 'stride', 'pad', 'cover_all', 'dilate' }, ksize, stride, pad, cover_all,
+    dilate)
+  local d = U.data('im2col', x)
+  if d.dtype ~= 'float32' and d.dtype ~= 'float64' then
+    error('im2col: x must be float32 or float64 (got ' .. d.dtype .. ')', 2)
+  end
+  if v[1] == nil then error('im2col: ksize is required', 2) end
+  local f = setmetatable({}, Im2Col)
+  f.geom = M._geometry('im2col', d.shape, v[1], v[2], v[3], v[4], v[5])
+  return f:apply({ x })[1]
+end
+
+return M

@@ -33,7 +33,8 @@ if(DEFINED ENV{CUDA_PATH} AND NOT "$ENV{CUDA_PATH}" STREQUAL "")
 endif()
 if(NOT _cl_nvcc)
   find_program(CHAINLUA_NVCC_ON_PATH nvcc NO_CACHE)
-  if(CHAINLUA_NVCC_ON_PATH)
+  # (EXISTS follows links: a dangling /usr/local/bin/nvcc does not count)
+  if(CHAINLUA_NVCC_ON_PATH AND EXISTS "${CHAINLUA_NVCC_ON_PATH}")
     set(_cl_nvcc "${CHAINLUA_NVCC_ON_PATH}")
   elseif(EXISTS "/usr/local/cuda/bin/nvcc")
     set(_cl_nvcc "/usr/local/cuda/bin/nvcc")
@@ -50,6 +51,18 @@ if(NOT _cl_nvcc)
 endif()
 get_filename_component(_cl_nvcc "${_cl_nvcc}" REALPATH)
 get_filename_component(_cl_bin "${_cl_nvcc}" DIRECTORY)
+# nvcc on PATH may be a wrapper script (this project's CI has
+# /usr/local/bin/nvcc -> exec /usr/local/cuda-13.0/bin/nvcc): ask nvcc where
+# it really lives (_HERE_ of a dry run) and use the toolkit's own binary.
+execute_process(COMMAND "${_cl_nvcc}" --dryrun -E -x cu /dev/null
+  OUTPUT_VARIABLE _cl_dry ERROR_VARIABLE _cl_dry RESULT_VARIABLE _cl_rc)
+if(_cl_dry MATCHES "#\\$ _HERE_=([^\r\n]+)")
+  string(STRIP "${CMAKE_MATCH_1}" _cl_here)
+  if(EXISTS "${_cl_here}/nvcc")
+    set(_cl_bin "${_cl_here}")
+    get_filename_component(_cl_nvcc "${_cl_here}/nvcc" REALPATH)
+  endif()
+endif()
 get_filename_component(CHAINLUA_CUDA_ROOT "${_cl_bin}" DIRECTORY)
 set(CHAINLUA_CUDA_NVCC "${_cl_nvcc}")
 

@@ -253,6 +253,17 @@ const char *ch_h5_name(ch_h5_file *f, int i);
 
 ch_status ch_idx_load(const char *path, ch_tensor **result);
 
+ch_status ch_softmax(const ch_tensor *x, int axis, int log, ch_tensor **result);
+
+ch_status ch_softmax_grad(const ch_tensor *y, const ch_tensor *gy, int axis, int log, ch_tensor **result);
+
+typedef enum ch_act_grad_op {
+    CH_ACT_RELU = 0,
+    CH_ACT_SIGMOID,
+    CH_ACT_TANH
+} ch_act_grad_op;
+ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const ch_tensor *gy, ch_tensor **result);
+
 ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tensor *b, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *out_size, int groups, ch_tensor **result);
 
 ch_status ch_conv_backward_data(const ch_tensor *gy, const ch_tensor *w, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *in_size, int groups, ch_tensor **result);
@@ -266,6 +277,14 @@ ch_status ch_conv_col2im(const ch_tensor *col, int nsp, const int64_t *stride, c
 ch_status ch_embed_id_forward(const ch_tensor *x, const ch_tensor *w, int has_ignore, int64_t ignore_label, ch_tensor **result);
 
 ch_status ch_embed_id_backward(const ch_tensor *x, const ch_tensor *gy, int64_t n_vocab, int has_ignore, int64_t ignore_label, ch_tensor **result);
+
+ch_status ch_softmax_cross_entropy(const ch_tensor *x, const ch_tensor *t, const ch_tensor *class_weight, int64_t ignore_label, ch_tensor **loss, ch_tensor **grad, ch_tensor **y, int64_t *count);
+
+ch_status ch_ctc_loss(int T, ch_tensor *const *xs, const ch_tensor *t, const ch_tensor *input_length, const ch_tensor *label_length, int64_t blank, ch_tensor **loss, ch_tensor **grad);
+
+ch_status ch_crf1d(const ch_tensor *cost, int T, ch_tensor *const *xs, ch_tensor *const *ys, ch_tensor **loss, ch_tensor **gx, ch_tensor **gcost);
+
+ch_status ch_crf1d_argmax(const ch_tensor *cost, int T, ch_tensor *const *xs, ch_tensor **path);
 
 int ch_cuda_load(const char *libpath);
 int ch_cuda_available(void);

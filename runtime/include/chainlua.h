@@ -331,6 +331,20 @@ CH_API ch_status ch_idx_load(const char *path, ch_tensor **result);
  * family adds its declarations inside its own section below. */
 
 /* nn: activations and softmax (functions/activation, functions/math) */
+/* softmax (log_softmax when `log` is non-zero) of x along `axis`; float
+ * dtypes; stable (the maximum is subtracted first). */
+CH_API ch_status ch_softmax(const ch_tensor *x, int axis, int log, ch_tensor **result);
+/* Gradient of softmax from its output y and upstream gy (same shape):
+ *   log == 0:  gx = y * (gy - sum(gy * y, axis))
+ *   log != 0:  gx = gy - exp(y) * sum(gy, axis)      (y = log_softmax(x)) */
+CH_API ch_status ch_softmax_grad(const ch_tensor *y, const ch_tensor *gy, int axis, int log, ch_tensor **result);
+/* Elementwise activation gradients from the output y and upstream gy. */
+typedef enum ch_act_grad_op {
+    CH_ACT_RELU = 0,  /* gy * (y > 0) */
+    CH_ACT_SIGMOID,   /* gy * y * (1 - y) */
+    CH_ACT_TANH       /* gy * (1 - y * y) */
+} ch_act_grad_op;
+CH_API ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const ch_tensor *gy, ch_tensor **result);
 /* end nn: activation */
 
 /* nn: array (functions/array: im2col, resize, spatial transformer, ...) */
@@ -361,6 +375,28 @@ CH_API ch_status ch_embed_id_backward(const ch_tensor *x, const ch_tensor *gy, i
 /* end nn: recurrent */
 
 /* nn: losses and evaluation (functions/loss, functions/evaluation) */
+/* Softmax cross-entropy over axis 1 of x (N, C, d1, ...) with integer
+ * labels t (N, d1, ...), in one pass over the logits:
+ *   loss[n, d] = -w[t] * log_softmax(x)[n, t, d]   (0 where t == ignore_label)
+ * with w = class_weight (C,) or 1.  A label outside 0..C-1 that is not
+ * ignore_label is an error.  grad (optional) gets
+ * (softmax(x) - onehot(t)) * w[t] * valid, shaped like x; y (optional)
+ * gets softmax(x); count (optional) the number of non-ignored labels. */
+CH_API ch_status ch_softmax_cross_entropy(const ch_tensor *x, const ch_tensor *t, const ch_tensor *class_weight, int64_t ignore_label, ch_tensor **loss, ch_tensor **grad, ch_tensor **y, int64_t *count);
+/* Connectionist temporal classification: xs[0..T) are (B, V) logits, t
+ * (B, L) labels, input_length / label_length (B,) or NULL (T and L).
+ * loss (B,) = -log p(t | x); grad (optional, (T, B, V)) is the gradient of
+ * loss[b] with respect to the logits (zero past input_length). */
+CH_API ch_status ch_ctc_loss(int T, ch_tensor *const *xs, const ch_tensor *t, const ch_tensor *input_length, const ch_tensor *label_length, int64_t blank, ch_tensor **loss, ch_tensor **grad);
+/* Linear-chain CRF: cost (K, K) (cost[i][j]: label i followed by j), xs[t]
+ * (B_t, K) with B_0 >= B_1 >= ... and ys[t] (B_t,) integer labels.
+ * loss (B,) = logZ - score per sequence; gx (optional, (T, B, K), zero
+ * past a sequence's end) and gcost (optional, (B, K, K)) are the gradients
+ * of loss[b]. */
+CH_API ch_status ch_crf1d(const ch_tensor *cost, int T, ch_tensor *const *xs, ch_tensor *const *ys, ch_tensor **loss, ch_tensor **gx, ch_tensor **gcost);
+/* Viterbi decoding of the same model: path (T, B) int32 (-1 past a
+ * sequence's end). */
+CH_API ch_status ch_crf1d_argmax(const ch_tensor *cost, int T, ch_tensor *const *xs, ch_tensor **path);
 /* end nn: loss */
 
 /* nn: normalization, pooling, noise */

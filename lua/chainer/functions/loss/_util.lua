@@ -1,0 +1,272 @@
+-- functions/loss/_util.lua: helpers shared by the loss and evaluation
+-- functions (not user functions; the family index does not export them).
+--
+-- Besides argument checks, this holds a few small differentiable nodes the
+-- losses are composed from (sigmoid, softplus, log_softmax and logsumexp
+-- along an axis, row gather), each with a backward built from other
+-- FunctionNodes so that the losses built on them support double backprop.
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local Variable = require 'chainer.variable'
+
+local U = {}
+
+local as_array = Variable.as_array
+U.as_array = as_array
+
+-- Lazily required sibling functions (they require each other's modules).
+local fns = {}
+local function F(name)
+  local f = fns[name]
+  if f then return f end
+  local where = {
+    sum = 'chainer.functions.math.sum', exp = 'chainer.functions.math.exp',
+    log = 'chainer.functions.math.log', reshape = 'chainer.functions.array.reshape',
+    broadcast_to = 'chainer.functions.array.broadcast_to', sum_to = 'chainer.functions.math.sum_to',
+    matmul = 'chainer.functions.math.matmul', transpose = 'chainer.functions.array.transpose',
+    absolute = 'chainer.functions.math.basic_math',
+  }
+  f = require(where[name])[name]
+  fns[name] = f
+  return f
+end
+U.F = F
+
+---------------------------------------------------------------------------
+-- argument checks
+---------------------------------------------------------------------------
+local function typename(x)
+  if type(x) == 'table' and x._is_variable then return 'a Variable without data' end
+  return type(x)
+end
+
+-- The tensor of a Variable/tensor argument, or a clear error.
+function U.data(fn, arg, x, level)
+  local d = as_array(x)
+  if not T.is_tensor(d) then
+    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, arg, typename(x)), (level or 2) + 1)
+  end
+  return d
+end
+
+local float_dtypes = { float16 = true, float32 = true, float64 = true }
+U.float_dtypes = float_dtypes
+
+function U.check_float(fn, arg, d, level)
+  if not float_dtypes[d.dtype] then
+    error(string.format('%s: %s must be a float tensor (float16, float32 or float64), got %s', fn, arg, d.dtype),
+      (level or 2) + 1)
+  end
+end
+
+local int_dtypes = { int8 = true, int16 = true, int32 = true, int64 = true, uint8 = true }
+U.int_dtypes = int_dtypes
+
+function U.check_int(fn, arg, d, level)
+  if not int_dtypes[d.dtype] then
+    error(string.format('%s: %s must be an integer tensor (int32 or int64), got %s', fn, arg, d.dtype),
+      (level or 2) + 1)
+  end
+end
+
+function U.shape_str(s) return T.shape_str(s) end
+
+function U.same_shape(a, b)
+  local sa, sb = a.shape, b.shape
+  if #sa ~= #sb then return false end
+  for i = 1, #sa do if sa[i] ~= sb[i] then return false end end
+  return true
+end
+
+-- Two inputs of the same shape and dtype.
+function U.check_pair(fn, an, a, bn, b, level)
+  level = (level or 2) + 1
+  if not U.same_shape(a, b) then
+    error(string.format('%s: %s and %s must have the same shape (got %s and %s)', fn, an, bn,
+      T.shape_str(a.shape), T.shape_str(b.shape)), level)
+  end
+  if a.dtype ~= b.dtype then
+    error(string.format('%s: %s and %s must have the same dtype (got %s and %s)', fn, an, bn, a.dtype, b.dtype), level)
+  end
+end
+
+function U.check_ndim(fn, arg, d, nd, level)
+  if d.ptr.nd ~= nd then
+    error(string.format('%s: %s must be %d-d, got shape %s', fn, arg, nd, T.shape_str(d.shape)), (level or 2) + 1)
+  end
+end
+
+-- Options: a trailing table; anything else is an error naming fn.
+function U.opts(fn, o, level)
+  if o == nil then return {} end
+  if type(o) ~= 'table' or T.is_tensor(o) or o._is_variable then
+    error(string.format('%s: options must be a table (got %s)', fn, type(o)), (level or 2) + 1)
+  end
+  return o
+end
+
+-- reduce option against a list of allowed values.
+function U.reduce(fn, value, default, allowed, level)
+  if value == nil or value == false then value = default end
+  for _, a in ipairs(allowed) do if a == value then return value end end
+  local q = {}
+  for i, a in ipairs(allowed) do q[i] = "'" .. a .. "'" end
+  error(string.format("%s: reduce must be %s (got %s)", fn, table.concat(q, ' or '), tostring(value)),
+    (level or 2) + 1)
+end
+
+-- T.any(m) as a Lua boolean.
+function U.any(m)
+  local a = T.any(m)
+  if type(a) == 'boolean' then return a end
+  a = a:item()
+  return a == true or a == 1
+end
+
+-- Labels: an integer tensor whose values are in [0, n) or equal `ignore`.
+function U.check_labels(fn, arg, t, n, ignore, level)
+  level = (level or 2) + 1
+  if t.ptr.numel == 0 then return end
+  local tt = t:astype('int64')
+  local bad
+  if ignore ~= nil then
+    bad = T.logical_and(T.ne(tt, ignore), T.logical_or(T.lt(tt, 0), T.ge(tt, n)))
+  else
+    bad = T.logical_or(T.lt(tt, 0), T.ge(tt, n))
+  end
+  if U.any(bad) then
+    local pos = T.nonzero(bad:reshape(-1)):reshape(-1):totable()[1]
+    local v = tt:reshape(-1):totable()[pos + 1]
+    error(string.format('%s: label %s[%d] (flat position) is %d, out of range for %d classes (expected 0..%d%s)',
+      fn, arg, pos, v, n, n - 1, ignore ~= nil and (', or ignore_label ' .. ignore) or ''), level)
+  end
+end
+
+-- A constant float tensor of dtype like d from a boolean/int mask.
+function U.mask_like(m, d) return m:astype(d.dtype) end
+
+---------------------------------------------------------------------------
+-- small differentiable nodes
+---------------------------------------------------------------------------
+-- x * c for a constant tensor c (broadcast), differentiable in x only.
+function U.mulc(x, c) return x * c end
+
+-- sigmoid(x) = 1 / (1 + exp(-x)); d/dx = y (1 - y).
+local Sigmoid = FunctionNode:extend('Sigmoid')
+U.Sigmoid = Sigmoid
+function Sigmoid:forward(inputs)
+  self:retain_outputs({ 1 })
+  return { T.sigmoid(inputs[1]) }
+end
+function Sigmoid:backward(idx, gys)
+  local y = self:get_retained_outputs()[1]
+  return { gys[1] * y * (1 - y) }
+end
+function U.sigmoid(x) return setmetatable({}, Sigmoid):apply({ x })[1] end
+
+-- softplus(x) = log(1 + exp(x)); d/dx = sigmoid(x).
+local Softplus = FunctionNode:extend('Softplus')
+U.Softplus = Softplus
+function Softplus:forward(inputs)
+  self:retain_inputs({ 1 })
+  return { T.softplus(inputs[1]) }
+end
+function Softplus:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  return { gys[1] * U.sigmoid(x) }
+end
+function U.softplus(x) return setmetatable({}, Softplus):apply({ x })[1] end
+
+-- Restores a reduced axis as size 1 and broadcasts back to `shape`.
+local function expand_axis(g, shape, axis)
+  local s = {}
+  for i = 1, #shape do s[i] = shape[i] end
+  s[axis + 1] = 1
+  return F('broadcast_to')(F('reshape')(g, s), shape)
+end
+U.expand_axis = expand_axis
+
+-- logsumexp along one axis (removed); d/dx = exp(x - y).
+local LogSumExp = FunctionNode:extend('LogSumExp')
+U.LogSumExp = LogSumExp
+function LogSumExp:forward(inputs)
+  self:retain_inputs({ 1 })
+  self:retain_outputs({ 1 })
+  local x = inputs[1]
+  self._shape = x.shape
+  return { T.logsumexp(x, { axis = self.axis }) }
+end
+function LogSumExp:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  local y = self:get_retained_outputs()[1]
+  local shape, axis = self._shape, self.axis
+  return { expand_axis(gys[1], shape, axis) * F('exp')(x - expand_axis(y, shape, axis)) }
+end
+function U.logsumexp(x, axis)
+  local f = setmetatable({}, LogSumExp)
+  f.axis = axis
+  return f:apply({ x })[1]
+end
+
+-- log_softmax along axis 1; d/dx = gy - exp(y) * sum(gy, axis 1).
+local LogSoftmax = FunctionNode:extend('LogSoftmax')
+U.LogSoftmax = LogSoftmax
+function LogSoftmax:forward(inputs)
+  self:retain_outputs({ 1 })
+  local x = inputs[1]
+  return { x - T.logsumexp(x, { axis = 1, keepdims = true }) }
+end
+function LogSoftmax:backward(idx, gys)
+  local y = self:get_retained_outputs()[1]
+  local gy = gys[1]
+  local shape = y.shape
+  return { gy - F('exp')(y) * expand_axis(F('sum')(gy, { axis = 1 }), shape, 1) }
+end
+function U.log_softmax(x) return setmetatable({}, LogSoftmax):apply({ x })[1] end
+
+-- Rows of W (V, ...) picked by an integer index tensor: out shape
+-- idx.shape .. W.shape[2:].  The gradient scatters back into W; its own
+-- gradient is again a gather, so double backprop works.
+local Gather, ScatterRows
+Gather = FunctionNode:extend('GatherRows')
+ScatterRows = FunctionNode:extend('ScatterRows')
+U.Gather = Gather
+function Gather:forward(inputs)
+  local W = inputs[1]
+  self._wshape = W.shape
+  return { T.take(W, self.idx, 0) }
+end
+function Gather:backward(idx, gys)
+  local f = setmetatable({}, ScatterRows)
+  f.idx, f._wshape = self.idx, self._wshape
+  return { f:apply({ gys[1] })[1] }
+end
+function ScatterRows:forward(inputs)
+  local gy = inputs[1]
+  local s = self._wshape
+  local gw = T.zeros(s, gy.dtype)
+  local flat = self.idx:reshape(-1)
+  local n = tonumber(flat.ptr.numel)
+  local vs = { n }
+  for i = 2, #s do vs[i] = s[i] end
+  gw:scatter_add_(0, flat, gy:reshape(vs))
+  return { gw }
+end
+function ScatterRows:backward(idx, gys)
+  local f = setmetatable({}, Gather)
+  f.idx = self.idx
+  return { f:apply({ gys[1] })[1] }
+end
+function U.gather_rows(W, index)
+  local f = setmetatable({}, Gather)
+  f.idx = index
+  return f:apply({ W })[1]
+end
+
+-- F.mean of everything: sum(x) / size.
+function U.mean_all(x)
+  local d = as_array(x)
+  return F('sum')(x) * (1 / math.max(1, tonumber(d.ptr.numel)))
+end
+
+return U

@@ -1,0 +1,159 @@
+/* softmax_cross_entropy.c -- fused softmax cross-entropy over axis 1.
+ *
+ * One pass per label position reads the C logits of that position three
+ * times (max, sum of exponentials, outputs) and writes the loss, and, when
+ * asked, the gradient (softmax - onehot) * weight and the softmax itself.
+ * Computing the gradient here saves a second walk over the logits in
+ * backward, which is where most of the time of a classifier's loss goes.
+ * x is viewed as (N, C, S) with S the product of the spatial axes; labels
+ * are checked before anything is computed so that a bad label never
+ * produces numbers.
+ */
+#include "../core/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define SCE_FN "softmax_cross_entropy"
+
+/* Label checks: shape (N, d1, ...) and values in 0..C-1 or ignore_label. */
+static ch_status check_labels(const ch_tensor *x, const ch_tensor *t, const int64_t *tl, int64_t n,
+                              int64_t C, int64_t ignore, int64_t *count) {
+    int64_t cnt = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = tl[i];
+        if (v == ignore) continue;
+        if (v < 0 || v >= C) {
+            char buf[CH_SHAPE_BUF];
+            return ch_fail(CH_ERR_ARG,
+                           SCE_FN ": label t[%lld] (flat position in t of shape %s) is %lld, out of range for "
+                           "%lld classes (expected 0..%lld, or ignore_label %lld)",
+                           (long long)i, ch_shape_str(buf, sizeof buf, t->nd, t->dim), (long long)v,
+                           (long long)C, (long long)(C - 1), (long long)ignore);
+        }
+        cnt++;
+    }
+    CH_UNUSED(x);
+    *count = cnt;
+    return CH_OK;
+}
+
+/* The per-position kernel for one working type. */
+#define DEFINE_SCE(NAME, T, EXP, LOG)                                                          \
+    static void NAME(const T *x, const int64_t *tl, const T *w, int64_t ignore, int64_t N,      \
+                     int64_t C, int64_t S, T *loss, T *grad, T *y) {                            \
+        int64_t P = N * S;                                                                      \
+        int par = P * C >= CH_PARALLEL_GRAIN;                                                   \
+        _Pragma("omp parallel for schedule(static) if (par)")                                   \
+        for (int64_t p = 0; p < P; p++) {                                                       \
+            int64_t n = p / S, s = p % S;                                                       \
+            const T *xp = x + n * C * S + s;                                                    \
+            double m = -INFINITY;                                                               \
+            for (int64_t c = 0; c < C; c++) {                                                   \
+                double v = (double)xp[c * S];                                                   \
+                if (v > m) m = v;                                                               \
+            }                                                                                   \
+            double sum = 0.0;                                                                   \
+            for (int64_t c = 0; c < C; c++) sum += EXP((double)xp[c * S] - m);                  \
+            double lse = m + LOG(sum);                                                          \
+            int64_t lab = tl[p];                                                                \
+            int valid = lab != ignore;                                                          \
+            double wt = valid ? (w ? (double)w[lab] : 1.0) : 0.0;                               \
+            loss[p] = valid ? (T)(-((double)xp[lab * S] - lse) * wt) : (T)0;                    \
+            if (grad || y) {                                                                    \
+                T *gp = grad ? grad + n * C * S + s : NULL;                                     \
+                T *yp = y ? y + n * C * S + s : NULL;                                           \
+                for (int64_t c = 0; c < C; c++) {                                               \
+                    double pc = EXP((double)xp[c * S] - lse);                                   \
+                    if (yp) yp[c * S] = (T)pc;                                                  \
+                    if (gp) gp[c * S] = (T)((pc - (c == lab ? 1.0 : 0.0)) * wt);                \
+                }                                                                               \
+            }                                                                                   \
+        }                                                                                       \
+    }
+
+DEFINE_SCE(sce_f32, float, exp, log)
+DEFINE_SCE(sce_f64, double, exp, log)
+
+/* Replaces *t (a working-dtype result) by a copy of dtype dt. */
+static ch_status cast_result(ch_tensor **t, ch_dtype dt) {
+    if (!*t || (*t)->dt == (int32_t)dt) return CH_OK;
+    ch_tensor *o = NULL;
+    CH_TRY(ch_tensor_new_like(*t, dt, &o));
+    ch_status st = ch_cpu_copy(o, *t);
+    ch_tensor_release(*t);
+    *t = o;
+    if (st != CH_OK) {
+        ch_tensor_release(o);
+        *t = NULL;
+    }
+    return st;
+}
+
+ch_status ch_softmax_cross_entropy(const ch_tensor *x, const ch_tensor *t, const ch_tensor *class_weight,
+                                   int64_t ignore_label, ch_tensor **loss, ch_tensor **grad, ch_tensor **y,
+                                   int64_t *count) {
+    CH_CHECK_CPU(x, SCE_FN, "x");
+    CH_CHECK_CPU(t, SCE_FN, "t");
+    if (!loss) return ch_fail(CH_ERR_ARG, SCE_FN ": loss result pointer is NULL");
+    if (!ch_dtype_is_float((ch_dtype)x->dt))
+        return ch_fail(CH_ERR_DTYPE, SCE_FN ": x must be a float tensor (got %s)", ch_dtype_name((ch_dtype)x->dt));
+    if (ch_dtype_is_float((ch_dtype)t->dt) || t->dt == CH_BOOL)
+        return ch_fail(CH_ERR_DTYPE, SCE_FN ": labels t must be an integer tensor (int32 or int64), got %s",
+                       ch_dtype_name((ch_dtype)t->dt));
+    char b1[CH_SHAPE_BUF], b2[CH_SHAPE_BUF];
+    if (x->nd < 2)
+        return ch_fail(CH_ERR_SHAPE, SCE_FN ": x must have at least 2 dimensions (N, C, ...), got shape %s",
+                       ch_shape_str(b1, sizeof b1, x->nd, x->dim));
+    int ok = t->nd == x->nd - 1 && t->dim[0] == x->dim[0];
+    for (int i = 2; ok && i < x->nd; i++) ok = t->dim[i - 1] == x->dim[i];
+    if (!ok)
+        return ch_fail(CH_ERR_SHAPE, SCE_FN ": labels t of shape %s do not fit x of shape %s (expected x's shape "
+                       "without axis 1)", ch_shape_str(b1, sizeof b1, t->nd, t->dim),
+                       ch_shape_str(b2, sizeof b2, x->nd, x->dim));
+    int64_t N = x->dim[0], C = x->dim[1], S = 1;
+    for (int i = 2; i < x->nd; i++) S *= x->dim[i];
+    if (class_weight) {
+        CH_CHECK_CPU(class_weight, SCE_FN, "class_weight");
+        if (class_weight->nd != 1 || class_weight->dim[0] != C)
+            return ch_fail(CH_ERR_SHAPE, SCE_FN ": class_weight must have shape (%lld,) (one weight per class), got %s",
+                           (long long)C, ch_shape_str(b1, sizeof b1, class_weight->nd, class_weight->dim));
+    }
+    ch_dtype wt = x->dt == CH_FLOAT64 ? CH_FLOAT64 : CH_FLOAT32;
+    ch_tensor *xc = NULL, *tc = NULL, *wc = NULL, *lo = NULL, *go = NULL, *yo = NULL;
+    ch_status st = ch_contiguous_as(t, CH_INT64, &tc);
+    int64_t cnt = 0;
+    if (st == CH_OK) st = check_labels(x, t, (const int64_t *)ch_base(tc), tc->numel, C, ignore_label, &cnt);
+    if (st == CH_OK) st = ch_contiguous_as(x, wt, &xc);
+    if (st == CH_OK && class_weight) st = ch_contiguous_as(class_weight, wt, &wc);
+    if (st == CH_OK) st = ch_tensor_new(wt, t->nd, t->dim, CH_CPU, &lo);
+    if (st == CH_OK && grad) st = ch_tensor_new(wt, x->nd, x->dim, CH_CPU, &go);
+    if (st == CH_OK && y) st = ch_tensor_new(wt, x->nd, x->dim, CH_CPU, &yo);
+    if (st == CH_OK && N * S > 0) {
+        const int64_t *tl = (const int64_t *)ch_base(tc);
+        if (wt == CH_FLOAT64)
+            sce_f64((const double *)ch_base(xc), tl, wc ? (const double *)ch_base(wc) : NULL, ignore_label, N, C, S,
+                    (double *)ch_base(lo), go ? (double *)ch_base(go) : NULL, yo ? (double *)ch_base(yo) : NULL);
+        else
+            sce_f32((const float *)ch_base(xc), tl, wc ? (const float *)ch_base(wc) : NULL, ignore_label, N, C, S,
+                    (float *)ch_base(lo), go ? (float *)ch_base(go) : NULL, yo ? (float *)ch_base(yo) : NULL);
+    }
+    if (st == CH_OK && go && N * S == 0) memset(ch_base(go), 0, (size_t)go->numel * ch_dtype_size(wt));
+    if (st == CH_OK) st = cast_result(&lo, (ch_dtype)x->dt);
+    if (st == CH_OK) st = cast_result(&go, (ch_dtype)x->dt);
+    if (st == CH_OK) st = cast_result(&yo, (ch_dtype)x->dt);
+    ch_tensor_release(xc);
+    ch_tensor_release(tc);
+    ch_tensor_release(wc);
+    if (st != CH_OK) {
+        ch_tensor_release(lo);
+        ch_tensor_release(go);
+        ch_tensor_release(yo);
+        return st;
+    }
+    *loss = lo;
+    if (grad) *grad = go;
+    if (y) *y = yo;
+    if (count) *count = cnt;
+    return CH_OK;
+}

@@ -36,6 +36,8 @@ function M.sum_to(x, shape)
   if not T.is_tensor(d) then
     error('sum_to: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2)
   end
+  -- Chainer's keyword form F.sum_to(x, shape=(3, 1)) arrives as {shape = {3, 1}}
+  if type(shape) == 'table' and shape.shape ~= nil then shape = shape.shape end
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then error('sum_to: shape must be a table of integers', 2) end
   if shape_equal(d, shape) then return Variable.as_variable(x) end

@@ -1,0 +1,158 @@
+-- functions/math/_helpers.lua: shared pieces of the math and activation
+-- families: argument checks, lazy access to F (the families are loaded by
+-- chainer.functions itself), and a maker for elementwise unary functions
+-- whose backward is composed of other differentiable functions.
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local Variable = require 'chainer.variable'
+
+local is_tensor = T.is_tensor
+local type, error, setmetatable = type, error, setmetatable
+
+local H = {}
+
+local Ftab
+-- chainer.functions, loaded on first use (inside backward passes).
+function H.F()
+  Ftab = Ftab or require 'chainer.functions'
+  return Ftab
+end
+
+-- The tensor of a Variable or tensor argument; a clear error otherwise.
+function H.data(x, fn, name, level)
+  if type(x) == 'table' and x._is_variable then
+    local d = x._data
+    if d == nil then
+      error(string.format('%s: %s is a Variable without data (an uninitialised Parameter)', fn, name), (level or 2) + 1)
+    end
+    return d
+  end
+  if is_tensor(x) then return x end
+  error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, type(x)), (level or 2) + 1)
+end
+
+local float_dtypes = { float16 = true, float32 = true, float64 = true }
+-- The tensor of x, which must be floating point.
+function H.float_data(x, fn, name, level)
+  local d = H.data(x, fn, name, (level or 2) + 1)
+  if not float_dtypes[d.dtype] then
+    error(string.format('%s: %s must be a float tensor (float16, float32 or float64; got %s)', fn, name, d.dtype),
+      (level or 2) + 1)
+  end
+  return d
+end
+
+-- Options table or nil; anything else is an error naming fn.
+function H.opts(o, fn, level)
+  if o == nil or o == false then return {} end
+  if type(o) ~= 'table' or is_tensor(o) or o._is_variable then
+    error(string.format('%s: options must be a table (got %s)', fn, type(o)), (level or 2) + 1)
+  end
+  return o
+end
+
+-- Same dtype for two tensors (Chainer does not promote between arrays).
+function H.same_dtype(a, b, fn, na, nb, level)
+  if a.ptr.dt ~= b.ptr.dt then
+    error(string.format('%s: %s and %s have different dtypes (%s and %s); cast one with astype first',
+      fn, na, nb, a.dtype, b.dtype), (level or 2) + 1)
+  end
+end
+
+-- A float mask (1 where cond, 0 elsewhere) of dtype dt from a bool tensor.
+function H.mask(cond, dt) return cond:astype(dt) end
+
+function H.wants(idx, i)
+  for k = 1, #idx do if idx[k] == i then return true end end
+  return false
+end
+
+-- Normalises an axis (0-based, negative from the end) for an nd-d input.
+function H.axis(a, nd, fn, level, name)
+  if type(a) ~= 'number' or a ~= math.floor(a) then
+    error(string.format('%s: %s must be an integer (got %s)', fn, name or 'axis', tostring(a)), (level or 2) + 1)
+  end
+  if a < -nd or a >= nd then
+    error(string.format('%s: %s %d is out of range for a %d-d input (expected %d..%d)', fn, name or 'axis', a, nd,
+      -nd, nd - 1), (level or 2) + 1)
+  end
+  return a < 0 and a + nd or a
+end
+
+-- Normalised axes (nil, a number or a list) as a sorted list, or nil for all.
+function H.axes(axis, nd, fn, level)
+  if axis == nil or axis == false then return nil end
+  local list = type(axis) == 'number' and { axis } or axis
+  if type(list) ~= 'table' then
+    error(string.format('%s: axis must be an integer, a list of integers or nil (got %s)', fn, type(axis)), (level or 2) + 1)
+  end
+  local out, seen = {}, {}
+  for k = 1, #list do
+    local a = H.axis(list[k], nd, fn, (level or 2) + 1)
+    if seen[a] then error(string.format('%s: axis %d is given twice', fn, list[k]), (level or 2) + 1) end
+    seen[a] = true
+    out[#out + 1] = a
+  end
+  table.sort(out)
+  return out
+end
+
+-- Shape of x with the reduced axes (sorted list, or nil for all) set to 1.
+function H.keepdims_shape(shape, axes)
+  local s = {}
+  for i = 1, #shape do s[i] = shape[i] end
+  if axes == nil then
+    for i = 1, #s do s[i] = 1 end
+  else
+    for k = 1, #axes do s[axes[k] + 1] = 1 end
+  end
+  return s
+end
+
+-- gy (the gradient of a reduction without keepdims) broadcast back to shape.
+function H.unreduce(gy, shape, axes, keepdims)
+  local F = H.F()
+  if not keepdims then gy = F.reshape(gy, H.keepdims_shape(shape, axes)) end
+  return F.broadcast_to(gy, shape)
+end
+
+-- Makes an elementwise unary function:
+--   spec.name     user name ('sin'), used in errors
+--   spec.forward  function(x tensor) -> y tensor
+--   spec.retain   'x', 'y', 'xy' or nil: what backward needs
+--   spec.grad     function(x, y, gy, node) -> gx (Variables), or nil when
+--                 Chainer defines no gradient
+-- Returns the FunctionNode class and the wrapper F.<name>(x).
+function H.unary(spec)
+  local name = spec.name
+  local cls = FunctionNode:extend(spec.class or name)
+  local fwd, grad = spec.forward, spec.grad
+  local rx = spec.retain == 'x' or spec.retain == 'xy'
+  local ry = spec.retain == 'y' or spec.retain == 'xy'
+  function cls:forward(inputs)
+    if rx then self:retain_inputs({ 1 }) end
+    if ry then self:retain_outputs({ 1 }) end
+    return { fwd(inputs[1]) }
+  end
+  function cls:backward(idx, gys)
+    local x = rx and self:get_retained_inputs()[1] or nil
+    local y = ry and self:get_retained_outputs()[1] or nil
+    return { grad(x, y, gys[1], self) }
+  end
+  local function wrapper(x)
+    H.float_data(x, name, 'x', 2)
+    return setmetatable({}, cls):apply({ x })[1]
+  end
+  return cls, wrapper
+end
+
+-- Forward-only elementwise functions (floor, ceil, ...): Chainer returns a
+-- Variable that is not connected to any graph.
+function H.forward_only(name, tfn)
+  return function(x)
+    local d = H.data(x, name, 'x', 2)
+    return Variable.as_variable(tfn(d))
+  end
+end
+
+return H

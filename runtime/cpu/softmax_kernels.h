@@ -1,0 +1,123 @@
+/*
+ * softmax_kernels.h -- typed (O, N, I) softmax kernels, included by
+ * softmax.c once per element type with SM_T, SM_NAME, SM_EXP, SM_LOG set.
+ */
+
+/* One item: outer position o, columns [i0, i0 + w). */
+static void SM_NAME(sm_item)(const SM_T *x, SM_T *y, int64_t N, int64_t I, int64_t w, int lg) {
+    if (w == 1 && I == 1) {
+        /* a contiguous row */
+        SM_T m = -INFINITY;
+        for (int64_t j = 0; j < N; j++)
+            if (x[j] > m || x[j] != x[j]) m = x[j];
+        double s = 0;
+        if (lg) {
+            for (int64_t j = 0; j < N; j++) s += SM_EXP(x[j] - m);
+            SM_T ls = (SM_T)SM_LOG(s);
+            for (int64_t j = 0; j < N; j++) y[j] = x[j] - m - ls;
+        } else {
+            for (int64_t j = 0; j < N; j++) {
+                SM_T e = SM_EXP(x[j] - m);
+                y[j] = e;
+                s += e;
+            }
+            SM_T inv = (SM_T)(1.0 / s);
+            for (int64_t j = 0; j < N; j++) y[j] *= inv;
+        }
+        return;
+    }
+    SM_T m[SM_TILE];
+    double s[SM_TILE];
+    for (int64_t i = 0; i < w; i++) {
+        m[i] = -INFINITY;
+        s[i] = 0;
+    }
+    for (int64_t j = 0; j < N; j++) {
+        const SM_T *r = x + j * I;
+        for (int64_t i = 0; i < w; i++)
+            if (r[i] > m[i] || r[i] != r[i]) m[i] = r[i];
+    }
+    for (int64_t j = 0; j < N; j++) {
+        const SM_T *r = x + j * I;
+        SM_T *o = y + j * I;
+        for (int64_t i = 0; i < w; i++) {
+            SM_T e = SM_EXP(r[i] - m[i]);
+            if (!lg) o[i] = e;
+            s[i] += e;
+        }
+    }
+    if (lg) {
+        SM_T ls[SM_TILE];
+        for (int64_t i = 0; i < w; i++) ls[i] = m[i] + (SM_T)SM_LOG(s[i]);
+        for (int64_t j = 0; j < N; j++) {
+            const SM_T *r = x + j * I;
+            SM_T *o = y + j * I;
+            for (int64_t i = 0; i < w; i++) o[i] = r[i] - ls[i];
+        }
+    } else {
+        SM_T inv[SM_TILE];
+        for (int64_t i = 0; i < w; i++) inv[i] = (SM_T)(1.0 / s[i]);
+        for (int64_t j = 0; j < N; j++) {
+            SM_T *o = y + j * I;
+            for (int64_t i = 0; i < w; i++) o[i] *= inv[i];
+        }
+    }
+}
+
+static void SM_NAME(softmax_fwd)(const SM_T *x, SM_T *y, int64_t O, int64_t N, int64_t I, int lg) {
+    int64_t tiles = (I + SM_TILE - 1) / SM_TILE;
+    int64_t items = O * tiles;
+    if (N == 0 || items == 0) return;
+    int par = O * N * I > CH_PARALLEL_GRAIN && items > 1;
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t k = 0; k < items; k++) {
+        int64_t o = k / tiles, i0 = (k % tiles) * SM_TILE;
+        int64_t w = I - i0 < SM_TILE ? I - i0 : SM_TILE;
+        int64_t base = o * N * I + i0;
+        SM_NAME(sm_item)(x + base, y + base, N, I, w, lg);
+    }
+}
+
+/* Gradient of one item. */
+static void SM_NAME(sm_grad_item)(const SM_T *y, const SM_T *gy, SM_T *gx, int64_t N, int64_t I, int64_t w,
+                                  int lg) {
+    double s[SM_TILE];
+    for (int64_t i = 0; i < w; i++) s[i] = 0;
+    for (int64_t j = 0; j < N; j++) {
+        const SM_T *a = y + j * I, *g = gy + j * I;
+        if (lg)
+            for (int64_t i = 0; i < w; i++) s[i] += g[i];
+        else
+            for (int64_t i = 0; i < w; i++) s[i] += (double)g[i] * a[i];
+    }
+    SM_T st[SM_TILE];
+    for (int64_t i = 0; i < w; i++) st[i] = (SM_T)s[i];
+    for (int64_t j = 0; j < N; j++) {
+        const SM_T *a = y + j * I, *g = gy + j * I;
+        SM_T *o = gx + j * I;
+        if (lg)
+            for (int64_t i = 0; i < w; i++) o[i] = g[i] - SM_EXP(a[i]) * st[i];
+        else
+            for (int64_t i = 0; i < w; i++) o[i] = a[i] * (g[i] - st[i]);
+    }
+}
+
+static void SM_NAME(softmax_bwd)(const SM_T *y, const SM_T *gy, SM_T *gx, int64_t O, int64_t N, int64_t I,
+                                 int lg) {
+    int64_t tiles = (I + SM_TILE - 1) / SM_TILE;
+    int64_t items = O * tiles;
+    if (N == 0 || items == 0) return;
+    int par = O * N * I > CH_PARALLEL_GRAIN && items > 1;
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t k = 0; k < items; k++) {
+        int64_t o = k / tiles, i0 = (k % tiles) * SM_TILE;
+        int64_t w = I - i0 < SM_TILE ? I - i0 : SM_TILE;
+        int64_t base = o * N * I + i0;
+        SM_NAME(sm_grad_item)(y + base, gy + base, gx + base, N, I, w, lg);
+    }
+}
+
+#undef SM_T
+#undef SM_NAME
+#undef SM_EXP
+#undef SM_LOG

@@ -9,13 +9,7 @@ local files = {
 
 local M = {}
 for _, name in ipairs(files) do
-  local ok, mod = pcall(require, 'chainer.functions.array.' .. name)
-  if not ok then
-    if not tostring(mod):find("module 'chainer.functions.array." .. name .. "' not found", 1, true) then
-      error(mod, 0)
-    end
-    mod = {} -- TEMP while the family is being written
-  end
+  local mod = require('chainer.functions.array.' .. name)
   for k, v in pairs(mod) do
     if type(v) == 'function' and k:match('^[a-z]') then M[k] = v end
   end

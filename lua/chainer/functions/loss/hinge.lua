@@ -1,0 +1,69 @@
+-- functions/loss/hinge.lua: F.hinge(x, t, {norm = 'L1', reduce = 'mean'})
+-- (Chainer's positional norm also works: F.hinge(x, t, 'L2')).
+--
+-- x (N, K) scores, t (N,) integer labels in 0..K-1.  With s = -1 at the
+-- label and +1 elsewhere, h = max(0, 1 + s x); the loss is h ('L1') or h^2
+-- ('L2'), summed and divided by N for reduce = 'mean', elementwise (N, K)
+-- for 'no'.  As in Chainer, the gradient of the 'mean' loss is not
+-- divided by N.
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local U = require 'chainer.functions.loss._util'
+
+local M = {}
+local FN = 'hinge'
+
+local Hinge = FunctionNode:extend('Hinge')
+M.Hinge = Hinge
+
+function Hinge:forward(inputs)
+  self:retain_inputs({ 1 })
+  local x = inputs[1]
+  local b = x * self._s + 1
+  local h = T.maximum(b, 0):astype(x.dtype)
+  self._mask = T.gt(b, 0):astype(x.dtype)
+  local loss = self.norm == 'L1' and h or h * h
+  if self.reduce == 'mean' then
+    return { (T.sum(loss) * (1 / math.max(1, x.shape[1]))):astype(x.dtype) }
+  end
+  return { loss }
+end
+
+-- Chainer's gradient for reduce = 'mean' is NOT divided by N (its forward
+-- is); the oracle vectors confirm it, and we reproduce it.
+function Hinge:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  local gy = gys[1]
+  if self.reduce == 'mean' then gy = U.F('broadcast_to')(gy, x.shape) end
+  local s = self._s
+  if self.norm == 'L1' then return { gy * (self._mask * s), nil } end
+  local h = (x * s + 1) * self._mask
+  return { gy * h * s * 2, nil }
+end
+
+function M.hinge(x, t, norm, reduce)
+  local xd, td = U.data(FN, 'x', x), U.data(FN, 't', t)
+  local o
+  if type(norm) == 'table' then o = norm else o = { norm = norm, reduce = reduce } end
+  U.check_float(FN, 'x', xd)
+  U.check_int(FN, 't', td)
+  U.check_ndim(FN, 'x', xd, 2)
+  if td.ptr.nd ~= 1 or td.shape[1] ~= xd.shape[1] then
+    error(string.format('%s: t must have shape (%d,) to match x of shape %s, got %s', FN, xd.shape[1],
+      T.shape_str(xd.shape), T.shape_str(td.shape)), 2)
+  end
+  local nrm = o.norm or 'L1'
+  if nrm ~= 'L1' and nrm ~= 'L2' then
+    error(string.format("%s: norm must be 'L1' or 'L2' (got %s)", FN, tostring(nrm)), 2)
+  end
+  local red = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  local n, k = xd.shape[1], xd.shape[2]
+  U.check_labels(FN, 't', td, k)
+  local onehot = T.eq(td:astype('int64'):reshape({ n, 1 }), T.arange(0, k, 1, 'int64'):reshape({ 1, k }))
+  local f = setmetatable({}, Hinge)
+  f._s = 1 - onehot:astype(xd.dtype) * 2
+  f.norm, f.reduce = nrm, red
+  return f:apply({ x, t })[1]
+end
+
+return M

@@ -1,0 +1,37 @@
+-- functions/loss/triplet.lua:
+--   F.triplet(anchor, positive, negative, {margin = 0.2, reduce = 'mean'})
+--
+-- Rows (N, K); loss = max(0, |a - p|^2 - |a - n|^2 + margin) per row,
+-- averaged over N for 'mean', (N,) for 'no'.  Composed of FunctionNodes.
+local T = require 'chainer.tensor'
+local U = require 'chainer.functions.loss._util'
+
+local M = {}
+local FN = 'triplet'
+
+function M.triplet(anchor, positive, negative, margin, reduce)
+  local a, p, n = U.data(FN, 'anchor', anchor), U.data(FN, 'positive', positive), U.data(FN, 'negative', negative)
+  local o
+  if type(margin) == 'table' then o = margin else o = { margin = margin, reduce = reduce } end
+  U.check_float(FN, 'anchor', a)
+  if a.ptr.nd < 2 then
+    error(string.format('%s: anchor must have at least 2 dimensions (N, K), got shape %s', FN, T.shape_str(a.shape)), 2)
+  end
+  U.check_pair(FN, 'anchor', a, 'positive', p)
+  U.check_pair(FN, 'anchor', a, 'negative', n)
+  local m = o.margin
+  if m == nil then m = 0.2 end
+  if type(m) ~= 'number' or m <= 0 then
+    error(string.format('%s: margin must be a positive number (got %s)', FN, tostring(m)), 2)
+  end
+  local red = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  local dp, dn = anchor - positive, anchor - negative
+  local axes = {}
+  for i = 1, a.ptr.nd - 1 do axes[i] = i end
+  local dist = U.F('sum')(dp * dp - dn * dn, { axis = axes }) + m
+  local h = dist * T.gt(dist.array, 0):astype(a.dtype)
+  if red == 'mean' then return U.F('sum')(h) * (1 / math.max(1, a.shape[1])) end
+  return h
+end
+
+return M

@@ -1,0 +1,39 @@
+-- functions/activation/maxout.lua: F.maxout(x, pool_size, {axis = 1}): the
+-- channel axis (size C) is split into C / pool_size groups of pool_size and
+-- the maximum of each group is kept.  Composed of reshape and max.
+local T = require 'chainer.tensor'
+local H = require 'chainer.functions.math._helpers'
+
+local M = {}
+
+function M.maxout(x, pool_size, opts)
+  local F = H.F()
+  local d = H.float_data(x, 'maxout', 'x')
+  if type(pool_size) == 'table' and pool_size.pool_size ~= nil then
+    opts = pool_size
+    pool_size = opts.pool_size
+  end
+  local axis = 1
+  if type(opts) == 'number' then axis = opts
+  elseif opts ~= nil then
+    opts = H.opts(opts, 'maxout')
+    if opts.axis ~= nil then axis = opts.axis end
+  end
+  if type(pool_size) ~= 'number' or pool_size ~= math.floor(pool_size) or pool_size < 1 then
+    error('maxout: pool_size must be a positive integer (got ' .. tostring(pool_size) .. ')', 2)
+  end
+  local s = d.shape
+  axis = H.axis(axis, #s, 'maxout', 2)
+  local c = s[axis + 1]
+  if c % pool_size ~= 0 then
+    error(string.format('maxout: the size of axis %d (%d) is not a multiple of pool_size (%d)', axis, c, pool_size), 2)
+  end
+  local ns = {}
+  for i = 1, axis do ns[i] = s[i] end
+  ns[axis + 1] = c / pool_size
+  ns[axis + 2] = pool_size
+  for i = axis + 2, #s do ns[i + 1] = s[i] end
+  return F.max(F.reshape(x, ns), { axis = axis + 1 })
+end
+
+return M

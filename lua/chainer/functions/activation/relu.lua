@@ -1,0 +1,41 @@
+-- functions/activation/relu.lua: F.relu(x) = max(x, 0).  The gradient
+-- gy * (y > 0) is one C pass (ReLUGrad2, as in Chainer), itself
+-- differentiable: its gradient is ReLUGrad2 again.
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local H = require 'chainer.functions.math._helpers'
+local K = require 'chainer.functions.activation._kernels'
+
+local M = {}
+
+local ReLU = FunctionNode:extend('ReLU')
+M.ReLU = ReLU
+
+-- input: gy; the output y of relu is a constant of this node
+local ReLUGrad2 = FunctionNode:extend('ReLUGrad2')
+M.ReLUGrad2 = ReLUGrad2
+
+local function grad2(y, gy)
+  local f = setmetatable({}, ReLUGrad2)
+  f._y = y
+  return f:apply({ gy })[1]
+end
+
+function ReLUGrad2:forward(inputs) return { K.activation_grad(K.RELU, self._y, inputs[1]) } end
+function ReLUGrad2:backward(idx, gys) return { grad2(self._y, gys[1]) } end
+
+function ReLU:forward(inputs)
+  self:retain_outputs({ 1 })
+  return { T.relu(inputs[1]) }
+end
+function ReLU:backward(idx, gys)
+  local y = self:get_retained_outputs()[1]
+  return { grad2(y._data, gys[1]) }
+end
+
+function M.relu(x)
+  H.float_data(x, 'relu', 'x')
+  return setmetatable({}, ReLU):apply({ x })[1]
+end
+
+return M

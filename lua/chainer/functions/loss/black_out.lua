@@ -1,0 +1,57 @@
+-- functions/loss/black_out.lua: F.black_out(x, t, W, samples, {reduce = 'mean'})
+-- (BlackOut, Ji et al. 2016).
+--
+-- x (B, D), t (B,) integer targets, W (V, D) output embeddings, samples
+-- (B, S) integer negative ids.  With p = W[t]·x, n_k = W[samples_k]·x and
+-- logZ = log(exp(p) + sum_k exp(n_k)):
+--   loss = -(p - logZ + sum_k log(1 - exp(n_k - logZ)))
+-- averaged over the batch ('mean') or per row (B,) ('no').  Composed of
+-- FunctionNodes: differentiable in x and W, double backprop works.
+local T = require 'chainer.tensor'
+local U = require 'chainer.functions.loss._util'
+
+local M = {}
+local FN = 'black_out'
+
+function M.black_out(x, t, W, samples, opts)
+  local xd, td, wd, sd = U.data(FN, 'x', x), U.data(FN, 't', t), U.data(FN, 'W', W), U.data(FN, 'samples', samples)
+  U.check_float(FN, 'x', xd)
+  U.check_ndim(FN, 'x', xd, 2)
+  U.check_ndim(FN, 'W', wd, 2)
+  U.check_int(FN, 't', td)
+  U.check_int(FN, 'samples', sd)
+  if wd.dtype ~= xd.dtype then
+    error(string.format('%s: x and W must have the same dtype (got %s and %s)', FN, xd.dtype, wd.dtype), 2)
+  end
+  local b, d = xd.shape[1], xd.shape[2]
+  if wd.shape[2] ~= d then
+    error(string.format('%s: W must have %d columns to match x of shape %s, got %s', FN, d, T.shape_str(xd.shape),
+      T.shape_str(wd.shape)), 2)
+  end
+  if td.ptr.nd ~= 1 or td.shape[1] ~= b then
+    error(string.format('%s: t must have shape (%d,), got %s', FN, b, T.shape_str(td.shape)), 2)
+  end
+  if sd.ptr.nd ~= 2 or sd.shape[1] ~= b then
+    error(string.format('%s: samples must have shape (%d, S), got %s', FN, b, T.shape_str(sd.shape)), 2)
+  end
+  local o = type(opts) == 'table' and opts or { reduce = opts }
+  local red = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  local v, s = wd.shape[1], sd.shape[2]
+  U.check_labels(FN, 't', td, v)
+  U.check_labels(FN, 'samples', sd, v)
+  local F = U.F
+  local xcol = F('reshape')(x, { b, d, 1 })
+  local neg = F('reshape')(F('matmul')(U.gather_rows(W, sd:astype('int64')), xcol), { b, s })    -- (B, S)
+  local pos = F('reshape')(F('matmul')(F('reshape')(U.gather_rows(W, td:astype('int64')), { b, 1, d }), xcol), { b })
+  -- logZ over [pos, neg] with a constant per-row shift for stability
+  local m = T.maximum(T.amax(neg.array, { axis = 1 }), pos.array)
+  local mb = m:reshape({ b, 1 }):broadcast_to({ b, s })
+  local z = F('exp')(pos - m) + F('sum')(F('exp')(neg - mb), { axis = 1 })
+  local logz = F('log')(z) + m
+  local ny = F('exp')(neg - F('broadcast_to')(F('reshape')(logz, { b, 1 }), { b, s }))
+  local per = -(pos - logz + F('sum')(F('log')(1 - ny), { axis = 1 }))
+  if red == 'mean' then return F('sum')(per) * (1 / math.max(1, b)) end
+  return per
+end
+
+return M

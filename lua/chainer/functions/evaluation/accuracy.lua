@@ -1,0 +1,46 @@
+-- functions/evaluation/accuracy.lua: F.accuracy(y, t, {ignore_label = nil}).
+--
+-- y (N, C, d1, ...) scores, t (N, d1, ...) integer labels: the fraction of
+-- positions where argmax over axis 1 equals t, as a 0-d Variable of y's
+-- dtype (no gradient).  Positions labelled ignore_label are left out; when
+-- every label is ignored the accuracy is 0.
+local T = require 'chainer.tensor'
+local Variable = require 'chainer.variable'
+local U = require 'chainer.functions.loss._util'
+
+local M = {}
+local FN = 'accuracy'
+
+function M.accuracy(y, t, opts)
+  local yd, td = U.data(FN, 'y', y), U.data(FN, 't', t)
+  U.check_float(FN, 'y', yd)
+  U.check_int(FN, 't', td)
+  local ignore
+  if type(opts) == 'number' then ignore = opts
+  elseif type(opts) == 'table' then ignore = opts.ignore_label
+  elseif opts ~= nil then error(string.format('%s: options must be a table (got %s)', FN, type(opts)), 2) end
+  if ignore == false then ignore = nil end
+  local ys, ts = yd.shape, td.shape
+  local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]
+  for i = 3, #ys do ok = ok and ts[i - 1] == ys[i] end
+  if not ok then
+    error(string.format("%s: t of shape %s does not fit y of shape %s (expected y's shape without axis 1)", FN,
+      T.shape_str(ts), T.shape_str(ys)), 2)
+  end
+  local pred = T.argmax(yd, { axis = 1 }):reshape(ts)
+  local tt = td:astype('int64')
+  local hit = T.eq(pred, tt)
+  local acc
+  if ignore ~= nil then
+    local valid = T.ne(tt, ignore)
+    local total = tonumber(T.sum(valid:astype('int64')):item())
+    local count = tonumber(T.sum(T.logical_and(hit, valid):astype('int64')):item())
+    acc = total == 0 and 0 or count / total
+  else
+    local n = tonumber(td.ptr.numel)
+    acc = n == 0 and 0 or tonumber(T.sum(hit:astype('int64')):item()) / n
+  end
+  return Variable.new_var(T.array(acc, yd.dtype), false)
+end
+
+return M

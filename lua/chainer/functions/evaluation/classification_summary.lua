@@ -1,0 +1,103 @@
+-- functions/evaluation/classification_summary.lua:
+--   F.classification_summary(y, t, {label_num = nil, beta = 1.0, ignore_label = -1})
+--     -> precision, recall, fbeta, support
+--   F.precision(y, t, opts) -> precision, support
+--   F.recall(y, t, opts)    -> recall, support
+--   F.fbeta_score(y, t, opts) -> fbeta, support
+--   F.f1_score(y, t, opts)  -> f1, support
+--
+-- y (N, C, ...) scores, t (N, ...) integer labels; the prediction is the
+-- argmax over axis 1.  Per class c in 0..label_num-1 (label_num defaults to
+-- max(t) + 1): support = #{t = c}, precision = tp / #{pred = c}, recall =
+-- tp / support, fbeta = (1 + beta^2) p r / (beta^2 p + r).  A 0/0 gives
+-- NaN, as in Chainer.  Positions labelled ignore_label are left out.
+-- precision, recall and fbeta are Variables of y's dtype, support an int64
+-- Variable; none has a gradient.
+local T = require 'chainer.tensor'
+local Variable = require 'chainer.variable'
+local U = require 'chainer.functions.loss._util'
+
+local M = {}
+
+local function summary(fn, y, t, opts)
+  local yd, td = U.data(fn, 'y', y, 3), U.data(fn, 't', t, 3)
+  U.check_float(fn, 'y', yd, 3)
+  U.check_int(fn, 't', td, 3)
+  local o = U.opts(fn, opts, 3)
+  local ys, ts = yd.shape, td.shape
+  local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]
+  for i = 3, #ys do ok = ok and ts[i - 1] == ys[i] end
+  if not ok then
+    error(string.format("%s: t of shape %s does not fit y of shape %s (expected y's shape without axis 1)", fn,
+      T.shape_str(ts), T.shape_str(ys)), 3)
+  end
+  local ignore = o.ignore_label
+  if ignore == nil then ignore = -1 end
+  local beta = o.beta or 1.0
+  local tl = td:astype('int64'):reshape(-1):totable()
+  local pl = T.argmax(yd, { axis = 1 }):reshape(-1):totable()
+  local k = o.label_num
+  if k == nil or k == false then
+    k = 0
+    for i = 1, #tl do if tl[i] ~= ignore and tl[i] + 1 > k then k = tl[i] + 1 end end
+  end
+  if type(k) ~= 'number' or k < 0 or k ~= math.floor(k) then
+    error(string.format('%s: label_num must be a non-negative integer (got %s)', fn, tostring(k)), 3)
+  end
+  local support, relevant, tp = {}, {}, {}
+  for c = 1, k do support[c], relevant[c], tp[c] = 0, 0, 0 end
+  for i = 1, #tl do
+    local tv = tl[i]
+    if tv ~= ignore then
+      if tv < 0 or tv >= k then
+        error(string.format('%s: label t[%d] (flat position) is %d, out of range for label_num %d', fn, i - 1, tv, k), 3)
+      end
+      local pv = pl[i]
+      support[tv + 1] = support[tv + 1] + 1
+      if pv < k then relevant[pv + 1] = relevant[pv + 1] + 1 end
+      if pv == tv then tp[tv + 1] = tp[tv + 1] + 1 end
+    end
+  end
+  local prec, rec, fb = {}, {}, {}
+  local b2 = beta * beta
+  for c = 1, k do
+    local p, r = tp[c] / relevant[c], tp[c] / support[c]
+    prec[c], rec[c] = p, r
+    fb[c] = (1 + b2) * p * r / (b2 * p + r)
+  end
+  local dt = yd.dtype
+  local function v(list, dtype)
+    if k == 0 then return Variable.new_var(T.zeros({ 0 }, dtype), false) end
+    return Variable.new_var(T.array(list, dtype), false)
+  end
+  return v(prec, dt), v(rec, dt), v(fb, dt), v(support, 'int64')
+end
+
+function M.classification_summary(y, t, opts)
+  return summary('classification_summary', y, t, opts)
+end
+
+function M.precision(y, t, opts)
+  local p, _, _, s = summary('precision', y, t, opts)
+  return p, s
+end
+
+function M.recall(y, t, opts)
+  local _, r, _, s = summary('recall', y, t, opts)
+  return r, s
+end
+
+function M.fbeta_score(y, t, opts)
+  local _, _, f, s = summary('fbeta_score', y, t, opts)
+  return f, s
+end
+
+function M.f1_score(y, t, opts)
+  local o = {}
+  for key, val in pairs(opts or {}) do o[key] = val end
+  o.beta = 1.0
+  local _, _, f, s = summary('f1_score', y, t, o)
+  return f, s
+end
+
+return M

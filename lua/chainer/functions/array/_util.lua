@@ -22,7 +22,11 @@ function U.args(fn, names, a1, a2, a3, a4, a5)
   local n = #names
   for i = 1, n + 1 do
     local v = vals[i]
-    if is_opts(v) then
+    -- an empty plain table after the first positional argument, with nothing
+    -- after it, is an empty options table
+    local empty_opts = i > 1 and type(v) == 'table' and getmetatable(v) == nil and next(v) == nil
+      and vals[i + 1] == nil
+    if is_opts(v) or empty_opts then
       for k = i, 5 do vals[k] = nil end
       for key in pairs(v) do
         local known = false

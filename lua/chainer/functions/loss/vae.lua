@@ -19,7 +19,10 @@ local function finish(fn, loss, reduce)
   return loss
 end
 
-local function red(o) return type(o) == 'table' and o.reduce or o end
+local function red(o)
+  if type(o) == 'table' then return o.reduce end
+  return o
+end
 
 function M.gaussian_kl_divergence(mean, ln_var, opts)
   local fn = 'gaussian_kl_divergence'

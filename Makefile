@@ -7,7 +7,7 @@ CMAKE_FLAGS ?=
 ORACLE_DIR ?= ../shared/oracle/vectors
 CHAINLUA = $(BUILD)/chainlua
 
-.PHONY: all deps build demo test test-c test-lua oracle bench examples-check ffi clean
+.PHONY: all deps build demo test test-c test-lua test-install memcheck asan oracle bench examples-check ffi clean
 
 all: build
 
@@ -29,6 +29,26 @@ test: build
 
 test-lua: build
 	@bash scripts/run-tests $(BUILD) lua
+
+test-c: build
+	@bash scripts/run-tests $(BUILD) c
+
+# luarocks make into a scratch tree under /tmp, then runs both entry points
+test-install: build
+	@bash scripts/run-tests $(BUILD) install
+
+# The C tests under valgrind (own build folder, debug info, -O1).
+memcheck: deps
+	@command -v valgrind >/dev/null || bash scripts/install-deps valgrind
+	cmake -S . -B $(BUILD)-memcheck -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHAINLUA_MEMCHECK=ON -DCHAINLUA_CUDA=OFF > $(BUILD)-memcheck.configure.log
+	cmake --build $(BUILD)-memcheck -j $(JOBS)
+	cd $(BUILD)-memcheck && ctest --output-on-failure
+
+# The C tests and the Lua specs with AddressSanitizer + UBSan.
+asan: deps
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DCHAINLUA_SANITIZE=ON -DCHAINLUA_CUDA=OFF > $(BUILD)-asan.configure.log
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	cd $(BUILD)-asan && ctest --output-on-failure
 
 oracle: build
 	$(CHAINLUA) scripts/oracle.lua $(ORACLE_DIR)

@@ -44,8 +44,8 @@ int main(void) {
     /* Lua takes its own reference; ours stays valid. */
     if (chainlua_set_global_tensor(S, "x", x) != 0 ||
         chainlua_dostring(S,
-                          "y = x:transpose():copy()\n"
-                          "print('Lua computed y = x:transpose():copy():')\n"
+                          "y = (x * 2 + 1):transpose()\n"
+                          "print('Lua computed y = (x * 2 + 1):transpose():')\n"
                           "print(y)\n",
                           "=compute") != 0) {
         fprintf(stderr, "embed_host: %s\n", chainlua_error(S));

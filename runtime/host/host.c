@@ -132,11 +132,19 @@ static void set_path(lua_State *L, const char *field, const char *env, const cha
     const char *cur = lua_tostring(L, -1);
     if (!cur)
         cur = "";
+    size_t n = strlen(cur);
+    while (n > 0 && cur[n - 1] == ';')   /* LUA_PATH="x;;" leaves a trailing ';' */
+        n--;
     const char *e = getenv(env);
-    if (e && *e)
-        lua_pushfstring(L, "%s;%s", cur, ours);
-    else
-        lua_pushfstring(L, "%s;%s", ours, cur);
+    if (e && *e) {
+        lua_pushlstring(L, cur, n);
+        lua_pushfstring(L, ";%s", ours);
+        lua_concat(L, 2);
+    } else {
+        lua_pushfstring(L, "%s;", ours);
+        lua_pushlstring(L, cur, n);
+        lua_concat(L, 2);
+    }
     lua_setfield(L, -3, field);
     lua_pop(L, 2);
 }

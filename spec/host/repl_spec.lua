@@ -1,0 +1,157 @@
+-- The REPL: driven through a pipe (no line editing, no prompts) and through
+-- a real pseudo-terminal with tmux (libedit, prompts, Ctrl-C, Ctrl-D).
+local U = require 'host.util'
+local q = U.quote
+
+local function repl(input, env)
+  return U.chainlua('', { stdin = input, env = env })
+end
+
+describe('REPL through a pipe', function()
+  it('prints expression values, =expr, and multiple values tab-separated', function()
+    local out, err, st = repl('1 + 2\n=10, "a"\n"x", nil, 3\nlocal z = 1\nprint("side effect")\n')
+    assert.are.equal(0, st, err)
+    assert.are.equal('', err)
+    assert.are.equal('3\n10\ta\nx\tnil\t3\nside effect\n', out)
+  end)
+
+  it('continues an incomplete chunk on the next lines', function()
+    local out, err = repl('function f(a)\n  return a *\n 10\nend\nf(4)\nt = {\n1,\n2}\n#t\n')
+    assert.are.equal('', err)
+    assert.are.equal('40\n2\n', out)
+  end)
+
+  it('prints errors with a traceback and goes on', function()
+    local out, err, st = repl('error("oops")\n1 + nil\nx = = 1\n"still here"\n')
+    assert.are.equal(0, st)
+    assert.are.equal('still here\n', out)
+    assert.matches('^stdin:1: oops\nstack traceback:\n', err)
+    assert.matches('attempt to perform arithmetic on a nil value', err, 1, true)
+    assert.matches("stdin:1: unexpected symbol near '='", err, 1, true)
+  end)
+
+  it('preloads chainer (and F, L, optimizers when those modules exist)', function()
+    local out, err = repl('type(chainer), chainer.__version__ ~= nil\n' ..
+      'type(F) == (package.searchpath("chainer.functions", package.path) and "table" or "nil")\n' ..
+      'type(L) == (package.searchpath("chainer.links", package.path) and "table" or "nil")\n' ..
+      'type(optimizers) == (package.searchpath("chainer.optimizers", package.path) and "table" or "nil")\n')
+    assert.are.equal('', err)
+    assert.are.equal('table\ttrue\ntrue\ntrue\ntrue\n', out)
+  end)
+
+  it('shows a preload failure that is not a missing module', function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute('mkdir -p ' .. q(dir .. '/chainer'))
+    U.write(dir .. '/chainer/links.lua', 'error("links are broken")\n')
+    local out, err = repl('1\n', 'LUA_PATH=' .. q(dir .. '/?.lua;;'))
+    os.execute('rm -rf ' .. q(dir))
+    assert.are.equal('1\n', out)
+    assert.matches('cannot load chainer.links: .*links are broken', err)
+  end)
+
+  it('pretty-prints tensors through tostring', function()
+    local out, err = repl('chainer.tensor.arange(6):reshape{2, 3}\n')
+    assert.are.equal('', err)
+    assert.are.equal('tensor([[0, 1, 2],\n        [3, 4, 5]], dtype=int64)\n', out)
+  end)
+
+  it('reports runtime errors of tensor functions and goes on', function()
+    local out, err = repl('chainer.tensor.zeros{2, 3}:reshape{5}\n"next"\n')
+    assert.are.equal('next\n', out)
+    assert.matches('reshape: cannot reshape a tensor of shape %(2, 3%)', err)
+  end)
+end)
+
+-- tmux drives a real terminal: send-keys types, capture-pane reads the screen
+local has_tmux = os.execute('command -v tmux > /dev/null 2>&1') == 0
+
+describe('REPL on a terminal (tmux)', function()
+  if not has_tmux then
+    pending('tmux is not installed: terminal REPL checks skipped (apt-get install tmux)')
+    return
+  end
+  local sock = 'chainlua-spec-' .. tostring(os.time()) .. '-' .. tostring(math.random(1e6))
+  local home = os.tmpname()
+  local tmux = 'tmux -L ' .. sock .. ' '
+
+  local function sh(cmd) return os.execute(cmd .. ' > /dev/null 2>&1') end
+  local function screen()
+    local out = U.run(tmux .. 'capture-pane -p -t repl')
+    return out
+  end
+  -- waits until the screen matches pattern (plain find), up to `secs`
+  local function wait_for(pattern, secs)
+    local deadline = os.time() + (secs or 10)
+    repeat
+      local s = screen()
+      if s:find(pattern, 1, true) then return s end
+      sh('sleep 0.1')
+    until os.time() > deadline
+    return screen()
+  end
+  local function type_line(text)
+    sh(tmux .. 'send-keys -t repl -l ' .. q(text))
+    sh(tmux .. 'send-keys -t repl Enter')
+  end
+
+  setup(function()
+    os.remove(home)
+    sh('mkdir -p ' .. q(home))
+    sh(tmux .. 'new-session -d -s repl -x 100 -y 50 ' ..
+      q('env HOME=' .. q(home) .. ' ' .. q(U.exe) .. '; echo REPL-EXITED-$?; sleep 30'))
+  end)
+  teardown(function()
+    sh(tmux .. 'kill-server')
+    sh('rm -rf ' .. q(home))
+  end)
+
+  it('shows the banner and evaluates an expression', function()
+    local s = wait_for('> ')
+    assert.matches('chainlua %d+%.%d+%.%d+', s)
+    type_line('6 * 7')
+    s = wait_for('42')
+    assert.matches('\n> 6 %* 7\n42\n', s)
+  end)
+
+  it('accepts a multi-line function definition with the >> prompt', function()
+    type_line('function sq(x)')
+    type_line('  return x * x')
+    type_line('end')
+    type_line('sq(12)')
+    local s = wait_for('144')
+    assert.matches('>> +return x %* x\n>> end\n> sq%(12%)\n144\n', s)
+  end)
+
+  it('prints an error with its traceback and the next line still works', function()
+    type_line('error("boom")')
+    type_line('sq(3) + 1')
+    local s = wait_for('\n10\n')
+    assert.matches('stdin:1: boom\nstack traceback:', s)
+    assert.matches('\n10\n', s)
+  end)
+
+  it('Ctrl-C drops the line being typed and interrupts a running chunk', function()
+    sh(tmux .. 'send-keys -t repl -l ' .. q('half typed'))
+    sh(tmux .. 'send-keys -t repl C-c')
+    type_line('local T = chainer.tensor; while true do local t = T.zeros{2} end')
+    sh('sleep 1')
+    sh(tmux .. 'send-keys -t repl C-c')
+    local s = wait_for('interrupted')
+    assert.matches('interrupted', s, 1, true)
+    type_line('"alive"')
+    s = wait_for('\nalive\n')
+    assert.matches('\nalive\n', s)
+    -- the dropped line was never run (it would be a syntax error)
+    assert.is_nil(s:find("near 'typed'", 1, true))
+  end)
+
+  it('exits on Ctrl-D and saves the history', function()
+    sh(tmux .. 'send-keys -t repl C-d')
+    local s = wait_for('REPL-EXITED-')
+    assert.matches('REPL%-EXITED%-0', s)
+    local hist = U.read(home .. '/.chainlua_history') or ''
+    assert.matches('sq%(12%)', hist)
+    assert.matches('"alive"', hist)
+  end)
+end)

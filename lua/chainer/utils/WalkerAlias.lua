@@ -1,0 +1,2 @@
+-- chainer.utils.WalkerAlias: the alias-method sampler class (utils/walker_alias.lua).
+return require 'chainer.utils.walker_alias'

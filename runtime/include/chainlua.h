@@ -402,6 +402,10 @@ CH_API ch_status ch_crf1d_argmax(const ch_tensor *cost, int T, ch_tensor *const 
 /* nn: normalization, pooling, noise */
 /* end nn: normalization */
 
+/* ---- optimizer updates (fused, one pass over each parameter) ---------- */
+/* optimizers */
+/* end optimizers */
+
 /* ---- devices (CUDA backend, loaded at run time) ------------------------ */
 /* Loads libchainlua_cuda if present; 0 when no backend or no GPU. */
 CH_API int ch_cuda_load(const char *libpath);

@@ -52,7 +52,7 @@ function_spec.describe('F.tensordot', {
 function_spec.describe('F.einsum', {
   fn = function(a, b, o) return F.einsum(o.s, a, b) end,
   inputs = function(dt, o) return { U(-1, 1, o.sa, dt), U(-1, 1, o.sb, dt) } end,
-  reference = function(a, b, o) return o.ref(a, b) end, double_backward = true,
+  reference = function(a, b, o) return o.ref(a, b) end,
   cases = {
     { name = 'batched matmul', opts = { s = 'bij,bjk->bik', sa = { 2, 3, 4 }, sb = { 2, 4, 2 }, ref = T.matmul } },
     { name = 'implicit', opts = { s = 'ij,jk', sa = { 3, 4 }, sb = { 4, 2 }, ref = T.matmul } },
@@ -63,6 +63,15 @@ function_spec.describe('F.einsum', {
     { name = 'ellipsis', opts = { s = '...ij,...jk->...ik', sa = { 2, 3, 4 }, sb = { 2, 4, 2 }, ref = T.matmul } },
     { name = 'summed index', opts = { s = 'ij,k->i', sa = { 3, 4 }, sb = { 2 },
       ref = function(a, b) return T.sum(a, { axis = 1 }) * T.sum(b) end } },
+  },
+})
+function_spec.describe('F.einsum (double backward)', {
+  fn = function(a, b, o) return F.einsum(o.s, a, b) end,
+  inputs = function(dt, o) return { U(-1, 1, o.sa, dt), U(-1, 1, o.sb, dt) } end,
+  double_backward = true,
+  cases = {
+    { name = 'matmul', opts = { s = 'ij,jk->ik', sa = { 2, 3 }, sb = { 3, 2 } } },
+    { name = 'summed index', opts = { s = 'ij,k->i', sa = { 2, 3 }, sb = { 2 } } },
   },
 })
 function_spec.describe('F.batch_matmul', {

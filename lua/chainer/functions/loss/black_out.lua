@@ -40,9 +40,10 @@ function M.black_out(x, t, W, samples, opts)
   U.check_labels(FN, 't', td, v)
   U.check_labels(FN, 'samples', sd, v)
   local F = U.F
-  local xcol = F('reshape')(x, { b, d, 1 })
-  local neg = F('reshape')(F('matmul')(U.gather_rows(W, sd:astype('int64')), xcol), { b, s })    -- (B, S)
-  local pos = F('reshape')(F('matmul')(F('reshape')(U.gather_rows(W, td:astype('int64')), { b, 1, d }), xcol), { b })
+  -- row dot products as products and sums (tiny batched matmuls cost more)
+  local xb = F('broadcast_to')(F('reshape')(x, { b, 1, d }), { b, s, d })
+  local neg = F('sum')(U.gather_rows(W, sd:astype('int64')) * xb, { axis = 2 })       -- (B, S)
+  local pos = F('sum')(U.gather_rows(W, td:astype('int64')) * x, { axis = 1 })        -- (B,)
   -- logZ over [pos, neg] with a constant per-row shift for stability
   local m = T.maximum(T.amax(neg.array, { axis = 1 }), pos.array)
   local mb = m:reshape({ b, 1 }):broadcast_to({ b, s })

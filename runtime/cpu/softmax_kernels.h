@@ -6,23 +6,38 @@
 /* One item: outer position o, columns [i0, i0 + w). */
 static void SM_NAME(sm_item)(const SM_T *x, SM_T *y, int64_t N, int64_t I, int64_t w, int lg) {
     if (w == 1 && I == 1) {
-        /* a contiguous row */
-        SM_T m = -INFINITY;
-        for (int64_t j = 0; j < N; j++)
-            if (x[j] > m || x[j] != x[j]) m = x[j];
-        double s = 0;
+        /* a contiguous row; four independent lanes break the dependency
+         * chains of the max and the sum.  A NaN need not win the max: it
+         * turns the sum, hence the whole row, into NaN anyway (as NumPy). */
+        SM_T m4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+        int64_t j = 0;
+        for (; j + 4 <= N; j += 4)
+            for (int k = 0; k < 4; k++) m4[k] = x[j + k] > m4[k] ? x[j + k] : m4[k];
+        for (; j < N; j++) m4[0] = x[j] > m4[0] ? x[j] : m4[0];
+        SM_T m = m4[0];
+        for (int k = 1; k < 4; k++) m = m4[k] > m ? m4[k] : m;
+        double s4[4] = {0, 0, 0, 0};
+        j = 0;
         if (lg) {
-            for (int64_t j = 0; j < N; j++) s += SM_EXP(x[j] - m);
-            SM_T ls = (SM_T)SM_LOG(s);
-            for (int64_t j = 0; j < N; j++) y[j] = x[j] - m - ls;
+            for (; j + 4 <= N; j += 4)
+                for (int k = 0; k < 4; k++) s4[k] += SM_EXP(x[j + k] - m);
+            for (; j < N; j++) s4[0] += SM_EXP(x[j] - m);
+            SM_T ls = m + (SM_T)SM_LOG((s4[0] + s4[1]) + (s4[2] + s4[3]));
+            for (j = 0; j < N; j++) y[j] = x[j] - ls;
         } else {
-            for (int64_t j = 0; j < N; j++) {
+            for (; j + 4 <= N; j += 4)
+                for (int k = 0; k < 4; k++) {
+                    SM_T e = SM_EXP(x[j + k] - m);
+                    y[j + k] = e;
+                    s4[k] += e;
+                }
+            for (; j < N; j++) {
                 SM_T e = SM_EXP(x[j] - m);
                 y[j] = e;
-                s += e;
+                s4[0] += e;
             }
-            SM_T inv = (SM_T)(1.0 / s);
-            for (int64_t j = 0; j < N; j++) y[j] *= inv;
+            SM_T inv = (SM_T)(1.0 / ((s4[0] + s4[1]) + (s4[2] + s4[3])));
+            for (j = 0; j < N; j++) y[j] *= inv;
         }
         return;
     }

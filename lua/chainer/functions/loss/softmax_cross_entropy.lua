@@ -109,9 +109,20 @@ end
 ---------------------------------------------------------------------------
 -- composed path (enable_double_backprop = true)
 ---------------------------------------------------------------------------
+-- F.log_softmax (functions/activation) when present, else the family's own node
+local log_softmax_fn
+local function log_softmax(x)
+  if log_softmax_fn == nil then
+    local ok, mod = pcall(require, 'chainer.functions.activation.softmax')
+    log_softmax_fn = ok and mod.log_softmax or U.log_softmax
+  end
+  if log_softmax_fn == U.log_softmax then return U.log_softmax(x) end
+  return log_softmax_fn(x, { axis = 1 })
+end
+
 local function composed(x, xd, td, o)
   local nd, c = xd.ptr.nd, xd.shape[2]
-  local log_y = U.log_softmax(x)
+  local log_y = log_softmax(x)
   if o.class_weight then log_y = log_y * o.class_weight:reshape(axis1_shape(nd, c)) end
   -- onehot(t) on axis 1, zero at ignored positions
   local tt = td:astype('int64')

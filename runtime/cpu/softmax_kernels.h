@@ -22,8 +22,9 @@ static void SM_NAME(sm_item)(const SM_T *x, SM_T *y, int64_t N, int64_t I, int64
             for (; j + 4 <= N; j += 4)
                 for (int k = 0; k < 4; k++) s4[k] += SM_EXP(x[j + k] - m);
             for (; j < N; j++) s4[0] += SM_EXP(x[j] - m);
-            SM_T ls = m + (SM_T)SM_LOG((s4[0] + s4[1]) + (s4[2] + s4[3]));
-            for (j = 0; j < N; j++) y[j] = x[j] - ls;
+            /* (x - m) - log(s): x - m is exact, m + log(s) would round */
+            SM_T ls = (SM_T)SM_LOG((s4[0] + s4[1]) + (s4[2] + s4[3]));
+            for (j = 0; j < N; j++) y[j] = (x[j] - m) - ls;
         } else {
             for (; j + 4 <= N; j += 4)
                 for (int k = 0; k < 4; k++) {
@@ -63,11 +64,11 @@ static void SM_NAME(sm_item)(const SM_T *x, SM_T *y, int64_t N, int64_t I, int64
     }
     if (lg) {
         SM_T ls[SM_TILE];
-        for (int64_t i = 0; i < w; i++) ls[i] = m[i] + (SM_T)SM_LOG(s[i]);
+        for (int64_t i = 0; i < w; i++) ls[i] = (SM_T)SM_LOG(s[i]);
         for (int64_t j = 0; j < N; j++) {
             const SM_T *r = x + j * I;
             SM_T *o = y + j * I;
-            for (int64_t i = 0; i < w; i++) o[i] = r[i] - ls[i];
+            for (int64_t i = 0; i < w; i++) o[i] = (r[i] - m[i]) - ls[i];
         }
     } else {
         SM_T inv[SM_TILE];

@@ -278,6 +278,22 @@ ch_status ch_embed_id_forward(const ch_tensor *x, const ch_tensor *w, int has_ig
 
 ch_status ch_embed_id_backward(const ch_tensor *x, const ch_tensor *gy, int64_t n_vocab, int has_ignore, int64_t ignore_label, ch_tensor **result);
 
+ch_status ch_lstm_forward(const ch_tensor *c_prev, const ch_tensor *x, ch_tensor **c, ch_tensor **h);
+
+ch_status ch_lstm_backward(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc, const ch_tensor *gh, ch_tensor **gc_prev, ch_tensor **gx);
+
+ch_status ch_lstm_grad_grad(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc, const ch_tensor *gh, const ch_tensor *ggc_prev, const ch_tensor *ggx, ch_tensor **g_c_prev, ch_tensor **g_x, ch_tensor **g_gc, ch_tensor **g_gh);
+
+typedef enum ch_rnn_cell {
+    CH_RNN_TANH = 0,
+    CH_RNN_RELU,
+    CH_RNN_LSTM,
+    CH_RNN_GRU
+} ch_rnn_cell;
+ch_status ch_rnn_seq_forward(ch_rnn_cell cell, int reverse, int T, const int64_t *batch, const ch_tensor *x, const ch_tensor *h0, const ch_tensor *c0, const ch_tensor *wx, const ch_tensor *wh, const ch_tensor *bx, const ch_tensor *bh, ch_tensor **y, ch_tensor **hy, ch_tensor **cy, ch_tensor **ws);
+
+ch_status ch_rnn_seq_backward(ch_rnn_cell cell, int reverse, int T, const int64_t *batch, const ch_tensor *x, const ch_tensor *wx, const ch_tensor *wh, const ch_tensor *ws, const ch_tensor *gy, const ch_tensor *ghy, const ch_tensor *gcy, ch_tensor **gx, ch_tensor **gh0, ch_tensor **gc0, ch_tensor **gwx, ch_tensor **gwh, ch_tensor **gbx, ch_tensor **gbh);
+
 ch_status ch_softmax_cross_entropy(const ch_tensor *x, const ch_tensor *t, const ch_tensor *class_weight, int64_t ignore_label, ch_tensor **loss, ch_tensor **grad, ch_tensor **y, int64_t *count);
 
 ch_status ch_ctc_loss(int T, ch_tensor *const *xs, const ch_tensor *t, const ch_tensor *input_length, const ch_tensor *label_length, int64_t blank, ch_tensor **loss, ch_tensor **grad);
@@ -285,6 +301,24 @@ ch_status ch_ctc_loss(int T, ch_tensor *const *xs, const ch_tensor *t, const ch_
 ch_status ch_crf1d(const ch_tensor *cost, int T, ch_tensor *const *xs, ch_tensor *const *ys, ch_tensor **loss, ch_tensor **gx, ch_tensor **gcost);
 
 ch_status ch_crf1d_argmax(const ch_tensor *cost, int T, ch_tensor *const *xs, ch_tensor **path);
+
+ch_status ch_max_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *out_size, ch_tensor **y, ch_tensor **indexes);
+
+ch_status ch_max_pool_scatter(const ch_tensor *g, const ch_tensor *indexes, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *in_size, ch_tensor **result);
+
+ch_status ch_max_pool_gather(const ch_tensor *x, const ch_tensor *indexes, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, ch_tensor **result);
+
+ch_status ch_avg_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *out_size, int mode, ch_tensor **result);
+
+ch_status ch_avg_pool_backward(const ch_tensor *gy, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *in_size, int mode, ch_tensor **result);
+
+ch_status ch_batch_norm_forward(const ch_tensor *x, const ch_tensor *gamma, const ch_tensor *beta, double eps, ch_tensor **y, ch_tensor **mean, ch_tensor **var, ch_tensor **inv_std);
+
+ch_status ch_batch_norm_backward(const ch_tensor *x, const ch_tensor *gamma, const ch_tensor *gy, const ch_tensor *mean, const ch_tensor *inv_std, ch_tensor **gx, ch_tensor **ggamma, ch_tensor **gbeta);
+
+ch_status ch_lrn_forward(const ch_tensor *x, int64_t n, double k, double alpha, double beta, ch_tensor **y, ch_tensor **unit_scale);
+
+ch_status ch_lrn_backward(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale, const ch_tensor *gy, int64_t n, double alpha, double beta, ch_tensor **gx);
 
 int ch_cuda_load(const char *libpath);
 int ch_cuda_available(void);

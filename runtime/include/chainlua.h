@@ -372,6 +372,41 @@ CH_API ch_status ch_embed_id_backward(const ch_tensor *x, const ch_tensor *gy, i
 /* end nn: convolution */
 
 /* nn: recurrent cells (functions/rnn, lstm) */
+/* Chainer's LSTM cell (float32/float64, one dtype): x (B, 4U, *S) holds the
+ * gate pre-activations interleaved per unit (x.reshape(B, U, 4, *S) gives
+ * a, i, f, o); c_prev (Bc, U, *S) with Bc >= B.  c (Bc, U, *S) is
+ * tanh(a)σ(i) + σ(f)c_prev on the first B rows and c_prev below;
+ * h (B, U, *S) = σ(o)tanh(c). */
+CH_API ch_status ch_lstm_forward(const ch_tensor *c_prev, const ch_tensor *x, ch_tensor **c, ch_tensor **h);
+/* Its gradient from gc (Bc, U, *S) and gh (B, U, *S), either NULL for zero:
+ * gc_prev (Bc, U, *S) and gx (B, 4U, *S). */
+CH_API ch_status ch_lstm_backward(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc, const ch_tensor *gh, ch_tensor **gc_prev, ch_tensor **gx);
+/* Second order: the gradients of <ggc_prev, gc_prev> + <ggx, gx> (the
+ * outputs of ch_lstm_backward; ggc_prev/ggx NULL for zero) with respect to
+ * c_prev, x, gc and gh (shaped like them; gc/gh get full shapes even when
+ * passed NULL). */
+CH_API ch_status ch_lstm_grad_grad(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc, const ch_tensor *gh, const ch_tensor *ggc_prev, const ch_tensor *ggx, ch_tensor **g_c_prev, ch_tensor **g_x, ch_tensor **g_gc, ch_tensor **g_gh);
+
+/* Whole-sequence recurrent layers behind F.n_step_lstm/gru/rnn: one layer
+ * and direction per call.  x (N, I) stacks the T steps' inputs time-major
+ * (step t owns rows off_t .. off_t + batch[t], batch non-increasing,
+ * batch[0] = B); h0, c0 (B, H) (c0 for LSTM only).  Weights are stacked
+ * gate-blocked: wx (G*H, I), wh (G*H, H), bx, bh (G*H), with the gate
+ * blocks LSTM (a, i, f, o), G = 4; GRU (r, z, h~), G = 3; RNN G = 1.
+ * The input projections of all steps are one GEMM.  reverse runs the
+ * steps from T-1 down to 0.  y (N, H) gets every step's output, hy/cy
+ * (B, H) the final states, ws a workspace that the backward needs. */
+typedef enum ch_rnn_cell {
+    CH_RNN_TANH = 0,
+    CH_RNN_RELU,
+    CH_RNN_LSTM,
+    CH_RNN_GRU
+} ch_rnn_cell;
+CH_API ch_status ch_rnn_seq_forward(ch_rnn_cell cell, int reverse, int T, const int64_t *batch, const ch_tensor *x, const ch_tensor *h0, const ch_tensor *c0, const ch_tensor *wx, const ch_tensor *wh, const ch_tensor *bx, const ch_tensor *bh, ch_tensor **y, ch_tensor **hy, ch_tensor **cy, ch_tensor **ws);
+/* Its gradient from gy (N, H), ghy, gcy (B, H) (each NULL for zero): gx
+ * (N, I), gh0, gc0 (B, H) (gc0 for LSTM), gwx, gwh, gbx, gbh shaped like
+ * the weights.  Any result pointer may be NULL when not wanted. */
+CH_API ch_status ch_rnn_seq_backward(ch_rnn_cell cell, int reverse, int T, const int64_t *batch, const ch_tensor *x, const ch_tensor *wx, const ch_tensor *wh, const ch_tensor *ws, const ch_tensor *gy, const ch_tensor *ghy, const ch_tensor *gcy, ch_tensor **gx, ch_tensor **gh0, ch_tensor **gc0, ch_tensor **gwx, ch_tensor **gwh, ch_tensor **gbx, ch_tensor **gbh);
 /* end nn: recurrent */
 
 /* nn: losses and evaluation (functions/loss, functions/evaluation) */
@@ -400,6 +435,43 @@ CH_API ch_status ch_crf1d_argmax(const ch_tensor *cost, int T, ch_tensor *const 
 /* end nn: loss */
 
 /* nn: normalization, pooling, noise */
+/* Pooling over the nsp (1..3) trailing axes of x (N, C, *in), float32 or
+ * float64.  Window o covers cells o*stride - pad + (0 .. ksize-1) on each
+ * axis; the caller picks out_size (Chainer's cover_all).  Max pooling
+ * treats cells outside the input as -inf; y is (N, C, *out) and indexes
+ * (optional, int32, same shape) the flat position of the first maximum
+ * inside its window (0 .. prod(ksize)-1), as Chainer's return_indices. */
+CH_API ch_status ch_max_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *out_size, ch_tensor **y, ch_tensor **indexes);
+/* Scatter-add by window positions: result (N, C, *in_size) is zero except
+ * result[window cell indexes[o]] += g[o] (cells outside are dropped).  Max
+ * pooling's backward and upsampling_2d's forward.  indexes: any integer dtype. */
+CH_API ch_status ch_max_pool_scatter(const ch_tensor *g, const ch_tensor *indexes, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *in_size, ch_tensor **result);
+/* Its adjoint, a gather: result[o] = x[window cell indexes[o]] (0 outside
+ * x), shaped like indexes (N, C, *out). */
+CH_API ch_status ch_max_pool_gather(const ch_tensor *x, const ch_tensor *indexes, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, ch_tensor **result);
+/* Average pooling (same geometry, cells outside count as 0).  mode 0
+ * divides by prod(ksize), 1 by the number of window cells inside x
+ * (Chainer's pad_value=None), 2 not at all (window sums). */
+CH_API ch_status ch_avg_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *out_size, int mode, ch_tensor **result);
+/* Its adjoint: every gy[o] (divided as in the forward) added to the cells
+ * of window o, giving (N, C, *in_size).  (Also unpooling's forward.) */
+CH_API ch_status ch_avg_pool_backward(const ch_tensor *gy, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad, const int64_t *in_size, int mode, ch_tensor **result);
+/* Batch normalization of x viewed as (A, C, B) (a 3-d float32/float64
+ * tensor): per c, the statistics of its A*B cells, mean and biased var,
+ * inv_std = 1 / sqrt(var + eps), y = gamma[c] (x - mean) inv_std + beta[c]
+ * (gamma / beta NULL: 1 / 0).  Layer and group normalization use it with
+ * A = 1.  Every output is optional; mean, var, inv_std are (C). */
+CH_API ch_status ch_batch_norm_forward(const ch_tensor *x, const ch_tensor *gamma, const ch_tensor *beta, double eps, ch_tensor **y, ch_tensor **mean, ch_tensor **var, ch_tensor **inv_std);
+/* Its gradient from x, gamma (or NULL), gy (A, C, B) and the forward's
+ * mean, inv_std: gbeta = sum gy, ggamma = sum gy xhat,
+ * gx = gamma inv_std (gy - (xhat ggamma + gbeta) / (A B)).  Outputs optional. */
+CH_API ch_status ch_batch_norm_backward(const ch_tensor *x, const ch_tensor *gamma, const ch_tensor *gy, const ch_tensor *mean, const ch_tensor *inv_std, ch_tensor **gx, ch_tensor **ggamma, ch_tensor **gbeta);
+/* Local response normalization across axis 1 of x (N, C, ...):
+ * unit_scale = k + alpha * sum_{|c'-c| <= n/2} x[c']^2, y = x unit_scale^-beta. */
+CH_API ch_status ch_lrn_forward(const ch_tensor *x, int64_t n, double k, double alpha, double beta, ch_tensor **y, ch_tensor **unit_scale);
+/* Its gradient: gx = gy unit_scale^-beta
+ *                  - 2 alpha beta x sum_{window} (y gy / unit_scale). */
+CH_API ch_status ch_lrn_backward(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale, const ch_tensor *gy, int64_t n, double alpha, double beta, ch_tensor **gx);
 /* end nn: normalization */
 
 /* ---- optimizer updates (fused, one pass over each parameter) ---------- */

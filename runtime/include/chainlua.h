@@ -476,6 +476,43 @@ CH_API ch_status ch_lrn_backward(const ch_tensor *x, const ch_tensor *y, const c
 
 /* ---- optimizer updates (fused, one pass over each parameter) ---------- */
 /* optimizers */
+/* One pass over the parameter per call: `param` and every state tensor are
+ * updated in place from `grad` (same shape; float16/32/64 on the CPU).
+ * State tensors have the parameter's dtype and shape.  Scalars are Chainer's
+ * hyperparameters, already resolved by the caller (e.g. Adam's alpha_t). */
+CH_API ch_status ch_sgd_update(ch_tensor *param, const ch_tensor *grad, double lr);
+/* v = momentum*v - lr*g; p += v */
+CH_API ch_status ch_momentum_sgd_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum);
+/* v = momentum*v - g; p += lr*v */
+CH_API ch_status ch_corrected_momentum_sgd_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum);
+/* v = momentum*v - lr*g; p += momentum^2*v - (1+momentum)*lr*g */
+CH_API ch_status ch_nesterov_ag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum);
+/* h += g^2; p -= lr*g/(sqrt(h)+eps) */
+CH_API ch_status ch_adagrad_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *h, double lr, double eps);
+/* msg = rho*msg + (1-rho)*g^2; dx = sqrt((msdx+eps)/(msg+eps))*g;
+ * msdx = rho*msdx + (1-rho)*dx^2; p -= dx */
+CH_API ch_status ch_adadelta_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *msg, ch_tensor *msdx, double rho, double eps);
+/* m += (1-beta1)(g-m); v += (1-beta2)(g^2-v); vhat = max(vhat, v) when vhat
+ * is non-NULL (AMSGrad); step = alpha_t/(sqrt(vhat or v)+eps), clipped to
+ * [lower, upper] when `bounded` (AdaBound); p = (1-eta*wd)*p - eta*step*m */
+CH_API ch_status ch_adam_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m, ch_tensor *v, ch_tensor *vhat, double alpha_t, double beta1, double beta2, double eps, double eta, double weight_decay_rate, int bounded, double lower, double upper);
+/* ms = alpha*ms + (1-alpha)*g^2; p -= lr*g/(sqrt(ms)+eps), or
+ * lr*g/sqrt(ms+eps) with eps_inside_sqrt */
+CH_API ch_status ch_rmsprop_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *ms, double lr, double alpha, double eps, int eps_inside_sqrt);
+/* n = alpha*n + (1-alpha)*g^2; gm = alpha*gm + (1-alpha)*g;
+ * delta = momentum*delta - lr*g/sqrt(n - gm^2 + eps); p += delta */
+CH_API ch_status ch_rmsprop_graves_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *n, ch_tensor *gm, ch_tensor *delta, double lr, double alpha, double momentum, double eps);
+/* Simon Funk's SMORMS3 (states mem, g, g2; mem starts at 1). */
+CH_API ch_status ch_smorms3_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *mem, ch_tensor *g, ch_tensor *g2, double lr, double eps);
+/* M-SVAG: `beta_power` is beta^t, `rho` the variance factor for this step. */
+CH_API ch_status ch_msvag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m, ch_tensor *v, double lr, double beta, double beta_power, double rho, double eta, double weight_decay_rate);
+/* Gradient hooks in one pass: g = clip(scale*(g + decay*d), lower, upper)
+ * with d = param (decay_sign = 0) or sign(param) (1); param may be NULL
+ * when decay is 0.  WeightDecay, Lasso, GradientClipping, hard clipping
+ * and LARS are all this one kernel. */
+CH_API ch_status ch_grad_transform(ch_tensor *grad, const ch_tensor *param, double scale, double decay, int decay_sign, double lower, double upper);
+/* Sum of squares of x in float64 (fixed blocking: independent of threads). */
+CH_API ch_status ch_sqnorm(const ch_tensor *x, double *result);
 /* end optimizers */
 
 /* ---- devices (CUDA backend, loaded at run time) ------------------------ */

@@ -1,0 +1,101 @@
+-- links/connection/deconvolution_nd.lua: Deconvolution1D/2D/3D/ND.
+--
+-- L.Deconvolution2D(in_channels, out_channels, ksize, stride, pad, nobias,
+--   outsize, initialW, initial_bias, {dilate =, groups =});
+-- W: (in_channels, out_channels/groups, k...), default LeCunNormal; b zeros.
+-- in_channels = nil (or the 2-argument form) infers it at the first call.
+local F = require 'chainer.functions'
+local Link = require('chainer.link').Link
+local U = require 'chainer.links._util'
+
+local M = {}
+
+local DeconvolutionND = Link:extend('DeconvolutionND')
+
+local function setup(self, fn, ndim, a)
+  local in_channels, out_channels, ksize = a.in_channels, a.out_channels, a.ksize
+  if ksize == nil then in_channels, out_channels, ksize = nil, in_channels, out_channels end
+  if in_channels == false then in_channels = nil end
+  if type(out_channels) ~= 'number' then
+    error(fn .. ': out_channels must be a number (got ' .. type(out_channels) .. ')', 4)
+  end
+  if ksize == nil then error(fn .. ': ksize is required', 4) end
+  self.ndim = ndim
+  self.in_channels = in_channels
+  self.out_channels = out_channels
+  self.ksize = U.tuple(ksize, ndim)
+  self.stride = a.stride or 1
+  self.pad = a.pad or 0
+  self.outsize = a.outsize
+  self.dilate = a.dilate or 1
+  self.groups = a.groups or 1
+  self.nobias = a.nobias and true or false
+  if out_channels % self.groups ~= 0 then
+    error(string.format('%s: out_channels (%d) must be divisible by groups (%d)', fn, out_channels, self.groups), 4)
+  end
+  self.W = U.param(U.weight_init(a.initialW, fn), in_channels and self:_w_shape(in_channels) or nil)
+  if not self.nobias then
+    self.b = U.param(U.bias_init(a.initial_bias, fn), { out_channels })
+  end
+end
+
+function DeconvolutionND:_w_shape(in_channels)
+  local s = { in_channels, self.out_channels / self.groups }
+  for i = 1, self.ndim do s[#s + 1] = self.ksize[i] end
+  return s
+end
+
+function DeconvolutionND:printable_specs()
+  return { { 'in_channels', self.in_channels }, { 'out_channels', self.out_channels }, { 'ksize', self.ksize },
+    { 'stride', self.stride }, { 'pad', self.pad }, { 'nobias', self.nobias }, { 'outsize', self.outsize },
+    { 'dilate', self.dilate }, { 'groups', self.groups } }
+end
+
+local function opts_of(self)
+  return { stride = self.stride, pad = self.pad, outsize = self.outsize, dilate = self.dilate, groups = self.groups }
+end
+
+local function lazy(self, x)
+  if self.W._data == nil then
+    local xd = U.data(x)
+    if xd == nil or xd.ptr.nd < 2 then
+      error(getmetatable(self).__name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
+    end
+    self.in_channels = xd.shape[2]
+    self.W:initialize(self:_w_shape(xd.shape[2]))
+  end
+end
+
+local nd_names = { 'ndim', 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias', 'outsize',
+  'initialW', 'initial_bias', 'dilate', 'groups' }
+function DeconvolutionND:init(...)
+  local a = U.args('DeconvolutionND', nd_names, select('#', ...), ...)
+  if type(a.ndim) ~= 'number' then error('DeconvolutionND: ndim must be a number', 3) end
+  setup(self, 'DeconvolutionND', a.ndim, a)
+end
+function DeconvolutionND:forward(x)
+  lazy(self, x)
+  return F.deconvolution_nd(x, self.W, self.b, opts_of(self))
+end
+M.DeconvolutionND = DeconvolutionND
+
+local names = { 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias', 'outsize', 'initialW',
+  'initial_bias', 'dilate', 'groups' }
+local function fixed(name, ndim, fname)
+  local cls = DeconvolutionND:extend(name)
+  function cls:init(...)
+    local a = U.args(name, names, select('#', ...), ...)
+    setup(self, name, ndim, a)
+  end
+  local f = F[fname]
+  function cls:forward(x)
+    lazy(self, x)
+    return f(x, self.W, self.b, opts_of(self))
+  end
+  return cls
+end
+M.Deconvolution1D = fixed('Deconvolution1D', 1, 'deconvolution_1d')
+M.Deconvolution2D = fixed('Deconvolution2D', 2, 'deconvolution_2d')
+M.Deconvolution3D = fixed('Deconvolution3D', 3, 'deconvolution_3d')
+
+return M

@@ -1,0 +1,54 @@
+-- links/connection/linear.lua: L.Linear(in_size, out_size, {nobias, initialW, initial_bias}).
+--
+-- L.Linear(out_size) and L.Linear(nil, out_size) infer in_size from the
+-- first input (the input's size per example).  W: (out_size, in_size),
+-- default LeCunNormal; b: (out_size), default zeros.
+local F = require 'chainer.functions'
+local Link = require('chainer.link').Link
+local U = require 'chainer.links._util'
+
+local Linear = Link:extend('Linear')
+
+local names = { 'in_size', 'out_size', 'nobias', 'initialW', 'initial_bias' }
+
+function Linear:init(...)
+  local a = U.args('Linear', names, select('#', ...), ...)
+  local in_size, out_size = a.in_size, a.out_size
+  if out_size == nil then in_size, out_size = nil, in_size end
+  if type(out_size) ~= 'number' then
+    error('Linear: out_size must be a number (got ' .. type(out_size) .. ')', 3)
+  end
+  if in_size ~= nil and in_size ~= false and type(in_size) ~= 'number' then
+    error('Linear: in_size must be a number or nil (got ' .. type(in_size) .. ')', 3)
+  end
+  if in_size == false then in_size = nil end
+  self.in_size = in_size
+  self.out_size = out_size
+  self.nobias = a.nobias and true or false
+  self.W = U.param(U.weight_init(a.initialW, 'Linear'), in_size and { out_size, in_size } or nil)
+  if not self.nobias then
+    self.b = U.param(U.bias_init(a.initial_bias, 'Linear'), { out_size })
+  end
+end
+
+function Linear:_initialize_params(in_size)
+  self.W:initialize({ self.out_size, in_size })
+end
+
+function Linear:printable_specs()
+  return { { 'in_size', self.in_size }, { 'out_size', self.out_size }, { 'nobias', self.nobias } }
+end
+
+-- forward(x, {n_batch_axes = 1})
+function Linear:forward(x, opts)
+  local W = self.W
+  if W._data == nil then
+    local shape = U.data(x).shape
+    local nba = opts and opts.n_batch_axes or 1
+    self:_initialize_params(U.size_from(shape, nba + 1))
+  end
+  if opts then return F.linear(x, W, self.b, opts) end
+  return F.linear(x, W, self.b)
+end
+
+return { Linear = Linear }

@@ -1,0 +1,67 @@
+-- serializer.lua: the serializer protocol (chainer.serializer).
+--
+-- A serializer is a callable object walking an object's state:
+--   value = serializer(key, value)     -- store (returns value) / load (returns the stored value)
+--   local sub = serializer:child(name) -- the sub-tree `name/` (Chainer's serializer[name])
+--   serializer:save(obj) / deserializer:load(obj)   -- obj:serialize(serializer)
+-- Deserializers copy arrays in place into a tensor `value` and return it;
+-- with value == nil they return a new tensor; for a number or boolean
+-- template they return a number or boolean.
+local class = require 'chainer.class'
+
+local AbstractSerializer = class.Object:extend('AbstractSerializer')
+
+AbstractSerializer.__call = function(self, key, value)
+  return self:call(key, value)
+end
+
+function AbstractSerializer:call(key, value)
+  error(getmetatable(self).__name .. ': __call is not implemented', 2)
+end
+
+function AbstractSerializer:child(name)
+  error(getmetatable(self).__name .. ': child is not implemented', 2)
+end
+
+local Serializer = AbstractSerializer:extend('Serializer')
+Serializer.is_serializer = true
+function Serializer:save(obj)
+  if type(obj) ~= 'table' or type(obj.serialize) ~= 'function' then
+    error('Serializer.save: the object has no serialize method (got ' .. type(obj) .. ')', 2)
+  end
+  obj:serialize(self)
+end
+
+local Deserializer = AbstractSerializer:extend('Deserializer')
+Deserializer.is_deserializer = true
+function Deserializer:load(obj)
+  if type(obj) ~= 'table' or type(obj.serialize) ~= 'function' then
+    error('Deserializer.load: the object has no serialize method (got ' .. type(obj) .. ')', 2)
+  end
+  obj:serialize(self)
+end
+
+-- 'a/b/' .. key without its leading slashes.
+local function join(path, key)
+  if type(key) ~= 'string' then
+    error('serializer: keys must be strings (got ' .. type(key) .. ')', 3)
+  end
+  return path .. key:gsub('^/+', '')
+end
+
+-- The path of a child: path .. name (slashes stripped at both ends) .. '/'.
+local function child_path(path, name)
+  if type(name) ~= 'string' then
+    error('serializer.child: the name must be a string (got ' .. type(name) .. ')', 3)
+  end
+  name = name:gsub('^/+', ''):gsub('/+$', '')
+  return path .. name .. '/'
+end
+
+return {
+  AbstractSerializer = AbstractSerializer,
+  Serializer = Serializer,
+  Deserializer = Deserializer,
+  join = join,
+  child_path = child_path,
+}

@@ -1,0 +1,106 @@
+-- serializers/hdf5.lua: Chainer's HDF5 format (groups and datasets as h5py
+-- writes them: `predictor/l1/W` is dataset W in group predictor/l1).
+local T = require 'chainer.tensor'
+local base = require 'chainer.serializer'
+local common = require 'chainer.serializers._common'
+
+local M = {}
+
+---------------------------------------------------------------------------
+-- HDF5Serializer(file, {path = '', compression = 4})
+---------------------------------------------------------------------------
+local HDF5Serializer = base.Serializer:extend('HDF5Serializer')
+
+-- file: an HDF5 file opened with tensor.open_hdf5(path, 'w' or 'a').
+function HDF5Serializer:init(file, opts)
+  if type(file) ~= 'table' or file.write == nil then
+    error('HDF5Serializer: file must be an HDF5 file from tensor.open_hdf5(path, "w") (got ' .. type(file) .. ')', 3)
+  end
+  if type(opts) == 'number' then opts = { compression = opts } end
+  opts = opts or {}
+  self.file = file
+  self.path = opts.path or ''
+  self.compression = opts.compression or 4   -- accepted for Chainer compatibility; datasets are stored contiguous
+end
+
+function HDF5Serializer:call(key, value)
+  local full = base.join(self.path, key)
+  local t = common.to_storable(value, 'HDF5Serializer', full)
+  if t ~= nil then self.file:write(full, t) end
+  return value
+end
+
+function HDF5Serializer:child(name)
+  return HDF5Serializer(self.file, { path = base.child_path(self.path, name), compression = self.compression })
+end
+M.HDF5Serializer = HDF5Serializer
+
+---------------------------------------------------------------------------
+-- HDF5Deserializer(file, {path = '', strict = true, ignore_names = nil})
+---------------------------------------------------------------------------
+local HDF5Deserializer = common.make_deserializer('HDF5Deserializer')
+
+function HDF5Deserializer:init(file, opts)
+  if type(file) == 'string' then file = T.open_hdf5(file, 'r') end
+  if type(file) ~= 'table' or file.read == nil then
+    error('HDF5Deserializer: file must be an HDF5 file from tensor.open_hdf5(path) (got ' .. type(file) .. ')', 3)
+  end
+  local keys = {}
+  for _, k in ipairs(file:keys()) do keys[(k:gsub('^/+', ''))] = true end
+  local f = file
+  local source = { keys = keys, where = file.path, get = function(k) return f:read(k) end, file = file }
+  self:_init_state(source, opts, 'HDF5Deserializer')
+end
+M.HDF5Deserializer = HDF5Deserializer
+
+local function with_file(msg, fn, file)
+  msg = tostring(msg)
+  if not msg:find(file, 1, true) then msg = string.format("%s: '%s': %s", fn, file, msg) end
+  if msg:sub(1, #fn + 1) ~= fn .. ':' then msg = fn .. ': ' .. msg end
+  return msg
+end
+
+local function check_args(file, obj, fn)
+  if type(file) ~= 'string' or file == '' then
+    error(string.format('%s: file must be a non-empty path string (got %s)', fn, type(file)), 3)
+  end
+  if type(obj) ~= 'table' or type(obj.serialize) ~= 'function' then
+    error(string.format('%s: obj must have a serialize method (a Link, Optimizer, Trainer, ...; got %s)', fn,
+      type(obj)), 3)
+  end
+end
+
+-- save_hdf5(file, obj, {compression = 4}): atomic (the file appears on success only).
+function M.save_hdf5(file, obj, opts)
+  check_args(file, obj, 'save_hdf5')
+  local ok, f = pcall(T.open_hdf5, file, 'w')
+  if not ok then error(with_file(f, 'save_hdf5', file), 2) end
+  local s = HDF5Serializer(f, type(opts) == 'table' and { compression = opts.compression } or nil)
+  local ok2, err = pcall(s.save, s, obj)
+  if not ok2 then
+    f:abort()
+    error(with_file(err, 'save_hdf5', file), 2)
+  end
+  local ok3, err3 = pcall(f.close, f)
+  if not ok3 then error(with_file(err3, 'save_hdf5', file), 2) end
+end
+
+-- load_hdf5(file, obj, {path = '', strict = true, ignore_names = nil})
+function M.load_hdf5(file, obj, opts)
+  check_args(file, obj, 'load_hdf5')
+  if opts ~= nil and type(opts) ~= 'table' then
+    error('load_hdf5: options must be a table {path =, strict =, ignore_names =}', 2)
+  end
+  local ok, f = pcall(T.open_hdf5, file, 'r')
+  if not ok then error(with_file(f, 'load_hdf5', file), 2) end
+  local o = { fn = 'load_hdf5' }
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local d
+  ok, d = pcall(HDF5Deserializer, f, o)
+  if not ok then f:close() error(with_file(d, 'load_hdf5', file), 2) end
+  local ok2, err = pcall(d.load, d, obj)
+  f:close()
+  if not ok2 then error(with_file(err, 'load_hdf5', file), 2) end
+end
+
+return M

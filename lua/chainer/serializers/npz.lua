@@ -1,0 +1,119 @@
+-- serializers/npz.lua: Chainer's NPZ format.
+--
+-- DictionarySerializer flattens an object into {['predictor/l1/W'] = tensor, ...}
+-- (its `target`), which save_npz writes with tensor.savez[_compressed]
+-- (atomic: temporary file, then rename).  NpzDeserializer reads such a
+-- file (or a table of tensors) back.
+local T = require 'chainer.tensor'
+local base = require 'chainer.serializer'
+local common = require 'chainer.serializers._common'
+
+local M = {}
+
+---------------------------------------------------------------------------
+-- DictionarySerializer(target = {}, path = '')
+---------------------------------------------------------------------------
+local DictionarySerializer = base.Serializer:extend('DictionarySerializer')
+
+function DictionarySerializer:init(target, path)
+  if target ~= nil and type(target) ~= 'table' then
+    error('DictionarySerializer: target must be a table (got ' .. type(target) .. ')', 3)
+  end
+  self.target = target or {}
+  self.path = path or ''
+end
+
+function DictionarySerializer:call(key, value)
+  local full = base.join(self.path, key)
+  local t = common.to_storable(value, 'DictionarySerializer', full)
+  if t ~= nil then self.target[full] = t end
+  return value
+end
+
+function DictionarySerializer:child(name)
+  return DictionarySerializer(self.target, base.child_path(self.path, name))
+end
+M.DictionarySerializer = DictionarySerializer
+
+---------------------------------------------------------------------------
+-- NpzDeserializer(npz, {path = '', strict = true, ignore_names = nil})
+---------------------------------------------------------------------------
+local NpzDeserializer = common.make_deserializer('NpzDeserializer')
+
+-- npz: a reader from tensor.open_npz, a file name, or a table key -> tensor.
+function NpzDeserializer:init(npz, opts)
+  local source
+  if type(npz) == 'string' then npz = T.open_npz(npz) end
+  if type(npz) == 'table' and npz._ptr ~= nil and npz.get then
+    local keys = {}
+    for _, k in ipairs(npz:keys()) do keys[k] = true end
+    local r = npz
+    source = { keys = keys, where = npz.path, get = function(k) return r:get(k) end, reader = npz }
+  elseif type(npz) == 'table' then
+    local keys = {}
+    for k, v in pairs(npz) do
+      if type(k) == 'string' and T.is_tensor(v) then keys[k] = true end
+    end
+    source = { keys = keys, where = '<table>', get = function(k) return npz[k] end }
+  else
+    error('NpzDeserializer: npz must be an open npz file, a file name or a table of tensors (got ' ..
+      type(npz) .. ')', 3)
+  end
+  self:_init_state(source, opts, 'NpzDeserializer')
+end
+M.NpzDeserializer = NpzDeserializer
+
+local function is_serializable(obj, fn)
+  if type(obj) ~= 'table' or type(obj.serialize) ~= 'function' then
+    error(string.format('%s: obj must have a serialize method (a Link, Optimizer, Trainer, ...; got %s)', fn,
+      type(obj)), 3)
+  end
+end
+
+local function check_file(file, fn)
+  if type(file) ~= 'string' or file == '' then
+    error(string.format('%s: file must be a non-empty path string (got %s)', fn, type(file)), 3)
+  end
+end
+
+-- Errors from the C reader already name the file; others get it added.
+local function with_file(msg, fn, file)
+  msg = tostring(msg)
+  if not msg:find(file, 1, true) then msg = string.format("%s: '%s': %s", fn, file, msg) end
+  if msg:sub(1, #fn + 1) ~= fn .. ':' then msg = fn .. ': ' .. msg end
+  return msg
+end
+
+-- save_npz(file, obj, {compression = true})
+function M.save_npz(file, obj, opts)
+  check_file(file, 'save_npz')
+  is_serializable(obj, 'save_npz')
+  local compression = true
+  if type(opts) == 'boolean' then compression = opts
+  elseif type(opts) == 'table' and opts.compression ~= nil then compression = opts.compression and true or false end
+  local s = DictionarySerializer()
+  s:save(obj)
+  local ok, err = pcall(compression and T.savez_compressed or T.savez, file, s.target)
+  if not ok then error(with_file(err, 'save_npz', file), 2) end
+end
+
+-- load_npz(file, obj, {path = '', strict = true, ignore_names = nil})
+function M.load_npz(file, obj, opts)
+  check_file(file, 'load_npz')
+  is_serializable(obj, 'load_npz')
+  if opts ~= nil and type(opts) ~= 'table' then
+    error('load_npz: options must be a table {path =, strict =, ignore_names =}', 2)
+  end
+  local ok, r = pcall(T.open_npz, file)
+  if not ok then error(with_file(r, 'load_npz', file), 2) end
+  local o = { fn = 'load_npz' }
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local d
+  ok, d = pcall(NpzDeserializer, r, o)
+  if not ok then r:close() error(d, 2) end
+  local ok2, err = pcall(d.load, d, obj)
+  r:close()
+  if not ok2 then error(with_file(err, 'load_npz', file), 2) end
+end
+
+return M

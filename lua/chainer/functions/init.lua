@@ -4,6 +4,10 @@
 -- entries (lower-case names: the wrappers users call) are copied into F.
 -- Adding a function = one file + one line in `modules` below.  Missing
 -- files are tolerated while the library is being written.
+-- The autograd core and chainer.functions refer to each other (Variable's
+-- operators are FunctionNodes); loading `chainer` first fixes the order.
+require 'chainer'
+
 local F = {}
 
 local modules = {

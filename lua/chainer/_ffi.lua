@@ -320,6 +320,32 @@ ch_status ch_lrn_forward(const ch_tensor *x, int64_t n, double k, double alpha, 
 
 ch_status ch_lrn_backward(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale, const ch_tensor *gy, int64_t n, double alpha, double beta, ch_tensor **gx);
 
+ch_status ch_sgd_update(ch_tensor *param, const ch_tensor *grad, double lr);
+
+ch_status ch_momentum_sgd_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum);
+
+ch_status ch_corrected_momentum_sgd_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum);
+
+ch_status ch_nesterov_ag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum);
+
+ch_status ch_adagrad_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *h, double lr, double eps);
+
+ch_status ch_adadelta_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *msg, ch_tensor *msdx, double rho, double eps);
+
+ch_status ch_adam_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m, ch_tensor *v, ch_tensor *vhat, double alpha_t, double beta1, double beta2, double eps, double eta, double weight_decay_rate, int bounded, double lower, double upper);
+
+ch_status ch_rmsprop_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *ms, double lr, double alpha, double eps, int eps_inside_sqrt);
+
+ch_status ch_rmsprop_graves_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *n, ch_tensor *gm, ch_tensor *delta, double lr, double alpha, double momentum, double eps);
+
+ch_status ch_smorms3_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *mem, ch_tensor *g, ch_tensor *g2, double lr, double eps);
+
+ch_status ch_msvag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m, ch_tensor *v, double lr, double beta, double beta_power, double rho, double eta, double weight_decay_rate);
+
+ch_status ch_grad_transform(ch_tensor *grad, const ch_tensor *param, double scale, double decay, int decay_sign, double lower, double upper);
+
+ch_status ch_sqnorm(const ch_tensor *x, double *result);
+
 int ch_cuda_load(const char *libpath);
 int ch_cuda_available(void);
 int ch_cuda_device_count(void);

@@ -1,0 +1,59 @@
+-- functions/pooling/average_pooling.lua: F.average_pooling_2d(x, ksize,
+-- {stride = ksize, pad = 0}) and F.average_pooling_1d/3d/nd(x, ksize,
+-- {stride = ksize, pad = 0, pad_value = 0}).
+-- Output sizes are floor-mode (Chainer's cover_all = false).  The 2-d
+-- function counts zero padding in the divisor (prod(ksize) always), as
+-- Chainer's average_pooling_2d does; the n-d ones do too with pad_value =
+-- 0, while pad_value = false (Python None) divides by the number of cells
+-- inside the input.  Linear, so every order of gradient works.
+--
+-- Chainer 7.8.1 quirk, reproduced on purpose (the oracle vectors confirm
+-- it): with pad_value = None the GRADIENT is not divided by the window
+-- count; every gy[o] is added undivided to the cells of window o.  So the
+-- backward of that mode is the adjoint of window sums, not of the forward
+-- average.
+local U = require 'chainer.functions.pooling._util'
+
+local M = {}
+M.AveragePoolingND = U.WindowPool
+
+local names = { 'ksize', 'stride', 'pad', 'pad_value' }
+local allowed2 = { ksize = true, stride = true, pad = true }
+local allowed = { ksize = true, stride = true, pad = true, pad_value = true }
+
+local function average_pooling(fn, nsp, nd_opts, x, ...)
+  local d = U.check_x(fn, x, nsp, 3)
+  local o = U.args(fn, names, nd_opts and allowed or allowed2, ...)
+  nsp = nsp or d.ndim - 2
+  if nsp > 3 then error(string.format('%s: at most 3 spatial axes are supported (got %d)', fn, nsp), 3) end
+  local k, s, p = U.geometry(fn, o, nsp, 3)
+  local mode = 0
+  if nd_opts then
+    local pv = o.pad_value
+    if pv == false then mode = 1
+    elseif pv ~= nil and pv ~= 0 then
+      error(string.format('%s: pad_value must be 0 or false (Python None; got %s)', fn, tostring(pv)), 3)
+    end
+  end
+  local shape = d.shape
+  local in_size, out_size = {}, {}
+  for i = 1, nsp do
+    in_size[i] = shape[i + 2]
+    out_size[i] = U.outsize(in_size[i], k[i], s[i], p[i], false)
+    if out_size[i] < 1 then
+      error(string.format('%s: the output would be empty on spatial axis %d (size %d, ksize %d, stride %d, pad %d)',
+        fn, i - 1, in_size[i], k[i], s[i], p[i]), 3)
+    end
+  end
+  local geo = { nsp = nsp, k = k, s = s, p = p, in_size = in_size, out_size = out_size }
+  local f = U.node(U.WindowPool, geo, mode)
+  if mode == 1 then f.grad_mode = 2 end
+  return f:apply({ x })[1]
+end
+
+function M.average_pooling_2d(x, ...) return average_pooling('average_pooling_2d', 2, false, x, ...) end
+function M.average_pooling_1d(x, ...) return average_pooling('average_pooling_1d', 1, true, x, ...) end
+function M.average_pooling_3d(x, ...) return average_pooling('average_pooling_3d', 3, true, x, ...) end
+function M.average_pooling_nd(x, ...) return average_pooling('average_pooling_nd', nil, true, x, ...) end
+
+return M

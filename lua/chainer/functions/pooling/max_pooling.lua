@@ -1,0 +1,45 @@
+-- functions/pooling/max_pooling.lua: F.max_pooling_1d/2d/3d/nd(x, ksize,
+-- {stride = ksize, pad = 0, cover_all = true, return_indices = false}).
+-- Cells outside the input count as -inf; cover_all (Chainer's default)
+-- gives ceil-mode output sizes.  With return_indices the second result is
+-- the int32 tensor of argmax positions inside each window (0 ..
+-- prod(ksize)-1), the `indexes` upsampling_2d takes.  The gradient is a
+-- scatter to the argmax cells, itself differentiable (a gather).
+local U = require 'chainer.functions.pooling._util'
+
+local M = {}
+M.MaxPoolingND = U.MaxPooling
+
+local names = { 'ksize', 'stride', 'pad', 'cover_all', 'return_indices' }
+local allowed = { ksize = true, stride = true, pad = true, cover_all = true, return_indices = true }
+
+local function max_pooling(fn, nsp, x, ...)
+  local d = U.check_x(fn, x, nsp, 3)
+  local o = U.args(fn, names, allowed, ...)
+  nsp = nsp or d.ndim - 2
+  local k, s, p = U.geometry(fn, o, nsp, 3)
+  local cover_all = o.cover_all ~= false
+  local shape = d.shape
+  local in_size, out_size = {}, {}
+  for i = 1, nsp do
+    in_size[i] = shape[i + 2]
+    out_size[i] = U.outsize(in_size[i], k[i], s[i], p[i], cover_all)
+    if out_size[i] < 1 then
+      error(string.format('%s: the output would be empty on spatial axis %d (size %d, ksize %d, stride %d, pad %d)',
+        fn, i - 1, in_size[i], k[i], s[i], p[i]), 3)
+    end
+  end
+  if nsp > 3 then error(string.format('%s: at most 3 spatial axes are supported (got %d)', fn, nsp), 3) end
+  local f = setmetatable({}, U.MaxPooling)
+  f.geo = { nsp = nsp, k = k, s = s, p = p, in_size = in_size, out_size = out_size }
+  local y = f:apply({ x })[1]
+  if o.return_indices then return y, f.indexes end
+  return y
+end
+
+function M.max_pooling_1d(x, ...) return max_pooling('max_pooling_1d', 1, x, ...) end
+function M.max_pooling_2d(x, ...) return max_pooling('max_pooling_2d', 2, x, ...) end
+function M.max_pooling_3d(x, ...) return max_pooling('max_pooling_3d', 3, x, ...) end
+function M.max_pooling_nd(x, ...) return max_pooling('max_pooling_nd', nil, x, ...) end
+
+return M

@@ -67,6 +67,22 @@ static void conv_chunking(const conv_geom *g, size_t esz, int64_t *cn, int64_t *
     *nch = N > 0 ? (N + c - 1) / c : 0;
 }
 
+/* Images per gemm in the forward and data gradient: enough for a gemm
+ * at least CONV_MIN_WIDE columns wide when images are small, while leaving
+ * at least CONV_WAVE chunks to spread over threads.  Shapes only. */
+#define CONV_MIN_WIDE 256
+
+static int64_t conv_group_size(const conv_geom *g) {
+    int64_t c = g->P > 0 ? (CONV_MIN_WIDE + g->P - 1) / g->P : 1;
+    int64_t cap = (g->N + CONV_WAVE - 1) / CONV_WAVE;
+    int64_t lim = g->P > 0 ? CONV_CHUNK_BYTES / ((g->C * g->Kk + g->Cout) * g->P * 8 + 1) : 1;
+    if (c > cap)
+        c = cap;
+    if (c > lim)
+        c = lim;
+    return c < 1 ? 1 : c;
+}
+
 #define CV_T float
 #define CV_NAME(n) n##_f32
 #define CV_GEMM cblas_sgemm

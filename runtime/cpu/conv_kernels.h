@@ -137,74 +137,124 @@ static void CV_NAME(col2im)(const conv_geom *g, const CV_T *col, int64_t ld, CV_
     }
 }
 
-/* y (N, Cout, P) = W @ col(x) + b, image by image; with enough images the
- * batch is spread over threads (each with its own column buffer, BLAS then
- * runs single-threaded inside), otherwise BLAS gets the threads. */
-static int CV_NAME(forward)(const conv_geom *g, const CV_T *x, const CV_T *w, const CV_T *b, CV_T *y) {
-    int64_t N = g->N, P = g->P, Kg = g->Kg, Cog = g->Coutg;
-    size_t colbytes = g->direct ? 0 : (size_t)(g->C * g->Kk) * (size_t)P * sizeof(CV_T);
-    int par = N >= 2 && ch_threads() > 1;
-    int failed = 0;
-#pragma omp parallel for schedule(static) if (par)
-    for (int64_t n = 0; n < N; n++) {
-        if (failed)
-            continue;
-        const CV_T *xn = x + n * g->C * g->Pin;
-        CV_T *yn = y + n * g->Cout * P;
-        const CV_T *col = xn;
-        if (!g->direct) {
-            CV_T *buf = (CV_T *)conv_scratch(0, colbytes);
-            if (!buf) {
-#pragma omp atomic write
-                failed = 1;
-                continue;
-            }
-            CV_NAME(im2col)(g, xn, buf, P);
-            col = buf;
-        }
-        CV_T beta = 0;
-        if (b) {
-            for (int64_t co = 0; co < g->Cout; co++)
+/* y = W @ col(x) + b for the images [n0, n0 + cn).  With one image the
+ * gemm writes straight into y; small images (few output positions) are
+ * grouped so the gemm sees a wide matrix, then its (Cout, cn*P) result is
+ * copied out to the (N, Cout, P) layout. */
+static int CV_NAME(forward_chunk)(const conv_geom *g, const CV_T *x, const CV_T *w, const CV_T *b, CV_T *y,
+                                  int64_t n0, int64_t cn) {
+    int64_t P = g->P, Kg = g->Kg, Cog = g->Coutg, wide = cn * P;
+    const CV_T *col;
+    if (cn == 1 && g->direct) {
+        col = x + n0 * g->C * g->Pin;
+    } else {
+        CV_T *buf = (CV_T *)conv_scratch(0, (size_t)(g->C * g->Kk) * (size_t)wide * sizeof(CV_T));
+        if (!buf)
+            return 1;
+        for (int64_t i = 0; i < cn; i++)
+            CV_NAME(im2col)(g, x + (n0 + i) * g->C * g->Pin, buf + i * P, wide);
+        col = buf;
+    }
+    CV_T *out;
+    int64_t ldo;
+    if (cn == 1) {
+        out = y + n0 * g->Cout * P;
+        ldo = P;
+    } else {
+        out = (CV_T *)conv_scratch(1, (size_t)g->Cout * (size_t)wide * sizeof(CV_T));
+        if (!out)
+            return 1;
+        ldo = wide;
+    }
+    CV_T beta = 0;
+    if (b && cn == 1) {
+        for (int64_t co = 0; co < g->Cout; co++)
+            for (int64_t j = 0; j < P; j++)
+                out[co * P + j] = b[co];
+        beta = 1;
+    }
+    for (int64_t gi = 0; gi < g->groups; gi++)
+        CV_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Cog, (int)wide, (int)Kg, 1, w + gi * Cog * Kg,
+                (int)Kg, col + gi * Kg * wide, (int)wide, beta, out + gi * Cog * ldo, (int)ldo);
+    if (cn > 1) {
+        for (int64_t i = 0; i < cn; i++)
+            for (int64_t co = 0; co < g->Cout; co++) {
+                CV_T *dst = y + ((n0 + i) * g->Cout + co) * P;
+                const CV_T *src = out + co * wide + i * P;
+                CV_T bv = b ? b[co] : 0;
                 for (int64_t j = 0; j < P; j++)
-                    yn[co * P + j] = b[co];
-            beta = 1;
-        }
+                    dst[j] = src[j] + bv;
+            }
+    }
+    return 0;
+}
+
+/* gx = col2im(W^T @ gy) for the images [n0, n0 + cn), grouped like the
+ * forward. */
+static int CV_NAME(data_chunk)(const conv_geom *g, const CV_T *gy, const CV_T *w, CV_T *gx, int64_t n0,
+                               int64_t cn) {
+    int64_t P = g->P, Kg = g->Kg, Cog = g->Coutg, wide = cn * P;
+    const CV_T *gyc;
+    if (cn == 1) {
+        gyc = gy + n0 * g->Cout * P;
+    } else {
+        CV_T *buf = (CV_T *)conv_scratch(1, (size_t)g->Cout * (size_t)wide * sizeof(CV_T));
+        if (!buf)
+            return 1;
+        for (int64_t i = 0; i < cn; i++)
+            for (int64_t co = 0; co < g->Cout; co++)
+                memcpy(buf + co * wide + i * P, gy + ((n0 + i) * g->Cout + co) * P, (size_t)P * sizeof(CV_T));
+        gyc = buf;
+    }
+    if (cn == 1 && g->direct) {
+        CV_T *gxn = gx + n0 * g->C * g->Pin;
         for (int64_t gi = 0; gi < g->groups; gi++)
-            CV_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Cog, (int)P, (int)Kg, 1, w + gi * Cog * Kg,
-                    (int)Kg, col + gi * Kg * P, (int)P, beta, yn + gi * Cog * P, (int)P);
+            CV_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kg, (int)P, (int)Cog, 1, w + gi * Cog * Kg, (int)Kg,
+                    gyc + gi * Cog * P, (int)P, 0, gxn + gi * Kg * P, (int)P);
+        return 0;
+    }
+    CV_T *col = (CV_T *)conv_scratch(0, (size_t)(g->C * g->Kk) * (size_t)wide * sizeof(CV_T));
+    if (!col)
+        return 1;
+    for (int64_t gi = 0; gi < g->groups; gi++)
+        CV_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kg, (int)wide, (int)Cog, 1, w + gi * Cog * Kg, (int)Kg,
+                gyc + gi * Cog * wide, (int)wide, 0, col + gi * Kg * wide, (int)wide);
+    for (int64_t i = 0; i < cn; i++) {
+        CV_T *gxn = gx + (n0 + i) * g->C * g->Pin;
+        memset(gxn, 0, (size_t)(g->C * g->Pin) * sizeof(CV_T));
+        CV_NAME(col2im)(g, col + i * P, wide, gxn);
+    }
+    return 0;
+}
+
+/* Runs body(chunk) over the batch cut into chunks of conv_group_size
+ * images: over OpenMP threads when there are several chunks (each thread
+ * with its own scratch, BLAS single-threaded inside), otherwise on this
+ * thread with a multi-threaded BLAS. */
+static int CV_NAME(forward)(const conv_geom *g, const CV_T *x, const CV_T *w, const CV_T *b, CV_T *y) {
+    int64_t cn = conv_group_size(g), N = g->N, nch = (N + cn - 1) / cn;
+    int failed = 0;
+#pragma omp parallel for schedule(static) if (nch >= 2 && ch_threads() > 1)
+    for (int64_t c = 0; c < nch; c++) {
+        int64_t n0 = c * cn, k = N - n0 < cn ? N - n0 : cn;
+        if (!failed && CV_NAME(forward_chunk)(g, x, w, b, y, n0, k)) {
+#pragma omp atomic write
+            failed = 1;
+        }
     }
     return failed;
 }
 
-/* gx (N, C, *in) = col2im(W^T @ gy), image by image. */
 static int CV_NAME(backward_data)(const conv_geom *g, const CV_T *gy, const CV_T *w, CV_T *gx) {
-    int64_t N = g->N, P = g->P, Kg = g->Kg, Cog = g->Coutg;
-    size_t colbytes = g->direct ? 0 : (size_t)(g->C * g->Kk) * (size_t)P * sizeof(CV_T);
-    int par = N >= 2 && ch_threads() > 1;
+    int64_t cn = conv_group_size(g), N = g->N, nch = (N + cn - 1) / cn;
     int failed = 0;
-#pragma omp parallel for schedule(static) if (par)
-    for (int64_t n = 0; n < N; n++) {
-        if (failed)
-            continue;
-        const CV_T *gyn = gy + n * g->Cout * P;
-        CV_T *gxn = gx + n * g->C * g->Pin;
-        if (g->direct) {
-            for (int64_t gi = 0; gi < g->groups; gi++)
-                CV_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kg, (int)P, (int)Cog, 1, w + gi * Cog * Kg,
-                        (int)Kg, gyn + gi * Cog * P, (int)P, 0, gxn + gi * Kg * P, (int)P);
-            continue;
-        }
-        CV_T *buf = (CV_T *)conv_scratch(0, colbytes);
-        if (!buf) {
+#pragma omp parallel for schedule(static) if (nch >= 2 && ch_threads() > 1)
+    for (int64_t c = 0; c < nch; c++) {
+        int64_t n0 = c * cn, k = N - n0 < cn ? N - n0 : cn;
+        if (!failed && CV_NAME(data_chunk)(g, gy, w, gx, n0, k)) {
 #pragma omp atomic write
             failed = 1;
-            continue;
         }
-        for (int64_t gi = 0; gi < g->groups; gi++)
-            CV_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kg, (int)P, (int)Cog, 1, w + gi * Cog * Kg, (int)Kg,
-                    gyn + gi * Cog * P, (int)P, 0, buf + gi * Kg * P, (int)P);
-        memset(gxn, 0, (size_t)(g->C * g->Pin) * sizeof(CV_T));
-        CV_NAME(col2im)(g, buf, P, gxn);
     }
     return failed;
 }

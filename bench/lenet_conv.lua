@@ -1,0 +1,76 @@
+-- bench/lenet_conv.lua: the two LeNet convolutions, forward + backward,
+-- batch 64, float32:
+--   conv1: x (64, 1, 28, 28), W (20, 1, 5, 5) -> (64, 20, 24, 24); gW, gb
+--          (the input needs no gradient, as in LeNet's first layer)
+--   conv2: x (64, 20, 12, 12), W (50, 20, 5, 5) -> (64, 50, 8, 8); gx, gW, gb
+-- through F.convolution_2d and backward().  Compare with lenet_conv.py
+-- (torch.nn.functional.conv2d, same shapes, same thread count).
+--   luajit bench/lenet_conv.lua [threads] [iterations]
+local chainer = require 'chainer'
+local F = require 'chainer.functions'
+local T = chainer.tensor
+local ffi = require 'ffi'
+
+pcall(ffi.cdef, 'typedef struct { long tv_sec; long tv_nsec; } chainlua_bench_timespec;' ..
+  'int clock_gettime(int clk_id, void *tp);')
+local ts = ffi.new('chainlua_bench_timespec')
+local function now()
+  ffi.C.clock_gettime(1, ts)
+  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+end
+
+io.stdout:setvbuf("no")
+local threads = tonumber(arg and arg[1]) or 2
+local iters = tonumber(arg and arg[2]) or 200
+T.C.ch_set_num_threads(threads)
+T.random.seed(0)
+
+local function layer(n, c, h, co, k, need_gx)
+  local x = chainer.Variable(T.random.uniform(-1, 1, { n, c, h, h }, 'float32'))
+  local W = chainer.Variable(T.random.uniform(-0.1, 0.1, { co, c, k, k }, 'float32'))
+  local b = chainer.Variable(T.zeros({ co }, 'float32'))
+  local oh = h - k + 1
+  local gy = T.random.uniform(-1, 1, { n, co, oh, oh }, 'float32')
+  local xin = need_gx and x or x.array
+  local function fwd() return F.convolution_2d(xin, W, b) end
+  local function step()
+    local y = fwd()
+    y.grad = gy
+    y:backward()
+    W:cleargrad() b:cleargrad() x:cleargrad()
+  end
+  return fwd, step
+end
+
+local function median(t)
+  table.sort(t)
+  return t[math.floor((#t + 1) / 2)]
+end
+
+local function time(fn)
+  for _ = 1, 10 do fn() end
+  collectgarbage()
+  local rounds = {}
+  for r = 1, 5 do
+    local t0 = now()
+    for _ = 1, iters do fn() end
+    rounds[r] = (now() - t0) / iters * 1e3
+  end
+  return median(rounds)
+end
+
+local f1, s1 = layer(64, 1, 28, 20, 5, false)
+local f2, s2 = layer(64, 20, 12, 50, 5, true)
+local r = {
+  { 'conv1 forward', time(f1) }, { 'conv1 fwd+bwd', time(s1) },
+  { 'conv2 forward', time(f2) }, { 'conv2 fwd+bwd', time(s2) },
+}
+print(string.format('chainlua %s, %d threads, %s', chainer.__version or T.ffi.string(T.C.ch_version()), threads,
+  T.ffi.string(T.C.ch_blas_info())))
+local total = 0
+for _, e in ipairs(r) do
+  print(string.format('  %-14s %8.3f ms', e[1], e[2]))
+end
+total = r[2][2] + r[4][2]
+print(string.format('  %-14s %8.3f ms', 'both fwd+bwd', total))
+os.exit(0) -- skip lua_close: no dlclose while OpenMP workers still spin

@@ -1,0 +1,34 @@
+-- functions/noise/gaussian.lua: F.gaussian(mean, ln_var, {eps = nil,
+-- return_eps = false}): y = mean + exp(ln_var / 2) * eps with eps ~ N(0, 1)
+-- from chainer's tensor RNG, or the given eps (a tensor shaped like mean).
+-- Sampled in training and test mode alike (as Chainer).  Composed of
+-- differentiable functions.  With return_eps, eps is the second result.
+local T = require 'chainer.tensor'
+local Variable = require 'chainer.variable'
+local H = require 'chainer.functions.math._helpers'
+local U = require 'chainer.functions.noise._util'
+
+local M = {}
+
+function M.gaussian(mean, ln_var, opts)
+  local fn = 'gaussian'
+  local md = U.float_data(fn, 'mean', mean, 2)
+  local ld = U.float_data(fn, 'ln_var', ln_var, 2)
+  if not U.same_shape(md.shape, ld.shape) or md.dtype ~= ld.dtype then
+    error(string.format('gaussian: mean %s %s and ln_var %s %s must have one shape and dtype', T.shape_str(md.shape),
+      md.dtype, T.shape_str(ld.shape), ld.dtype), 2)
+  end
+  opts = U.opts(fn, opts, { eps = true, return_eps = true }, 2)
+  local eps
+  if opts.eps ~= nil and opts.eps ~= false then
+    eps = U.shaped(fn, 'eps', opts.eps, md.shape, md.dtype, 2)
+  else
+    eps = T.random.randn(md.shape, md.dtype)
+  end
+  local F = H.F()
+  local y = F.exp(Variable.as_variable(ln_var) * 0.5) * eps + mean
+  if opts.return_eps then return y, eps end
+  return y
+end
+
+return M

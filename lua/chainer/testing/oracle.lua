@@ -367,6 +367,20 @@ local function run_optimizer(spec, npz)
   local hp = spec.hyperparams_given
   if hp == json.null then hp = nil end
   local opt = cls(hp or {})
+  local failures = {}
+  -- every hyperparameter Chainer reports (defaults included) must match
+  local all = spec.hyperparams_all
+  if all ~= nil and all ~= json.null then
+    local keys = {}
+    for k in pairs(all) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      local want, got = all[k], opt.hyperparam[k]
+      if want ~= json.null and got ~= want then
+        failures[#failures + 1] = string.format('hyperparameter %s = %s, expected %s', k, tostring(got), tostring(want))
+      end
+    end
+  end
   local model = chainer.Link()
   local params = {}
   for _, p in ipairs(spec.params) do
@@ -382,7 +396,6 @@ local function run_optimizer(spec, npz)
     if hcls == nil then not_implemented('optimizer_hooks.' .. hook.name) end
     opt:add_hook(hcls(hook.arg))
   end
-  local failures = {}
   local tol = spec.tolerance
   for step = 0, spec.steps - 1 do
     for _, p in ipairs(params) do
@@ -395,20 +408,31 @@ local function run_optimizer(spec, npz)
       else
         g = p.h * (p.param.array - p.c)
       end
+      -- the gradient Chainer fed in (before hooks) must be ours too
+      local gkey = p.spec.grads and p.spec.grads.key
+      if gkey and npz[gkey] then
+        local gm = compare(g, npz[gkey]:select(step), tol, string.format('%s grad at step %d', p.spec.name, step + 1))
+        if gm then failures[#failures + 1] = gm; return failures end
+      end
       p.param.grad = g
     end
     opt:update()
+    -- states are recorded after every step: (steps, ...) arrays
+    for _, p in ipairs(params) do
+      for _, st in ipairs(p.spec.states or {}) do
+        local rule = p.param.update_rule
+        local got = rule and rule.state and rule.state[st.name]
+        local want = npz[st.key]
+        if want.ndim == p.param.array.ndim + 1 then want = want:select(step) end
+        local m2 = compare(got, want, tol, string.format('%s state %s after step %d', p.spec.name, st.name, step + 1))
+        if m2 then failures[#failures + 1] = m2; return failures end
+      end
+    end
   end
   for _, p in ipairs(params) do
     local values = npz[p.spec.values.key]
     local msg = compare(p.param.array, values:select(spec.steps), tol, p.spec.name .. ' after the last step')
     if msg then failures[#failures + 1] = msg end
-    for _, st in ipairs(p.spec.states or {}) do
-      local rule = p.param.update_rule
-      local got = rule and rule.state and rule.state[st.name]
-      local m2 = compare(got, npz[st.key], tol, p.spec.name .. ' state ' .. st.name)
-      if m2 then failures[#failures + 1] = m2 end
-    end
   end
   return failures
 end

@@ -1,0 +1,639 @@
+-- optimizer.lua: chainer.optimizer -- Hyperparameter, UpdateRule, Optimizer,
+-- GradientMethod.
+--
+--   local opt = optimizers.Adam{alpha = 1e-3}:setup(model)
+--   opt:add_hook(optimizer_hooks.WeightDecay(5e-4))
+--   opt:update(lossfun, x, t)         -- cleargrads, loss = lossfun(x, t), backward, update
+--   opt:update()                      -- with the grads already computed
+--   opt.alpha = opt.alpha * 0.5       -- hyperparameters are plain mutable fields
+--   model.l1.W.update_rule.hyperparam.alpha = 1e-4   -- per-parameter override
+--
+-- Chainer's design, kept as is: the optimizer owns a Hyperparameter; every
+-- parameter gets its own UpdateRule whose Hyperparameter has the
+-- optimizer's as parent, so an entry the rule does not set is read from the
+-- optimizer at every update.  The numbers themselves are fused C kernels
+-- (runtime/cpu/optimizer_updates.c): one pass over each parameter.
+local T = require 'chainer.tensor'
+local class = require 'chainer.class'
+local Variable = require 'chainer.variable'
+local Parameter = require 'chainer.parameter'
+
+local M = {}
+
+local function callable(v)
+  if type(v) == 'function' then return true end
+  local mt = getmetatable(v)
+  return type(mt) == 'table' and mt.__call ~= nil
+end
+M._callable = callable
+
+---------------------------------------------------------------------------
+-- Hyperparameter: a table of entries that falls back to its parent
+---------------------------------------------------------------------------
+local Hyperparameter = class.Object:extend('Hyperparameter')
+local hp_methods = {}
+
+Hyperparameter.__index = function(self, k)
+  local m = hp_methods[k]
+  if m ~= nil then return m end
+  local parent = rawget(self, '_parent')
+  if parent then return parent[k] end
+  return nil
+end
+
+-- Hyperparameter([parent])
+function Hyperparameter.new(cls, parent)
+  if parent ~= nil and not class.isinstance(parent, Hyperparameter) then
+    error('Hyperparameter: the parent must be a Hyperparameter (got ' .. type(parent) .. ')', 3)
+  end
+  return setmetatable({ _parent = parent or false }, cls)
+end
+
+function hp_methods.parent(self) return rawget(self, '_parent') or nil end
+
+-- Every entry this object can see (its own over its parents'), as a plain table.
+function hp_methods.get_dict(self)
+  local parent = rawget(self, '_parent')
+  local d = parent and parent:get_dict() or {}
+  for k, v in pairs(self) do
+    if k ~= '_parent' then d[k] = v end
+  end
+  return d
+end
+
+Hyperparameter.__tostring = function(self)
+  local d = self:get_dict()
+  local keys = {}
+  for k in pairs(d) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local parts = {}
+  for i, k in ipairs(keys) do parts[i] = k .. '=' .. tostring(d[k]) end
+  return 'Hyperparameter(' .. table.concat(parts, ', ') .. ')'
+end
+
+M.Hyperparameter = Hyperparameter
+
+-- Module-level defaults: a Hyperparameter holding `defaults` (a table).
+function M.default_hyperparam(defaults)
+  local hp = Hyperparameter()
+  for k, v in pairs(defaults) do hp[k] = v end
+  return hp
+end
+
+---------------------------------------------------------------------------
+-- option parsing shared by optimizers and rules
+---------------------------------------------------------------------------
+-- Reads Chainer's arguments of `fn`, in the order `names`, given either as
+-- one options table (`Adam{alpha = 1e-3}`) or positionally (`Adam(1e-3, 0.5)`).
+-- Returns a table name -> value holding only the given ones.
+function M.parse_options(fn, names, n, ...)
+  local out = {}
+  local first = ...
+  if n == 1 and type(first) == 'table' and not T.is_tensor(first) and getmetatable(first) == nil then
+    local known = {}
+    for _, k in ipairs(names) do known[k] = true end
+    for k, v in pairs(first) do
+      if not known[k] then
+        error(string.format("%s: unknown option '%s' (expected one of %s)", fn, tostring(k),
+          table.concat(names, ', ')), 3)
+      end
+      out[k] = v
+    end
+  else
+    if n > #names then
+      error(string.format('%s: too many arguments (%d given, at most %d: %s)', fn, n, #names,
+        table.concat(names, ', ')), 3)
+    end
+    for i = 1, n do
+      local v = select(i, ...)
+      if v ~= nil then out[names[i]] = v end
+    end
+  end
+  for k, v in pairs(out) do
+    if v == false and k ~= 'amsgrad' and k ~= 'adabound' and k ~= 'eps_inside_sqrt' then
+      out[k] = nil    -- false stands for Python's None: keep the default
+    elseif type(v) ~= 'number' and type(v) ~= 'boolean' then
+      error(string.format('%s: %s must be a number (got %s)', fn, k, type(v)), 3)
+    end
+  end
+  return out
+end
+
+---------------------------------------------------------------------------
+-- UpdateRule
+---------------------------------------------------------------------------
+local UpdateRule = class.Object:extend('UpdateRule')
+UpdateRule.__props = {}
+UpdateRule._rule_name = 'UpdateRule'
+
+-- Methods through the class chain, then computed properties (alpha_t, ...).
+UpdateRule.__index = function(self, k)
+  local cls = getmetatable(self)
+  local m = cls[k]
+  if m ~= nil then return m end
+  local props = cls.__props
+  local p = props and props[k]
+  if p ~= nil then return p(self) end
+  return nil
+end
+
+-- Subclasses list their hyperparameter names (Chainer's keyword arguments)
+-- and, for a missing parent, their module defaults.
+UpdateRule._hyper_names = {}
+UpdateRule._defaults = false
+
+-- Rule(parent_hyperparam, {name = value, ...}) or Rule{name = value, ...}
+function UpdateRule:init(parent, opts, ...)
+  local name = getmetatable(self)._rule_name or 'UpdateRule'
+  if parent ~= nil and not class.isinstance(parent, Hyperparameter) then
+    if opts == nil and type(parent) == 'table' then
+      parent, opts = nil, parent
+    else
+      error(name .. ': the first argument must be a parent Hyperparameter or an options table (got ' ..
+        type(parent) .. ')', 3)
+    end
+  end
+  local cls = getmetatable(self)
+  rawset(self, 'hyperparam', Hyperparameter(parent or cls._defaults or nil))
+  rawset(self, 'enabled', true)
+  rawset(self, 't', 0)
+  rawset(self, 'state', nil)
+  rawset(self, '_pre_hooks', {})
+  rawset(self, '_post_hooks', {})
+  rawset(self, '_use_fp32_update', false)
+  rawset(self, '_fp32_param', false)
+  if opts ~= nil then
+    local given
+    if type(opts) == 'table' and getmetatable(opts) == nil then
+      given = M.parse_options(name, cls._hyper_names, 1, opts)
+    else
+      given = M.parse_options(name, cls._hyper_names, select('#', ...) + 1, opts, ...)
+    end
+    for k, v in pairs(given) do self.hyperparam[k] = v end
+  end
+end
+
+local function hook_name(hook, name, fn)
+  if name == nil then
+    if type(hook) == 'table' then name = hook.name end
+    if name == nil then
+      error(fn .. ': the hook has no name; pass one ({name = ...})', 3)
+    end
+  end
+  if type(name) ~= 'string' then error(fn .. ': the hook name must be a string (got ' .. type(name) .. ')', 3) end
+  return name
+end
+
+local function timing_of(hook, timing, fn)
+  if timing == nil or timing == 'auto' then
+    timing = type(hook) == 'table' and hook.timing or nil
+    if timing ~= 'pre' and timing ~= 'post' then timing = 'pre' end
+  end
+  if timing ~= 'pre' and timing ~= 'post' then
+    error(string.format("%s: timing must be 'pre', 'post' or 'auto' (got %s)", fn, tostring(timing)), 3)
+  end
+  return timing
+end
+
+-- add_hook(hook, {name =, timing =}) / add_hook(hook, name, timing).  The
+-- hook is called as hook(rule, param) before (or after) the update.
+local function split_hook_opts(name, timing)
+  if type(name) == 'table' then return name.name, name.timing end
+  return name, timing
+end
+
+local function find_hook(list, name)
+  for i, e in ipairs(list) do if e[1] == name then return i end end
+  return nil
+end
+
+function UpdateRule:add_hook(hook, name, timing)
+  if not callable(hook) then error('UpdateRule.add_hook: the hook must be callable (got ' .. type(hook) .. ')', 2) end
+  name, timing = split_hook_opts(name, timing)
+  name = hook_name(hook, name, 'UpdateRule.add_hook')
+  timing = timing_of(hook, timing, 'UpdateRule.add_hook')
+  if find_hook(self._pre_hooks, name) or find_hook(self._post_hooks, name) then
+    error(string.format("UpdateRule.add_hook: hook '%s' already exists", name), 2)
+  end
+  local list = timing == 'pre' and self._pre_hooks or self._post_hooks
+  list[#list + 1] = { name, hook }
+end
+
+function UpdateRule:remove_hook(name)
+  for _, list in ipairs({ self._pre_hooks, self._post_hooks }) do
+    local i = find_hook(list, name)
+    if i then table.remove(list, i) return end
+  end
+  error(string.format("UpdateRule.remove_hook: no hook named '%s'", tostring(name)), 2)
+end
+
+-- Creates the state on first use and keeps it on the parameter's device
+-- and dtype (a state loaded from a file may come in float64).
+function UpdateRule:_prepare(param)
+  local state = self.state
+  if state == nil then
+    state = {}
+    self.state = state
+    self:init_state(param)
+  end
+  local data = param._data
+  local pd = data.ptr
+  for k, v in pairs(state) do
+    if T.is_tensor(v) then
+      local vp = v.ptr
+      if vp.dev ~= pd.dev then v = v:to_device(pd.dev) end
+      if v.ptr.dt ~= pd.dt and vp.numel == pd.numel then v = v:astype(data.dtype) end
+      state[k] = v
+    end
+  end
+end
+
+local function run_hooks(list, rule, param)
+  for i = 1, #list do list[i][2](rule, param) end
+end
+
+-- Updates one parameter: hooks, then update_core (skipped while disabled).
+function UpdateRule:update(param)
+  if not self.enabled then return end
+  self.t = self.t + 1
+  local data = param._data
+  if self._use_fp32_update and data ~= nil and data.dtype == 'float16' then
+    local grad = param.grad
+    if grad == nil then return end
+    local fp = self._fp32_param
+    if not fp then
+      fp = Variable(data:astype('float32'), { name = param.name })
+      self._fp32_param = fp
+    end
+    fp.grad = grad:astype('float32')
+    self:_prepare(fp)
+    run_hooks(self._pre_hooks, self, fp)
+    self:update_core(fp)
+    run_hooks(self._post_hooks, self, fp)
+    data:copy_(fp._data)
+    fp.grad = nil
+  else
+    if data ~= nil then self:_prepare(param) end
+    run_hooks(self._pre_hooks, self, param)
+    self:update_core(param)
+    run_hooks(self._post_hooks, self, param)
+  end
+end
+
+-- Skips parameters without a gradient, as Chainer's rules do.
+function UpdateRule:update_core(param)
+  if param.grad == nil then return end
+  self:update_core_cpu(param)
+end
+
+function UpdateRule:update_core_cpu(param)
+  error(tostring(getmetatable(self).__name) .. ': update_core is not implemented', 2)
+end
+
+-- Fills self.state (a table) for `param`; rules with state override it.
+function UpdateRule:init_state(param) end
+
+-- The names of the state entries this rule creates (sorted).
+function UpdateRule:_state_keys()
+  local probe = setmetatable({}, getmetatable(self))
+  for k, v in pairs(self) do rawset(probe, k, v) end
+  rawset(probe, 'state', {})
+  local arr = T.empty({ 1 }, 'float32')
+  probe:init_state(Variable(arr, { grad = arr }))
+  local keys = {}
+  for k in pairs(probe.state) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
+
+-- Saves/loads `t` and the state (not the parameter) under the serializer.
+function UpdateRule:serialize(serializer)
+  self.t = serializer('t', self.t)
+  local state = self.state
+  if state == nil then
+    if serializer.is_deserializer then
+      -- learn the state's keys from a probe; keep the state nil (made at the
+      -- first update) unless every key is in the file
+      local loaded = {}
+      for _, key in ipairs(self:_state_keys()) do
+        local value = serializer(key, nil)
+        if value == nil then return end
+        loaded[key] = value
+      end
+      self.state = loaded
+    end
+  else
+    local keys = {}
+    for k in pairs(state) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do state[k] = serializer(k, state[k]) end
+  end
+end
+
+-- Updates float16 parameters through a float32 master copy.
+function UpdateRule:use_fp32_update(flag)
+  if flag == nil then flag = true end
+  self._use_fp32_update = flag and true or false
+end
+
+UpdateRule.__tostring = function(self)
+  return tostring(getmetatable(self).__name) .. '(' .. tostring(self.hyperparam):match('%((.*)%)') ..
+    (self.enabled and '' or ', disabled') .. ')'
+end
+
+M.UpdateRule = UpdateRule
+
+-- A rule class for an optimizer: Name, hyperparameter names in Chainer's
+-- order, module defaults.
+function M.rule_class(name, names, defaults)
+  local cls = UpdateRule:extend(name)
+  cls._rule_name = name
+  cls._hyper_names = names
+  cls._defaults = M.default_hyperparam(defaults)
+  cls.__props = setmetatable({}, { __index = UpdateRule.__props })
+  return cls
+end
+
+-- param:update() -- Chainer's Parameter.update: runs the rule, if any.
+if rawget(Parameter, 'update') == nil then
+  function Parameter:update()
+    local rule = rawget(self, 'update_rule')
+    if rule then rule:update(self) end
+  end
+end
+
+---------------------------------------------------------------------------
+-- Optimizer
+---------------------------------------------------------------------------
+local Optimizer = class.Object:extend('Optimizer')
+Optimizer.__props = {}
+
+-- Reads: methods, properties (Adam's alpha_t), raw fields, then the
+-- hyperparameters (opt.lr is opt.hyperparam.lr).
+Optimizer.__index = function(self, k)
+  local cls = getmetatable(self)
+  local m = cls[k]
+  if m ~= nil then return m end
+  local props = cls.__props
+  local p = props and props[k]
+  if p ~= nil then return p(self) end
+  local hp = rawget(self, 'hyperparam')
+  if hp then return hp[k] end
+  return nil
+end
+
+-- Writes to a hyperparameter name go to the hyperparameter, so every rule
+-- that does not override it sees the new value at its next update.
+Optimizer.__newindex = function(self, k, v)
+  local cls = getmetatable(self)
+  local setters = cls.__setters
+  local s = setters and setters[k]
+  if s then s(self, v) return end
+  local props = cls.__props
+  if props and props[k] ~= nil then
+    error(string.format('%s: %s is read-only', tostring(cls.__name), tostring(k)), 2)
+  end
+  local hp = rawget(self, 'hyperparam')
+  if hp and hp[k] ~= nil then
+    if type(v) ~= 'number' and type(v) ~= 'boolean' then
+      error(string.format('%s: hyperparameter %s must be a number (got %s)', tostring(cls.__name), k, type(v)), 2)
+    end
+    hp[k] = v
+    return
+  end
+  rawset(self, k, v)
+end
+
+function Optimizer:init()
+  rawset(self, 't', 0)
+  rawset(self, 'epoch', 0)
+  rawset(self, 'use_auto_new_epoch', false)
+  rawset(self, '_pre_hooks', false)
+  rawset(self, '_post_hooks', false)
+end
+
+-- setup(link): binds the target and resets t, epoch and the hooks; returns self.
+function Optimizer:setup(link)
+  if type(link) ~= 'table' or link._is_link ~= true then
+    error('Optimizer.setup: the target must be a chainer.Link (got ' ..
+      (type(link) == 'table' and 'a table' or type(link)) .. ')', 2)
+  end
+  rawset(self, 'target', link)
+  self.t = 0
+  self.epoch = 0
+  self._pre_hooks = {}
+  self._post_hooks = {}
+  return self
+end
+
+function Optimizer:update()
+  error(tostring(getmetatable(self).__name) .. ': update is not implemented', 2)
+end
+
+-- new_epoch() / new_epoch{auto = true} (the updater's call).
+function Optimizer:new_epoch(auto)
+  if type(auto) == 'table' then auto = auto.auto end
+  if auto then
+    if not self.use_auto_new_epoch then
+      error('Optimizer.new_epoch: invalid call with auto = true; the updater must set ' ..
+        'optimizer.use_auto_new_epoch = true', 2)
+    end
+  elseif self.use_auto_new_epoch then
+    error('Optimizer.new_epoch: duplicated new_epoch with the updater; pass {auto_new_epoch = false} ' ..
+      'to the updater or stop calling new_epoch outside it', 2)
+  end
+  self.epoch = self.epoch + 1
+end
+
+-- add_hook(hook, {name =, timing = 'pre'|'post'|'auto'}) or
+-- add_hook(hook, name, timing).  A hook is a function hook(optimizer), or
+-- a callable object; when hook.call_for_each_param is true it is called as
+-- hook(update_rule, param) for every parameter.
+function Optimizer:add_hook(hook, name, timing)
+  if not callable(hook) then error('Optimizer.add_hook: the hook is not callable (got ' .. type(hook) .. ')', 2) end
+  if not self._pre_hooks then error('Optimizer.add_hook: call setup before add_hook', 2) end
+  name, timing = split_hook_opts(name, timing)
+  name = hook_name(hook, name, 'Optimizer.add_hook')
+  timing = timing_of(hook, timing, 'Optimizer.add_hook')
+  if find_hook(self._pre_hooks, name) or find_hook(self._post_hooks, name) then
+    error(string.format("Optimizer.add_hook: hook '%s' already exists (pass another {name = ...})", name), 2)
+  end
+  local list = timing == 'pre' and self._pre_hooks or self._post_hooks
+  list[#list + 1] = { name, hook }
+  return self
+end
+
+function Optimizer:remove_hook(name)
+  for _, list in ipairs({ self._pre_hooks or {}, self._post_hooks or {} }) do
+    local i = find_hook(list, name)
+    if i then table.remove(list, i) return end
+  end
+  error(string.format("Optimizer.remove_hook: no hook named '%s'", tostring(name)), 2)
+end
+
+-- The registered hooks as {name = ..., hook = ..., timing = ...}, in order.
+function Optimizer:hooks()
+  local out = {}
+  for _, e in ipairs(self._pre_hooks or {}) do out[#out + 1] = { name = e[1], hook = e[2], timing = 'pre' } end
+  for _, e in ipairs(self._post_hooks or {}) do out[#out + 1] = { name = e[1], hook = e[2], timing = 'post' } end
+  return out
+end
+
+function Optimizer:_call_hook(hook)
+  if type(hook) == 'table' and hook.call_for_each_param then
+    for p in self.target:params() do
+      hook(rawget(p, 'update_rule') or nil, p)
+    end
+  else
+    hook(self)
+  end
+end
+
+function Optimizer:call_hooks(timing)
+  timing = timing or 'pre'
+  if timing ~= 'pre' and timing ~= 'post' then
+    error("Optimizer.call_hooks: timing must be 'pre' or 'post' (got " .. tostring(timing) .. ')', 2)
+  end
+  local list = (timing == 'pre' and self._pre_hooks or self._post_hooks) or {}
+  for i = 1, #list do self:_call_hook(list[i][2]) end
+end
+
+-- Saves/loads t, epoch and every update rule's t and state (under the
+-- parameter's path, e.g. 'predictor/l1/W/m'); never the parameters.
+function Optimizer:serialize(serializer)
+  self.t = serializer('t', self.t)
+  self.epoch = serializer('epoch', self.epoch)
+  local target = rawget(self, 'target')
+  if target == nil then return end
+  for name, p in target:namedparams() do
+    local rule = rawget(p, 'update_rule')
+    if rule then rule:serialize(serializer:child(name)) end
+  end
+end
+
+Optimizer.__tostring = function(self)
+  local hp = rawget(self, 'hyperparam')
+  local inner = hp and tostring(hp):match('%((.*)%)') or ''
+  return tostring(getmetatable(self).__name) .. '(' .. inner .. ')'
+end
+
+M.Optimizer = Optimizer
+
+---------------------------------------------------------------------------
+-- GradientMethod
+---------------------------------------------------------------------------
+local GradientMethod = Optimizer:extend('GradientMethod')
+GradientMethod.__props = setmetatable({}, { __index = Optimizer.__props })
+
+function GradientMethod:init()
+  Optimizer.init(self)
+  rawset(self, 'hyperparam', Hyperparameter())
+  rawset(self, '_use_fp32_update', false)
+end
+
+-- setup(link): a fresh update rule for every parameter (existing states are
+-- discarded); parameters of links with update disabled get disabled rules.
+function GradientMethod:setup(link)
+  Optimizer.setup(self, link)
+  for p in link:params() do
+    local rule = self:create_update_rule()
+    if self._use_fp32_update then rule:use_fp32_update() end
+    if rawget(p, '_update_enabled') == false then rule.enabled = false end
+    rawset(p, 'update_rule', rule)
+  end
+  return self
+end
+
+function GradientMethod:create_update_rule()
+  error(tostring(getmetatable(self).__name) .. ': create_update_rule is not implemented', 2)
+end
+
+-- Gives every initialised parameter without a gradient a zero gradient, as
+-- Chainer does before and after the hooks (so hooks and rules see arrays).
+function GradientMethod:reallocate_cleared_grads()
+  for p in self.target:params(false) do
+    if not p._grad_var then
+      p.grad = T.zeros_like(p._data)
+    end
+  end
+end
+
+function GradientMethod:call_hooks(timing)
+  timing = timing or 'pre'
+  if timing ~= 'pre' and timing ~= 'post' then
+    error("GradientMethod.call_hooks: timing must be 'pre' or 'post' (got " .. tostring(timing) .. ')', 2)
+  end
+  local list = (timing == 'pre' and self._pre_hooks or self._post_hooks) or {}
+  for i = 1, #list do
+    self:_call_hook(list[i][2])
+    self:reallocate_cleared_grads()
+  end
+end
+
+-- update(lossfun, ...): loss = lossfun(...), cleargrads, loss:backward(),
+-- then the update.  update(): the gradients are already there.
+-- Order (Chainer's): pre hooks, t += 1, every rule, post hooks.
+function GradientMethod:update(lossfun, ...)
+  local target = rawget(self, 'target')
+  if target == nil then error(tostring(getmetatable(self).__name) .. '.update: call setup(link) first', 2) end
+  if lossfun ~= nil then
+    if not callable(lossfun) then
+      error('GradientMethod.update: lossfun must be callable (got ' .. type(lossfun) .. ')', 2)
+    end
+    local loss = lossfun(...)
+    if type(loss) ~= 'table' or not loss._is_variable then
+      error('GradientMethod.update: lossfun must return a Variable (got ' .. type(loss) .. ')', 2)
+    end
+    target:cleargrads()
+    loss:backward()
+  end
+  self:reallocate_cleared_grads()
+  self:call_hooks('pre')
+  self.t = self.t + 1
+  for p in target:params() do
+    local rule = rawget(p, 'update_rule')
+    if rule then rule:update(p) end
+  end
+  self:reallocate_cleared_grads()
+  self:call_hooks('post')
+end
+
+-- Updates float16 parameters through float32 master copies.
+function GradientMethod:use_fp32_update(flag)
+  if flag == nil then flag = true end
+  self._use_fp32_update = flag and true or false
+  local target = rawget(self, 'target')
+  if target then
+    for p in target:params() do
+      local rule = rawget(p, 'update_rule')
+      if rule then rule:use_fp32_update(self._use_fp32_update) end
+    end
+  end
+  return self
+end
+
+M.GradientMethod = GradientMethod
+
+-- An optimizer class: Name, its rule class, hyperparameter names in
+-- Chainer's positional order, defaults, and the values set implicitly
+-- (AdamW, AMSGrad, ...).
+function M.gradient_method(name, rule_cls, names, defaults, fixed, parent)
+  local cls = (parent or GradientMethod):extend(name)
+  cls.__props = setmetatable({}, { __index = (parent or GradientMethod).__props })
+  cls._hyper_names = names
+  function cls:init(...)
+    GradientMethod.init(self)
+    local given = M.parse_options(name, names, select('#', ...), ...)
+    local hp = self.hyperparam
+    for k, v in pairs(rule_cls._defaults:get_dict()) do hp[k] = v end
+    for k, v in pairs(defaults or {}) do hp[k] = v end
+    for k, v in pairs(fixed or {}) do hp[k] = v end
+    for k, v in pairs(given) do hp[k] = v end
+  end
+  function cls:create_update_rule()
+    return rule_cls(self.hyperparam)
+  end
+  return cls
+end
+
+return M

@@ -49,6 +49,9 @@ local lazy = {
   gradient_check = 'chainer.gradient_check',
   testing = 'chainer.testing',
   computational_graph = 'chainer.computational_graph',
+  dataset = 'chainer.dataset',
+  datasets = 'chainer.datasets',
+  iterators = 'chainer.iterators',
 }
 
 -- chainer.utils.<name> loads lua/chainer/utils/<name>.lua on first access

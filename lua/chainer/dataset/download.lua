@@ -1,0 +1,175 @@
+-- dataset/download.lua: the dataset root, downloads and the convert-once cache.
+--
+--   get_dataset_root()           set_dataset_root(path) > $CHAINER_DATASET_ROOT >
+--                                ~/.chainer/dataset  (read on each call)
+--   get_dataset_directory(name)  <root>/<name>, created unless create == false
+--   cached_download(url)         <root>/_dl_cache/<md5 of url> (Chainer's layout),
+--                                fetched with the `curl` command when missing
+--   cache_or_load_file(path, creator, loader)
+--                                loader(path) when path exists; otherwise
+--                                creator(tmp) writes a temporary beside path,
+--                                which is renamed into place (atomic)
+--   download(url, dest)          curl to dest.part-XXXX, progress on stderr, rename
+local md5 = require 'chainer.dataset.md5'
+
+local M = {}
+
+local root_override = nil
+
+local function home()
+  return os.getenv('HOME') or '/tmp'
+end
+
+function M.get_dataset_root()
+  if root_override then return root_override end
+  local env = os.getenv('CHAINER_DATASET_ROOT')
+  if env and env ~= '' then return env end
+  return home() .. '/.chainer/dataset'
+end
+
+function M.set_dataset_root(path)
+  if path ~= nil and (type(path) ~= 'string' or path == '') then
+    error(string.format('set_dataset_root: path must be a non-empty string or nil (got %s)', type(path)), 2)
+  end
+  root_override = path
+end
+
+-- Shell-quotes one argument.
+local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+M.shell_quote = q
+
+-- os.execute's success across Lua 5.1 (status number) and 5.2 (true/nil).
+local function run(cmd)
+  local r = os.execute(cmd)
+  return r == 0 or r == true
+end
+M.run = run
+
+function M.exists(path)
+  local f = io.open(path, 'rb')
+  if f then f:close() return true end
+  return false
+end
+
+function M.is_dir(path)
+  return run('test -d ' .. q(path))
+end
+
+function M.mkdir_p(path)
+  return run('mkdir -p ' .. q(path) .. ' 2>/dev/null')
+end
+
+-- True when files can be created in `dir` (creating it if needed).
+function M.writable_dir(dir)
+  if not M.mkdir_p(dir) then return false end
+  local probe = string.format('%s/.chainlua-write-test-%d', dir, math.random(1, 2^30))
+  local f = io.open(probe, 'wb')
+  if not f then return false end
+  f:close()
+  os.remove(probe)
+  return true
+end
+
+function M.get_dataset_directory(name, create)
+  if type(name) ~= 'string' or name == '' then
+    error(string.format('get_dataset_directory: name must be a non-empty string (got %s)', type(name)), 2)
+  end
+  local path = M.get_dataset_root() .. '/' .. name
+  if create ~= false and not M.mkdir_p(path) then
+    error(string.format("get_dataset_directory: cannot create '%s'", path), 2)
+  end
+  return path
+end
+
+-- A writable folder for converted files when the dataset root is read-only:
+-- $CHAINLUA_CACHE_DIR, else $XDG_CACHE_HOME/chainlua/dataset, else
+-- ~/.cache/chainlua/dataset; one sub-folder per dataset root.
+function M.cache_dir_for_root(root)
+  local base = os.getenv('CHAINLUA_CACHE_DIR')
+  if not base or base == '' then
+    local xdg = os.getenv('XDG_CACHE_HOME')
+    base = ((xdg and xdg ~= '') and xdg or (home() .. '/.cache')) .. '/chainlua/dataset'
+  end
+  return base .. '/' .. md5(root):sub(1, 12)
+end
+
+-- A name for a temporary beside `path`.
+-- (the table address differs between processes, math.random within one)
+local function temp_name(path)
+  local addr = tostring({}):match('0x(%x+)') or '0'
+  return string.format('%s.part-%s-%d', path, addr, math.random(1, 2^30))
+end
+M.temp_name = temp_name
+
+-- download(url, dest, [fn]): fetches url into dest (atomically).  Returns
+-- true, or false and a reason.  Progress goes to stderr.
+function M.download(url, dest)
+  if not run('command -v curl >/dev/null 2>&1') then
+    return false, 'the curl command is not installed'
+  end
+  local tmp = temp_name(dest)
+  io.stderr:write(string.format('Downloading from %s...\n', url))
+  io.stderr:flush()
+  local timeout = os.getenv('CHAINLUA_DOWNLOAD_CONNECT_TIMEOUT') or '20'
+  local ok = run(string.format('curl -fL --connect-timeout %s --progress-bar -o %s %s',
+    q(timeout), q(tmp), q(url)))
+  if not ok or not M.exists(tmp) then
+    os.remove(tmp)
+    return false, 'curl could not download it (offline, or the address is unreachable)'
+  end
+  local renamed, err = os.rename(tmp, dest)
+  if not renamed then
+    os.remove(tmp)
+    return false, 'cannot move the download into place: ' .. tostring(err)
+  end
+  return true
+end
+
+function M.cached_download(url)
+  if type(url) ~= 'string' or url == '' then
+    error(string.format('cached_download: url must be a non-empty string (got %s)', type(url)), 2)
+  end
+  local dir = M.get_dataset_root() .. '/_dl_cache'
+  local path = dir .. '/' .. md5(url)
+  if M.exists(path) then return path end
+  if not M.mkdir_p(dir) then
+    error(string.format("cached_download: cannot create the download cache '%s'", dir), 2)
+  end
+  local ok, why = M.download(url, path)
+  if not ok then
+    error(string.format('cached_download: cannot download %s: %s', url, why), 2)
+  end
+  return path
+end
+
+function M.cache_or_load_file(path, creator, loader)
+  if type(path) ~= 'string' or path == '' then
+    error(string.format('cache_or_load_file: path must be a non-empty string (got %s)', type(path)), 2)
+  end
+  if type(creator) ~= 'function' and not (type(creator) == 'table' and getmetatable(creator)) then
+    error('cache_or_load_file: creator must be a function', 2)
+  end
+  if M.exists(path) then return loader(path) end
+  local dir = path:match('^(.*)/[^/]*$')
+  if dir and dir ~= '' and not M.mkdir_p(dir) then
+    error(string.format("cache_or_load_file: cannot create the folder '%s'", dir), 2)
+  end
+  local tmp = temp_name(path) .. '.npz'
+  local ok, content = pcall(creator, tmp)
+  if not ok then
+    os.remove(tmp)
+    error(content, 0)
+  end
+  if not M.exists(path) then
+    local renamed, err = os.rename(tmp, path)
+    if not renamed then
+      os.remove(tmp)
+      error(string.format("cache_or_load_file: cannot move '%s' into place: %s", path, tostring(err)), 2)
+    end
+  else
+    os.remove(tmp)
+  end
+  return content
+end
+
+return M

@@ -1,0 +1,85 @@
+-- iterators/state.lua: the epoch state machine shared by SerialIterator and
+-- MultithreadIterator (Chainer's semantics).
+--
+-- state = { pos = current_position, epoch, is_new_epoch, order = int64 tensor|nil }
+-- advance(state, batch_size, loop, sampler, n) moves the state past one
+-- batch and returns the batch's 0-based dataset positions (int64 tensor),
+-- or nil when a non-repeating iterator is exhausted.  When repeating, a
+-- batch that reaches the end of an epoch is filled up from the next
+-- epoch's (re-sampled) order, so every batch is full; without repeat the
+-- last batch is short.
+local T = require 'chainer.tensor'
+
+local M = {}
+
+local function segment(order, a, b)
+  if order ~= nil then return order:slice({ a, b }) end
+  return T.arange(a, b, 1, 'int64')
+end
+
+function M.new_order(sampler, n)
+  if sampler == nil then return nil end
+  local o = sampler(T.arange(0, n, 1, 'int64'), 0)
+  return M.check_order(o, n)
+end
+
+function M.check_order(o, n)
+  if not T.is_tensor(o) then
+    error(string.format('order_sampler: expected an int64 tensor of %d positions (got %s)', n, type(o)), 3)
+  end
+  if o.dtype ~= 'int64' then o = o:astype('int64') end
+  if o.ptr.nd ~= 1 or tonumber(o.ptr.dim[0]) ~= n then
+    error(string.format('order_sampler: the new order has %d entries but the previous one has %d',
+      o.size, n), 3)
+  end
+  return o
+end
+
+function M.advance(st, batch_size, loop, sampler, n)
+  if not loop and st.epoch > 0 then return nil end
+  if n == 0 and loop then
+    error('iterator: the dataset is empty (an iterator that repeats needs at least one example)', 3)
+  end
+  local i, order = st.pos, st.order
+  local remaining = batch_size
+  local segs, ns = nil, 0
+  local first = nil
+  local new_epoch = false
+  while remaining > 0 do
+    local i_end = i + remaining
+    local seg
+    if i_end < n then
+      seg = segment(order, i, i_end)
+      remaining = 0
+      i = i_end
+    else
+      if n > i then seg = segment(order, i, n) end
+      remaining = remaining - (n - i)
+      st.epoch = st.epoch + 1
+      new_epoch = true
+      if loop then
+        if order ~= nil then order = M.check_order(sampler(order, i), n) end
+        i = 0
+      else
+        i = 0
+        remaining = 0
+      end
+    end
+    if seg ~= nil then
+      if first == nil then
+        first = seg
+      else
+        if segs == nil then segs, ns = { first }, 1 end
+        ns = ns + 1
+        segs[ns] = seg
+      end
+    end
+  end
+  st.pos, st.order, st.is_new_epoch = i, order, new_epoch
+  local idx = first
+  if segs ~= nil then idx = T.concatenate(segs, 0) end
+  if idx == nil or idx.size == 0 then return nil end
+  return idx
+end
+
+return M

@@ -318,6 +318,8 @@ function UpdateRule:serialize(serializer)
       for _, key in ipairs(self:_state_keys()) do
         local value = serializer(key, nil)
         if value == nil then return end
+        -- an in-memory source hands out its own tensors: never share them
+        if T.is_tensor(value) then value = value:copy() end
         loaded[key] = value
       end
       self.state = loaded

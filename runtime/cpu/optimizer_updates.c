@@ -223,6 +223,8 @@ static ch_status run_update(opt_kind k, const opt_hp *h, ch_tensor *param, const
         if (st[j] == NULL)
             return ch_fail(CH_ERR_ARG, "%s: %s is NULL", fn, sname[j]);
         CH_TRY(check_operand(st[j], param, fn, sname[j]));
+        if (st[j] == param)
+            return ch_fail(CH_ERR_ARG, "%s: %s shares its memory with the parameter", fn, sname[j]);
     }
     int64_t n = param->numel;
     if (n == 0) return CH_OK;

@@ -205,7 +205,8 @@ local function run_link(case, values, names)
   if not ctor then error('no link constructor in call: ' .. case.call, 0) end
   local env = make_env(names)
   names.L = L
-  local link = pyexpr.eval(pyexpr.parse(ctor), env)
+  -- Chainer built the link under the case's default dtype (float64 cases: float64 parameters)
+  local link = chainer.using_config('dtype', case.dtype, function() return pyexpr.eval(pyexpr.parse(ctor), env) end)
   -- set parameters and collect the data inputs in order
   local data = {}
   for _, inp in ipairs(case.inputs) do
@@ -381,7 +382,8 @@ local function run_optimizer(spec, npz)
       end
     end
   end
-  local model = chainer.Link()
+  local Link = chainer.Link or require('chainer.link').Link
+  local model = Link()
   local params = {}
   for _, p in ipairs(spec.params) do
     local init = npz[p.problem.init]:astype(spec.dtype)

@@ -4,6 +4,10 @@ local M = {}
 
 local files = {
   'connection.linear', 'connection.convolution_nd', 'connection.deconvolution_nd', 'connection.embed_id',
+  'connection.bias_scale', 'connection.inception', 'connection.local_convolution_2d',
+  'normalization.batch_normalization', 'normalization.layer_normalization',
+  'rnn.lstm', 'rnn.gru', 'rnn.n_step_rnn', 'rnn.tree_lstm',
+  'activation.activation', 'loss.loss', 'model.classifier', 'model.vision',
 }
 
 for _, f in ipairs(files) do

@@ -1,0 +1,137 @@
+-- links/rnn/n_step_rnn.lua: NStepLSTM, NStepBiLSTM, NStepGRU, NStepBiGRU,
+-- NStepRNNTanh, NStepRNNReLU, NStepBiRNNTanh, NStepBiRNNReLU.
+--
+-- L.NStepLSTM(n_layers, in_size, out_size, dropout, {initialW =, initial_bias =})
+-- A ChainList of one Link per layer and direction (Chainer's names '0', '1',
+-- ... in files), each holding w0..w{n-1} and b0..b{n-1} (n = 8 LSTM, 6 GRU,
+-- 2 RNN): w0..w{n/2-1} act on the layer input (out_size, in), the others on
+-- the hidden state (out_size, out_size).
+--   local hy, cy, ys = lstm(hx, cx, xs)     -- hx, cx nil: zeros; xs a Lua list
+--   local hy, ys = gru(hx, xs)
+local T = require 'chainer.tensor'
+local F = require 'chainer.functions'
+local Variable = require 'chainer.variable'
+local link = require 'chainer.link'
+local Link, ChainList = link.Link, link.ChainList
+local Parameter = require 'chainer.parameter'
+local U = require 'chainer.links._util'
+local I = require 'chainer.initializers'
+
+local M = {}
+
+local NStepRNNBase = ChainList:extend('NStepRNNBase')
+local names = { 'n_layers', 'in_size', 'out_size', 'dropout', 'initialW', 'initial_bias', 'activation' }
+
+local function make_layer(n_weights, w_in, out_size, initialW, initial_bias)
+  local l = Link()
+  for j = 0, n_weights - 1 do
+    local wi = j < n_weights / 2 and w_in or out_size
+    local winit = initialW and I._get_initializer(initialW, 'NStepRNN') or I.Normal(math.sqrt(1 / wi))
+    l:add_param('w' .. j, Parameter(winit, { out_size, wi }))
+    local binit = initial_bias ~= nil and I._get_initializer(initial_bias, 'NStepRNN') or I.Constant(0)
+    l:add_param('b' .. j, Parameter(binit, { out_size }))
+  end
+  return l
+end
+
+local function setup(self, fn, n_weights, use_cell, bi, rnn_name, a)
+  if type(a.n_layers) ~= 'number' or a.n_layers < 1 then error(fn .. ': n_layers must be a positive number', 4) end
+  if type(a.in_size) ~= 'number' or type(a.out_size) ~= 'number' then
+    error(fn .. ': in_size and out_size must be numbers', 4)
+  end
+  local dirs = bi and 2 or 1
+  for i = 0, a.n_layers - 1 do
+    for _ = 1, dirs do
+      local w_in = i == 0 and a.in_size or a.out_size * dirs
+      self:add_link(make_layer(n_weights, w_in, a.out_size, a.initialW, a.initial_bias))
+    end
+  end
+  self.n_layers = a.n_layers
+  self.in_size = a.in_size
+  self.out_size = a.out_size
+  self.dropout = a.dropout or 0
+  self.n_weights = n_weights
+  self.use_cell = use_cell
+  self.use_bi_direction = bi
+  self.direction = dirs
+  self._rnn_name = rnn_name
+  self.activation = a.activation
+end
+
+function NStepRNNBase:printable_specs()
+  return { { 'n_layers', self.n_layers }, { 'in_size', self.in_size }, { 'out_size', self.out_size },
+    { 'dropout', self.dropout } }
+end
+
+local function weights(self)
+  local ws, bs = {}, {}
+  for i, l in ipairs(self._children) do
+    local w, b = {}, {}
+    for j = 0, self.n_weights - 1 do
+      w[j + 1] = l['w' .. j]
+      b[j + 1] = l['b' .. j]
+    end
+    ws[i], bs[i] = w, b
+  end
+  return ws, bs
+end
+
+-- Zeros (n_layers * directions, batch, out_size) for a nil initial state.
+function NStepRNNBase:init_hx(xs)
+  local x1 = U.data(xs[1])
+  return Variable(T.zeros({ self.n_layers * self.direction, #xs, self.out_size }, x1.dtype, x1.ptr.dev))
+end
+
+local function check_xs(fn, xs)
+  if type(xs) ~= 'table' or T.is_tensor(xs) or xs._is_variable or #xs == 0 then
+    error(fn .. ': xs must be a non-empty Lua list of sequences (tensors or Variables)', 3)
+  end
+end
+
+local function rnn_fn(self)
+  local f = F[self._rnn_name]
+  if f == nil then error(getmetatable(self).__name .. ': F.' .. self._rnn_name .. ' is not available', 3) end
+  return f
+end
+
+local function define(name, n_weights, use_cell, bi, rnn_name, activation)
+  local cls = NStepRNNBase:extend(name)
+  function cls:init(...)
+    ChainList.init(self)
+    local a = U.args(name, names, select('#', ...), ...)
+    if activation then a.activation = activation end
+    setup(self, name, n_weights, use_cell, bi, rnn_name, a)
+  end
+  if use_cell then
+    function cls:forward(hx, cx, xs)
+      check_xs(name, xs)
+      if hx == nil or hx == false then hx = self:init_hx(xs) end
+      if cx == nil or cx == false then cx = self:init_hx(xs) end
+      local ws, bs = weights(self)
+      return rnn_fn(self)(self.n_layers, self.dropout, hx, cx, ws, bs, xs)
+    end
+  else
+    function cls:forward(hx, xs)
+      check_xs(name, xs)
+      if hx == nil or hx == false then hx = self:init_hx(xs) end
+      local ws, bs = weights(self)
+      local f = rnn_fn(self)
+      if self.activation then
+        return f(self.n_layers, self.dropout, hx, ws, bs, xs, self.activation)
+      end
+      return f(self.n_layers, self.dropout, hx, ws, bs, xs)
+    end
+  end
+  return cls
+end
+
+M.NStepLSTM = define('NStepLSTM', 8, true, false, 'n_step_lstm')
+M.NStepBiLSTM = define('NStepBiLSTM', 8, true, true, 'n_step_bilstm')
+M.NStepGRU = define('NStepGRU', 6, false, false, 'n_step_gru')
+M.NStepBiGRU = define('NStepBiGRU', 6, false, true, 'n_step_bigru')
+M.NStepRNNTanh = define('NStepRNNTanh', 2, false, false, 'n_step_rnn', 'tanh')
+M.NStepRNNReLU = define('NStepRNNReLU', 2, false, false, 'n_step_rnn', 'relu')
+M.NStepBiRNNTanh = define('NStepBiRNNTanh', 2, false, true, 'n_step_birnn', 'tanh')
+M.NStepBiRNNReLU = define('NStepBiRNNReLU', 2, false, true, 'n_step_birnn', 'relu')
+
+return M

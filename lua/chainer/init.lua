@@ -52,7 +52,18 @@ local lazy = {
   dataset = 'chainer.dataset',
   datasets = 'chainer.datasets',
   iterators = 'chainer.iterators',
+  links = 'chainer.links',
+  initializers = 'chainer.initializers',
+  serializers = 'chainer.serializers',
+  serializer = 'chainer.serializer',
 }
+
+-- links (Link, Chain, ChainList, Sequential)
+do
+  local link = require 'chainer.link'
+  chainer.Link, chainer.Chain, chainer.ChainList = link.Link, link.Chain, link.ChainList
+  chainer.Sequential = require 'chainer.sequential'
+end
 
 -- chainer.utils.<name> loads lua/chainer/utils/<name>.lua on first access
 chainer.utils = setmetatable({}, {

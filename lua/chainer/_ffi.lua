@@ -253,6 +253,19 @@ const char *ch_h5_name(ch_h5_file *f, int i);
 
 ch_status ch_idx_load(const char *path, ch_tensor **result);
 
+ch_status ch_image_load(const char *path, ch_tensor **result);
+
+ch_status ch_image_save(const char *path, const ch_tensor *t, int quality);
+
+ch_status ch_gather_rows(ch_tensor *const *sources, int n, const ch_tensor *indices, ch_tensor **results);
+
+typedef struct ch_loader ch_loader;
+ch_status ch_loader_new(int n_threads, ch_loader **result);
+ch_status ch_loader_submit(ch_loader *l, ch_tensor *const *sources, int n, const ch_tensor *indices, int64_t *ticket);
+ch_status ch_loader_wait(ch_loader *l, int64_t ticket, ch_tensor **results);
+int ch_loader_pending(const ch_loader *l);
+void ch_loader_free(ch_loader *l);
+
 ch_status ch_softmax(const ch_tensor *x, int axis, int log, ch_tensor **result);
 
 ch_status ch_softmax_grad(const ch_tensor *y, const ch_tensor *gy, int axis, int log, ch_tensor **result);

@@ -326,6 +326,29 @@ CH_API const char *ch_h5_name(ch_h5_file *f, int i);
 /* MNIST-style IDX files, gzip-compressed or plain. */
 CH_API ch_status ch_idx_load(const char *path, ch_tensor **result);
 
+/* Images (runtime/io/image.c): PNG or JPEG, told apart by magic bytes, to a
+ * new (H, W, C) uint8 tensor; C is what the file stores: 1 gray, 2 gray +
+ * alpha, 3 RGB, 4 RGBA (palettes expand; 16-bit samples become 8-bit). */
+CH_API ch_status ch_image_load(const char *path, ch_tensor **result);
+/* Writes an (H, W) or (H, W, C) uint8 tensor as PNG (C 1..4) or JPEG (C 1
+ * or 3, quality 1..100) by the path's extension; atomic. */
+CH_API ch_status ch_image_save(const char *path, const ch_tensor *t, int quality);
+
+/* Minibatch gathering (runtime/io/batch_loader.c).  Sources are CPU tensors
+ * with equal row counts whose rows (axis 0) are contiguous; indices are 1-D,
+ * 0-based.  results[k] gets rows `indices` of sources[k] (new tensors). */
+CH_API ch_status ch_gather_rows(ch_tensor *const *sources, int n, const ch_tensor *indices, ch_tensor **results);
+/* A pool of worker threads doing ch_gather_rows in the background: submit
+ * allocates the results and queues the copy; wait hands them over (new
+ * references) once copied, running the job itself if no worker took it yet;
+ * free drops queued jobs and joins the threads. */
+typedef struct ch_loader ch_loader;
+CH_API ch_status ch_loader_new(int n_threads, ch_loader **result);
+CH_API ch_status ch_loader_submit(ch_loader *l, ch_tensor *const *sources, int n, const ch_tensor *indices, int64_t *ticket);
+CH_API ch_status ch_loader_wait(ch_loader *l, int64_t ticket, ch_tensor **results);
+CH_API int ch_loader_pending(const ch_loader *l);
+CH_API void ch_loader_free(ch_loader *l);
+
 /* ---- neural-network kernels --------------------------------------------
  * Stateless forward and gradient kernels behind chainer.functions.  Each
  * family adds its declarations inside its own section below. */

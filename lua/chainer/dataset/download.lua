@@ -59,8 +59,20 @@ function M.mkdir_p(path)
   return run('mkdir -p ' .. q(path) .. ' 2>/dev/null')
 end
 
--- True when files can be created in `dir` (creating it if needed).
+-- True when files can be created in `dir` (creating it if needed).  A
+-- folder whose permission bits deny writing counts as read-only even for
+-- root (who could write there anyway): shared data folders stay untouched.
 function M.writable_dir(dir)
+  local probe_dir = dir
+  while not M.is_dir(probe_dir) do
+    local parent = probe_dir:match('^(.*)/[^/]*$')
+    if parent == nil or parent == '' or parent == probe_dir then break end
+    probe_dir = parent
+  end
+  if M.is_dir(probe_dir) and not run('test -w ' .. q(probe_dir) .. ' && test -n "$(find ' .. q(probe_dir) ..
+      ' -maxdepth 0 -perm -u+w 2>/dev/null)"') then
+    return false
+  end
   if not M.mkdir_p(dir) then return false end
   local probe = string.format('%s/.chainlua-write-test-%d', dir, math.random(1, 2^30))
   local f = io.open(probe, 'wb')

@@ -44,7 +44,7 @@ end
 function P.gather(ds, idx)
   if is_tensor(ds) then
     if ds.ptr.dev ~= -1 then return nil end
-    return ds:take(idx, 0)
+    return require('chainer.dataset.gather').gather({ ds }, idx)[1]
   end
   if type(ds) == 'table' then
     local f = ds.get_examples

@@ -4,6 +4,7 @@
 local DatasetMixin = require 'chainer.dataset.dataset_mixin'
 local P = require 'chainer.dataset.protocol'
 local T = require 'chainer.tensor'
+local gather = require 'chainer.dataset.gather'
 
 local DictDataset = DatasetMixin:extend('DictDataset')
 
@@ -50,8 +51,11 @@ end
 
 function DictDataset:get_examples(idx)
   if not self._all_tensors then return nil end
+  local keys, list = self._keys, {}
+  for i, k in ipairs(keys) do list[i] = self._datasets[k] end
+  local arrays = gather.gather(list, idx)
   local out = {}
-  for k, d in pairs(self._datasets) do out[k] = d:take(idx, 0) end
+  for i, k in ipairs(keys) do out[k] = arrays[i] end
   return out
 end
 

@@ -6,6 +6,7 @@
 local DatasetMixin = require 'chainer.dataset.dataset_mixin'
 local P = require 'chainer.dataset.protocol'
 local T = require 'chainer.tensor'
+local gather = require 'chainer.dataset.gather'
 
 local TupleDataset = DatasetMixin:extend('TupleDataset')
 
@@ -46,9 +47,7 @@ end
 -- stacked tensor per component, or nil when a component is not a CPU tensor.
 function TupleDataset:get_examples(idx)
   if not self._all_tensors then return nil end
-  local ds, out = self._datasets, {}
-  for k = 1, self._n do out[k] = ds[k]:take(idx, 0) end
-  return out
+  return gather.gather(self._datasets, idx)
 end
 
 -- The component datasets (Chainer's private _datasets), as a Lua array.

@@ -1,0 +1,92 @@
+-- datasets/files.lua: where the dataset loaders find, fetch and cache files.
+--
+-- A raw file `name` of dataset folder `dir` (e.g. 'mnist') is looked for in
+--   <root>/<dir>/<name>                 the flat layout (shared/data)
+--   <root>/_dl_cache/<md5 of its URL>   Chainer's download cache
+--   any extra folder the loader names   (e.g. Debian's dataset packages)
+-- and otherwise downloaded with curl into <root>/<dir>/<name> (or, when the
+-- root is read-only, into the cache folder below).  $CHAINER_DATASET_URL_BASE,
+-- when set, replaces every download address's folder: <base>/<name>.
+--
+-- Converted files (.npz) go to <root>/pfnet/chainer/<dir>/, Chainer's
+-- layout, when the root is writable, and otherwise to a per-root cache
+-- folder ($CHAINLUA_CACHE_DIR, $XDG_CACHE_HOME/chainlua/dataset or
+-- ~/.cache/chainlua/dataset).
+local dl = require 'chainer.dataset.download'
+local md5 = require 'chainer.dataset.md5'
+
+local M = {}
+
+local writable_cache = {}
+
+local function root_writable(root)
+  local v = writable_cache[root]
+  if v == nil then
+    v = dl.writable_dir(root)
+    writable_cache[root] = v
+  end
+  return v
+end
+
+-- Folder for converted files of `sub` (e.g. 'pfnet/chainer/mnist').
+function M.converted_dir(sub)
+  local root = dl.get_dataset_root()
+  if root_writable(root) and dl.mkdir_p(root .. '/' .. sub) then return root .. '/' .. sub end
+  local dir = dl.cache_dir_for_root(root) .. '/' .. sub
+  if not dl.mkdir_p(dir) then
+    error(string.format("datasets: neither the dataset root '%s' nor the cache folder '%s' is writable",
+      root, dir), 3)
+  end
+  return dir
+end
+
+-- The existing converted file `name` of `sub`, or nil.
+function M.find_converted(sub, name)
+  local root = dl.get_dataset_root()
+  local p = root .. '/' .. sub .. '/' .. name
+  if dl.exists(p) then return p end
+  p = dl.cache_dir_for_root(root) .. '/' .. sub .. '/' .. name
+  if dl.exists(p) then return p end
+  return nil
+end
+
+function M.url_for(url)
+  local base = os.getenv('CHAINER_DATASET_URL_BASE')
+  if base and base ~= '' then
+    return (base:gsub('/+$', '')) .. '/' .. url:match('([^/]+)$')
+  end
+  return url
+end
+
+-- The path of raw file `name` (downloading it from `url` when missing).
+-- fn names the loader in errors; extra_dirs are more folders to look in.
+function M.raw_file(fn, dir, name, url, extra_dirs)
+  local root = dl.get_dataset_root()
+  local flat = root .. '/' .. dir .. '/' .. name
+  if dl.exists(flat) then return flat end
+  local cached = root .. '/_dl_cache/' .. md5(url)
+  if dl.exists(cached) then return cached end
+  for _, d in ipairs(extra_dirs or {}) do
+    local p = d .. '/' .. name
+    if dl.exists(p) then return p end
+  end
+  local target
+  if root_writable(root) and dl.mkdir_p(root .. '/' .. dir) then
+    target = flat
+  else
+    local cdir = dl.cache_dir_for_root(root) .. '/' .. dir
+    target = cdir .. '/' .. name
+    if dl.exists(target) then return target end
+    dl.mkdir_p(cdir)
+  end
+  local src = M.url_for(url)
+  local ok, why = dl.download(src, target)
+  if not ok then
+    error(string.format("%s: the file '%s' is missing and cannot be downloaded from %s (%s). " ..
+      "Put %s at %s (the dataset root is $CHAINER_DATASET_ROOT, now '%s'), or set CHAINER_DATASET_ROOT " ..
+      "to a folder that has %s/%s", fn, name, src, why, name, flat, root, dir, name), 3)
+  end
+  return target
+end
+
+return M

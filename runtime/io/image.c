@@ -1,0 +1,204 @@
+/* image.c -- PNG (libpng) and JPEG (libjpeg) files <-> (H, W, C) uint8 tensors,
+ * for chainer.datasets.ImageDataset and friends.
+ *
+ * The format comes from the file's magic bytes, not its name.  PNG goes
+ * through libpng's simplified API, which expands palettes and low bit depths
+ * and keeps the channels the file has (gray, gray+alpha, RGB, RGBA); 16-bit
+ * samples come back as 8-bit.  JPEG decodes to gray or RGB (CMYK and YCCK
+ * files are converted by libjpeg where it can).
+ *
+ * libjpeg reports errors through a callback that must not return; the
+ * default one calls exit().  We jump back to the decoding function with
+ * setjmp/longjmp instead, a jump that never leaves this file, and turn the
+ * error into a ch_status like everything else. */
+#include "../core/internal.h"
+#include "atomic.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jpeglib.h>
+#include <png.h>
+
+/* ---- PNG ------------------------------------------------------------------ */
+static ch_status load_png(const char *path, ch_tensor **result) {
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&img, path))
+        return ch_fail(CH_ERR_FORMAT, "load_image: '%s': cannot read the PNG (%s)", path, img.message);
+    /* keep gray/color and alpha as stored; 8 bits per sample */
+    img.format = img.format & (PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA);
+    int64_t dim[3] = {img.height, img.width, PNG_IMAGE_SAMPLE_CHANNELS(img.format)};
+    ch_tensor *t;
+    ch_status st = ch_tensor_new(CH_UINT8, 3, dim, CH_CPU, &t);
+    if (st != CH_OK) {
+        png_image_free(&img);
+        return st;
+    }
+    if (!png_image_finish_read(&img, NULL, t->data, 0, NULL)) {
+        ch_tensor_release(t);
+        return ch_fail(CH_ERR_FORMAT, "load_image: '%s': corrupt PNG data (%s)", path, img.message);
+    }
+    *result = t;
+    return CH_OK;
+}
+
+static ch_status save_png(const char *path, const ch_tensor *t, int64_t h, int64_t w, int64_t c) {
+    static const png_uint_32 formats[5] = {0, PNG_FORMAT_GRAY, PNG_FORMAT_GA, PNG_FORMAT_RGB, PNG_FORMAT_RGBA};
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    img.width = (png_uint_32)w;
+    img.height = (png_uint_32)h;
+    img.format = formats[c];
+    ch_atomic_file af;
+    CH_TRY(ch_atomic_open(&af, path, 1, "save_image"));
+    if (!png_image_write_to_stdio(&img, af.fp, 0, ch_base(t), 0, NULL)) {
+        ch_atomic_abort(&af);
+        return ch_fail(CH_ERR_IO, "save_image: cannot write the PNG '%s' (%s)", path, img.message);
+    }
+    return ch_atomic_commit(&af, "save_image");
+}
+
+/* ---- JPEG ----------------------------------------------------------------- */
+typedef struct jerr {
+    struct jpeg_error_mgr mgr;
+    jmp_buf jump;
+    char msg[JMSG_LENGTH_MAX];
+} jerr;
+
+static void jerr_exit(j_common_ptr cinfo) {
+    jerr *e = (jerr *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, e->msg);
+    longjmp(e->jump, 1);
+}
+
+static void jerr_silent(j_common_ptr cinfo) { CH_UNUSED(cinfo); }
+
+static ch_status load_jpeg(const char *path, FILE *fp, ch_tensor **result) {
+    struct jpeg_decompress_struct cinfo;
+    jerr e;
+    /* volatile: modified between setjmp and a possible longjmp */
+    ch_tensor *volatile t = NULL;
+    cinfo.err = jpeg_std_error(&e.mgr);
+    e.mgr.error_exit = jerr_exit;
+    e.mgr.output_message = jerr_silent;
+    if (setjmp(e.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        ch_tensor_release(t);
+        return ch_fail(CH_ERR_FORMAT, "load_image: '%s': corrupt JPEG data (%s)", path, e.msg);
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_stdio_src(&cinfo, fp);
+    jpeg_read_header(&cinfo, TRUE);
+    if (cinfo.jpeg_color_space != JCS_GRAYSCALE) cinfo.out_color_space = JCS_RGB;
+    jpeg_start_decompress(&cinfo);
+    int64_t dim[3] = {cinfo.output_height, cinfo.output_width, cinfo.output_components};
+    ch_tensor *nt;
+    ch_status st = ch_tensor_new(CH_UINT8, 3, dim, CH_CPU, &nt);
+    if (st != CH_OK) {
+        jpeg_destroy_decompress(&cinfo);
+        return st;
+    }
+    t = nt;
+    size_t stride = (size_t)dim[1] * (size_t)dim[2];
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW row = (JSAMPROW)((char *)t->data + (size_t)cinfo.output_scanline * stride);
+        jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    *result = t;
+    return CH_OK;
+}
+
+static ch_status save_jpeg(const char *path, const ch_tensor *t, int64_t h, int64_t w, int64_t c, int quality) {
+    struct jpeg_compress_struct cinfo;
+    jerr e;
+    ch_atomic_file af;
+    CH_TRY(ch_atomic_open(&af, path, 1, "save_image"));
+    cinfo.err = jpeg_std_error(&e.mgr);
+    e.mgr.error_exit = jerr_exit;
+    e.mgr.output_message = jerr_silent;
+    if (setjmp(e.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        ch_atomic_abort(&af);
+        return ch_fail(CH_ERR_IO, "save_image: cannot write the JPEG '%s' (%s)", path, e.msg);
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_stdio_dest(&cinfo, af.fp);
+    cinfo.image_width = (JDIMENSION)w;
+    cinfo.image_height = (JDIMENSION)h;
+    cinfo.input_components = (int)c;
+    cinfo.in_color_space = c == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    size_t stride = (size_t)w * (size_t)c;
+    const char *base = ch_base(t);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(base + (size_t)cinfo.next_scanline * stride);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    return ch_atomic_commit(&af, "save_image");
+}
+
+/* ---- entry points ----------------------------------------------------------- */
+ch_status ch_image_load(const char *path, ch_tensor **result) {
+    if (!path || !result) return ch_fail(CH_ERR_ARG, "load_image: NULL argument");
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return ch_fail(CH_ERR_IO, "load_image: cannot open '%s' (%s)", path, strerror(errno));
+    unsigned char magic[8] = {0};
+    size_t got = fread(magic, 1, sizeof magic, fp);
+    ch_status st;
+    if (got >= 8 && png_sig_cmp(magic, 0, 8) == 0) {
+        fclose(fp);
+        st = load_png(path, result);
+    } else if (got >= 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF) {
+        rewind(fp);
+        st = load_jpeg(path, fp, result);
+        fclose(fp);
+    } else {
+        fclose(fp);
+        st = ch_fail(CH_ERR_FORMAT, "load_image: '%s' is neither a PNG nor a JPEG file (unknown magic bytes)", path);
+    }
+    return st;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+ch_status ch_image_save(const char *path, const ch_tensor *t, int quality) {
+    static const char *fn = "save_image";
+    if (!path) return ch_fail(CH_ERR_ARG, "%s: NULL path", fn);
+    CH_CHECK_CPU(t, fn, "image");
+    if (t->dt != CH_UINT8)
+        return ch_fail(CH_ERR_DTYPE, "%s: the image must be uint8 (got %s)", fn, ch_dtype_name((ch_dtype)t->dt));
+    if (t->nd != 2 && t->nd != 3)
+        return ch_fail(CH_ERR_SHAPE, "%s: the image must be (H, W) or (H, W, C) (got %d dimensions)", fn, t->nd);
+    int64_t h = t->dim[0], w = t->dim[1], c = t->nd == 3 ? t->dim[2] : 1;
+    if (h < 1 || w < 1 || h > 0x7fffffff || w > 0x7fffffff)
+        return ch_fail(CH_ERR_SHAPE, "%s: the image must have at least one row and one column", fn);
+    int jpeg = ends_with(path, ".jpg") || ends_with(path, ".jpeg");
+    if (!jpeg && !ends_with(path, ".png"))
+        return ch_fail(CH_ERR_ARG, "%s: '%s': unknown extension (expected .png, .jpg or .jpeg)", fn, path);
+    if (jpeg && c != 1 && c != 3)
+        return ch_fail(CH_ERR_SHAPE, "%s: a JPEG has 1 or 3 channels (got %lld)", fn, (long long)c);
+    if (c < 1 || c > 4)
+        return ch_fail(CH_ERR_SHAPE, "%s: a PNG has 1 to 4 channels (got %lld)", fn, (long long)c);
+    if (jpeg && (quality < 1 || quality > 100))
+        return ch_fail(CH_ERR_ARG, "%s: quality must be in 1..100 (got %d)", fn, quality);
+    ch_tensor *ct;
+    CH_TRY(ch_contiguous(t, &ct));
+    ch_status st = jpeg ? save_jpeg(path, ct, h, w, c, quality) : save_png(path, ct, h, w, c);
+    ch_tensor_release(ct);
+    return st;
+}

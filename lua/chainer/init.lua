@@ -56,7 +56,17 @@ local lazy = {
   initializers = 'chainer.initializers',
   serializers = 'chainer.serializers',
   serializer = 'chainer.serializer',
+  training = 'chainer.training',
 }
+
+-- reporter (Reporter, report, report_scope, Summary, DictSummary)
+do
+  local reporter = require 'chainer.reporter'
+  chainer.reporter = reporter
+  chainer.Reporter, chainer.report, chainer.report_scope = reporter.Reporter, reporter.report, reporter.report_scope
+  chainer.get_current_reporter = reporter.get_current_reporter
+  chainer.Summary, chainer.DictSummary = reporter.Summary, reporter.DictSummary
+end
 
 -- links (Link, Chain, ChainList, Sequential)
 do

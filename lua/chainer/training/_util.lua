@@ -1,0 +1,305 @@
+-- training/_util.lua: small helpers shared by the Trainer, triggers and
+-- extensions: a monotonic clock, terminal detection, directories, atomic
+-- file writes, Python-compatible number formatting and the serializer glue.
+local ffi = require 'ffi'
+local T = require 'chainer.tensor'
+
+local M = {}
+
+---------------------------------------------------------------------------
+-- clock and terminal (libc through the FFI; declared under private names so
+-- they never clash with another module's declarations)
+---------------------------------------------------------------------------
+local have_clock, have_tty, have_mkdir = false, false, false
+do
+  local ok = pcall(ffi.cdef, [[
+    typedef struct { long tv_sec; long tv_nsec; } chl_training_timespec;
+    int clock_gettime(int clk, chl_training_timespec *tp);
+  ]])
+  if ok then
+    have_clock = pcall(function() return ffi.C.clock_gettime end)
+  else
+    -- clock_gettime declared elsewhere with another struct: fall back below
+    have_clock = false
+  end
+  have_tty = pcall(function() return ffi.C.isatty end)
+  if not have_tty then
+    have_tty = pcall(ffi.cdef, 'int isatty(int fd);') and pcall(function() return ffi.C.isatty end)
+  end
+  have_mkdir = pcall(function() return ffi.C.mkdir end)
+  if not have_mkdir then
+    have_mkdir = pcall(ffi.cdef, 'int mkdir(const char *path, unsigned int mode);') and
+      pcall(function() return ffi.C.mkdir end)
+  end
+end
+
+local ts = have_clock and ffi.new('chl_training_timespec') or nil
+-- Seconds from a monotonic clock (CLOCK_MONOTONIC = 1 on Linux).
+function M.now()
+  if ts and ffi.C.clock_gettime(1, ts) == 0 then
+    return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+  end
+  return os.time()
+end
+
+-- True when `out` (io.stdout / io.stderr) is a terminal.  Any other file
+-- or writer object is not.  CHAINLUA_PROGRESS=plain forces plain output.
+function M.isatty(out)
+  if os.getenv('CHAINLUA_PROGRESS') == 'plain' then return false end
+  if not have_tty then return false end
+  if out == io.stdout then return ffi.C.isatty(1) == 1 end
+  if out == io.stderr then return ffi.C.isatty(2) == 1 end
+  return false
+end
+
+---------------------------------------------------------------------------
+-- files
+---------------------------------------------------------------------------
+function M.exists(path)
+  local f = io.open(path, 'rb')
+  if f then f:close() return true end
+  return false
+end
+
+-- mkdir -p, ignoring "already exists".
+function M.makedirs(path)
+  if path == nil or path == '' then return end
+  if have_mkdir then
+    local acc = path:sub(1, 1) == '/' and '/' or ''
+    for part in path:gmatch('[^/]+') do
+      acc = acc .. part
+      ffi.C.mkdir(acc, 493)   -- 0755
+      acc = acc .. '/'
+    end
+  else
+    os.execute("mkdir -p '" .. path:gsub("'", "'\\''") .. "'")
+  end
+end
+
+function M.join(dir, name)
+  if dir == nil or dir == '' or name:sub(1, 1) == '/' then return name end
+  if dir:sub(-1) == '/' then return dir .. name end
+  return dir .. '/' .. name
+end
+
+local tmp_counter = 0
+-- A temporary path in the same directory as `path` (same file system, so
+-- os.rename is atomic).
+function M.temp_path(path)
+  tmp_counter = tmp_counter + 1
+  local dir, base = path:match('^(.*/)([^/]*)$')
+  if not dir then dir, base = '', path end
+  return string.format('%s.tmp%s.%d.%d', dir, base, math.floor(M.now() * 1000) % 1000000, tmp_counter)
+end
+
+-- Writes `text` to `path` through a temporary file and a rename.
+function M.atomic_write(path, text)
+  local tmp = M.temp_path(path)
+  local f, err = io.open(tmp, 'wb')
+  if not f then error('cannot write ' .. path .. ': ' .. tostring(err), 0) end
+  f:write(text)
+  f:close()
+  local ok, rerr = os.rename(tmp, path)
+  if not ok then
+    os.remove(tmp)
+    error('cannot move ' .. tmp .. ' to ' .. path .. ': ' .. tostring(rerr), 0)
+  end
+end
+
+-- Names in a directory (nil when it cannot be listed).
+function M.listdir(dir)
+  local p = io.popen("ls -1A '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
+  if not p then return nil end
+  local out = {}
+  for line in p:lines() do out[#out + 1] = line end
+  p:close()
+  return out
+end
+
+---------------------------------------------------------------------------
+-- numbers
+---------------------------------------------------------------------------
+-- Lua number of a scalar: number, boolean, 0-d/1-element tensor, Variable,
+-- 64-bit cdata.  Returns nil for anything else.
+function M.to_number(v)
+  local tv = type(v)
+  if tv == 'number' then return v end
+  if tv == 'boolean' then return v and 1 or 0 end
+  if tv == 'cdata' then
+    if T.is_tensor(v) then return v:item() end
+    return tonumber(v)
+  end
+  if tv == 'table' then
+    if v._is_variable then
+      local d = v._data
+      if d == nil then return nil end
+      return d:item()
+    end
+  end
+  return nil
+end
+
+-- True when v is a scalar a summary can take (number, 0-d or 1-element
+-- tensor, Variable holding one).
+function M.is_scalar(v)
+  local tv = type(v)
+  if tv == 'number' then return true end
+  if tv == 'cdata' then return T.is_tensor(v) and tonumber(v.ptr.numel) == 1 or tonumber(v) ~= nil end
+  if tv == 'table' and v._is_variable then
+    local d = v._data
+    return d ~= nil and tonumber(d.ptr.numel) == 1
+  end
+  return false
+end
+
+-- Python's '{:g}' (also the 'g' of '{:<10g}'): C's %g plus Python's
+-- spelling of the special values.
+function M.fmt_g(x, spec)
+  spec = spec or '%g'
+  if x ~= x or x == math.huge or x == -math.huge then
+    local s = spec:gsub('%.%d+g$', 'g'):gsub('g$', 's')
+    return s:format(x ~= x and 'nan' or (x > 0 and 'inf' or '-inf'))
+  end
+  return spec:format(x)
+end
+
+-- Python's str(datetime.timedelta(seconds=s)): 'H:MM:SS[.ffffff]' with a
+-- leading 'D day(s), ' when at least one day.
+function M.timedelta(s)
+  if s ~= s or s == math.huge then return 'inf' end
+  local us = math.floor(s * 1e6 + 0.5)
+  local neg = us < 0
+  if neg then us = -us end
+  local days = math.floor(us / 86400e6)
+  us = us - days * 86400e6
+  local secs = math.floor(us / 1e6)
+  local frac = us - secs * 1e6
+  local h, m, sec = math.floor(secs / 3600), math.floor(secs / 60) % 60, secs % 60
+  local out = string.format('%d:%02d:%02d', h, m, sec)
+  if frac ~= 0 then out = out .. string.format('.%06d', frac) end
+  if days > 0 then out = string.format('%d day%s, %s', days, days == 1 and '' or 's', out) end
+  if neg then out = '-' .. out end
+  return out
+end
+
+---------------------------------------------------------------------------
+-- templates
+---------------------------------------------------------------------------
+-- Python's str.format with one positional argument for filename templates:
+-- '{.updater.iteration}', '{0.updater.epoch}', '{.updater.epoch:03d}' walk
+-- fields of `obj`; '{name}' reads obj[name] (LogReport's '{iteration}').
+local function py_spec(v, spec)
+  if spec == nil or spec == '' then
+    if type(v) == 'number' and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
+      return string.format('%d', v)
+    end
+    return tostring(v)
+  end
+  local conv = spec:sub(-1)
+  if conv:match('%a') then
+    if conv == 'd' then return string.format('%' .. spec, v) end
+    return string.format('%' .. spec, v)
+  end
+  return string.format('%' .. spec .. 's', tostring(v))
+end
+
+function M.format_template(template, obj)
+  if type(template) == 'function' then return template(obj) end
+  return (template:gsub('{([^{}]*)}', function(field)
+    local path, spec = field:match('^([^:]*):?(.*)$')
+    local v = obj
+    if path == '' or path == '0' then
+      v = obj
+    else
+      path = path:gsub('^0', '')
+      local first = true
+      for part in path:gmatch('[^.]+') do
+        if v == nil then break end
+        v = v[part]
+        first = false
+      end
+      if first then v = obj[path] end
+    end
+    if v == nil then
+      error(string.format("template '%s': %s is not defined", template, field), 0)
+    end
+    return py_spec(v, spec)
+  end))
+end
+
+-- A Lua pattern that matches the file names a template produces: each
+-- field becomes a captured number run.  Returns the pattern and whether
+-- the template had a field at all.
+function M.template_pattern(template)
+  local pat, nfields = {}, 0
+  local pos = 1
+  while true do
+    local s, e = template:find('{[^{}]*}', pos)
+    local lit = template:sub(pos, (s or 0) - 1)
+    if not s then lit = template:sub(pos) end
+    pat[#pat + 1] = lit:gsub('[%^%$%(%)%%%.%[%]%*%+%-%?]', '%%%0')
+    if not s then break end
+    pat[#pat + 1] = '([%d%.%-]+)'
+    nfields = nfields + 1
+    pos = e + 1
+  end
+  return '^' .. table.concat(pat) .. '$', nfields
+end
+
+---------------------------------------------------------------------------
+-- serializers
+---------------------------------------------------------------------------
+-- True when `s` reads values back (a deserializer).  Serializers written
+-- for chainlua mark themselves; a plain callable test double can set
+-- `is_loading`/`is_deserializer` too.
+function M.is_loading(s)
+  if type(s) ~= 'table' then return false end
+  if s.is_loading ~= nil then return s.is_loading == true end
+  if s.is_deserializer ~= nil then return s.is_deserializer == true end
+  if s.is_serializer ~= nil then return s.is_serializer ~= true end
+  local mt = getmetatable(s)
+  while type(mt) == 'table' do
+    local name = rawget(mt, '__name')
+    if type(name) == 'string' then
+      if name:find('Deserializer') then return true end
+      if name:find('Serializer') then return false end
+    end
+    mt = rawget(mt, '__super')
+  end
+  return false
+end
+
+function M.child(s, name)
+  if s.child then return s:child(name) end
+  return s[name]
+end
+
+-- serializer(key, number) returning a Lua number on load.
+function M.ser_number(s, key, v)
+  local r = s(key, v)
+  if r == nil then return v end
+  local n = M.to_number(r)
+  if n == nil then return v end
+  return n
+end
+
+function M.ser_bool(s, key, v)
+  local r = s(key, v)
+  if r == nil then return v end
+  if type(r) == 'boolean' then return r end
+  local n = M.to_number(r)
+  if n == nil then return v end
+  return n ~= 0
+end
+
+-- Strings travel as Lua strings (the NPZ serializer stores them as 0-d
+-- unicode arrays, Chainer's layout); a tensor of codes is decoded too.
+function M.ser_string(s, key, v)
+  local r = s(key, v)
+  if r == nil then return v end
+  if type(r) == 'string' then return r end
+  if T.is_tensor(r) and r.tostring then return r:tostring() end
+  return tostring(r)
+end
+
+return M

@@ -1,0 +1,140 @@
+-- snapshot{filename = 'snapshot_iter_{.updater.iteration}', savefun =,
+-- target =, condition =, writer =, snapshot_on_error = false,
+-- n_retains = -1, autoload = false}: saves the trainer (or `target`) with
+-- chainer.serializers.save_npz, by default once per epoch, priority -100
+-- (after every other extension of the iteration).
+--
+-- The filename is a template over the trainer: '{.updater.iteration}',
+-- '{.updater.epoch}' (Chainer's str.format form), or a function(trainer).
+-- The file is written to a temporary name in <out> and renamed into place,
+-- so a crash never leaves a half-written snapshot.  autoload loads the
+-- newest matching snapshot in <out> during initialize (resume without
+-- --resume); n_retains keeps only the newest n files.
+local extension = require 'chainer.training.extension'
+local util = require 'chainer.training._util'
+
+local Snapshot = extension.Extension:extend('_Snapshot')
+Snapshot.trigger = { 1, 'epoch' }
+Snapshot.priority = -100
+
+local function serializers()
+  local ok, s = pcall(require, 'chainer.serializers')
+  if not ok then error('snapshot: chainer.serializers is not available: ' .. tostring(s), 0) end
+  return s
+end
+
+function Snapshot:init(opts)
+  opts = opts or {}
+  if type(opts) ~= 'table' then error('snapshot: options must be a table {filename =, ...}', 3) end
+  if opts.savefun and opts.writer then error('snapshot: give savefun or writer, not both', 3) end
+  self.filename = opts.filename or 'snapshot_iter_{.updater.iteration}'
+  self._savefun = opts.savefun
+  self._writer = opts.writer
+  self._target = opts.target
+  self._condition = opts.condition
+  self._snapshot_on_error = opts.snapshot_on_error == true
+  self.n_retains = opts.n_retains or -1
+  self.autoload = opts.autoload == true
+  if opts.trigger then self.trigger = opts.trigger end
+  if opts.priority then self.priority = opts.priority end
+end
+
+-- Files in `outdir` that the template could have produced, newest
+-- (largest numbers) last.
+function Snapshot:_matching_files(outdir)
+  if type(self.filename) ~= 'string' then return {} end
+  local pat, nfields = util.template_pattern(self.filename)
+  local names = util.listdir(outdir) or {}
+  local found = {}
+  for _, name in ipairs(names) do
+    local caps = { name:match(pat) }
+    if caps[1] ~= nil and (nfields > 0 or name == self.filename) then
+      local nums = {}
+      for i, c in ipairs(caps) do nums[i] = tonumber(c) or 0 end
+      found[#found + 1] = { name = name, nums = nums }
+    end
+  end
+  table.sort(found, function(a, b)
+    for i = 1, math.max(#a.nums, #b.nums) do
+      local x, y = a.nums[i] or 0, b.nums[i] or 0
+      if x ~= y then return x < y end
+    end
+    return a.name < b.name
+  end)
+  return found
+end
+
+function Snapshot:initialize(trainer)
+  if not self.autoload then return end
+  local files = self:_matching_files(trainer.out)
+  local latest = files[#files]
+  if latest then
+    local target = self._target or trainer
+    serializers().load_npz(util.join(trainer.out, latest.name), target)
+  end
+end
+
+function Snapshot:_make_snapshot(trainer)
+  local target = self._target or trainer
+  local filename = util.format_template(self.filename, trainer)
+  local outdir = trainer.out
+  util.makedirs(outdir)
+  local path = util.join(outdir, filename)
+  if self._writer then
+    self._writer(filename, outdir, target)
+  else
+    local tmp = util.temp_path(path)
+    local save = self._savefun or serializers().save_npz
+    local ok, err = pcall(save, tmp, target)
+    if not ok then
+      os.remove(tmp)
+      error(err, 0)
+    end
+    local rok, rerr = os.rename(tmp, path)
+    if not rok then
+      os.remove(tmp)
+      error('snapshot: cannot move the snapshot into ' .. path .. ': ' .. tostring(rerr), 0)
+    end
+  end
+  if self.n_retains and self.n_retains > 0 then
+    local files = self:_matching_files(outdir)
+    for i = 1, #files - self.n_retains do os.remove(util.join(outdir, files[i].name)) end
+  end
+end
+
+Snapshot.__call = function(self, trainer)
+  if self._condition == nil or self._condition() then self:_make_snapshot(trainer) end
+end
+
+function Snapshot:on_error(trainer)
+  if self._snapshot_on_error then self:_make_snapshot(trainer) end
+end
+
+function Snapshot:finalize()
+  if type(self._writer) == 'table' and self._writer.finalize then self._writer:finalize() end
+end
+
+local M = {}
+M.Snapshot = Snapshot
+
+-- snapshot(opts): the trainer (or opts.target) as an extension.
+function M.snapshot(opts)
+  return Snapshot(opts)
+end
+
+-- snapshot_object(target, filename, opts): one object (a model, an optimizer).
+function M.snapshot_object(target, filename, opts)
+  if type(target) ~= 'table' then
+    error('snapshot_object: target must be a Link, an Optimizer or another serializable object', 2)
+  end
+  if type(filename) ~= 'string' and type(filename) ~= 'function' then
+    error("snapshot_object: filename must be a template such as 'model_epoch-{.updater.epoch}'", 2)
+  end
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  o.target = target
+  o.filename = filename
+  return Snapshot(o)
+end
+
+return M

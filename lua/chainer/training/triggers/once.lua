@@ -1,0 +1,38 @@
+-- OnceTrigger{call_on_resume = false}: fires at its first call only (and,
+-- with call_on_resume, once more after a resume).
+local class = require 'chainer.class'
+local util = require 'chainer.training._util'
+
+local OnceTrigger = class.Object:extend('OnceTrigger')
+
+local props = {}
+OnceTrigger.__index = function(self, k)
+  local m = getmetatable(self)[k]
+  if m ~= nil then return m end
+  local p = props[k]
+  if p then return p(self) end
+  return nil
+end
+
+function props.finished(self) return not (self._flag_first or self._flag_resumed) end
+
+function OnceTrigger:init(opts)
+  local call_on_resume = false
+  if type(opts) == 'table' then call_on_resume = opts.call_on_resume == true
+  elseif type(opts) == 'boolean' then call_on_resume = opts end
+  self._flag_first = true
+  self._flag_resumed = call_on_resume
+end
+
+OnceTrigger.__call = function(self)
+  local fire = not self.finished
+  self._flag_resumed = false
+  self._flag_first = false
+  return fire
+end
+
+function OnceTrigger:serialize(serializer)
+  self._flag_first = util.ser_bool(serializer, '_flag_first', self._flag_first)
+end
+
+return OnceTrigger

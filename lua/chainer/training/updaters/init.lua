@@ -1,0 +1,5 @@
+-- chainer.training.updaters
+return {
+  StandardUpdater = require 'chainer.training.updaters.standard',
+  ParallelUpdater = require 'chainer.training.updaters.parallel',
+}

@@ -1,0 +1,98 @@
+-- ParallelUpdater(iterator, optimizer, {devices =, models =, converter =,
+-- loss_func =, loss_scale =, auto_new_epoch =}): synchronous data
+-- parallelism.  The model is copied once per device (devices = {main = 0,
+-- second = 1}; the key 'main' is the optimizer's model); every step splits
+-- the batch into strided sub-batches (examples i, i+n, ...), each copy
+-- computes its loss and gradients, the gradients are summed into the main
+-- model, the optimizer updates it, and the copies take its parameters.
+-- Devices may repeat (for example {main = -1, second = -1} on a CPU-only
+-- machine), which gives the same arithmetic on one device.
+local StandardUpdater = require 'chainer.training.updaters.standard'
+local cfg = require 'chainer.config'
+
+local ParallelUpdater = StandardUpdater:extend('ParallelUpdater')
+local sorted_keys = StandardUpdater._sorted_keys
+
+function ParallelUpdater:init(iterator, optimizer, opts)
+  opts = opts or {}
+  local devices, models = opts.devices, opts.models
+  local sopts = {}
+  for k, v in pairs(opts) do if k ~= 'devices' and k ~= 'models' and k ~= 'device' then sopts[k] = v end end
+  StandardUpdater.init(self, iterator, optimizer, sopts)
+  if models == nil then
+    if type(devices) ~= 'table' or devices.main == nil then
+      error('ParallelUpdater: pass {devices = {main = <device>, <name> = <device>, ...}} (or models =)', 3)
+    end
+    local main = self._optimizers.main.target
+    models = { main = main }
+    for _, name in ipairs(sorted_keys(devices)) do
+      if name ~= 'main' then models[name] = main:copy() end
+    end
+    for _, name in ipairs(sorted_keys(devices)) do
+      if models[name].to_device then models[name]:to_device(devices[name]) end
+    end
+  else
+    if type(models) ~= 'table' or models.main == nil then
+      error("ParallelUpdater: models must be a table with a 'main' model", 3)
+    end
+    devices = devices or {}
+  end
+  self._models = models
+  self._devices = devices
+  self._model_names = sorted_keys(models)
+end
+
+-- The copies report under their own names (second/loss, ...).
+function ParallelUpdater:connect_trainer(trainer)
+  local main = self._optimizers.main.target
+  for _, name in ipairs(self._model_names) do
+    local m = self._models[name]
+    if m ~= main then trainer.reporter:add_observer(name, m) end
+  end
+end
+
+local function call_loss(f, in_arrays)
+  if type(in_arrays) == 'table' and not in_arrays._is_variable and in_arrays[1] ~= nil then
+    return f(unpack(in_arrays, 1, #in_arrays))
+  end
+  return f(in_arrays)
+end
+
+function ParallelUpdater:update_core()
+  local opt = self._optimizers.main
+  local main = opt.target
+  local it = self._iterators.main
+  local batch = it:next()
+  if batch == nil then error('ParallelUpdater: the main iterator is exhausted', 0) end
+  local names = self._model_names
+  local n = #names
+  local in_list = {}
+  for i, name in ipairs(names) do
+    local sub = {}
+    for j = i, #batch, n do sub[#sub + 1] = batch[j] end
+    in_list[name] = self.converter(sub, self._devices[name])
+  end
+  for _, name in ipairs(names) do self._models[name]:cleargrads() end
+  local losses = {}
+  for i, name in ipairs(names) do
+    local model = self._models[name]
+    local f = self.loss_func or model
+    losses[i] = cfg.force_backprop_mode(function() return call_loss(f, in_list[name]) end)
+  end
+  for _, name in ipairs(names) do self._models[name]:cleargrads() end
+  for i = 1, n do
+    if self.loss_scale then losses[i]:backward({ loss_scale = self.loss_scale }) else losses[i]:backward() end
+  end
+  for _, name in ipairs(names) do
+    local m = self._models[name]
+    if m ~= main then main:addgrads(m) end
+  end
+  opt:update()
+  for _, name in ipairs(names) do
+    local m = self._models[name]
+    if m ~= main then m:copyparams(main) end
+  end
+  if self.auto_new_epoch and it.is_new_epoch and opt.new_epoch then opt:new_epoch({ auto = true }) end
+end
+
+return ParallelUpdater

@@ -19,13 +19,21 @@ local I = require 'chainer.initializers'
 
 local M = {}
 
+-- Checked before any parameter is allocated.
+local function check_pretrained(self, opts)
+  if opts ~= nil and type(opts) ~= 'table' then
+    error(getmetatable(self).__name .. ': options must be a table {pretrained_model = path}', 4)
+  end
+  local path = opts and opts.pretrained_model
+  if path == 'auto' then
+    error(getmetatable(self).__name .. ": pretrained_model = 'auto' would download weights; pass the path of " ..
+      'a converted .npz file instead', 4)
+  end
+end
+
 local function load_pretrained(self, opts)
   local path = opts and opts.pretrained_model
   if path ~= nil and path ~= false then
-    if path == 'auto' then
-      error(getmetatable(self).__name .. ": pretrained_model = 'auto' would download weights; pass the path of " ..
-        'a converted .npz file instead', 4)
-    end
     require('chainer.serializers').load_npz(path, self)
   end
 end
@@ -64,6 +72,7 @@ local vgg_convs = {
   { 'conv5_1', 512, 512 }, { 'conv5_2', 512, 512 }, { 'conv5_3', 512, 512 },
 }
 function VGG16Layers:init(opts)
+  check_pretrained(self, opts)
   local kw = { pad = 1, initialW = I.Normal(0.01), initial_bias = I.Zero() }
   for _, c in ipairs(vgg_convs) do self[c[1]] = Convolution2D(c[2], c[3], 3, { stride = 1, pad = 1,
     initialW = kw.initialW, initial_bias = kw.initial_bias }) end
@@ -154,6 +163,7 @@ local blocks = { [50] = { 3, 4, 6, 3 }, [101] = { 3, 4, 23, 3 }, [152] = { 3, 8,
 function ResNetLayers:init(n_layers, opts)
   local b = blocks[n_layers]
   if b == nil then error('ResNetLayers: n_layers must be 50, 101 or 152 (got ' .. tostring(n_layers) .. ')', 3) end
+  check_pretrained(self, opts)
   local w = I.HeNormal()
   self.conv1 = Convolution2D(3, 64, 7, { stride = 2, pad = 3, initialW = w })
   self.bn1 = BatchNormalization(64)
@@ -199,6 +209,7 @@ M.ResNet152Layers = resnet(152)
 ---------------------------------------------------------------------------
 local GoogLeNet = Chain:extend('GoogLeNet')
 function GoogLeNet:init(opts)
+  check_pretrained(self, opts)
   self.conv1 = Convolution2D(3, 64, 7, { stride = 2, pad = 3 })
   self.conv2_reduce = Convolution2D(64, 64, 1)
   self.conv2 = Convolution2D(64, 192, 3, { stride = 1, pad = 1 })

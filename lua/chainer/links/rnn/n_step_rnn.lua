@@ -6,7 +6,9 @@
 -- ... in files), each holding w0..w{n-1} and b0..b{n-1} (n = 8 LSTM, 6 GRU,
 -- 2 RNN): w0..w{n/2-1} act on the layer input (out_size, in), the others on
 -- the hidden state (out_size, out_size).
---   local hy, cy, ys = lstm(hx, cx, xs)     -- hx, cx nil: zeros; xs a Lua list
+--   local hy, cy, ys = lstm(hx, cx, xs)     -- hx, cx nil: zeros; xs a Lua list of
+--                                            -- (L_i, in_size) sequences, any order (sorted
+--                                            -- and transposed for F.n_step_lstm, as Chainer)
 --   local hy, ys = gru(hx, xs)
 local T = require 'chainer.tensor'
 local F = require 'chainer.functions'
@@ -88,6 +90,33 @@ local function check_xs(fn, xs)
   end
 end
 
+-- Chainer's order: sequences sorted by length, longest first (stable).
+local function sort_desc(xs)
+  local idx = {}
+  for i = 1, #xs do idx[i] = i end
+  local len = {}
+  for i = 1, #xs do len[i] = U.data(xs[i]).shape[1] end
+  table.sort(idx, function(a, b)
+    if len[a] ~= len[b] then return len[a] > len[b] end
+    return a < b
+  end)
+  local sorted, zero_based = {}, {}
+  for k, i in ipairs(idx) do sorted[k] = xs[i]; zero_based[k] = i - 1 end
+  return idx, T.array(zero_based, 'int32'), sorted
+end
+
+-- The initial state in sorted order (zeros when nil).
+local function prepare_state(self, h, xs, idx_t)
+  if h == nil or h == false then return self:init_hx(xs) end
+  return F.permutate(h, idx_t, 1)
+end
+
+local function unsort(ys, idx)
+  local out = {}
+  for k, i in ipairs(idx) do out[i] = ys[k] end
+  return out
+end
+
 local function rnn_fn(self)
   local f = F[self._rnn_name]
   if f == nil then error(getmetatable(self).__name .. ': F.' .. self._rnn_name .. ' is not available', 3) end
@@ -105,21 +134,29 @@ local function define(name, n_weights, use_cell, bi, rnn_name, activation)
   if use_cell then
     function cls:forward(hx, cx, xs)
       check_xs(name, xs)
-      if hx == nil or hx == false then hx = self:init_hx(xs) end
-      if cx == nil or cx == false then cx = self:init_hx(xs) end
+      local f = rnn_fn(self)
+      local idx, idx_t, sorted = sort_desc(xs)
+      hx = prepare_state(self, hx, xs, idx_t)
+      cx = prepare_state(self, cx, xs, idx_t)
       local ws, bs = weights(self)
-      return rnn_fn(self)(self.n_layers, self.dropout, hx, cx, ws, bs, xs)
+      local hy, cy, ys = f(self.n_layers, self.dropout, hx, cx, ws, bs, F.transpose_sequence(sorted))
+      return F.permutate(hy, idx_t, 1, true), F.permutate(cy, idx_t, 1, true), unsort(F.transpose_sequence(ys), idx)
     end
   else
     function cls:forward(hx, xs)
       check_xs(name, xs)
-      if hx == nil or hx == false then hx = self:init_hx(xs) end
-      local ws, bs = weights(self)
       local f = rnn_fn(self)
+      local idx, idx_t, sorted = sort_desc(xs)
+      hx = prepare_state(self, hx, xs, idx_t)
+      local ws, bs = weights(self)
+      local txs = F.transpose_sequence(sorted)
+      local hy, ys
       if self.activation then
-        return f(self.n_layers, self.dropout, hx, ws, bs, xs, self.activation)
+        hy, ys = f(self.n_layers, self.dropout, hx, ws, bs, txs, { activation = self.activation })
+      else
+        hy, ys = f(self.n_layers, self.dropout, hx, ws, bs, txs)
       end
-      return f(self.n_layers, self.dropout, hx, ws, bs, xs)
+      return F.permutate(hy, idx_t, 1, true), unsort(F.transpose_sequence(ys), idx)
     end
   end
   return cls

@@ -74,52 +74,59 @@ static inline int par_ok(const pool_geom *g, int64_t work) {
 }
 
 /* ---- max pooling forward ---------------------------------------------- */
-#define MAXPOOL_FWD(T)                                                                                   \
-    static void maxpool_fwd_##T(const pool_geom g, const T *x, T *y, int32_t *ix) {                     \
-        int par = par_ok(&g, g.planes * g.out_n * g.kn);               \
-        _Pragma("omp parallel for schedule(static) if (par)")               \
-        for (int64_t pl = 0; pl < g.planes; pl++) {                                                      \
-            const T *xp = x + pl * g.in_n;                                                               \
-            T *yp = y + pl * g.out_n;                                                                    \
-            int32_t *ip = ix ? ix + pl * g.out_n : NULL;                                                 \
-            int64_t o = 0;                                                                               \
-            for (int64_t od = 0; od < g.out[0]; od++)                                                    \
-                for (int64_t oh = 0; oh < g.out[1]; oh++)                                                \
-                    for (int64_t ow = 0; ow < g.out[2]; ow++, o++) {                                     \
-                        int64_t d0 = od * g.s[0] - g.p[0], h0 = oh * g.s[1] - g.p[1];                    \
-                        int64_t w0 = ow * g.s[2] - g.p[2];                                               \
-                        T best = (T)-INFINITY;                                                           \
-                        int64_t bi = -1;                                                                 \
-                        for (int64_t kd = 0; kd < g.k[0]; kd++) {                                        \
-                            int64_t d = d0 + kd;                                                         \
-                            if (d < 0 || d >= g.in[0])                                                   \
-                                continue;                                                                \
-                            for (int64_t kh = 0; kh < g.k[1]; kh++) {                                    \
-                                int64_t h = h0 + kh;                                                     \
-                                if (h < 0 || h >= g.in[1])                                               \
-                                    continue;                                                            \
-                                const T *row = xp + (d * g.in[1] + h) * g.in[2];                         \
-                                int64_t kbase = (kd * g.k[1] + kh) * g.k[2];                             \
-                                int64_t kw0 = w0 < 0 ? -w0 : 0;                                          \
-                                int64_t kw1 = g.in[2] - w0 < g.k[2] ? g.in[2] - w0 : g.k[2];             \
-                                for (int64_t kw = kw0; kw < kw1; kw++) {                                 \
-                                    T v = row[w0 + kw];                                                  \
-                                    /* strict '>' keeps the first maximum, as numpy's argmax */          \
-                                    if (bi < 0 || v > best) {                                            \
-                                        best = v;                                                        \
-                                        bi = kbase + kw;                                                 \
-                                    }                                                                    \
-                                }                                                                        \
-                            }                                                                            \
-                        }                                                                                \
-                        yp[o] = best;                                                                    \
-                        if (ip)                                                                          \
-                            ip[o] = (int32_t)(bi < 0 ? 0 : bi);                                          \
-                    }                                                                                    \
-        }                                                                                                \
+/* One plane, geometry in scalars so that the loops keep it in registers
+ * (a struct shared into an OpenMP region is re-read through a pointer). */
+#define MAXPOOL_PLANE(T)                                                                                    \
+    static void maxpool_plane_##T(const T *restrict xp, T *restrict yp, int32_t *restrict ip, int64_t ID,     \
+                                  int64_t IH, int64_t IW, int64_t OD, int64_t OH, int64_t OW, int64_t KD,     \
+                                  int64_t KH, int64_t KW, int64_t SD, int64_t SH, int64_t SW, int64_t PD,     \
+                                  int64_t PH, int64_t PW) {                                                   \
+        int64_t o = 0;                                                                                        \
+        for (int64_t od = 0; od < OD; od++) {                                                                 \
+            int64_t d0 = od * SD - PD;                                                                        \
+            int64_t kd0 = d0 < 0 ? -d0 : 0, kd1 = ID - d0 < KD ? ID - d0 : KD;                                \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                             \
+                int64_t h0 = oh * SH - PH;                                                                    \
+                int64_t kh0 = h0 < 0 ? -h0 : 0, kh1 = IH - h0 < KH ? IH - h0 : KH;                            \
+                for (int64_t ow = 0; ow < OW; ow++, o++) {                                                    \
+                    int64_t w0 = ow * SW - PW;                                                                \
+                    int64_t kw0 = w0 < 0 ? -w0 : 0, kw1 = IW - w0 < KW ? IW - w0 : KW;                        \
+                    T best = (T)-INFINITY;                                                                    \
+                    int64_t bi = -1;                                                                          \
+                    if (kd0 < kd1 && kh0 < kh1 && kw0 < kw1) {                                                \
+                        best = xp[((d0 + kd0) * IH + h0 + kh0) * IW + w0 + kw0];                              \
+                        bi = (kd0 * KH + kh0) * KW + kw0;                                                     \
+                    }                                                                                         \
+                    for (int64_t kd = kd0; kd < kd1; kd++)                                                    \
+                        for (int64_t kh = kh0; kh < kh1; kh++) {                                              \
+                            const T *row = xp + ((d0 + kd) * IH + h0 + kh) * IW + w0;                         \
+                            int64_t kb = (kd * KH + kh) * KW;                                                 \
+                            for (int64_t kw = kw0; kw < kw1; kw++) {                                          \
+                                /* strict '>' keeps the first maximum, as numpy's argmax; \
+                                 * written as selects so random data costs no mispredictions */               \
+                                T v = row[kw];                                                                \
+                                int64_t gt = -(int64_t)(v > best);                                            \
+                                best = v > best ? v : best;                                                   \
+                                bi ^= (bi ^ (kb + kw)) & gt;                                                  \
+                            }                                                                                 \
+                        }                                                                                     \
+                    yp[o] = best;                                                                             \
+                    if (ip)                                                                                   \
+                        ip[o] = (int32_t)(bi < 0 ? 0 : bi);                                                   \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+    }                                                                                                         \
+    static void maxpool_fwd_##T(const pool_geom g, const T *x, T *y, int32_t *ix) {                          \
+        int par = par_ok(&g, g.planes * g.out_n * g.kn);                                                      \
+        _Pragma("omp parallel for schedule(static) if (par)")                                                 \
+        for (int64_t pl = 0; pl < g.planes; pl++)                                                             \
+            maxpool_plane_##T(x + pl * g.in_n, y + pl * g.out_n, ix ? ix + pl * g.out_n : NULL, g.in[0],      \
+                              g.in[1], g.in[2], g.out[0], g.out[1], g.out[2], g.k[0], g.k[1], g.k[2], g.s[0], \
+                              g.s[1], g.s[2], g.p[0], g.p[1], g.p[2]);                                        \
     }
-MAXPOOL_FWD(float)
-MAXPOOL_FWD(double)
+MAXPOOL_PLANE(float)
+MAXPOOL_PLANE(double)
 
 ch_status ch_max_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride,
                               const int64_t *pad, const int64_t *out_size, ch_tensor **y, ch_tensor **indexes) {
@@ -155,11 +162,27 @@ ch_status ch_max_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize,
 }
 
 /* ---- scatter / gather by window positions ------------------------------ */
+/* Window positions decoded once per call: tab[3 i .. 3 i + 2] = (kd, kh, kw)
+ * of flat position i (no integer division per element). */
+static ch_status window_table(const pool_geom *g, int64_t **tab) {
+    int64_t *t = (int64_t *)malloc(sizeof(int64_t) * (size_t)(3 * g->kn));
+    if (!t)
+        return ch_fail(CH_ERR_MEMORY, "pooling: out of memory");
+    for (int64_t i = 0; i < g->kn; i++) {
+        t[3 * i] = i / (g->k[2] * g->k[1]);
+        t[3 * i + 1] = (i / g->k[2]) % g->k[1];
+        t[3 * i + 2] = i % g->k[2];
+    }
+    *tab = t;
+    return CH_OK;
+}
+
 /* The input cell of window o (d0, h0, w0) at window position idx, or -1. */
-static inline int64_t window_cell(const pool_geom *g, int64_t od, int64_t oh, int64_t ow, int64_t idx) {
+static inline int64_t window_cell(const pool_geom *g, const int64_t *tab, int64_t od, int64_t oh, int64_t ow,
+                                  int64_t idx) {
     if (idx < 0 || idx >= g->kn)
         return -1;
-    int64_t kw = idx % g->k[2], kh = (idx / g->k[2]) % g->k[1], kd = idx / (g->k[2] * g->k[1]);
+    int64_t kd = tab[3 * idx], kh = tab[3 * idx + 1], kw = tab[3 * idx + 2];
     int64_t d = od * g->s[0] - g->p[0] + kd, h = oh * g->s[1] - g->p[1] + kh, w = ow * g->s[2] - g->p[2] + kw;
     if (d < 0 || d >= g->in[0] || h < 0 || h >= g->in[1] || w < 0 || w >= g->in[2])
         return -1;
@@ -167,7 +190,7 @@ static inline int64_t window_cell(const pool_geom *g, int64_t od, int64_t oh, in
 }
 
 #define SCATTER(T)                                                                                  \
-    static void scatter_##T(const pool_geom g, const T *gy, const int32_t *ix, T *gx) {            \
+    static void scatter_##T(const pool_geom g, const int64_t *tab, const T *gy, const int32_t *ix, T *gx) {            \
         int par = par_ok(&g, g.planes * (g.out_n + g.in_n));      \
         _Pragma("omp parallel for schedule(static) if (par)")      \
         for (int64_t pl = 0; pl < g.planes; pl++) {                                                 \
@@ -179,7 +202,7 @@ static inline int64_t window_cell(const pool_geom *g, int64_t od, int64_t oh, in
             for (int64_t od = 0; od < g.out[0]; od++)                                               \
                 for (int64_t oh = 0; oh < g.out[1]; oh++)                                           \
                     for (int64_t ow = 0; ow < g.out[2]; ow++, o++) {                                \
-                        int64_t c = window_cell(&g, od, oh, ow, ip[o]);                             \
+                        int64_t c = window_cell(&g, tab, od, oh, ow, ip[o]);                             \
                         if (c >= 0)                                                                 \
                             gp[c] += yp[o];                                                         \
                     }                                                                               \
@@ -189,7 +212,7 @@ SCATTER(float)
 SCATTER(double)
 
 #define GATHER(T)                                                                                   \
-    static void gather_##T(const pool_geom g, const T *x, const int32_t *ix, T *y) {               \
+    static void gather_##T(const pool_geom g, const int64_t *tab, const T *x, const int32_t *ix, T *y) {               \
         int par = par_ok(&g, g.planes * g.out_n);                 \
         _Pragma("omp parallel for schedule(static) if (par)")                 \
         for (int64_t pl = 0; pl < g.planes; pl++) {                                                 \
@@ -200,7 +223,7 @@ SCATTER(double)
             for (int64_t od = 0; od < g.out[0]; od++)                                               \
                 for (int64_t oh = 0; oh < g.out[1]; oh++)                                           \
                     for (int64_t ow = 0; ow < g.out[2]; ow++, o++) {                                \
-                        int64_t c = window_cell(&g, od, oh, ow, ip[o]);                             \
+                        int64_t c = window_cell(&g, tab, od, oh, ow, ip[o]);                             \
                         yp[o] = c >= 0 ? xp[c] : (T)0;                                              \
                     }                                                                               \
         }                                                                                           \
@@ -233,16 +256,20 @@ ch_status ch_max_pool_scatter(const ch_tensor *g, const ch_tensor *indexes, int 
     CH_TRY(make_geom(fn, g, nsp, ksize, stride, pad, in_size, g->dim + 2, &geo));
     ch_tensor *gc = NULL, *ic = NULL, *gx = NULL;
     CH_TRY(ch_contiguous_as(g, (ch_dtype)g->dt, &gc));
+    int64_t *tab = NULL;
     ch_status st = ch_contiguous_as(indexes, CH_INT32, &ic);
+    if (st == CH_OK)
+        st = window_table(&geo, &tab);
     if (st == CH_OK)
         st = new_planes(g, (ch_dtype)g->dt, nsp, in_size, &gx);
     if (st == CH_OK) {
         const int32_t *ip = (const int32_t *)ch_base(ic);
         if (g->dt == CH_FLOAT32)
-            scatter_float(geo, (const float *)ch_base(gc), ip, (float *)gx->data);
+            scatter_float(geo, tab, (const float *)ch_base(gc), ip, (float *)gx->data);
         else
-            scatter_double(geo, (const double *)ch_base(gc), ip, (double *)gx->data);
+            scatter_double(geo, tab, (const double *)ch_base(gc), ip, (double *)gx->data);
     }
+    free(tab);
     ch_tensor_release(gc);
     ch_tensor_release(ic);
     if (st != CH_OK) {
@@ -269,16 +296,20 @@ ch_status ch_max_pool_gather(const ch_tensor *x, const ch_tensor *indexes, int n
     CH_TRY(make_geom(fn, x, nsp, ksize, stride, pad, x->dim + 2, indexes->dim + 2, &geo));
     ch_tensor *xc = NULL, *ic = NULL, *y = NULL;
     CH_TRY(ch_contiguous_as(x, (ch_dtype)x->dt, &xc));
+    int64_t *tab = NULL;
     ch_status st = ch_contiguous_as(indexes, CH_INT32, &ic);
+    if (st == CH_OK)
+        st = window_table(&geo, &tab);
     if (st == CH_OK)
         st = new_planes(x, (ch_dtype)x->dt, nsp, indexes->dim + 2, &y);
     if (st == CH_OK) {
         const int32_t *ip = (const int32_t *)ch_base(ic);
         if (x->dt == CH_FLOAT32)
-            gather_float(geo, (const float *)ch_base(xc), ip, (float *)y->data);
+            gather_float(geo, tab, (const float *)ch_base(xc), ip, (float *)y->data);
         else
-            gather_double(geo, (const double *)ch_base(xc), ip, (double *)y->data);
+            gather_double(geo, tab, (const double *)ch_base(xc), ip, (double *)y->data);
     }
+    free(tab);
     ch_tensor_release(xc);
     ch_tensor_release(ic);
     if (st != CH_OK) {

@@ -1,0 +1,92 @@
+-- Shared helpers for the training specs: a fake updater with exact epoch
+-- arithmetic, a tiny classifier problem, a string-collecting output and
+-- temporary directories.
+local chainer = require 'chainer'
+local training = require 'chainer.training'
+
+local H = {}
+
+-- An updater whose epoch has `per_epoch` iterations (epoch_detail =
+-- iteration / per_epoch) and no optimizers.
+local Fake = training.Updater:extend('FakeUpdater')
+function Fake:init(per_epoch, optimizers)
+  self.iteration = 0
+  self.per_epoch = per_epoch or 10
+  self._optimizers = optimizers or {}
+  self.finalized = 0
+end
+function Fake:update() self.iteration = self.iteration + 1 end
+function Fake:get_all_optimizers() return self._optimizers end
+function Fake:get_optimizer(n) return self._optimizers[n] end
+function Fake:finalize() self.finalized = self.finalized + 1 end
+function Fake:serialize(s)
+  self.iteration = require('chainer.training._util').ser_number(s, 'iteration', self.iteration)
+end
+-- its own computed properties (the shared Updater ones read the main iterator)
+local fprops = {}
+function fprops.epoch_detail(self) return self.iteration / self.per_epoch end
+function fprops.epoch(self) return math.floor(self.iteration / self.per_epoch) end
+function fprops.previous_epoch_detail(self)
+  if self.iteration == 0 then return nil end
+  return (self.iteration - 1) / self.per_epoch
+end
+function fprops.is_new_epoch(self) return self.iteration > 0 and self.iteration % self.per_epoch == 0 end
+Fake.__index = function(self, k)
+  local m = getmetatable(self)[k]
+  if m ~= nil then return m end
+  local p = fprops[k]
+  if p then return p(self) end
+  return nil
+end
+H.FakeUpdater = Fake
+
+-- A writer object collecting text (for PrintReport / ProgressBar `out`).
+function H.sink()
+  local s = { parts = {} }
+  function s:write(...)
+    for i = 1, select('#', ...) do self.parts[#self.parts + 1] = tostring(select(i, ...)) end
+  end
+  function s:flush() end
+  function s:text() return table.concat(self.parts) end
+  return s
+end
+
+local counter = 0
+function H.tmpdir()
+  counter = counter + 1
+  local d = string.format('/tmp/chainlua_spec_training_%d_%d_%d', os.time(), math.random(1e6), counter)
+  os.execute('rm -rf ' .. d .. ' && mkdir -p ' .. d)
+  return d
+end
+function H.rmdir(d) os.execute('rm -rf ' .. d) end
+
+function H.read(path)
+  local f = io.open(path, 'rb')
+  if not f then return nil end
+  local t = f:read('*a')
+  f:close()
+  return t
+end
+
+-- A small separable classification problem and an MLP classifier.
+function H.problem(n, seed)
+  local T = chainer.tensor
+  local datasets = require 'chainer.datasets'
+  T.random.seed(seed or 0)
+  local x = T.random.normal(0, 1, { n, 4 }, 'float32')
+  local t = (x:sum({ axis = 1 }):gt(0)):astype('int32')
+  return datasets.TupleDataset(x, t)
+end
+
+function H.model(seed)
+  local T = chainer.tensor
+  local L = require 'chainer.links'
+  local F = require 'chainer.functions'
+  T.random.seed(seed or 1)
+  local MLP = chainer.Chain:extend('SpecMLP')
+  function MLP:init() self.l1 = L.Linear(4, 8) self.l2 = L.Linear(8, 2) end
+  function MLP:forward(x) return self.l2(F.relu(self.l1(x))) end
+  return L.Classifier(MLP())
+end
+
+return H

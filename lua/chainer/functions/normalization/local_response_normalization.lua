@@ -25,12 +25,14 @@ end
 function LRN:backward(idx, gys)
   local g = setmetatable({}, LRNGrad)
   g.n, g.alpha, g.beta, g.unit_scale = self.n, self.alpha, self.beta, self.unit_scale
-  g.x, g.y = self:get_retained_inputs()[1].array, self:get_retained_outputs()[1].array
-  return { g:apply({ gys[1] })[1] }
+  -- x and y are inputs of the gradient node so that a second
+  -- differentiation reaches it (and fails clearly) instead of seeing none
+  local x, y = self:get_retained_inputs()[1], self:get_retained_outputs()[1]
+  return { g:apply({ x, y, gys[1] })[1] }
 end
 
 function LRNGrad:forward(inputs)
-  return { N.lrn_backward(self.x, self.y, self.unit_scale, inputs[1], self.n, self.alpha, self.beta) }
+  return { N.lrn_backward(inputs[1], inputs[2], self.unit_scale, inputs[3], self.n, self.alpha, self.beta) }
 end
 
 function LRNGrad:backward()

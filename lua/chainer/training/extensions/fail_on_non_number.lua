@@ -11,7 +11,8 @@ end
 
 local function all_finite(t)
   local f = t:isfinite()
-  return f:all():item() ~= 0
+  local v = f:all():item()
+  return v == true or v == 1
 end
 
 FailOnNonNumber.__call = function(self, trainer)

@@ -42,7 +42,10 @@ function ParameterStatistics:init(links, opts)
   self._summary = reporter_mod.DictSummary()
 end
 
-local function has_nan(t) return t:isnan():any():item() ~= 0 end
+local function has_nan(t)
+  local v = t:isnan():any():item()
+  return v == true or v == 1
+end
 
 ParameterStatistics.__call = function(self, trainer)
   local out = {}

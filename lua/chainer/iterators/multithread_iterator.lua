@@ -1,0 +1,283 @@
+-- iterators/multithread_iterator.lua: MultithreadIterator (also exported
+-- as MultiprocessIterator: chainlua never forks), a SerialIterator whose
+-- upcoming batches are gathered on worker threads while the model computes.
+--
+--   MultithreadIterator(dataset, batch_size, {loop = true, shuffle = true,
+--     order_sampler = s, n_threads = 2, n_prefetch = 2 * n_threads})
+--   (MultiprocessIterator also takes Chainer's n_processes for n_threads.)
+--
+-- Why C threads: a LuaJIT state runs on one thread, and a Lua dataset (its
+-- closures, tables, get_example) cannot move to another state.  So the
+-- epoch order is computed here, in Lua, exactly as SerialIterator computes
+-- it (same state machine, same sampler), and only the copying of rows is
+-- handed to the runtime's worker pool (runtime/io/batch_loader.c).  The
+-- batches are therefore identical to SerialIterator's for the same seed,
+-- whatever the thread count.  Datasets built from CPU tensors (tensors,
+-- TupleDataset / DictDataset of tensors, SubDatasets and splits of those)
+-- are prefetched; any other dataset is read on the calling thread, batch by
+-- batch, like SerialIterator (is_prefetching() tells which).
+--
+-- Epoch fields describe the batches handed out, not the ones prefetched;
+-- serialize saves that state (Chainer's keys) and a load drops the
+-- prefetched batches.  finalize() (or garbage collection) stops the workers;
+-- queued copies are dropped, so breaking out of a loop never blocks.
+local Iterator = require 'chainer.dataset.iterator'
+local P = require 'chainer.dataset.protocol'
+local convert = require 'chainer.dataset.convert'
+local gather = require 'chainer.dataset.gather'
+local serial = require 'chainer.iterators.serial_iterator'
+local S = require 'chainer.iterators.state'
+local T = require 'chainer.tensor'
+local ffi, C, check = T.ffi, T.C, T.check
+
+local M = {}
+
+local MAX_SOURCES = 16
+
+-- How to gather from `ds` with the worker pool: { sources = {tensors},
+-- shape = 'single'|'tuple'|'dict', keys = {...}, map = fn(idx) -> base idx }
+-- or nil when ds is not backed by CPU tensors.
+local function plan(ds)
+  local function usable(t)
+    return T.is_tensor(t) and t.ptr.dev == -1 and t.ptr.nd >= 1
+  end
+  local function rows(t)
+    if gather.rows_contiguous(t) then return t end
+    return t:contiguous()
+  end
+  if usable(ds) then
+    return { sources = { rows(ds) }, shape = 'single' }
+  end
+  if type(ds) ~= 'table' then return nil end
+  local cls = getmetatable(ds)
+  local name = type(cls) == 'table' and rawget(cls, '__name') or nil
+  if name == 'TupleDataset' then
+    local list = ds:datasets()
+    if #list > MAX_SOURCES then return nil end
+    local src = {}
+    for k, d in ipairs(list) do
+      if not usable(d) then return nil end
+      src[k] = rows(d)
+    end
+    return { sources = src, shape = 'tuple' }
+  elseif name == 'DictDataset' then
+    local keys = ds:keys()
+    if #keys > MAX_SOURCES then return nil end
+    local src = {}
+    for i, k in ipairs(keys) do
+      local d = ds._datasets[k]
+      if not usable(d) then return nil end
+      src[i] = rows(d)
+    end
+    return { sources = src, shape = 'dict', keys = keys }
+  elseif name == 'SubDataset' then
+    local inner = plan(ds._dataset)
+    if inner == nil then return nil end
+    local start, order, inner_map = ds._start, ds._order, inner.map
+    inner.map = function(idx)
+      local j = idx + start
+      if order then j = order:take(j, 0) end
+      if inner_map then j = inner_map(j) end
+      return j
+    end
+    return inner
+  end
+  return nil
+end
+
+local function shape_arrays(pl, outs)
+  if pl.shape == 'single' then return outs[1] end
+  if pl.shape == 'tuple' then return outs end
+  local d = {}
+  for i, k in ipairs(pl.keys) do d[k] = outs[i] end
+  return d
+end
+
+local function copy_state(st)
+  return { pos = st.pos, epoch = st.epoch, is_new_epoch = st.is_new_epoch, order = st.order }
+end
+
+local function sampler_state(s)
+  if type(s) == 'table' and s.get_state then return { s:get_state() } end
+  return nil
+end
+
+local function set_sampler_state(s, state)
+  if state ~= nil and type(s) == 'table' and s.set_state then s:set_state(state[1], state[2]) end
+end
+
+local MultithreadIterator = Iterator:extend('MultithreadIterator')
+M.MultithreadIterator = MultithreadIterator
+
+function MultithreadIterator:init(dataset, batch_size, a, b, c)
+  serial.check_batch_size('MultithreadIterator', batch_size, 3)
+  local opts = type(a) == 'table' and a or {}
+  local n_threads = opts.n_threads or opts.n_processes or 2
+  if type(n_threads) ~= 'number' or n_threads ~= math.floor(n_threads) or n_threads < 1 or n_threads > 256 then
+    error(string.format('MultithreadIterator: n_threads must be an integer in 1..256 (got %s)',
+      tostring(n_threads)), 3)
+  end
+  local n_prefetch = opts.n_prefetch or 2 * n_threads
+  if type(n_prefetch) ~= 'number' or n_prefetch ~= math.floor(n_prefetch) or n_prefetch < 1 then
+    error(string.format('MultithreadIterator: n_prefetch must be a positive integer (got %s)',
+      tostring(n_prefetch)), 3)
+  end
+  self.dataset = dataset
+  self.batch_size = batch_size
+  self.n_threads = n_threads
+  self.n_prefetch = n_prefetch
+  self._epoch_size = P.len(dataset, 'MultithreadIterator')
+  self._repeat, self.order_sampler = serial.parse_options('MultithreadIterator', a, b, c, 3)
+  self['repeat'] = self._repeat
+  self._plan = plan(dataset)
+  if self._plan then
+    local n = #self._plan.sources
+    self._src = ffi.new('ch_tensor*[?]', n)
+    for k = 1, n do self._src[k - 1] = self._plan.sources[k].ptr end
+    self._outs = ffi.new('ch_tensor*[?]', n)
+    self._ticket = ffi.new('int64_t[1]')
+  end
+  self._queue = {}
+  self._qhead, self._qtail = 1, 0
+  self:reset()
+end
+
+function MultithreadIterator:is_prefetching() return self._plan ~= nil end
+
+local function loader(self)
+  local l = self._loader
+  if l == nil then
+    local box = ffi.new('ch_loader*[1]')
+    check(C.ch_loader_new(self.n_threads, box), 3)
+    l = ffi.gc(box[0], C.ch_loader_free)
+    self._loader = l
+  end
+  return l
+end
+
+-- Waits for and discards every prefetched batch.
+local function drop_queue(self)
+  local q = self._queue
+  for i = self._qhead, self._qtail do
+    local e = q[i]
+    q[i] = nil
+    if e and e.ticket then
+      check(C.ch_loader_wait(self._loader, e.ticket, self._outs), 3)
+      for k = 0, #self._plan.sources - 1 do C.ch_tensor_release(self._outs[k]) end
+    end
+  end
+  self._qhead, self._qtail = 1, 0
+end
+
+local function sync(self)
+  local st, n = self._state, self._epoch_size
+  self.current_position = st.pos
+  self.epoch = st.epoch
+  self.is_new_epoch = st.is_new_epoch
+  self.epoch_detail = st.epoch + (n > 0 and st.pos / n or 0)
+  local prev = self._prev
+  if prev < 0 then self.previous_epoch_detail = nil else self.previous_epoch_detail = prev end
+end
+
+function MultithreadIterator:reset()
+  if self._loader ~= nil then drop_queue(self) end
+  local n = P.len(self.dataset, 'MultithreadIterator')
+  self._epoch_size = n
+  self._state = { pos = 0, epoch = 0, is_new_epoch = false, order = S.new_order(self.order_sampler, n) }
+  self._ahead = copy_state(self._state)
+  self._sampler_visible = sampler_state(self.order_sampler)
+  self._prev = -1
+  self.iteration = 0
+  sync(self)
+end
+
+-- Queues batches until n_prefetch are in flight (or the data ends).
+local function fill(self)
+  local q, ahead = self._queue, self._ahead
+  local pl = self._plan
+  while self._qtail - self._qhead + 1 < self.n_prefetch do
+    local idx = S.advance(ahead, self.batch_size, self._repeat, self.order_sampler, self._epoch_size)
+    local e = { state = copy_state(ahead), sampler = sampler_state(self.order_sampler) }
+    if idx ~= nil then
+      e.n = tonumber(idx.ptr.dim[0])
+      if pl then
+        local base = pl.map and pl.map(idx) or idx
+        check(C.ch_loader_submit(loader(self), self._src, #pl.sources, base.ptr, self._ticket), 3)
+        e.ticket = self._ticket[0]
+      else
+        e.idx = idx
+      end
+    end
+    self._qtail = self._qtail + 1
+    q[self._qtail] = e
+    if idx == nil then break end
+  end
+end
+
+function MultithreadIterator:next()
+  if self._qtail < self._qhead then fill(self) end
+  local q = self._queue
+  local e = q[self._qhead]
+  if e == nil then return nil end
+  if e.n == nil then
+    -- the end of a non-repeating iterator: stays there (no refill)
+    self._state = e.state
+    sync(self)
+    return nil
+  end
+  q[self._qhead] = nil
+  self._qhead = self._qhead + 1
+  local batch
+  if e.ticket then
+    local pl = self._plan
+    check(C.ch_loader_wait(self._loader, e.ticket, self._outs), 2)
+    local outs = {}
+    for k = 1, #pl.sources do outs[k] = T.wrap(self._outs[k - 1]) end
+    local arrays = shape_arrays(pl, outs)
+    batch = convert.attach(P.unstack(arrays, e.n), arrays)
+  else
+    batch = serial.fetch(self.dataset, e.idx)
+  end
+  self._prev = self.epoch_detail
+  self._state = e.state
+  self._sampler_visible = e.sampler
+  self.iteration = self.iteration + 1
+  sync(self)
+  fill(self)   -- keep the workers busy while the caller computes
+  return batch
+end
+
+function MultithreadIterator:serialize(serializer)
+  local s = self.order_sampler
+  local ahead_sampler = sampler_state(s)
+  set_sampler_state(s, self._sampler_visible)
+  local st = copy_state(self._state)
+  if st.order ~= nil then st.order = st.order:copy() end   -- a load writes into it
+  serial.serialize_state(self, st, serializer)
+  if serializer.is_deserializer then
+    if self._loader ~= nil then drop_queue(self) end
+    self._state = st
+    self._ahead = copy_state(st)
+    self._sampler_visible = sampler_state(s)
+  else
+    set_sampler_state(s, ahead_sampler)
+  end
+  sync(self)
+end
+
+function MultithreadIterator:order() return self._state.order end
+
+function MultithreadIterator:finalize()
+  local l = self._loader
+  if l ~= nil then
+    self._loader = nil
+    self._queue = {}
+    self._qhead, self._qtail = 1, 0
+    ffi.gc(l, nil)
+    C.ch_loader_free(l)
+    self._ahead = copy_state(self._state)
+    set_sampler_state(self.order_sampler, self._sampler_visible)
+  end
+end
+
+return M

@@ -1,0 +1,105 @@
+-- Shared helpers for the dataset, datasets and iterators specs.
+local T = require 'chainer.tensor'
+local ffi = T.ffi
+
+pcall(ffi.cdef, 'int setenv(const char *name, const char *value, int overwrite); int unsetenv(const char *name);')
+
+local H = {}
+
+function H.errors_with(f, ...)
+  local ok, err = pcall(f)
+  assert(not ok, 'expected an error')
+  for _, s in ipairs({ ... }) do
+    assert(tostring(err):find(s, 1, true), 'error message "' .. tostring(err) .. '" lacks "' .. s .. '"')
+  end
+  return tostring(err)
+end
+
+function H.setenv(k, v)
+  if v == nil then ffi.C.unsetenv(k) else ffi.C.setenv(k, v, 1) end
+end
+
+-- Runs fn with environment variables set (restored afterwards, even on error).
+function H.with_env(vars, fn)
+  local old = {}
+  for k, v in pairs(vars) do old[k] = os.getenv(k); H.setenv(k, v ~= false and v or nil) end
+  local ok, err = pcall(fn)
+  for k in pairs(vars) do H.setenv(k, old[k]) end
+  if not ok then error(err, 0) end
+end
+
+function H.tmpdir()
+  local p = os.tmpname()
+  os.remove(p)
+  os.execute("mkdir -p '" .. p .. "'")
+  return p
+end
+
+function H.rmdir(p)
+  if p and p:match('^/tmp/') then os.execute("rm -rf '" .. p .. "'") end
+end
+
+function H.write(path, s)
+  local f = assert(io.open(path, 'wb'))
+  f:write(s)
+  f:close()
+end
+
+function H.exists(path)
+  local f = io.open(path, 'rb')
+  if f then f:close() return true end
+  return false
+end
+
+-- Big-endian uint32.
+function H.be32(v)
+  return string.char(math.floor(v / 16777216) % 256, math.floor(v / 65536) % 256, math.floor(v / 256) % 256, v % 256)
+end
+
+-- An IDX file (uint8 elements) with the given dims and byte function.
+function H.idx_bytes(dims, byte_at)
+  local parts = { '\0\0\8' .. string.char(#dims) }
+  local n = 1
+  for _, d in ipairs(dims) do parts[#parts + 1] = H.be32(d); n = n * d end
+  local body = {}
+  for i = 0, n - 1 do body[i + 1] = string.char(byte_at(i)) end
+  parts[#parts + 1] = table.concat(body)
+  return table.concat(parts)
+end
+
+-- A serializer / deserializer pair over a Lua table (Chainer's
+-- DictionarySerializer idea): keys 'a/b/c'; tensors are copied.
+function H.dict_serializer(store, prefix)
+  prefix = prefix or ''
+  local s = { is_serializer = true }
+  function s.child(self, name) return H.dict_serializer(store, prefix .. name .. '/') end
+  return setmetatable(s, { __call = function(self, key, value)
+    if T.is_tensor(value) then store[prefix .. key] = value:copy() else store[prefix .. key] = value end
+    return value
+  end })
+end
+
+function H.dict_deserializer(store, prefix)
+  prefix = prefix or ''
+  local s = { is_deserializer = true }
+  function s.child(self, name) return H.dict_deserializer(store, prefix .. name .. '/') end
+  return setmetatable(s, { __call = function(self, key, value)
+    local v = store[prefix .. key]
+    if v == nil then error("KeyError: '" .. prefix .. key .. "' is not in the snapshot", 2) end
+    if T.is_tensor(value) then value:copy_(v) return value end
+    if T.is_tensor(v) then return v:copy() end
+    return v
+  end })
+end
+
+-- Rows of a 1-D int tensor or the label field of a batch as a Lua array.
+function H.labels(batch)
+  local out = {}
+  for i, ex in ipairs(batch) do
+    local v = type(ex) == 'table' and ex[2] or ex
+    out[i] = T.is_tensor(v) and v:item() or v
+  end
+  return out
+end
+
+return H

@@ -30,6 +30,27 @@ typedef struct opt_hp {
 #define PARFOR _Pragma("omp parallel for schedule(static) if (n >= CH_PARALLEL_GRAIN)") \
     for (int64_t i = 0; i < n; i++)
 
+/* Adam's loop with the AMSGrad and AdaBound switches as constants. */
+#define ADAM_LOOP(T, SQRT, AMS, BOUNDED)                                              \
+    do { PARFOR {                                                                     \
+        T g = G[i];                                                                   \
+        T m = S0[i] + b1 * (g - S0[i]);                                               \
+        T v = S1[i] + b2 * (g * g - S1[i]);                                           \
+        S0[i] = m;                                                                    \
+        S1[i] = v;                                                                    \
+        if (AMS) {                                                                    \
+            T vh = S2[i] > v ? S2[i] : v;                                             \
+            S2[i] = vh;                                                               \
+            v = vh;                                                                   \
+        }                                                                             \
+        T step = a / (SQRT(v) + eps);                                                 \
+        if (BOUNDED) {                                                                \
+            step = step > lo ? step : lo;                                             \
+            step = step < hi ? step : hi;                                             \
+        }                                                                             \
+        P[i] = keep * P[i] - eta * step * m;                                          \
+    } } while (0)
+
 /* The element loops for one element type T (SQRT is sqrtf or sqrt).  P is the
  * parameter, G the gradient, S0..S2 the states in the order of the public
  * functions' arguments. */
@@ -97,34 +118,29 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
         const T a = (T)h->lr, b1 = (T)(1.0 - h->beta1), b2 = (T)(1.0 - h->beta2);    \
         const T eps = (T)h->eps, eta = (T)h->eta, keep = (T)(1.0 - h->eta * h->wd);   \
         const T lo = (T)h->lower, hi = (T)h->upper;                                   \
-        const int bounded = h->bounded, ams = h->amsgrad;                             \
-        PARFOR {                                                                      \
-            T g = G[i];                                                               \
-            T m = S0[i] + b1 * (g - S0[i]);                                           \
-            T v = S1[i] + b2 * (g * g - S1[i]);                                       \
-            S0[i] = m;                                                                \
-            S1[i] = v;                                                                \
-            if (ams) {                                                                \
-                T vh = S2[i];                                                         \
-                vh = vh > v ? vh : v;                                                 \
-                S2[i] = vh;                                                           \
-                v = vh;                                                               \
-            }                                                                         \
-            T step = a / (SQRT(v) + eps);                                             \
-            if (bounded) step = CLIP(step, lo, hi);                                   \
-            P[i] = keep * P[i] - eta * step * m;                                      \
-        }                                                                             \
+        /* the variants are separate loops: no branch inside, so they vectorise */    \
+        if (h->amsgrad && h->bounded) ADAM_LOOP(T, SQRT, 1, 1);                       \
+        else if (h->amsgrad) ADAM_LOOP(T, SQRT, 1, 0);                                \
+        else if (h->bounded) ADAM_LOOP(T, SQRT, 0, 1);                                \
+        else ADAM_LOOP(T, SQRT, 0, 0);                                                \
         break;                                                                        \
     }                                                                                 \
     case K_RMSPROP: {                                                                 \
         const T lr = (T)h->lr, al = (T)h->beta1, oma = (T)(1.0 - h->beta1), eps = (T)h->eps; \
-        const int inside = h->eps_inside;                                             \
-        PARFOR {                                                                      \
-            T g = G[i];                                                               \
-            T ms = al * S0[i] + oma * g * g;                                          \
-            S0[i] = ms;                                                               \
-            T den = inside ? SQRT(ms + eps) : SQRT(ms) + eps;                         \
-            P[i] -= lr * g / den;                                                     \
+        if (h->eps_inside) {                                                          \
+            PARFOR {                                                                  \
+                T g = G[i];                                                           \
+                T ms = al * S0[i] + oma * g * g;                                      \
+                S0[i] = ms;                                                           \
+                P[i] -= lr * g / SQRT(ms + eps);                                      \
+            }                                                                         \
+        } else {                                                                      \
+            PARFOR {                                                                  \
+                T g = G[i];                                                           \
+                T ms = al * S0[i] + oma * g * g;                                      \
+                S0[i] = ms;                                                           \
+                P[i] -= lr * g / (SQRT(ms) + eps);                                    \
+            }                                                                         \
         }                                                                             \
         break;                                                                        \
     }                                                                                 \
@@ -151,7 +167,7 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
             T gm = ((T)1 - r) * S1[i] + r * g;                                        \
             T g2 = ((T)1 - r) * S2[i] + r * g * g;                                    \
             T x = gm * gm / (g2 + eps);                                               \
-            T lim = (x < lr || x != x) ? x : lr;                                      \
+            T lim = x < lr ? x : lr;                                                  \
             P[i] -= g * lim / (SQRT(g2) + eps);                                       \
             S0[i] = (T)1 + mem * ((T)1 - x);                                          \
             S1[i] = gm;                                                               \
@@ -174,7 +190,8 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
             T mt2 = mt * mt;                                                          \
             T s = (vt - mt2) * inv_omr;                                               \
             T f = mt2 / (mt2 + rho * s);                                              \
-            f = f != f ? (T)0 : CLIP(f, (T)0, (T)1);                                  \
+            f = f > (T)0 ? f : (T)0;  /* NaN (0/0 at a zero gradient) -> 0 */        \
+            f = f < (T)1 ? f : (T)1;                                                  \
             P[i] -= eta * (lr * mt * f + wd * P[i]);                                  \
         }                                                                             \
         break;                                                                        \

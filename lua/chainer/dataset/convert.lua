@@ -154,7 +154,7 @@ function M.concat_examples(batch, device, padding)
   end
   local first = batch[1]
   if is_tensor(first) or type(first) ~= 'table' then
-    return to_device(device, concat_field(batch, padding, 'the example'))
+    return to_device(device, concat_field(batch, padding, 'the data'))
   end
   if first[1] ~= nil then
     -- tuples

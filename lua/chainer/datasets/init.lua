@@ -31,13 +31,14 @@ local lazy = {
   ImageDataset = { 'chainer.datasets.image_dataset', 'ImageDataset' },
   LabeledImageDataset = { 'chainer.datasets.image_dataset', 'LabeledImageDataset' },
   read_image = { 'chainer.datasets.image_dataset', 'read_image' },
-  TextDataset = { 'chainer.datasets.text_dataset', 'TextDataset' },
+  TextDataset = { 'chainer.datasets.text_dataset' },
 }
 setmetatable(M, {
   __index = function(t, k)
     local e = lazy[k]
     if e then
-      local v = require(e[1])[e[2]]
+      local v = require(e[1])
+      if e[2] then v = v[e[2]] end
       rawset(t, k, v)
       return v
     end

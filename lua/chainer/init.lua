@@ -57,6 +57,9 @@ local lazy = {
   serializers = 'chainer.serializers',
   serializer = 'chainer.serializer',
   training = 'chainer.training',
+  optimizers = 'chainer.optimizers',
+  optimizer_hooks = 'chainer.optimizer_hooks',
+  optimizer = 'chainer.optimizer',
 }
 
 -- reporter (Reporter, report, report_scope, Summary, DictSummary)

@@ -31,7 +31,12 @@ function M.to_storable(value, fn, key)
   if type(value) == 'boolean' then return T.array(value, 'bool') end
   if type(value) == 'string' then
     if #value == 0 then return T.zeros({ 0 }, 'uint8') end
-    local bytes = { value:byte(1, -1) }
+    -- byte() in chunks: one call returning every byte overflows the Lua stack for long strings
+    local bytes, n = {}, #value
+    for i = 1, n, 4096 do
+      local chunk = { value:byte(i, math.min(i + 4095, n)) }
+      for j = 1, #chunk do bytes[i + j - 1] = chunk[j] end
+    end
     return T.array(bytes, 'uint8')
   end
   error(string.format("%s: cannot store the value of key '%s' (a %s): expected a tensor, number, boolean or string",

@@ -9,13 +9,17 @@
 
 #include <math.h>
 
+#include "rnn_math.h"
+
 #define LK_T float
 #define LK_NAME(n) n##_f32
-#define LK_TANH tanhf
+#define LK_TANH rnn_tanhf
+#define LK_SIG rnn_sigmoidf
 #include "lstm_kernels.h"
 #define LK_T double
 #define LK_NAME(n) n##_f64
 #define LK_TANH tanh
+#define LK_SIG rnn_sigmoid
 #include "lstm_kernels.h"
 
 /* Shapes: c_prev (Bc, U, *S), x (B, 4U, *S), B <= Bc. */

@@ -1,13 +1,10 @@
 /*
  * lstm_kernels.h -- typed LSTM cell kernels (F.lstm), included by lstm.c
- * once per element type with LK_T, LK_NAME, LK_TANH set.
+ * once per element type with LK_T, LK_NAME, LK_TANH, LK_SIG set.
  *
  * Layout: row b of x holds 4*US gate values, unit j = u*S + s has its gate
  * k at u*4S + k*S + s (Chainer's x.reshape(B, U, 4, *S)); c rows hold US.
  */
-
-/* Chainer's sigmoid, 0.5 tanh(x/2) + 0.5: no overflow for large |x|. */
-static inline LK_T LK_NAME(lk_sig)(LK_T x) { return (LK_T)0.5 * LK_TANH((LK_T)0.5 * x) + (LK_T)0.5; }
 
 static void LK_NAME(lk_forward)(const LK_T *cp, const LK_T *x, LK_T *c, LK_T *h, int64_t B, int64_t Bc,
                                 int64_t U, int64_t S) {
@@ -20,8 +17,8 @@ static void LK_NAME(lk_forward)(const LK_T *cp, const LK_T *x, LK_T *c, LK_T *h,
         for (int64_t u = 0; u < U; u++) {
             const LK_T *g = xr + u * 4 * S;
             for (int64_t s = 0; s < S; s++) {
-                LK_T a = LK_TANH(g[s]), i = LK_NAME(lk_sig)(g[S + s]);
-                LK_T f = LK_NAME(lk_sig)(g[2 * S + s]), o = LK_NAME(lk_sig)(g[3 * S + s]);
+                LK_T a = LK_TANH(g[s]), i = LK_SIG(g[S + s]);
+                LK_T f = LK_SIG(g[2 * S + s]), o = LK_SIG(g[3 * S + s]);
                 int64_t j = u * S + s;
                 LK_T cv = a * i + f * cpr[j];
                 cr[j] = cv;
@@ -45,8 +42,8 @@ static void LK_NAME(lk_backward)(const LK_T *cp, const LK_T *x, const LK_T *gc, 
             LK_T *gg = gxr + u * 4 * S;
             for (int64_t s = 0; s < S; s++) {
                 int64_t j = b * US + u * S + s;
-                LK_T a = LK_TANH(g[s]), i = LK_NAME(lk_sig)(g[S + s]);
-                LK_T f = LK_NAME(lk_sig)(g[2 * S + s]), o = LK_NAME(lk_sig)(g[3 * S + s]);
+                LK_T a = LK_TANH(g[s]), i = LK_SIG(g[S + s]);
+                LK_T f = LK_SIG(g[2 * S + s]), o = LK_SIG(g[3 * S + s]);
                 LK_T cpv = cp[j];
                 LK_T co = LK_TANH(a * i + f * cpv);
                 LK_T ghv = gh ? gh[j] : 0, gcv = gc ? gc[j] : 0;
@@ -79,8 +76,8 @@ static void LK_NAME(lk_grad_grad)(const LK_T *cp, const LK_T *x, const LK_T *gc,
             LK_T *ox = oxr + u * 4 * S;
             for (int64_t s = 0; s < S; s++) {
                 int64_t j = b * US + u * S + s;
-                LK_T a = LK_TANH(g[s]), i = LK_NAME(lk_sig)(g[S + s]);
-                LK_T f = LK_NAME(lk_sig)(g[2 * S + s]), o = LK_NAME(lk_sig)(g[3 * S + s]);
+                LK_T a = LK_TANH(g[s]), i = LK_SIG(g[S + s]);
+                LK_T f = LK_SIG(g[2 * S + s]), o = LK_SIG(g[3 * S + s]);
                 LK_T cpv = cp[j];
                 LK_T co = LK_TANH(a * i + f * cpv);
                 LK_T ghv = gh ? gh[j] : 0, gcv = gc ? gc[j] : 0;
@@ -118,3 +115,4 @@ static void LK_NAME(lk_grad_grad)(const LK_T *cp, const LK_T *x, const LK_T *gc,
 #undef LK_T
 #undef LK_NAME
 #undef LK_TANH
+#undef LK_SIG

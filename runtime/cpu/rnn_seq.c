@@ -13,6 +13,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "rnn_math.h"
+
 static inline int64_t rk_gates(int cell) { return cell == CH_RNN_LSTM ? 4 : cell == CH_RNN_GRU ? 3 : 1; }
 static inline int64_t rk_ws_width(int cell, int64_t H) {
     return cell == CH_RNN_LSTM ? 7 * H : cell == CH_RNN_GRU ? 5 * H : 2 * H;
@@ -20,12 +22,14 @@ static inline int64_t rk_ws_width(int cell, int64_t H) {
 
 #define RK_T float
 #define RK_NAME(n) n##_f32
-#define RK_TANH tanhf
+#define RK_TANH rnn_tanhf
+#define RK_SIG rnn_sigmoidf
 #define RK_GEMM cblas_sgemm
 #include "rnn_seq_kernels.h"
 #define RK_T double
 #define RK_NAME(n) n##_f64
 #define RK_TANH tanh
+#define RK_SIG rnn_sigmoid
 #define RK_GEMM cblas_dgemm
 #include "rnn_seq_kernels.h"
 

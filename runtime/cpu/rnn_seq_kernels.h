@@ -1,16 +1,15 @@
 /*
  * rnn_seq_kernels.h -- typed whole-sequence RNN/LSTM/GRU layers, included
- * by rnn_seq.c once per element type with RK_T, RK_NAME, RK_TANH, RK_GEMM.
+ * by rnn_seq.c once per element type with RK_T, RK_NAME, RK_TANH, RK_SIG,
+ * RK_GEMM.
  *
  * Workspace rows (one per row of x), RK_WS(cell, H) wide:
- *   LSTM  [a i f o] activated gates (4H) | c (H) | c_prev (H) | h_prev (H)
+ *   LSTM  [a i f o] activated gates (4H) | tanh(c) (H) | c_prev (H) | h_prev (H)
  *   GRU   [r z h~] activated (3H) | Wh_h h + bh_h (H) | h_prev (H)
  *   RNN   y (H) | h_prev (H)
  * h_prev is kept so that the recurrent weight gradient is one GEMM over
  * all steps in the backward.
  */
-
-static inline RK_T RK_NAME(rk_sig)(RK_T x) { return (RK_T)0.5 * RK_TANH((RK_T)0.5 * x) + (RK_T)0.5; }
 
 /* C (M, Nn) = alpha A B + beta C, row-major, with A/B optionally transposed. */
 static inline void RK_NAME(rk_gemm)(int ta, int tb, int64_t M, int64_t Nn, int64_t K, const RK_T *A, int64_t lda,
@@ -23,6 +22,93 @@ static inline void RK_NAME(rk_gemm)(int ta, int tb, int64_t M, int64_t Nn, int64
     }
     RK_GEMM(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M, (blasint)Nn,
             (blasint)K, (RK_T)1, A, (blasint)lda, Bm, (blasint)ldb, beta, Cm, (blasint)ldc);
+}
+
+/* One row of a step, gate pointers split so that the loops vectorise. */
+static void RK_NAME(rk_lstm_row)(RK_T *restrict ga, RK_T *restrict gi, RK_T *restrict gf, RK_T *restrict go,
+                                 RK_T *restrict gco, RK_T *restrict cp, RK_T *restrict c, RK_T *restrict h,
+                                 RK_T *restrict y, int64_t H) {
+    for (int64_t j = 0; j < H; j++) {
+        RK_T a = RK_TANH(ga[j]), i = RK_SIG(gi[j]), f = RK_SIG(gf[j]), o = RK_SIG(go[j]);
+        RK_T cpv = c[j];
+        RK_T cv = a * i + f * cpv;
+        RK_T co = RK_TANH(cv);
+        ga[j] = a, gi[j] = i, gf[j] = f, go[j] = o, gco[j] = co;
+        cp[j] = cpv;
+        c[j] = cv;
+        RK_T hv = o * co;
+        h[j] = hv;
+        y[j] = hv;
+    }
+}
+
+static void RK_NAME(rk_gru_row)(RK_T *restrict gr, RK_T *restrict gz, RK_T *restrict gh, RK_T *restrict ghh,
+                                const RK_T *restrict q, const RK_T *restrict bh, RK_T *restrict h,
+                                RK_T *restrict y, int64_t H) {
+    for (int64_t j = 0; j < H; j++) {
+        RK_T r = RK_SIG(gr[j] + q[j] + bh[j]);
+        RK_T z = RK_SIG(gz[j] + q[H + j] + bh[H + j]);
+        RK_T hh = q[2 * H + j] + bh[2 * H + j];
+        RK_T hbar = RK_TANH(gh[j] + r * hh);
+        gr[j] = r, gz[j] = z, gh[j] = hbar, ghh[j] = hh;
+        RK_T hv = (1 - z) * hbar + z * h[j];
+        h[j] = hv;
+        y[j] = hv;
+    }
+}
+
+static void RK_NAME(rk_rnn_row)(int relu, RK_T *restrict g, RK_T *restrict h, RK_T *restrict y, int64_t H) {
+    if (relu) {
+        for (int64_t j = 0; j < H; j++) {
+            RK_T v = g[j] > 0 ? g[j] : 0;
+            g[j] = v, h[j] = v, y[j] = v;
+        }
+    } else {
+        for (int64_t j = 0; j < H; j++) {
+            RK_T v = RK_TANH(g[j]);
+            g[j] = v, h[j] = v, y[j] = v;
+        }
+    }
+}
+
+static void RK_NAME(rk_lstm_row_back)(const RK_T *restrict ga, const RK_T *restrict gi, const RK_T *restrict gf,
+                                      const RK_T *restrict go, const RK_T *restrict gco, const RK_T *restrict cp,
+                                      const RK_T *restrict gyv, RK_T *restrict gh, RK_T *restrict gc,
+                                      RK_T *restrict da, RK_T *restrict di, RK_T *restrict df, RK_T *restrict dO,
+                                      int64_t H) {
+    for (int64_t j = 0; j < H; j++) {
+        RK_T a = ga[j], i = gi[j], f = gf[j], o = go[j], co = gco[j];
+        RK_T ghv = gh[j] + (gyv ? gyv[j] : 0);
+        RK_T gt = ghv * o * (1 - co * co) + gc[j];
+        da[j] = gt * i * (1 - a * a);
+        di[j] = gt * a * i * (1 - i);
+        df[j] = gt * cp[j] * f * (1 - f);
+        dO[j] = ghv * co * o * (1 - o);
+        gc[j] = gt * f;
+    }
+}
+
+static void RK_NAME(rk_gru_row_back)(const RK_T *restrict g, const RK_T *restrict gyv, RK_T *restrict gh,
+                                     RK_T *restrict dx, RK_T *restrict dh, int64_t H) {
+    const RK_T *gr = g, *gz = g + H, *ghb = g + 2 * H, *ghh = g + 3 * H, *hp = g + 4 * H;
+    for (int64_t j = 0; j < H; j++) {
+        RK_T r = gr[j], z = gz[j], hbar = ghb[j], hh = ghh[j];
+        RK_T gv = gh[j] + (gyv ? gyv[j] : 0);
+        RK_T dpre_h = gv * (1 - z) * (1 - hbar * hbar);
+        RK_T dpre_z = gv * (hp[j] - hbar) * z * (1 - z);
+        RK_T dpre_r = dpre_h * hh * r * (1 - r);
+        dx[j] = dpre_r, dx[H + j] = dpre_z, dx[2 * H + j] = dpre_h;
+        dh[j] = dpre_r, dh[H + j] = dpre_z, dh[2 * H + j] = dpre_h * r;
+        gh[j] = gv * z; /* the direct path; the step's GEMM adds the rest */
+    }
+}
+
+static void RK_NAME(rk_rnn_row_back)(int relu, const RK_T *restrict yv, const RK_T *restrict gyv,
+                                     const RK_T *restrict gh, RK_T *restrict dx, int64_t H) {
+    for (int64_t j = 0; j < H; j++) {
+        RK_T gv = gh[j] + (gyv ? gyv[j] : 0), v = yv[j];
+        dx[j] = relu ? (v > 0 ? gv : 0) : gv * (1 - v * v);
+    }
 }
 
 /* h, c (B, H) enter holding h0, c0 and leave holding hy, cy.  tmp: B x 3H
@@ -46,50 +132,19 @@ static void RK_NAME(rk_forward)(int cell, int reverse, int T, const int64_t *bat
         int64_t Bt = batch[t], o = off[t];
         if (Bt == 0) continue;
         RK_T *wsr = ws + o * W;
-        for (int64_t b = 0; b < Bt; b++) {
-            memcpy(wsr + b * W + hp, h + b * H, sizeof(RK_T) * (size_t)H);
-            if (cell == CH_RNN_LSTM) memcpy(wsr + b * W + 5 * H, c + b * H, sizeof(RK_T) * (size_t)H);
-        }
-        if (cell == CH_RNN_GRU) {
+        for (int64_t b = 0; b < Bt; b++) memcpy(wsr + b * W + hp, h + b * H, sizeof(RK_T) * (size_t)H);
+        if (cell == CH_RNN_GRU)
             RK_NAME(rk_gemm)(0, 1, Bt, GH, H, h, H, wh, H, 0, tmp, GH);
-        } else {
+        else
             RK_NAME(rk_gemm)(0, 1, Bt, GH, H, h, H, wh, H, 1, wsr, W);
-        }
         for (int64_t b = 0; b < Bt; b++) {
             RK_T *g = wsr + b * W, *hb = h + b * H, *yb = y + (o + b) * H;
-            if (cell == CH_RNN_LSTM) {
-                RK_T *cb = c + b * H;
-                for (int64_t j = 0; j < H; j++) {
-                    RK_T a = RK_TANH(g[j]), i = RK_NAME(rk_sig)(g[H + j]);
-                    RK_T f = RK_NAME(rk_sig)(g[2 * H + j]), og = RK_NAME(rk_sig)(g[3 * H + j]);
-                    RK_T cv = a * i + f * cb[j];
-                    g[j] = a, g[H + j] = i, g[2 * H + j] = f, g[3 * H + j] = og;
-                    g[4 * H + j] = cv;
-                    cb[j] = cv;
-                    RK_T hv = og * RK_TANH(cv);
-                    hb[j] = hv;
-                    yb[j] = hv;
-                }
-            } else if (cell == CH_RNN_GRU) {
-                const RK_T *q = tmp + b * GH;
-                for (int64_t j = 0; j < H; j++) {
-                    RK_T r = RK_NAME(rk_sig)(g[j] + q[j] + bh[j]);
-                    RK_T z = RK_NAME(rk_sig)(g[H + j] + q[H + j] + bh[H + j]);
-                    RK_T hh = q[2 * H + j] + bh[2 * H + j];
-                    RK_T hbar = RK_TANH(g[2 * H + j] + r * hh);
-                    g[j] = r, g[H + j] = z, g[2 * H + j] = hbar, g[3 * H + j] = hh;
-                    RK_T hv = (1 - z) * hbar + z * hb[j];
-                    hb[j] = hv;
-                    yb[j] = hv;
-                }
-            } else {
-                for (int64_t j = 0; j < H; j++) {
-                    RK_T v = cell == CH_RNN_TANH ? RK_TANH(g[j]) : (g[j] > 0 ? g[j] : 0);
-                    g[j] = v;
-                    hb[j] = v;
-                    yb[j] = v;
-                }
-            }
+            if (cell == CH_RNN_LSTM)
+                RK_NAME(rk_lstm_row)(g, g + H, g + 2 * H, g + 3 * H, g + 4 * H, g + 5 * H, c + b * H, hb, yb, H);
+            else if (cell == CH_RNN_GRU)
+                RK_NAME(rk_gru_row)(g, g + H, g + 2 * H, g + 3 * H, tmp + b * GH, bh, hb, yb, H);
+            else
+                RK_NAME(rk_rnn_row)(cell == CH_RNN_RELU, g, hb, yb, H);
         }
     }
 }
@@ -106,42 +161,15 @@ static void RK_NAME(rk_backward_steps)(int cell, int reverse, int T, const int64
         int64_t Bt = batch[t], o = off[t];
         if (Bt == 0) continue;
         for (int64_t b = 0; b < Bt; b++) {
-            const RK_T *g = ws + (o + b) * W;
+            const RK_T *g = ws + (o + b) * W, *gyb = gy ? gy + (o + b) * H : NULL;
             RK_T *ghb = gh + b * H, *dx = dgx + (o + b) * GH, *dh = dgh + (o + b) * GH;
-            if (gy) {
-                const RK_T *gyb = gy + (o + b) * H;
-                for (int64_t j = 0; j < H; j++) ghb[j] += gyb[j];
-            }
-            if (cell == CH_RNN_LSTM) {
-                RK_T *gcb = gc + b * H;
-                for (int64_t j = 0; j < H; j++) {
-                    RK_T a = g[j], i = g[H + j], f = g[2 * H + j], og = g[3 * H + j];
-                    RK_T co = RK_TANH(g[4 * H + j]), cp = g[5 * H + j];
-                    RK_T gt = ghb[j] * og * (1 - co * co) + gcb[j];
-                    dx[j] = gt * i * (1 - a * a);
-                    dx[H + j] = gt * a * i * (1 - i);
-                    dx[2 * H + j] = gt * cp * f * (1 - f);
-                    dx[3 * H + j] = ghb[j] * co * og * (1 - og);
-                    gcb[j] = gt * f;
-                }
-            } else if (cell == CH_RNN_GRU) {
-                const RK_T *hpv = g + 4 * H;
-                for (int64_t j = 0; j < H; j++) {
-                    RK_T r = g[j], z = g[H + j], hbar = g[2 * H + j], hh = g[3 * H + j];
-                    RK_T gv = ghb[j];
-                    RK_T dpre_h = gv * (1 - z) * (1 - hbar * hbar);
-                    RK_T dpre_z = gv * (hpv[j] - hbar) * z * (1 - z);
-                    RK_T dpre_r = dpre_h * hh * r * (1 - r);
-                    dx[j] = dpre_r, dx[H + j] = dpre_z, dx[2 * H + j] = dpre_h;
-                    dh[j] = dpre_r, dh[H + j] = dpre_z, dh[2 * H + j] = dpre_h * r;
-                    ghb[j] = gv * z; /* the direct path; the GEMM below adds the rest */
-                }
-            } else {
-                for (int64_t j = 0; j < H; j++) {
-                    RK_T v = g[j];
-                    dx[j] = cell == CH_RNN_TANH ? ghb[j] * (1 - v * v) : (v > 0 ? ghb[j] : 0);
-                }
-            }
+            if (cell == CH_RNN_LSTM)
+                RK_NAME(rk_lstm_row_back)(g, g + H, g + 2 * H, g + 3 * H, g + 4 * H, g + 5 * H, gyb, ghb, gc + b * H,
+                                          dx, dx + H, dx + 2 * H, dx + 3 * H, H);
+            else if (cell == CH_RNN_GRU)
+                RK_NAME(rk_gru_row_back)(g, gyb, ghb, dx, dh, H);
+            else
+                RK_NAME(rk_rnn_row_back)(cell == CH_RNN_RELU, g, gyb, ghb, dx, H);
         }
         RK_NAME(rk_gemm)(0, 0, Bt, H, GH, dgh + o * GH, GH, wh, H, cell == CH_RNN_GRU ? 1 : 0, gh, H);
     }
@@ -168,4 +196,5 @@ static void RK_NAME(rk_colsum)(const RK_T *a, int64_t N, int64_t GH, RK_T *out) 
 #undef RK_T
 #undef RK_NAME
 #undef RK_TANH
+#undef RK_SIG
 #undef RK_GEMM

@@ -1,0 +1,91 @@
+-- Shortened runs of the examples (a few hundred iterations each): the loss
+-- falls, the accuracy rises, the files appear.  Tagged `examples` so they
+-- can be left out locally: busted --exclude-tags=examples.
+-- The full runs with the accuracy targets are scripts/examples-check.
+local json = require 'chainer.utils.json'
+
+local function chainlua()
+  local b = os.getenv('CHAINLUA_BUILD')
+  if b then return b .. '/chainlua' end
+  local lib = os.getenv('CHAINLUA_LIB')
+  if lib then return (lib:gsub('/[^/]*$', '')) .. '/chainlua' end
+  return 'build/chainlua'
+end
+
+local function run(cmd)
+  local p = io.popen(cmd .. ' 2>&1')
+  local out = p:read('*a')
+  local ok, _, code = p:close()
+  return out, (ok == true or ok == 0) and 0 or (code or 1)
+end
+
+local function tmpdir()
+  local d = os.tmpname()
+  os.remove(d)
+  os.execute('mkdir -p ' .. d)
+  return d
+end
+
+local function have_mnist()
+  local root = os.getenv('CHAINER_DATASET_ROOT') or ((os.getenv('HOME') or '') .. '/.chainer/dataset')
+  local f = io.open(root .. '/mnist/train-images-idx3-ubyte.gz', 'rb')
+  if f then f:close() return true end
+  f = io.open(root .. '/pfnet/chainer/mnist/train.npz', 'rb')
+  if f then f:close() return true end
+  return false
+end
+
+describe('#examples', function()
+  it('glance: loss falls, accuracy rises, plots and snapshots are written', function()
+    local out = tmpdir()
+    local text, code = run(string.format('%s examples/glance/glance.lua --epoch 5 --out %s', chainlua(), out))
+    assert.are.equal(0, code, text)
+    local log = json.read_file(out .. '/log')
+    assert.are.equal(5, #log)
+    assert.is_true(log[5]['main/loss'] < log[1]['main/loss'])
+    assert.is_true(log[5]['validation/main/loss'] < log[1]['validation/main/loss'])
+    assert.is_true(log[5]['validation/main/accuracy'] > log[1]['validation/main/accuracy'])
+    assert.is_true(log[5]['validation/main/accuracy'] > 0.85)
+    assert.matches('\nPredicted [EP][a-z]+, Actual [EP][a-z]+\n$', text)
+    assert.matches('epoch       main/loss   validation/main/loss  main/accuracy', text)
+    for _, f in ipairs({ 'cg.dot', 'loss.svg', 'accuracy.svg' }) do
+      assert.is_not_nil(io.open(out .. '/' .. f), f)
+    end
+    os.execute('rm -rf ' .. out)
+  end)
+
+  it('train_mnist: two short epochs improve, snapshot and --resume work', function()
+    if not have_mnist() then pending('MNIST is not under CHAINER_DATASET_ROOT') return end
+    local out = tmpdir()
+    local cmd = string.format('%s examples/mnist/train_mnist.lua --epoch 2 --batchsize 200 --unit 50 --threads 1 ' ..
+      '--noplot --out %s', chainlua(), out)
+    local text, code = run(cmd)
+    assert.are.equal(0, code, text)
+    local log = json.read_file(out .. '/log')
+    assert.are.equal(2, #log)
+    assert.is_true(log[2]['main/loss'] < log[1]['main/loss'])
+    assert.is_true(log[2]['main/accuracy'] > log[1]['main/accuracy'])
+    assert.is_true(log[2]['validation/main/accuracy'] > 0.9)
+    assert.matches('this epoch %[', text)
+    -- resuming the finished run from its snapshot does no more iterations
+    local text2, code2 = run(cmd .. ' --epoch 2 --resume ' .. out .. '/snapshot_iter_600')
+    assert.are.equal(0, code2, text2)
+    os.execute('rm -rf ' .. out)
+  end)
+
+  it('train_mnist_custom_loop: epoch lines and the saved model predicts 7', function()
+    if not have_mnist() then pending('MNIST is not under CHAINER_DATASET_ROOT') return end
+    local out = tmpdir()
+    local text, code = run(string.format('%s examples/mnist/train_mnist_custom_loop.lua --epoch 2 --batchsize 200 ' ..
+      '--threads 1 --out %s/my_mnist.model', chainlua(), out))
+    assert.are.equal(0, code, text)
+    local accs = {}
+    for a in text:gmatch('epoch:%d%d train_loss:%d%.%d%d%d%d val_loss:%d%.%d%d%d%d val_accuracy:(%d%.%d%d%d%d)\n') do
+      accs[#accs + 1] = tonumber(a)
+    end
+    assert.are.equal(2, #accs)
+    assert.is_true(accs[2] > accs[1])
+    assert.matches('label: 7\n%(784,%) %-> %(1, 784%)\npredicted label: 7\n$', text)
+    os.execute('rm -rf ' .. out)
+  end)
+end)

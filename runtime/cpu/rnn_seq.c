@@ -20,6 +20,25 @@ static inline int64_t rk_ws_width(int cell, int64_t H) {
     return cell == CH_RNN_LSTM ? 7 * H : cell == CH_RNN_GRU ? 5 * H : 2 * H;
 }
 
+/* The per-step recurrent products are small ((B_t, H) x (H, G H): 3.2
+ * MFLOP for the PTB model).  Split over threads they gain little on an
+ * idle machine and lose badly on a busy one (each product waits for every
+ * thread of the pool; measured 30x slower on a loaded 2-core VM), so below
+ * this size the recurrence runs them on one thread.  The big input and
+ * weight-gradient GEMMs stay threaded. */
+#define RK_SERIAL_MAX_MNK ((int64_t)1 << 24)
+
+/* Returns the thread count to restore, or 0 when nothing changed. */
+static int rk_serial_begin(int64_t mnk) {
+    int nt = ch_threads();
+    if (nt <= 1 || mnk >= RK_SERIAL_MAX_MNK) return 0;
+    openblas_set_num_threads(1);
+    return nt;
+}
+static void rk_serial_end(int nt) {
+    if (nt > 0) openblas_set_num_threads(nt);
+}
+
 #define RK_T float
 #define RK_NAME(n) n##_f32
 #define RK_TANH rnn_tanhf

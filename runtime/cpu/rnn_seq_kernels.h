@@ -127,6 +127,7 @@ static void RK_NAME(rk_forward)(int cell, int reverse, int T, const int64_t *bat
         else
             for (int64_t j = 0; j < GH; j++) g[j] += bx[j] + bh[j];
     }
+    int nt = rk_serial_begin(batch[0] * GH * H);
     for (int k = 0; k < T; k++) {
         int t = reverse ? T - 1 - k : k;
         int64_t Bt = batch[t], o = off[t];
@@ -147,6 +148,7 @@ static void RK_NAME(rk_forward)(int cell, int reverse, int T, const int64_t *bat
                 RK_NAME(rk_rnn_row)(cell == CH_RNN_RELU, g, hb, yb, H);
         }
     }
+    rk_serial_end(nt);
 }
 
 /* gh, gc (B, H) enter holding ghy, gcy and leave holding gh0, gc0.  dgx
@@ -156,6 +158,7 @@ static void RK_NAME(rk_backward_steps)(int cell, int reverse, int T, const int64
                                        int64_t H, const RK_T *wh, const RK_T *ws, const RK_T *gy, RK_T *gh, RK_T *gc,
                                        RK_T *dgx, RK_T *dgh) {
     int64_t G = rk_gates(cell), GH = G * H, W = rk_ws_width(cell, H);
+    int nt = rk_serial_begin(batch[0] * GH * H);
     for (int k = 0; k < T; k++) {
         int t = reverse ? k : T - 1 - k;
         int64_t Bt = batch[t], o = off[t];
@@ -173,6 +176,7 @@ static void RK_NAME(rk_backward_steps)(int cell, int reverse, int T, const int64
         }
         RK_NAME(rk_gemm)(0, 0, Bt, H, GH, dgh + o * GH, GH, wh, H, cell == CH_RNN_GRU ? 1 : 0, gh, H);
     }
+    rk_serial_end(nt);
 }
 
 /* Column sums of a (N, GH) matrix in double, rows in order (no dependence

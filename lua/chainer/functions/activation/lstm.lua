@@ -81,6 +81,12 @@ function M.lstm(c_prev, x)
     error(string.format('lstm: c_prev must be at least 2-d (B, U, ...), got %d-d', cd.ptr.nd), 2)
   end
   H.same_dtype(cd, xd, 'lstm', 'c_prev', 'x')
+  if xd.dtype == 'float16' then
+    -- the kernels work in float32; cast is differentiable, so gradients flow
+    local F = H.F()
+    local c, h = M.lstm(F.cast(c_prev, 'float32'), F.cast(x, 'float32'))
+    return F.cast(c, 'float16'), F.cast(h, 'float16')
+  end
   local r = setmetatable({}, LSTM):apply({ c_prev, x })
   return r[1], r[2]
 end

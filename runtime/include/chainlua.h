@@ -495,6 +495,20 @@ CH_API ch_status ch_lrn_forward(const ch_tensor *x, int64_t n, double k, double 
 /* Its gradient: gx = gy unit_scale^-beta
  *                  - 2 alpha beta x sum_{window} (y gy / unit_scale). */
 CH_API ch_status ch_lrn_backward(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale, const ch_tensor *gy, int64_t n, double alpha, double beta, ch_tensor **gx);
+/* ROI pooling of x (N, C, H, W) float32/float64 over rois (R, 4) float
+ * (y_min, x_min, y_max, x_max, scaled by spatial_scale) of images
+ * roi_indices (R, any integer dtype): y (R, C, outh, outw) is the max of
+ * each bin (0 for an empty bin), argmax (int32) its flat h*W + w position
+ * (-1 when empty).  Scatter (gradient, result (n, C, h, w)) and gather
+ * (its adjoint, shaped like argmax) move values along argmax. */
+CH_API ch_status ch_roi_max_pool_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax);
+CH_API ch_status ch_roi_max_pool_2d_scatter(const ch_tensor *g, const ch_tensor *roi_indices, const ch_tensor *argmax, int64_t n, int64_t h, int64_t w, ch_tensor **result);
+CH_API ch_status ch_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *roi_indices, const ch_tensor *argmax, ch_tensor **result);
+/* ROIAlign with average over sampling_h x sampling_w bilinear samples per
+ * bin (<= 0: ceil(roi size / out size)); same argument layout.  Its
+ * backward (the adjoint, linear in gy) gives (n, C, h, w). */
+CH_API ch_status ch_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
+CH_API ch_status ch_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t n, int64_t h, int64_t w, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
 /* end nn: normalization */
 
 /* ---- optimizer updates (fused, one pass over each parameter) ---------- */

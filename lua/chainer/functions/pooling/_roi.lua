@@ -1,0 +1,98 @@
+-- functions/pooling/_roi.lua: argument handling shared by the ROI pooling
+-- functions (not exported into F).
+--
+-- Chainer's current form:  fn(x, rois, roi_indices, outsize, spatial_scale)
+--   rois (R, 4) = (y_min, x_min, y_max, x_max), roi_indices (R) integers
+-- Chainer 1.x form:        fn(x, rois, outh, outw, spatial_scale)
+--   rois (R, 5) = (batch_index, x_min, y_min, x_max, y_max)
+-- The 1.x form is recognised by a number in the third position and turned
+-- into the current one.
+local T = require 'chainer.tensor'
+local Variable = require 'chainer.variable'
+
+local as_array, is_tensor = Variable.as_array, T.is_tensor
+
+local R = {}
+
+local function data(fn, name, v, level)
+  local d = as_array(v)
+  if not is_tensor(d) then
+    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, type(v)), level + 1)
+  end
+  return d
+end
+
+local function posint(fn, name, v, level)
+  if type(v) ~= 'number' or v ~= math.floor(v) or v < 1 then
+    error(string.format('%s: %s must be a positive integer (got %s)', fn, name, tostring(v)), level + 1)
+  end
+  return v
+end
+
+local floats = { float16 = true, float32 = true, float64 = true }
+
+-- Returns x (tensor), rois (R, 4) tensor, roi_indices (R) tensor, outh,
+-- outw, spatial_scale and the trailing options table (or nil).
+function R.parse(fn, x, rois, a3, a4, a5, a6, level)
+  level = (level or 2) + 1
+  local xd = data(fn, 'x', x, level)
+  if not floats[xd.dtype] then
+    error(string.format('%s: x must be a float tensor (float16, float32 or float64; got %s)', fn, xd.dtype), level)
+  end
+  if xd.ndim ~= 4 then
+    error(string.format('%s: x must be 4-d (N, C, H, W), got %d-d with shape %s', fn, xd.ndim,
+      T.shape_str(xd.shape)), level)
+  end
+  local rd = data(fn, 'rois', rois, level)
+  if not floats[rd.dtype] then
+    error(string.format('%s: rois must be a float tensor (got %s)', fn, rd.dtype), level)
+  end
+  local idx, outh, outw, scale, opts
+  if type(a3) == 'number' then
+    -- Chainer 1.x: (x, rois, outh, outw, spatial_scale)
+    if rd.ndim ~= 2 or rd.shape[2] ~= 5 then
+      error(string.format('%s: with (outh, outw, spatial_scale) rois must be (R, 5) (batch_index, x_min, y_min, '
+        .. 'x_max, y_max), got shape %s', fn, T.shape_str(rd.shape)), level)
+    end
+    outh, outw, scale, opts = posint(fn, 'outh', a3, level), posint(fn, 'outw', a4, level), a5, a6
+    local bi = T.take(rd, T.array({ 0 }, 'int64'), 1):reshape({ rd.shape[1] })
+    if T.any(T.ne(bi, T.floor(bi))):item() then
+      error(string.format('%s: the batch indices in rois[:, 0] must be integers', fn), level)
+    end
+    idx = bi:astype('int64')
+    rd = T.take(rd, T.array({ 2, 1, 4, 3 }, 'int64'), 1)
+  else
+    if rd.ndim ~= 2 or rd.shape[2] ~= 4 then
+      error(string.format('%s: rois must be (R, 4) (y_min, x_min, y_max, x_max), got shape %s', fn,
+        T.shape_str(rd.shape)), level)
+    end
+    idx = data(fn, 'roi_indices', a3, level)
+    local dt = idx.dtype
+    if not (dt == 'int8' or dt == 'uint8' or dt == 'int16' or dt == 'int32' or dt == 'int64') then
+      error(string.format('%s: roi_indices must be an integer tensor (int32 or int64; got %s)', fn, dt), level)
+    end
+    if idx.ndim ~= 1 or idx.shape[1] ~= rd.shape[1] then
+      error(string.format('%s: roi_indices must be (R) with R = %d (the rows of rois), got shape %s', fn,
+        rd.shape[1], T.shape_str(idx.shape)), level)
+    end
+    local outsize
+    outsize, scale, opts = a4, a5, a6
+    if type(outsize) == 'number' then
+      outh, outw = posint(fn, 'outsize', outsize, level), outsize
+    elseif type(outsize) == 'table' and getmetatable(outsize) == nil and #outsize == 2 then
+      outh, outw = posint(fn, 'outsize[1]', outsize[1], level), posint(fn, 'outsize[2]', outsize[2], level)
+    else
+      error(string.format('%s: outsize must be an integer or a table {outh, outw} (got %s)', fn,
+        tostring(outsize)), level)
+    end
+  end
+  if type(scale) ~= 'number' or scale <= 0 then
+    error(string.format('%s: spatial_scale must be a positive number (got %s)', fn, tostring(scale)), level)
+  end
+  if opts ~= nil and (type(opts) ~= 'table' or getmetatable(opts) ~= nil) then
+    error(string.format('%s: too many arguments (the last one must be an options table)', fn), level)
+  end
+  return xd, rd, idx, outh, outw, scale, opts
+end
+
+return R

@@ -1,0 +1,84 @@
+-- functions/pooling/roi_pooling_2d.lua: F.roi_pooling_2d (Fast R-CNN's ROI
+-- max pooling).
+--
+--   F.roi_pooling_2d(x, rois, roi_indices, outsize, spatial_scale)
+--   F.roi_pooling_2d(x, rois, outh, outw, spatial_scale)      (Chainer 1.x)
+--
+-- Each ROI (y_min, x_min, y_max, x_max), scaled by spatial_scale and
+-- rounded (half to even, as Chainer's CPU code), covers
+-- (y_max - y_min + 1) x (x_max - x_min + 1) cells of its image, split into
+-- outh x outw bins [floor(i h/outh), ceil((i+1) h/outh)); each output is
+-- the max of its bin, 0 for a bin entirely outside the image.  Only x gets
+-- a gradient: a scatter to the argmax cells (ROIMaxScatter), whose own
+-- gradient is the matching gather, so gradients of any order work.
+local ffi = require 'ffi'
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local ROI = require 'chainer.functions.pooling._roi'
+
+local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+
+local M = {}
+
+local box2 = ffi.new('ch_tensor*[1]')
+
+local function f32(x)
+  if x.dtype == 'float16' then return x:astype('float32'), 'float16' end
+  return x, nil
+end
+local function back(y, dt) if dt then return y:astype(dt) end return y end
+
+local ROIPooling2D = FunctionNode:extend('ROIPooling2D')
+local ROIMaxScatter = FunctionNode:extend('ROIMaxScatter')
+local ROIMaxGather = FunctionNode:extend('ROIMaxGather')
+M.ROIPooling2D, M.ROIMaxScatter, M.ROIMaxGather = ROIPooling2D, ROIMaxScatter, ROIMaxGather
+
+local function node(cls, from)
+  local f = setmetatable({}, cls)
+  f.rois, f.roi_indices, f.argmax, f.x_shape = from.rois, from.roi_indices, from.argmax, from.x_shape
+  return f
+end
+
+function ROIPooling2D:forward(inputs)
+  local x, dt = f32(inputs[1])
+  check(C.ch_roi_max_pool_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
+    self.spatial_scale, box, box2), 3)
+  local y = wrap(box[0])
+  self.argmax = wrap(box2[0])
+  self.x_shape = x.shape
+  return { back(y, dt) }
+end
+function ROIPooling2D:backward(idx, gys)
+  return { node(ROIMaxScatter, self):apply({ gys[1] })[1] }
+end
+
+function ROIMaxScatter:forward(inputs)
+  local g, dt = f32(inputs[1])
+  local s = self.x_shape
+  check(C.ch_roi_max_pool_2d_scatter(g.ptr, self.roi_indices.ptr, self.argmax.ptr, s[1], s[3], s[4], box), 3)
+  return { back(wrap(box[0]), dt) }
+end
+function ROIMaxScatter:backward(idx, gys)
+  return { node(ROIMaxGather, self):apply({ gys[1] })[1] }
+end
+
+function ROIMaxGather:forward(inputs)
+  local x, dt = f32(inputs[1])
+  check(C.ch_roi_max_pool_2d_gather(x.ptr, self.roi_indices.ptr, self.argmax.ptr, box), 3)
+  return { back(wrap(box[0]), dt) }
+end
+function ROIMaxGather:backward(idx, gys)
+  return { node(ROIMaxScatter, self):apply({ gys[1] })[1] }
+end
+
+function M.roi_pooling_2d(x, rois, a3, a4, a5, a6)
+  local xd, rd, idx, outh, outw, scale, opts = ROI.parse('roi_pooling_2d', x, rois, a3, a4, a5, a6, 2)
+  if opts ~= nil and next(opts) ~= nil then
+    error(string.format("roi_pooling_2d: unknown option '%s'", tostring(next(opts))), 2)
+  end
+  local f = setmetatable({}, ROIPooling2D)
+  f.rois, f.roi_indices, f.outh, f.outw, f.spatial_scale = rd, idx, outh, outw, scale
+  return f:apply({ x })[1]
+end
+
+return M

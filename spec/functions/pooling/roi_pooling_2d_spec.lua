@@ -1,0 +1,229 @@
+-- F.roi_pooling_2d and F.roi_average_align_2d
+local chainer = require 'chainer'
+local F = require 'chainer.functions'
+local T = chainer.tensor
+local function_spec = require 'chainer.testing.function_spec'
+local R = require 'functions.pooling._ref'
+
+-- ROIs (y_min, x_min, y_max, x_max) on a 7 x 6 image, some reaching
+-- outside it, one degenerate, one for image 1.
+local ROIS = { { 0, 0, 3, 3 }, { 1.2, 2, 6.4, 5 }, { 2, 2, 2, 2 }, { -2, -1, 4, 8 }, { 4, 0, 12, 10 } }
+local IDX = { 0, 1, 0, 1, 0 }
+local function rois(dt) return T.array(ROIS, dt or 'float32') end
+local function idx() return T.array(IDX, 'int32') end
+
+local function round_half_even(v)
+  local f = math.floor(v)
+  local d = v - f
+  if d > 0.5 then return f + 1 elseif d < 0.5 then return f end
+  return (f % 2 == 0) and f or f + 1
+end
+
+-- Plain-loop references written from the algorithm's description.
+local function ref_max(x, outh, outw, scale)
+  local xs = x:totable()
+  local s = x.shape
+  local H, W = s[3], s[4]
+  local out = {}
+  for r, b in ipairs(rois():totable()) do   -- the float32 values the kernel sees
+    local y0, x0 = round_half_even(b[1] * scale), round_half_even(b[2] * scale)
+    local y1, x1 = round_half_even(b[3] * scale), round_half_even(b[4] * scale)
+    local rh, rw = math.max(y1 - y0 + 1, 1), math.max(x1 - x0 + 1, 1)
+    local bh, bw = rh / outh, rw / outw
+    out[r] = {}
+    for c = 1, s[2] do
+      local plane = xs[IDX[r] + 1][c]
+      out[r][c] = {}
+      for i = 0, outh - 1 do
+        local h0 = math.min(math.max(math.floor(i * bh) + y0, 0), H)
+        local h1 = math.min(math.max(math.ceil((i + 1) * bh) + y0, 0), H)
+        out[r][c][i + 1] = {}
+        for j = 0, outw - 1 do
+          local w0 = math.min(math.max(math.floor(j * bw) + x0, 0), W)
+          local w1 = math.min(math.max(math.ceil((j + 1) * bw) + x0, 0), W)
+          local best = nil
+          for h = h0, h1 - 1 do
+            for w = w0, w1 - 1 do
+              local v = plane[h + 1][w + 1]
+              if best == nil or v > best then best = v end
+            end
+          end
+          out[r][c][i + 1][j + 1] = best or 0
+        end
+      end
+    end
+  end
+  return T.array(out, x.dtype)
+end
+
+local function ref_align(x, outh, outw, scale, sr)
+  local xs = x:totable()
+  local s = x.shape
+  local H, W = s[3], s[4]
+  local function at(plane, y, xx)
+    if y < -1 or y > H or xx < -1 or xx > W then return 0 end
+    y, xx = math.max(y, 0), math.max(xx, 0)
+    local yl, xl = math.floor(y), math.floor(xx)
+    local yh, xh
+    if yl >= H - 1 then yl, yh, y = H - 1, H - 1, H - 1 else yh = yl + 1 end
+    if xl >= W - 1 then xl, xh, xx = W - 1, W - 1, W - 1 else xh = xl + 1 end
+    local ly, lx = y - yl, xx - xl
+    local hy, hx = 1 - ly, 1 - lx
+    return hy * hx * plane[yl + 1][xl + 1] + hy * lx * plane[yl + 1][xh + 1]
+      + ly * hx * plane[yh + 1][xl + 1] + ly * lx * plane[yh + 1][xh + 1]
+  end
+  local out = {}
+  for r, b in ipairs(rois():totable()) do   -- the float32 values the kernel sees
+    local y0, x0 = b[1] * scale, b[2] * scale
+    local rh, rw = math.max(b[3] * scale - y0, 1), math.max(b[4] * scale - x0, 1)
+    local bh, bw = rh / outh, rw / outw
+    local gh = sr and sr[1] or math.ceil(rh / outh)
+    local gw = sr and sr[2] or math.ceil(rw / outw)
+    out[r] = {}
+    for c = 1, s[2] do
+      local plane = xs[IDX[r] + 1][c]
+      out[r][c] = {}
+      for i = 0, outh - 1 do
+        out[r][c][i + 1] = {}
+        for j = 0, outw - 1 do
+          local acc = 0
+          for iy = 0, gh - 1 do
+            for ix = 0, gw - 1 do
+              acc = acc + at(plane, y0 + i * bh + (iy + 0.5) * bh / gh, x0 + j * bw + (ix + 0.5) * bw / gw)
+            end
+          end
+          out[r][c][i + 1][j + 1] = acc / (gh * gw)
+        end
+      end
+    end
+  end
+  return T.array(out, x.dtype)
+end
+
+function_spec.describe('F.roi_pooling_2d', {
+  fn = function(x, o) return F.roi_pooling_2d(x, rois(), idx(), o.outsize, o.scale) end,
+  inputs = function(dt) return { R.distinct({ 2, 3, 7, 6 }, dt) } end,
+  reference = function(x, o)
+    local oh, ow = o.outsize, o.outsize
+    if type(oh) == 'table' then oh, ow = oh[1], oh[2] end
+    return ref_max(x, oh, ow, o.scale)
+  end,
+  double_backward = true,
+  cases = {
+    { name = '2x2 scale 1', opts = { outsize = 2, scale = 1.0 } },
+    { name = '3x2 scale 0.5', opts = { outsize = { 3, 2 }, scale = 0.5 } },
+    { name = '4x4 (bins smaller than cells)', opts = { outsize = 4, scale = 1.0 } },
+  },
+})
+
+function_spec.describe('F.roi_average_align_2d', {
+  fn = function(x, o)
+    return F.roi_average_align_2d(x, rois(), idx(), o.outsize, o.scale, { sampling_ratio = o.sampling_ratio })
+  end,
+  inputs = function(dt) return { T.random.uniform(-1, 1, { 2, 2, 7, 6 }, dt) } end,
+  reference = function(x, o)
+    local oh, ow = o.outsize, o.outsize
+    if type(oh) == 'table' then oh, ow = oh[1], oh[2] end
+    local sr = o.sampling_ratio
+    if type(sr) == 'number' then sr = { sr, sr } end
+    return ref_align(x, oh, ow, o.scale, sr)
+  end,
+  double_backward = true,
+  cases = {
+    { name = '2x2 scale 1', opts = { outsize = 2, scale = 1.0 } },
+    { name = '3x2 scale 0.6 sampling 2', opts = { outsize = { 3, 2 }, scale = 0.6, sampling_ratio = 2 } },
+    { name = '2x3 sampling {1, 3}', opts = { outsize = { 2, 3 }, scale = 1.0, sampling_ratio = { 1, 3 } } },
+  },
+})
+
+local function grad_of(fn, x)
+  local v = chainer.Variable(x)
+  local y = fn(v)
+  y.grad = T.ones(y.shape, y.dtype)
+  y:backward()
+  return v.grad
+end
+
+describe('F.roi_pooling_2d', function()
+  it('picks hand-computed maxima and routes the gradient to them', function()
+    local x = T.arange(30, 'float64'):reshape({ 1, 1, 6, 5 })
+    local r = T.array({ { 0, 0, 3, 3 }, { 2, 2, 2, 2 } }, 'float64')
+    local i = T.array({ 0, 0 }, 'int32')
+    local y = F.roi_pooling_2d(x, r, i, 2, 1.0)
+    -- ROI 0 covers rows/cols 0..3 in 2x2 bins; ROI 1 is the single cell (2, 2)
+    assert.are.same({ { { { 6, 8 }, { 16, 18 } } }, { { { 12, 12 }, { 12, 12 } } } }, y.array:totable())
+    local g = grad_of(function(v) return F.roi_pooling_2d(v, r, i, 2, 1.0) end, x)
+    local gt = g:totable()[1][1]
+    assert.are.equal(4, gt[3][3])   -- cell (2, 2) is the max of all four bins of ROI 1
+    assert.are.equal(1, gt[2][2])
+    assert.are.equal(1, gt[4][4])
+    assert.are.equal(0, gt[1][1])
+  end)
+  it('accepts Chainer 1.x arguments (rois (R, 5) with the batch index, outh, outw)', function()
+    local x = R.distinct({ 2, 3, 7, 6 }, 'float64')
+    local r5 = {}
+    for k, b in ipairs(ROIS) do r5[k] = { IDX[k], b[2], b[1], b[4], b[3] } end
+    local y1 = F.roi_pooling_2d(x, T.array(r5, 'float32'), 3, 2, 0.5)
+    local y2 = F.roi_pooling_2d(x, rois(), idx(), { 3, 2 }, 0.5)
+    assert.are.same(y2.array:totable(), y1.array:totable())
+  end)
+  it('gives 0 for bins outside the image and no gradient there', function()
+    local x = T.ones({ 1, 1, 4, 4 }, 'float32')
+    local y = F.roi_pooling_2d(x, T.array({ { 10, 10, 12, 12 } }, 'float32'), T.array({ 0 }, 'int64'), 2, 1.0)
+    assert.are.same({ { { { 0, 0 }, { 0, 0 } } } }, y.array:totable())
+  end)
+  it('works on float16 and non-contiguous x', function()
+    local x = R.distinct({ 2, 3, 6, 7 }, 'float64'):transpose({ 0, 1, 3, 2 })
+    local y = F.roi_pooling_2d(x, rois(), idx(), 2, 1.0)
+    local testing_ref = ref_max(x:copy(), 2, 2, 1.0)
+    chainer.testing.assert_allclose(y.array, testing_ref, { atol = 0, rtol = 0 })
+    local yh = F.roi_pooling_2d(x:astype('float16'), rois(), idx(), 2, 1.0)
+    assert.are.equal('float16', yh.dtype)
+    chainer.testing.assert_allclose(yh.array:astype('float64'), testing_ref, { atol = 1e-2, rtol = 1e-3 })
+  end)
+  it('rejects bad inputs with errors naming the function and argument', function()
+    local x = T.zeros({ 2, 3, 7, 6 }, 'float32')
+    assert.has_error(function() F.roi_pooling_2d(T.zeros({ 3, 7, 6 }, 'float32'), rois(), idx(), 2, 1.0) end,
+      'roi_pooling_2d: x must be 4-d (N, C, H, W), got 3-d with shape (3, 7, 6)')
+    assert.error_matches(function() F.roi_pooling_2d(x, T.zeros({ 5, 3 }, 'float32'), idx(), 2, 1.0) end,
+      'roi_pooling_2d: rois must be %(R, 4%)')
+    assert.error_matches(function() F.roi_pooling_2d(x, rois(), T.zeros({ 5 }, 'float32'), 2, 1.0) end,
+      'roi_pooling_2d: roi_indices must be an integer tensor')
+    assert.error_matches(function() F.roi_pooling_2d(x, rois(), T.array({ 0, 1, 2 }, 'int32'), 2, 1.0) end,
+      'roi_pooling_2d: roi_indices must be %(R%) with R = 5')
+    assert.error_matches(function() F.roi_pooling_2d(x, rois(), T.array({ 0, 1, 2, 0, 0 }, 'int32'), 2, 1.0) end,
+      'roi_pooling_2d: roi_indices%[2%] = 2 is out of range for a batch of 2 images')
+    assert.error_matches(function() F.roi_pooling_2d(x, rois(), idx(), 0, 1.0) end,
+      'roi_pooling_2d: outsize must be a positive integer')
+    assert.error_matches(function() F.roi_pooling_2d(x, rois(), idx(), 2) end,
+      'roi_pooling_2d: spatial_scale must be a positive number')
+    assert.error_matches(function() F.roi_pooling_2d(T.zeros({ 2, 3, 7, 6 }, 'int32'), rois(), idx(), 2, 1.0) end,
+      'roi_pooling_2d: x must be a float tensor')
+  end)
+end)
+
+describe('F.roi_average_align_2d', function()
+  it('averages bilinear samples (hand-computed)', function()
+    -- x[h, w] = 10 h + w is linear, so every bilinear sample inside the
+    -- image is exact: bin (i, j) of ROI (0, 0, 4, 4) with 2x2 bins of
+    -- 2 cells, 2 samples each at 0.5 and 1.5 -> mean at centre (1 + 2i, 1 + 2j)
+    local rows = {}
+    for h = 0, 5 do
+      rows[h + 1] = {}
+      for w = 0, 5 do rows[h + 1][w + 1] = 10 * h + w end
+    end
+    local x = T.array({ { rows } }, 'float64')
+    local y = F.roi_average_align_2d(x, T.array({ { 0, 0, 4, 4 } }, 'float64'), T.array({ 0 }, 'int32'), 2, 1.0)
+    chainer.testing.assert_allclose(y.array, T.array({ { { { 11, 13 }, { 31, 33 } } } }, 'float64'),
+      { atol = 1e-12, rtol = 0 })
+  end)
+  it('rejects bad inputs with errors naming the function and argument', function()
+    local x = T.zeros({ 2, 3, 7, 6 }, 'float32')
+    assert.error_matches(function() F.roi_average_align_2d(x, rois(), idx(), 2, 1.0, { sampling_ratio = 0 }) end,
+      'roi_average_align_2d: sampling_ratio must hold positive integers')
+    assert.error_matches(function() F.roi_average_align_2d(x, rois(), idx(), 2, 1.0, { bogus = 1 }) end,
+      "roi_average_align_2d: unknown option 'bogus'")
+    assert.error_matches(function() F.roi_average_align_2d(x, rois(), T.array({ 0, 0, 0, 0, 7 }, 'int64'), 2, 1.0) end,
+      'roi_average_align_2d: roi_indices%[4%] = 7 is out of range')
+  end)
+end)

@@ -1,12 +1,14 @@
 # bench/lenet_conv.py: PyTorch twin of lenet_conv.lua (same shapes, float32,
 # torch.nn.functional.conv2d forward + backward, same thread count).
-#   python3 bench/lenet_conv.py [threads] [iterations]
+#   python3 bench/lenet_conv.py [threads] [iterations] [wall|cpu]
 import sys, time
 import torch
 import torch.nn.functional as F
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 iters = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+use_cpu = len(sys.argv) > 3 and sys.argv[3] == 'cpu'
+clock = time.process_time if use_cpu else time.perf_counter
 torch.set_num_threads(threads)
 torch.manual_seed(0)
 
@@ -29,17 +31,18 @@ def timeit(fn):
     for _ in range(10): fn()
     rounds = []
     for _ in range(5):
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(iters): fn()
-        rounds.append((time.perf_counter() - t0) / iters * 1e3)
+        rounds.append((clock() - t0) / iters * 1e3)
     rounds.sort()
-    return rounds[len(rounds) // 2]
+    return rounds[len(rounds) // 2], rounds[0]
 
 f1, s1 = layer(64, 1, 28, 20, 5, False)
 f2, s2 = layer(64, 20, 12, 50, 5, True)
 r = [('conv1 forward', timeit(f1)), ('conv1 fwd+bwd', timeit(s1)),
      ('conv2 forward', timeit(f2)), ('conv2 fwd+bwd', timeit(s2))]
-print('torch %s, %d threads, mkldnn=%s' % (torch.__version__, threads, torch.backends.mkldnn.is_available()))
-for name, t in r:
-    print('  %-14s %8.3f ms' % (name, t))
-print('  %-14s %8.3f ms' % ('both fwd+bwd', r[1][1] + r[3][1]))
+print('torch %s, %d threads, %s clock, mkldnn=%s' % (torch.__version__, threads, 'cpu' if use_cpu else 'wall',
+      torch.backends.mkldnn.is_available()))
+for name, (med, best) in r:
+    print('  %-14s %8.3f ms median %8.3f ms min' % (name, med, best))
+print('  %-14s %8.3f ms median %8.3f ms min' % ('both fwd+bwd', r[1][1][0] + r[3][1][0], r[1][1][1] + r[3][1][1]))

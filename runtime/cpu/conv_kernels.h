@@ -37,8 +37,54 @@ static inline void CV_NAME(row_setup)(const conv_geom *g, int64_t r, int64_t *c,
     *hi = h;
 }
 
+/* The 2-d case with tight loops (the common one: LeNet-sized images have
+ * output rows of a few elements, where loop overhead decides the speed). */
+static void CV_NAME(im2col_2d)(const conv_geom *g, const CV_T *restrict x, CV_T *restrict col, int64_t ld) {
+    const int64_t H = g->in[0], W = g->in[1], OH = g->out[0], OW = g->out[1];
+    const int64_t KH = g->k[0], KW = g->k[1], sy = g->s[0], sx = g->s[1];
+    const int64_t py = g->p[0], px = g->p[1], dy = g->d[0], dx = g->d[1];
+    CV_T *dst = col;
+    for (int64_t c = 0; c < g->C; c++) {
+        const CV_T *xc = x + c * H * W;
+        for (int64_t ki = 0; ki < KH; ki++)
+            for (int64_t kj = 0; kj < KW; kj++, dst += ld) {
+                int64_t offx = kj * dx - px;
+                int64_t lo = offx >= 0 ? 0 : (-offx + sx - 1) / sx;
+                int64_t hi = (W - offx) <= 0 ? 0 : (W - offx + sx - 1) / sx;
+                if (hi > OW)
+                    hi = OW;
+                if (lo > hi)
+                    lo = hi;
+                CV_T *d = dst;
+                for (int64_t oy = 0; oy < OH; oy++, d += OW) {
+                    int64_t iy = oy * sy - py + ki * dy;
+                    if (iy < 0 || iy >= H) {
+                        for (int64_t j = 0; j < OW; j++)
+                            d[j] = 0;
+                        continue;
+                    }
+                    const CV_T *src = xc + iy * W + offx;
+                    for (int64_t j = 0; j < lo; j++)
+                        d[j] = 0;
+                    if (sx == 1)
+                        for (int64_t j = lo; j < hi; j++)
+                            d[j] = src[j];
+                    else
+                        for (int64_t j = lo; j < hi; j++)
+                            d[j] = src[j * sx];
+                    for (int64_t j = hi; j < OW; j++)
+                        d[j] = 0;
+                }
+            }
+    }
+}
+
 /* col rows [0, C*Kk) of one image x into col (row stride ld). */
 static void CV_NAME(im2col)(const conv_geom *g, const CV_T *x, CV_T *col, int64_t ld) {
+    if (g->nsp == 2) {
+        CV_NAME(im2col_2d)(g, x, col, ld);
+        return;
+    }
     int nsp = g->nsp, L = nsp - 1;
     int64_t rows = g->C * g->Kk;
     int64_t n_last = g->out[L], s_last = g->s[L];
@@ -72,7 +118,13 @@ static void CV_NAME(im2col)(const conv_geom *g, const CV_T *x, CV_T *col, int64_
                 for (; j < lo; j++)
                     dst[j] = 0;
                 if (s_last == 1) {
-                    memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof(CV_T));
+                    /* runs are short in small images: a plain loop beats a
+                     * memcpy call there */
+                    if (hi - lo >= 64)
+                        memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof(CV_T));
+                    else
+                        for (j = lo; j < hi; j++)
+                            dst[j] = src[j];
                 } else {
                     for (j = lo; j < hi; j++)
                         dst[j] = src[j * s_last];

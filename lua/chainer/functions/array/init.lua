@@ -5,6 +5,7 @@ local files = {
   'reshape', 'broadcast_to', 'transpose', 'broadcast', 'axes', 'concat', 'split_axis', 'tile', 'repeat',
   'pad', 'flip', 'where', 'cast', 'copy', 'select_item', 'depth2space', 'diagonal', 'permutate', 'get_item',
   'scatter_add', 'im2col', 'resize_images', 'spatial_transformer', 'pad_sequence', 'transpose_sequence',
+  'deformable_convolution_2d_sampler',
 }
 
 local M = {}

@@ -79,7 +79,9 @@ function SimplifiedDropconnect:forward(x, train, mask, use_batchwise_mask)
   if F.simplified_dropconnect == nil then
     error('SimplifiedDropconnect: F.simplified_dropconnect is not available', 2)
   end
-  return F.simplified_dropconnect(x, self.W, self.b, self.ratio, train, mask, use_batchwise_mask)
+  -- F.simplified_dropconnect takes Chainer's keyword arguments as an options table
+  return F.simplified_dropconnect(x, self.W, self.b, { ratio = self.ratio, train = train, mask = mask,
+    use_batchwise_mask = use_batchwise_mask })
 end
 M.SimplifiedDropconnect = SimplifiedDropconnect
 

@@ -10,7 +10,7 @@ local M = {}
 local function outsize(size, k, s) return math.floor((size - k) / s) + 1 end
 
 -- LocalConvolution2D(in_channels, out_channels, in_size, ksize, stride = 1, nobias, initialW, initial_bias)
--- W: (out_h, out_w, out_channels, in_channels, kh, kw); b: (out_h, out_w, out_channels).
+-- W: (out_channels, out_h, out_w, in_channels, kh, kw); b: (out_channels, out_h, out_w).
 local LocalConvolution2D = Link:extend('LocalConvolution2D')
 local names = { 'in_channels', 'out_channels', 'in_size', 'ksize', 'stride', 'nobias', 'initialW', 'initial_bias' }
 function LocalConvolution2D:init(...)
@@ -26,8 +26,9 @@ end
 function LocalConvolution2D:_initialize_params(in_channels, in_size)
   local oh = outsize(in_size[1], self.ksize[1], self.stride[1])
   local ow = outsize(in_size[2], self.ksize[2], self.stride[2])
-  self.W:initialize({ oh, ow, self.out_channels, in_channels, self.ksize[1], self.ksize[2] })
-  if self.b then self.b:initialize({ oh, ow, self.out_channels }) end
+  -- Chainer's layout (what F.local_convolution_2d takes)
+  self.W:initialize({ self.out_channels, oh, ow, in_channels, self.ksize[1], self.ksize[2] })
+  if self.b then self.b:initialize({ self.out_channels, oh, ow }) end
 end
 function LocalConvolution2D:forward(x)
   if self.W._data == nil then

@@ -99,6 +99,18 @@ local function flat_positions(d, terms)
 end
 M._flat_positions = flat_positions
 
+-- Runs f(a, b), turning a tensor-level error ("slice: index 5 is out of
+-- bounds ...") into one that names fn, raised at the caller of fn.
+local function named(fn, f, a, b)
+  local ok, res = pcall(f, a, b)
+  if not ok then
+    local msg = tostring(res):gsub('^[^\n]-%.lua:%d+: ', '')
+    error(fn .. ': ' .. msg, 3)
+  end
+  return res
+end
+M._named = named
+
 -- F.get_item(x, slices)
 function M.get_item(x, slices)
   local d = U.data('get_item', x)
@@ -106,10 +118,10 @@ function M.get_item(x, slices)
   local terms, adv = parse_terms('get_item', slices)
   if adv then
     local take = require('chainer.functions.array._take')._take
-    return take(x, flat_positions(d, terms), nil, 'GetItem')
+    return take(x, named('get_item', flat_positions, d, terms), nil, 'GetItem')
   end
   -- validate now so that errors name get_item and the caller's line
-  T.slice_terms(d, terms)
+  named('get_item', T.slice_terms, d, terms)
   local f = setmetatable({}, GetItem)
   f.terms = terms
   return f:apply({ x })[1]

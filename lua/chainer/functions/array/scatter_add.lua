@@ -55,7 +55,7 @@ function M.scatter_add(a, slices, b)
   end
   if all_ints(slices) then slices = { T.array(slices, 'int64') } end
   local terms = GI._parse_terms('scatter_add', slices)
-  local ids = GI._flat_positions(da, terms)
+  local ids = GI._named('scatter_add', GI._flat_positions, da, terms)
   local is, bs = ids.shape, db.shape
   if #bs > #is then
     error(string.format('scatter_add: b of shape %s does not broadcast to the indexed shape %s',

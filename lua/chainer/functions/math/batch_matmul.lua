@@ -26,6 +26,15 @@ function M.batch_matmul(a, b, opts)
   if a.shape[1] ~= b.shape[1] then
     error(string.format('batch_matmul: a and b have different batch sizes (%d and %d)', a.shape[1], b.shape[1]), 2)
   end
+  -- check the inner sizes here so that the error names batch_matmul
+  local sa, sb = a.shape, b.shape
+  local ka = opts.transa and sa[2] or sa[3]
+  local kb = opts.transb and sb[3] or sb[2]
+  if ka ~= kb then
+    error(string.format('batch_matmul: a %s%s and b %s%s do not match (%d columns against %d rows)',
+      T.shape_str(sa), opts.transa and ' (transposed)' or '', T.shape_str(sb), opts.transb and ' (transposed)' or '',
+      ka, kb), 2)
+  end
   return F.matmul(a, b, { transa = opts.transa, transb = opts.transb })
 end
 

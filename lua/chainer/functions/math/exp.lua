@@ -18,6 +18,8 @@ function Exp:backward(idx, gys)
 end
 
 function M.exp(x)
+  -- as Chainer: float inputs only (an int tensor would silently become float)
+  require('chainer.functions.math._helpers').float_data(x, 'exp', 'x', 2)
   return setmetatable({}, Exp):apply({ x })[1]
 end
 

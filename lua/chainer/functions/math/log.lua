@@ -18,6 +18,8 @@ function Log:backward(idx, gys)
 end
 
 function M.log(x)
+  -- as Chainer: float inputs only (an int tensor would silently become float)
+  require('chainer.functions.math._helpers').float_data(x, 'log', 'x', 2)
   return setmetatable({}, Log):apply({ x })[1]
 end
 

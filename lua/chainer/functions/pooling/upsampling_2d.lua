@@ -33,6 +33,14 @@ function M.upsampling_2d(x, indexes, ...)
     in_size[i] = given and given[i] or U.deconv_outsize(out_size[i], k[i], s[i], p[i], cover_all)
     if in_size[i] < 1 then error(string.format('%s: the output would be empty on spatial axis %d', fn, i - 1), 2) end
   end
+  -- an index outside the window would be dropped silently by the scatter
+  if ix.size > 0 then
+    local lo, hi = ix:min():item(), ix:max():item()
+    if lo < 0 or hi >= k[1] * k[2] then
+      error(string.format('%s: indexes must lie in 0..%d (positions inside a %dx%d window), got %d..%d', fn,
+        k[1] * k[2] - 1, k[1], k[2], lo, hi), 2)
+    end
+  end
   local geo = { nsp = 2, k = k, s = s, p = p, in_size = in_size, out_size = out_size }
   return U.node(U.IndexScatter, geo, nil, ix):apply({ x })[1]
 end

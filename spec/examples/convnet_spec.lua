@@ -1,0 +1,244 @@
+-- examples/convnet: the models' shapes and structure, a shortened LeNet5
+-- run on MNIST (loss falls, snapshot/--resume, predict.lua on PNG and JPEG
+-- files) and a smoke run on a generated CIFAR-10 binary set.  Tagged
+-- `examples` like spec/examples/examples_spec.lua.
+local chainer = require 'chainer'
+local T = chainer.tensor
+local json = require 'chainer.utils.json'
+local images = require 'chainer.datasets.image_dataset'
+
+local models = dofile('examples/convnet/models.lua')
+
+local function chainlua()
+  local b = os.getenv('CHAINLUA_BUILD')
+  if b then return b .. '/chainlua' end
+  local lib = os.getenv('CHAINLUA_LIB')
+  if lib then return (lib:gsub('/[^/]*$', '')) .. '/chainlua' end
+  return 'build/chainlua'
+end
+
+-- output and exit status (LuaJIT's popen close() does not give the status)
+local function run(cmd)
+  local p = io.popen('(' .. cmd .. ') 2>&1; echo "__exit=$?"')
+  local out = p:read('*a')
+  p:close()
+  local code = tonumber(out:match('__exit=(%d+)\n?$'))
+  return (out:gsub('__exit=%d+\n?$', '')), code
+end
+
+local function tmpdir()
+  local d = os.tmpname()
+  os.remove(d)
+  os.execute('mkdir -p ' .. d)
+  return d
+end
+
+local function exists(path)
+  local f = io.open(path, 'rb')
+  if f then f:close() return true end
+  return false
+end
+
+local function have_mnist()
+  local root = os.getenv('CHAINER_DATASET_ROOT') or ((os.getenv('HOME') or '') .. '/.chainer/dataset')
+  return exists(root .. '/mnist/train-images-idx3-ubyte.gz') or exists(root .. '/pfnet/chainer/mnist/train.npz')
+end
+
+local function count_params(link)
+  local n = 0
+  for p in link:params() do n = n + p.size end
+  return n
+end
+
+describe('#examples convnet models', function()
+  before_each(function() T.random.seed(0) end)
+
+  it('LeNet5: (32, 1, 28, 28) -> (32, 10) logits; predict gives rows summing to 1', function()
+    local m = models.LeNet5(10)
+    local x = T.random.rand({ 32, 1, 28, 28 })
+    local y = m(x)
+    assert.same({ 32, 10 }, y.shape)
+    local p = m:predict(x)
+    assert.same({ 32, 10 }, p.shape)
+    local sums = p.array:sum({ axis = 1 })
+    for i = 0, 31 do assert.near(1, sums:get(i), 1e-5) end
+    assert.is_true(p.array:min():item() >= 0)
+    -- predict is the softmax of the logits, in test mode and without a graph
+    local ref = chainer.functions.softmax(y).array
+    assert.near(0, (ref - p.array):abs():max():item(), 1e-5)
+    assert.is_nil(p.creator)
+    -- the guide's sigmoid version has the same shapes: 28 -> 24 -> 12 -> 8 -> 4 -> 1
+    local s = models.LeNet5(10, { activation = 'sigmoid' })
+    assert.same({ 2, 10 }, s(T.random.rand({ 2, 1, 28, 28 })).shape)
+    assert.same({ 120, 16, 4, 4 }, s.conv3.W.shape)
+    -- a loss through L.Classifier, as in the guide
+    local t = T.random.randint(0, 10, { 32 }, 'int32')
+    local loss = chainer.links.Classifier(models.LeNet5(10))(x, t)
+    assert.same({}, loss.shape)
+    assert.is_true(loss.array:item() > 0)
+  end)
+
+  it('LeNet5 rejects an unknown activation; build() rejects an unknown arch', function()
+    assert.has_error(function() models.LeNet5(10, { activation = 'tanh' }) end)
+    local ok, err = pcall(models.LeNet5, 10, { activation = 'tanh' })
+    assert.is_false(ok)
+    assert.matches('LeNet5: activation', tostring(err))
+    ok, err = pcall(models.build, 'alexnet', 10)
+    assert.is_false(ok)
+    assert.matches("unknown %-%-arch 'alexnet'", tostring(err))
+    ok, err = pcall(models.ResNet, 34, 10)
+    assert.is_false(ok)
+    assert.matches('n_layers must be 50, 101 or 152', tostring(err))
+  end)
+
+  it('VGG16: five VGGBlocks (2, 2, 3, 3, 3 convs with BN), fc head on the last', function()
+    local v = models.VGG16(10, { fc_units = 32 })
+    assert.equal(5, v:len())
+    local convs = {}
+    for i = 1, 5 do convs[i] = v[i].n_convs end
+    assert.same({ 2, 2, 3, 3, 3 }, convs)
+    assert.is_nil(v[4].fc6)
+    assert.is_not_nil(v[5].fc6)
+    assert.is_not_nil(v[3].bn3)
+    local y = v(T.random.rand({ 2, 3, 32, 32 }))
+    assert.same({ 2, 10 }, y.shape)
+    assert.same({ 512, 512, 3, 3 }, v[5].conv3.W.shape)
+    local p = v:predict(T.random.rand({ 2, 3, 32, 32 }))
+    assert.near(1, p.array:sum({ axis = 1 }):get(1), 1e-5)
+  end)
+
+  it('ResNet-50: bottleneck stages 3-4-6-3, global average pooling, 25,557,032 parameters', function()
+    local r = models.ResNet50(1000)
+    local y = r(T.random.rand({ 2, 3, 32, 32 }))
+    assert.same({ 2, 1000 }, y.shape)
+    assert.equal(3, #r.res2._forward)
+    assert.equal(4, #r.res3._forward)
+    assert.equal(6, #r.res4._forward)
+    assert.equal(3, #r.res5._forward)
+    -- the published ResNet-50 size: no bias on the convolutions, BN gamma/beta, fc with bias
+    assert.equal(25557032, count_params(r))
+    -- 1-channel 28x28 input (MNIST) works too: 28 -> 14 -> 7 -> 7 -> 4 -> 2 -> 1
+    local m = models.ResNet(50, 10)
+    assert.same({ 2, 10 }, m(T.random.rand({ 2, 1, 28, 28 })).shape)
+  end)
+
+  it('ResNet-101 and ResNet-152 have 23 and 36 blocks in res4 (152: 3+8+36+3 = 50 bottlenecks)', function()
+    local r101 = models.ResNet101(10)
+    assert.equal(23, #r101.res4._forward)
+    local r152 = models.ResNet152(10)
+    local n = 0
+    for _, s in ipairs({ 'res2', 'res3', 'res4', 'res5' }) do n = n + #r152[s]._forward end
+    assert.equal(50, n)
+    assert.equal(8, #r152.res3._forward)
+    assert.equal(36, #r152.res4._forward)
+  end)
+end)
+
+describe('#examples convnet training', function()
+  it('train_convnet (LeNet5, MNIST subset): loss falls, snapshot, --resume, predict.lua on PNG/JPEG', function()
+    if not have_mnist() then pending('MNIST is not under CHAINER_DATASET_ROOT') return end
+    local out = tmpdir()
+    local cmd = string.format('%s examples/convnet/train_convnet.lua --arch lenet5 --epoch 2 --train-size 1000 ' ..
+      '--test-size 500 --batchsize 50 --log-interval 10 --threads 1 --noplot --quiet --out %s', chainlua(), out)
+    local text, code = run(cmd)
+    assert.are.equal(0, code, text)
+    assert.matches('# Architecture: lenet5', text)
+    assert.matches('epoch       iteration   main/loss', text)
+    local log = json.read_file(out .. '/log')
+    assert.are.equal(4, #log)
+    assert.is_true(log[4]['main/loss'] < log[1]['main/loss'] - 0.5, text)
+    assert.is_true(log[4]['main/accuracy'] > log[1]['main/accuracy'])
+    assert.is_true(log[4]['validation/main/accuracy'] > 0.6, text)
+    assert.is_true(exists(out .. '/snapshot_iter_40'))
+    assert.is_true(exists(out .. '/model.npz'))
+    local info = json.read_file(out .. '/model.json')
+    assert.same({ arch = 'lenet5', dataset = 'mnist', n_class = 10, in_channels = 1 }, info)
+
+    -- resuming the finished run does no more iterations
+    local text2, code2 = run(cmd .. ' --resume ' .. out .. '/snapshot_iter_40')
+    assert.are.equal(0, code2, text2)
+    assert.are.equal(4, #json.read_file(out .. '/log'))
+
+    -- predict.lua: exported test PNGs, then a black-on-white JPEG (inverted automatically)
+    local ptext, pcode = run(string.format('%s examples/convnet/predict.lua --model %s --from-test 4', chainlua(), out))
+    assert.are.equal(0, pcode, ptext)
+    local n = 0
+    for _ in ptext:gmatch('test_%d%d%d%d%.png: predicted %d  %[%d %d%.%d%d%d%d, %d %d%.%d%d%d%d, %d %d%.%d%d%d%d%]  %(true %d%)\n') do
+      n = n + 1
+    end
+    assert.are.equal(4, n, ptext)
+    assert.matches('%d of 4 test images classified correctly', ptext)
+    local png = images.read_image(out .. '/test_images/test_0001.png', 'uint8')
+    assert.same({ 1, 28, 28 }, png.shape)
+    local inverted = (255 - png:astype('float32')):astype('uint8'):reshape({ 28, 28 })
+    images.write_image(out .. '/seven.jpg', inverted)
+    local jtext, jcode = run(string.format('%s examples/convnet/predict.lua --model %s --image %s/seven.jpg --top 1',
+      chainlua(), out, out))
+    assert.are.equal(0, jcode, jtext)
+    local auto = jtext:match('seven%.jpg: predicted (%d)')
+    assert.is_not_nil(auto, jtext)
+    -- without inversion the JPEG is a different (mostly white) input
+    local ntext = run(string.format('%s examples/convnet/predict.lua --model %s --image %s/seven.jpg --top 1 ' ..
+      '--invert no', chainlua(), out, out))
+    assert.matches('seven%.jpg: predicted %d', ntext)
+    -- the auto-inverted JPEG gets the same class as the original PNG
+    local first = ptext:match('test_0001%.png: predicted (%d)')
+    assert.are.equal(first, auto)
+
+    -- bad use: no model directory
+    local etext, ecode = run(string.format('%s examples/convnet/predict.lua --model %s/none --image x.png', chainlua(), out))
+    assert.are_not.equal(0, ecode)
+    assert.matches("predict: cannot open '.*/none/model.json'", etext)
+    os.execute('rm -rf ' .. out)
+  end)
+
+  it('train_convnet --dataset cifar10 runs on a generated CIFAR-10 binary set', function()
+    local root = tmpdir()
+    local d = root .. '/cifar10/cifar-10-batches-bin'
+    os.execute("mkdir -p '" .. d .. "'")
+    -- record: a label byte, then 3072 pixel bytes; class k images are bright in channel k % 3
+    local function write(path, n, seed)
+      local parts = {}
+      for r = 0, n - 1 do
+        local k = (r + seed) % 10
+        local px = {}
+        for p = 0, 3071 do
+          local c = math.floor(p / 1024)
+          px[p + 1] = string.char(c == k % 3 and 200 or (p * 7 + r) % 50)
+        end
+        parts[#parts + 1] = string.char(k) .. table.concat(px)
+      end
+      local f = assert(io.open(path, 'wb'))
+      f:write(table.concat(parts))
+      f:close()
+    end
+    for i = 1, 5 do write(d .. '/data_batch_' .. i .. '.bin', 8, i) end
+    write(d .. '/test_batch.bin', 10, 0)
+    local out = root .. '/result'
+    local text, code = run(string.format('CHAINER_DATASET_ROOT=%s CHAINER_DATASET_URL_BASE=http://127.0.0.1:9 ' ..
+      '%s examples/convnet/train_convnet.lua --dataset cifar10 --arch lenet5 --epoch 2 --batchsize 10 --threads 1 ' ..
+      '--noplot --quiet --out %s', root, chainlua(), out))
+    assert.are.equal(0, code, text)
+    assert.matches('# train: 40, test: 10, classes: 10', text)
+    local log = json.read_file(out .. '/log')
+    assert.are.equal(2, #log)
+    for _, e in ipairs(log) do
+      assert.is_true(e['main/loss'] == e['main/loss'] and e['main/loss'] < 10)
+      assert.is_not_nil(e['validation/main/accuracy'])
+    end
+    assert.same({ arch = 'lenet5', dataset = 'cifar10', n_class = 10, in_channels = 3 }, json.read_file(out .. '/model.json'))
+    os.execute('rm -rf ' .. root)
+  end)
+
+  it('train_convnet rejects an unknown dataset or architecture', function()
+    local text, code = run(string.format('%s examples/convnet/train_convnet.lua --dataset svhn', chainlua()))
+    assert.are_not.equal(0, code)
+    assert.matches('%-%-dataset must be mnist, cifar10 or cifar100', text)
+    if have_mnist() then
+      text, code = run(string.format('%s examples/convnet/train_convnet.lua --arch alexnet --train-size 10 --out %s',
+        chainlua(), tmpdir()))
+      assert.are_not.equal(0, code)
+      assert.matches("unknown %-%-arch 'alexnet'", text)
+    end
+  end)
+end)

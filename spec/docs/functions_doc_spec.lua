@@ -4,10 +4,11 @@
 describe('docs/functions.md', function()
   it('is up to date with chainer.functions and docs/functions/*.md', function()
     local tmp = os.tmpname()
-    local saved_arg = arg
-    arg = { tmp }
+    -- the script reads the global `arg` (busted runs specs in their own environment)
+    local saved_arg = _G.arg
+    _G.arg = { tmp }
     local ok, err = pcall(dofile, 'scripts/gen-functions-doc.lua')
-    arg = saved_arg
+    _G.arg = saved_arg
     assert.is_true(ok, tostring(err))
     local function read(p) local f = assert(io.open(p, 'rb')); local s = f:read('*a'); f:close(); return s end
     local want, got = read(tmp), read('docs/functions.md')

@@ -7,6 +7,13 @@
  * per-step LSTM spends most of its time there, see PERFORMANCE.md).  Blocks
  * of at least CACHE_MIN bytes are rounded up to a size class and kept in
  * per-class free lists up to a total of `cache_limit` bytes.
+ *
+ * Small blocks (below SMALL_MAX) come from plain malloc: its per-thread
+ * cache serves them in a few dozen instructions, where posix_memalign
+ * takes the slow path (hundreds of instructions and fragments that later
+ * cost malloc_consolidate).  Such blocks are 16-byte aligned, which the
+ * kernels accept (they never assume more: views start anywhere).  Medium
+ * blocks keep the 64-byte alignment for vector loads.
  */
 #include "internal.h"
 
@@ -16,7 +23,8 @@
 
 #define MAX_DEVICES 17            /* slot 0 is the CPU, then CUDA 0..15 */
 #define ALIGN 64
-#define CACHE_MIN (256 * 1024)
+#define SMALL_MAX 4096
+#define CACHE_MIN (64 * 1024)
 #define NCLASSES 64 * 4
 
 static _Atomic int64_t live_bytes[MAX_DEVICES];
@@ -69,6 +77,8 @@ static int size_class(size_t n, size_t *rounded) {
 void *ch_cpu_alloc(size_t nbytes) {
     if (nbytes == 0)
         nbytes = ALIGN;
+    if (nbytes < SMALL_MAX)
+        return malloc(nbytes);
     if (nbytes >= CACHE_MIN) {
         size_t rounded;
         int c = size_class(nbytes, &rounded);
@@ -95,6 +105,8 @@ void *ch_cpu_alloc(size_t nbytes) {
 void ch_cpu_free(void *p, size_t nbytes) {
     if (!p)
         return;
+    if (nbytes == 0)
+        nbytes = ALIGN;       /* as ch_cpu_alloc rounded it */
     if (nbytes >= CACHE_MIN) {
         size_t rounded;
         int c = size_class(nbytes, &rounded);
@@ -153,7 +165,26 @@ int64_t ch_cache_bytes(int device) {
 }
 
 /* ---- storages ---------------------------------------------------------- */
+/* owns: 0 borrowed memory (ch_wrap_buffer), 1 a separate block, 2 data
+ * placed right after the struct (small CPU tensors: one malloc, one free) */
+#define OWNS_INLINE 2
+
 ch_storage *ch_storage_new(size_t nbytes, int device) {
+    if (device == CH_CPU && nbytes < SMALL_MAX) {
+        /* sizeof(ch_storage) is a multiple of 16, so the data keeps
+         * malloc's 16-byte alignment */
+        _Static_assert(sizeof(ch_storage) % 16 == 0, "inline data alignment");
+        ch_storage *s = malloc(sizeof *s + (nbytes ? nbytes : 1));
+        if (!s)
+            return NULL;
+        s->data = s + 1;
+        s->nbytes = nbytes;
+        s->device = device;
+        s->owns = OWNS_INLINE;
+        s->refcount = 1;
+        account(device, (int64_t)nbytes);
+        return s;
+    }
     ch_storage *s = malloc(sizeof *s);
     if (!s)
         return NULL;
@@ -181,7 +212,9 @@ void ch_storage_retain(ch_storage *s) {
 void ch_storage_release(ch_storage *s) {
     if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
-    if (s->owns) {
+    if (s->owns == OWNS_INLINE) {
+        account(s->device, -(int64_t)s->nbytes);
+    } else if (s->owns) {
         if (s->device == CH_CPU)
             ch_cpu_free(s->data, s->nbytes);
         else if (ch_device_free_hook)

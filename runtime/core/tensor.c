@@ -3,15 +3,27 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 void ch_count_tensor(int delta);
 
-static ch_status check_shape(int nd, const int64_t *dim, const char *fn) {
+ch_status ch_check_shape(int nd, const int64_t *dim, const char *fn) {
     if (nd < 0 || nd > CH_MAX_DIMS)
         return ch_fail(CH_ERR_ARG, "%s: %d dimensions requested (expected 0..%d)", fn, nd, CH_MAX_DIMS);
     for (int i = 0; i < nd; i++)
         if (dim[i] < 0)
             return ch_fail(CH_ERR_ARG, "%s: negative dimension %lld at axis %d", fn, (long long)dim[i], i);
+    /* The element count, byte size and strides are int64 products: a shape
+     * like (1e12, 1e12) would overflow them (UB) and ask malloc for garbage.
+     * Zero dims are skipped so the strides of an empty tensor stay exact. */
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++) {
+        if (dim[i] != 0 && (__builtin_mul_overflow(n, dim[i], &n) || n > INT64_MAX / 16)) {
+            char sh[CH_SHAPE_BUF];
+            return ch_fail(CH_ERR_ARG, "%s: shape %s is too big (its size in bytes does not fit in 64 bits)", fn,
+                           ch_shape_str(sh, sizeof sh, nd, dim));
+        }
+    }
     return CH_OK;
 }
 
@@ -22,8 +34,11 @@ static ch_status check_dtype(ch_dtype dt, const char *fn) {
 }
 
 static ch_tensor *alloc_struct(void) {
-    ch_tensor *t = calloc(1, sizeof *t);
+    /* malloc + memset, not calloc: glibc's calloc skips the per-thread
+     * cache, and a header is made for every op result */
+    ch_tensor *t = malloc(sizeof *t);
     if (t) {
+        memset(t, 0, sizeof *t);
         t->refcount = 1;
         ch_count_tensor(1);
     }
@@ -32,7 +47,7 @@ static ch_tensor *alloc_struct(void) {
 
 ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out) {
     CH_TRY(check_dtype(dt, "empty"));
-    CH_TRY(check_shape(nd, dim, "empty"));
+    CH_TRY(ch_check_shape(nd, dim, "empty"));
     if (device != CH_CPU && !ch_cuda_available())
         return ch_fail(CH_ERR_DEVICE, "cannot allocate on cuda:%d: the CUDA backend is not available (%s)", device,
                        ch_cuda_info());
@@ -210,7 +225,7 @@ ch_status ch_from_buffer(ch_dtype dt, int ndim, const int64_t *shape, const void
 
 ch_status ch_wrap_buffer(ch_dtype dt, int ndim, const int64_t *shape, void *data, ch_tensor **result) {
     CH_TRY(check_dtype(dt, "wrap_buffer"));
-    CH_TRY(check_shape(ndim, shape, "wrap_buffer"));
+    CH_TRY(ch_check_shape(ndim, shape, "wrap_buffer"));
     ch_tensor *t = alloc_struct();
     ch_storage *s = malloc(sizeof *s);
     if (!t || !s) {

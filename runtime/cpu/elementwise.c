@@ -369,49 +369,75 @@ static const void *operand_run(const ew_operand *x, int ct, const char *p, int64
     return buf;
 }
 
+/* Everything one task of ew_execute needs (a task is one run, or one piece
+ * of a long run). */
+typedef struct ew_ctx {
+    const ew_plan *pl;
+    const ew_operand *a, *b;
+    ch_iter it;
+    int64_t pieces, piece_len, zo, za, zb;
+    char *obase;
+    ch_dtype odt;
+    bool direct_out, direct;
+} ew_ctx;
+
+static inline void ew_task(const ew_ctx *c, int64_t task) {
+    const ew_plan *pl = c->pl;
+    const ew_operand *a = c->a, *b = c->b;
+    int64_t pos = task / c->pieces, piece = task % c->pieces;
+    int64_t offs[3];
+    ch_iter_offsets(&c->it, pos, offs);
+    int64_t j0 = piece * c->piece_len, j1 = j0 + c->piece_len;
+    if (j1 > c->it.inner)
+        j1 = c->it.inner;
+    double abuf[CHUNK], bbuf[CHUNK], obuf[CHUNK];
+    int64_t so = c->it.inner_stride[0], sa_ = c->it.inner_stride[1], sb_ = c->it.inner_stride[2];
+    for (int64_t j = j0; j < j1;) {
+        int64_t m = c->direct ? j1 - j : (j1 - j < CHUNK ? j1 - j : CHUNK);
+        int64_t sa, sb = 0;
+        const void *pa = operand_run(a, pl->ct, a->base + (offs[1] + j * sa_) * c->za, sa_, m, abuf, &sa);
+        const void *pb = NULL;
+        if (b)
+            pb = operand_run(b, pl->ct, b->base + (offs[2] + j * sb_) * c->zb, sb_, m, bbuf, &sb);
+        char *po = c->obase + (offs[0] + j * so) * c->zo;
+        if (c->direct_out) {
+            run_kernel(pl, po, so, pa, sa, pb, sb, m);
+        } else {
+            run_kernel(pl, obuf, 1, pa, sa, pb, sb, m);
+            store_chunk(c->odt, po, so, m, pl->kt_out, obuf);
+        }
+        j += m;
+    }
+}
+
 static void ew_execute(const ew_plan *pl, ch_tensor *out, const ew_operand *a, const ew_operand *b) {
     const int64_t *strides[3] = {out->stride, a->stride, b ? b->stride : a->stride};
-    ch_iter it;
-    ch_iter_init(&it, out->nd, out->dim, 3, strides);
-    if (it.outer_count == 0 || it.inner == 0)
+    ew_ctx c;
+    ch_iter_init(&c.it, out->nd, out->dim, 3, strides);
+    if (c.it.outer_count == 0 || c.it.inner == 0)
         return;
-    int64_t pieces = it.inner > PIECE ? (it.inner + PIECE - 1) / PIECE : 1;
-    int64_t piece_len = (it.inner + pieces - 1) / pieces;
-    int64_t ntasks = it.outer_count * pieces;
-    int64_t total = it.outer_count * it.inner;
-    ch_dtype odt = (ch_dtype)out->dt;
-    int64_t zo = (int64_t)ch_dtype_size(odt);
-    int64_t za = (int64_t)ch_dtype_size(a->dt), zb = b ? (int64_t)ch_dtype_size(b->dt) : 0;
-    char *obase = ch_base(out);
-    bool direct_out = odt == kt_dtype(pl->kt_out);
-    bool direct = direct_out && a->dt == kt_dtype(pl->ct) && (!b || b->dt == kt_dtype(pl->ct));
+    c.pl = pl, c.a = a, c.b = b;
+    c.pieces = c.it.inner > PIECE ? (c.it.inner + PIECE - 1) / PIECE : 1;
+    c.piece_len = (c.it.inner + c.pieces - 1) / c.pieces;
+    int64_t ntasks = c.it.outer_count * c.pieces;
+    int64_t total = c.it.outer_count * c.it.inner;
+    c.odt = (ch_dtype)out->dt;
+    c.zo = (int64_t)ch_dtype_size(c.odt);
+    c.za = (int64_t)ch_dtype_size(a->dt), c.zb = b ? (int64_t)ch_dtype_size(b->dt) : 0;
+    c.obase = ch_base(out);
+    c.direct_out = c.odt == kt_dtype(pl->kt_out);
+    c.direct = c.direct_out && a->dt == kt_dtype(pl->ct) && (!b || b->dt == kt_dtype(pl->ct));
 
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && ntasks > 1)
-    for (int64_t task = 0; task < ntasks; task++) {
-        int64_t pos = task / pieces, piece = task % pieces;
-        int64_t offs[3];
-        ch_iter_offsets(&it, pos, offs);
-        int64_t j0 = piece * piece_len, j1 = j0 + piece_len;
-        if (j1 > it.inner)
-            j1 = it.inner;
-        double abuf[CHUNK], bbuf[CHUNK], obuf[CHUNK];
-        int64_t so = it.inner_stride[0], sa_ = it.inner_stride[1], sb_ = it.inner_stride[2];
-        for (int64_t j = j0; j < j1;) {
-            int64_t m = direct ? j1 - j : (j1 - j < CHUNK ? j1 - j : CHUNK);
-            int64_t sa, sb = 0;
-            const void *pa = operand_run(a, pl->ct, a->base + (offs[1] + j * sa_) * za, sa_, m, abuf, &sa);
-            const void *pb = NULL;
-            if (b)
-                pb = operand_run(b, pl->ct, b->base + (offs[2] + j * sb_) * zb, sb_, m, bbuf, &sb);
-            char *po = obase + (offs[0] + j * so) * zo;
-            if (direct_out) {
-                run_kernel(pl, po, so, pa, sa, pb, sb, m);
-            } else {
-                run_kernel(pl, obuf, 1, pa, sa, pb, sb, m);
-                store_chunk(odt, po, so, m, pl->kt_out, obuf);
-            }
-            j += m;
-        }
+    /* Small work never enters an OpenMP region: even a region whose `if`
+     * clause is false costs a team set-up (~1,500 instructions), more than
+     * the arithmetic of a small tensor. */
+    if (total >= CH_PARALLEL_GRAIN && ntasks > 1) {
+#pragma omp parallel for schedule(static)
+        for (int64_t task = 0; task < ntasks; task++)
+            ew_task(&c, task);
+    } else {
+        for (int64_t task = 0; task < ntasks; task++)
+            ew_task(&c, task);
     }
 }
 

@@ -7,15 +7,9 @@
 local chainer = require 'chainer'
 local F = require 'chainer.functions'
 local T = chainer.tensor
-local ffi = require 'ffi'
 
-pcall(ffi.cdef, 'typedef struct { long tv_sec; long tv_nsec; } chainlua_bench_timespec;' ..
-  'int clock_gettime(int clk_id, void *tp);')
-local ts = ffi.new('chainlua_bench_timespec')
-local function now()
-  ffi.C.clock_gettime(1, ts)
-  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
-end
+package.path = (arg and arg[0] and arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. package.path
+local now = require('bench').now
 
 local iters = tonumber(arg and arg[1]) or 4000
 local steps = 50

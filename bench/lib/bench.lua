@@ -1,0 +1,95 @@
+-- bench/lib/bench.lua: what every Lua workload of the harness shares: a
+-- wall clock, the thread count, timing with warm-up and repetitions, peak
+-- RSS, and one JSON line of results on stdout (read by bench/run).
+local ffi = require 'ffi'
+
+-- clock_gettime under a name of our own, so that another module declaring
+-- clock_gettime with a different struct type cannot clash with this one
+pcall(ffi.cdef, [[
+  int chainlua_bench_clock_gettime(int clk, void *ts) __asm__("clock_gettime");
+]])
+local ts = ffi.new('int64_t[2]')
+local C = ffi.C
+
+local M = {}
+
+function M.now()
+  C.chainlua_bench_clock_gettime(1, ts)  -- CLOCK_MONOTONIC
+  return tonumber(ts[0]) + tonumber(ts[1]) * 1e-9
+end
+
+-- Peak resident set size of this process in MiB (VmHWM).
+function M.peak_rss_mib()
+  local f = io.open('/proc/self/status')
+  if not f then return nil end
+  local s = f:read('*a')
+  f:close()
+  local kb = s:match('VmHWM:%s*(%d+)')
+  return kb and tonumber(kb) / 1024 or nil
+end
+
+-- Options from the environment (set by bench/run).
+function M.opts()
+  return {
+    threads = tonumber(os.getenv('BENCH_THREADS') or '') or nil,
+    warmup = tonumber(os.getenv('BENCH_WARMUP') or '') or 3,
+    reps = tonumber(os.getenv('BENCH_REPS') or '') or 5,
+    quick = os.getenv('BENCH_QUICK') == '1',
+  }
+end
+
+function M.setup()
+  local chainer = require 'chainer'
+  local o = M.opts()
+  if o.threads then chainer.set_num_threads(o.threads) end
+  o.threads = chainer.get_num_threads()
+  return chainer, o
+end
+
+-- Runs fn() `warmup` times, then `reps` timed rounds of `iters` calls;
+-- returns the per-call seconds of every round.
+function M.time(fn, iters, warmup, reps)
+  for _ = 1, warmup do fn() end
+  local t = {}
+  for r = 1, reps do
+    local t0 = M.now()
+    for _ = 1, iters do fn() end
+    t[r] = (M.now() - t0) / iters
+  end
+  return t
+end
+
+local function json_value(v)
+  local tv = type(v)
+  if tv == 'number' then
+    if v ~= v or v == math.huge or v == -math.huge then return 'null' end
+    return string.format('%.6g', v)
+  elseif tv == 'string' then
+    return '"' .. v:gsub('[%c"\\]', function(c) return string.format('\\u%04x', c:byte()) end) .. '"'
+  elseif tv == 'boolean' then return tostring(v)
+  elseif tv == 'table' then
+    if #v > 0 or next(v) == nil then
+      local parts = {}
+      for i = 1, #v do parts[i] = json_value(v[i]) end
+      return '[' .. table.concat(parts, ',') .. ']'
+    end
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys)
+    local parts = {}
+    for i, k in ipairs(keys) do parts[i] = json_value(tostring(k)) .. ':' .. json_value(v[k]) end
+    return '{' .. table.concat(parts, ',') .. '}'
+  end
+  return 'null'
+end
+M.json = json_value
+
+-- Prints the result line bench/run parses: RESULT {json}.
+function M.report(t)
+  t.framework = 'chainlua'
+  t.peak_rss_mib = M.peak_rss_mib()
+  io.stdout:write('RESULT ', json_value(t), '\n')
+  io.stdout:flush()
+end
+
+return M

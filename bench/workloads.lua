@@ -1,0 +1,187 @@
+-- bench/workloads.lua: the chainlua side of `make bench` (bench/run).
+--   luajit bench/workloads.lua WORKLOAD
+-- WORKLOAD: mlp, lenet, lstm, node, infer (issue 8) and micro (issue 2:
+-- elementwise add/sum of 10^7 float32, sgemm 1024/2048, small ops).
+-- Prints one line `RESULT {json}` with the per-iteration seconds of each
+-- timed round (`times`), the unit of the reported figure and how to get it
+-- from a time (`per_iter`: samples/words/nodes per iteration), and peak RSS.
+-- Same shapes, float32 random data, forward + loss + backward + SGD update
+-- as bench/workloads.py, which does the same in PyTorch.
+package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. package.path
+local B = require 'bench'
+local chainer, opts = B.setup()
+local F = require 'chainer.functions'
+local L = require 'chainer.links'
+local optimizers = require 'chainer.optimizers'
+local T = chainer.tensor
+
+local workload = arg[1] or 'mlp'
+local q = opts.quick
+T.random.seed(0)
+
+local function labels(n, k) return T.random.randint(0, k, { n }, 'int32') end
+
+local W = {}
+
+-- 1. MLP 784-1000-1000-10, ReLU, batch 100, SGD: samples/s
+local MLP = chainer.Chain:extend('BenchMLP')
+function MLP:init()
+  self.l1 = L.Linear(784, 1000)
+  self.l2 = L.Linear(1000, 1000)
+  self.l3 = L.Linear(1000, 10)
+end
+function MLP:forward(x) return self.l3(F.relu(self.l2(F.relu(self.l1(x))))) end
+
+function W.mlp()
+  local model = MLP()
+  local opt = optimizers.SGD { lr = 0.01 }:setup(model)
+  local x = T.random.uniform(-1, 1, { 100, 784 }, 'float32')
+  local t = labels(100, 10)
+  local function step()
+    local loss = F.softmax_cross_entropy(model(x), t)
+    model:cleargrads()
+    loss:backward()
+    opt:update()
+  end
+  local times = B.time(step, q and 3 or 20, opts.warmup, opts.reps)
+  return { unit = 'samples/s', per_iter = 100, times = times,
+    gemm_flop_per_iter = 2 * 100 * (784 * 1000 + 1000 * 1000 + 1000 * 10) * 3 - 2 * 100 * 784 * 1000 }
+end
+
+-- 2. LeNet, batch 64, SGD: samples/s
+local LeNet = chainer.Chain:extend('BenchLeNet')
+function LeNet:init()
+  self.conv1 = L.Convolution2D(1, 20, 5)
+  self.conv2 = L.Convolution2D(20, 50, 5)
+  self.fc3 = L.Linear(800, 500)
+  self.fc4 = L.Linear(500, 10)
+end
+function LeNet:forward(x)
+  local h = F.max_pooling_2d(F.relu(self.conv1(x)), 2)
+  h = F.max_pooling_2d(F.relu(self.conv2(h)), 2)
+  return self.fc4(F.relu(self.fc3(h)))
+end
+
+function W.lenet()
+  local model = LeNet()
+  local opt = optimizers.SGD { lr = 0.01 }:setup(model)
+  local x = T.random.uniform(0, 1, { 64, 1, 28, 28 }, 'float32')
+  local t = labels(64, 10)
+  local function step()
+    local loss = F.softmax_cross_entropy(model(x), t)
+    model:cleargrads()
+    loss:backward()
+    opt:update()
+  end
+  local times = B.time(step, q and 2 or 10, opts.warmup, opts.reps)
+  return { unit = 'samples/s', per_iter = 64, times = times }
+end
+
+-- 3. LSTM LM as Chainer's PTB example (no dropout): vocabulary 10000,
+-- embed/hidden 200, 2 layers, BPTT 35, batch 20: words/s
+local RNNLM = chainer.Chain:extend('BenchRNNLM')
+function RNNLM:init(n_vocab, n_units)
+  self.embed = L.EmbedID(n_vocab, n_units)
+  self.l1 = L.LSTM(n_units, n_units)
+  self.l2 = L.LSTM(n_units, n_units)
+  self.l3 = L.Linear(n_units, n_vocab)
+end
+function RNNLM:reset_state() self.l1:reset_state() self.l2:reset_state() end
+function RNNLM:forward(x)
+  return self.l3(self.l2(self.l1(self.embed(x))))
+end
+
+function W.lstm()
+  local vocab, units, bptt, batch = 10000, 200, 35, 20
+  local model = RNNLM(vocab, units)
+  local opt = optimizers.SGD { lr = 1.0 }:setup(model)
+  local words = {}
+  for k = 1, bptt + 1 do words[k] = labels(batch, vocab) end
+  local function update()
+    local loss = 0
+    for k = 1, bptt do
+      loss = loss + F.softmax_cross_entropy(model(words[k]), words[k + 1])
+    end
+    model:cleargrads()
+    loss:backward()
+    loss:unchain_backward()
+    opt:update()
+  end
+  model:reset_state()
+  local times = B.time(update, q and 1 or 4, opts.warmup, opts.reps)
+  return { unit = 'words/s', per_iter = bptt * batch, times = times }
+end
+
+-- 4. Per-node overhead: h = h * a + b, 50 times on 10-element tensors,
+-- sum, backward (101 nodes): microseconds per node
+function W.node()
+  local a = chainer.Variable(T.full({ 10 }, 1.001))
+  local b = chainer.Variable(T.full({ 10 }, 0.001))
+  local x = chainer.Variable(T.full({ 10 }, 0.5))
+  local function step()
+    local h = x
+    for _ = 1, 50 do h = h * a + b end
+    F.sum(h):backward()
+    x:cleargrad() a:cleargrad() b:cleargrad()
+  end
+  local times = B.time(step, q and 20 or 200, math.max(opts.warmup, 200), opts.reps)
+  return { unit = 'us/node', per_iter = 101, times = times, lower_is_better = true }
+end
+
+-- 5. Inference latency: the MLP at batch 1 without a graph: microseconds
+function W.infer()
+  local model = MLP()
+  local x = T.random.uniform(-1, 1, { 1, 784 }, 'float32')
+  local function call() return model(x) end
+  local times
+  chainer.no_backprop_mode(function()
+    times = B.time(call, q and 20 or 500, math.max(opts.warmup, 50), opts.reps)
+  end)
+  return { unit = 'us/call', per_iter = 1, times = times, lower_is_better = true }
+end
+
+-- Micro benchmarks of the tensor library (issue 2)
+function W.micro()
+  local out = {}
+  local n = 10000000
+  local a, b = T.random.uniform(-1, 1, { n }, 'float32'), T.random.uniform(-1, 1, { n }, 'float32')
+  local c = T.empty({ n }, 'float32')
+  local t = B.time(function() T.add(a, b, c) end, q and 2 or 10, 2, opts.reps)
+  table.sort(t)
+  out.add_1e7_gbs = 3 * 4 * n / t[math.floor((#t + 1) / 2)] / 1e9
+  t = B.time(function() T.add(a, b) end, q and 2 or 10, 2, opts.reps)
+  table.sort(t)
+  out.add_1e7_alloc_gbs = 3 * 4 * n / t[math.floor((#t + 1) / 2)] / 1e9
+  t = B.time(function() T.sum(a) end, q and 2 or 10, 2, opts.reps)
+  table.sort(t)
+  out.sum_1e7_gbs = 4 * n / t[math.floor((#t + 1) / 2)] / 1e9
+  a, b, c = nil, nil, nil
+  collectgarbage()
+  for _, m in ipairs({ 1024, 2048 }) do
+    local x, y = T.random.uniform(-1, 1, { m, m }, 'float32'), T.random.uniform(-1, 1, { m, m }, 'float32')
+    t = B.time(function() T.matmul(x, y) end, 1, 1, q and 2 or 5)
+    table.sort(t)
+    out['sgemm_' .. m .. '_gflops'] = 2 * m ^ 3 / t[math.floor((#t + 1) / 2)] / 1e9
+  end
+  -- small ops called from Lua: ns per call
+  local s1, s2 = T.full({ 10 }, 1.0), T.full({ 10 }, 2.0)
+  t = B.time(function() for _ = 1, 1000 do T.add(s1, s2) end end, q and 5 or 50, 5, opts.reps)
+  table.sort(t)
+  out.small_add_ns = t[1] / 1000 * 1e9
+  local so = T.empty({ 10 })
+  t = B.time(function() for _ = 1, 1000 do T.add(s1, s2, so) end end, q and 5 or 50, 5, opts.reps)
+  table.sort(t)
+  out.small_add_out_ns = t[1] / 1000 * 1e9
+  local ba, bb = T.ones({ 3, 2, 4 }), T.ones({ 3, 4, 1 })
+  t = B.time(function() for _ = 1, 100 do T.matmul(ba, bb) end end, q and 5 or 50, 5, opts.reps)
+  table.sort(t)
+  out.small_bmm_ns = t[1] / 100 * 1e9
+  return { unit = 'micro', micro = out, times = { 0 } }
+end
+
+local fn = W[workload]
+if not fn then error('workloads.lua: unknown workload ' .. tostring(workload)) end
+local r = fn()
+r.workload = workload
+r.threads = opts.threads
+B.report(r)

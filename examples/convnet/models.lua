@@ -30,9 +30,10 @@ end
 
 ---------------------------------------------------------------------------
 -- LeNet5: conv(5) - pool - conv(5) - pool - conv(4) - fc(84) - fc(n_class).
--- The guide uses sigmoid activations; relu (the default here) trains much
--- faster with Adam and is what reaches 0.99 on MNIST in a few epochs.
--- opts.activation = 'relu' | 'sigmoid'.
+-- The guide uses sigmoid activations (--arch lenet5-sigmoid); relu, the
+-- default here, trains much faster with Adam and reaches 0.99 on MNIST in
+-- 10 epochs.  opts.activation = 'relu' | 'sigmoid'; opts.batchnorm = true
+-- adds BatchNormalization after each convolution (--arch lenet5-bn).
 ---------------------------------------------------------------------------
 local LeNet5 = chainer.Chain:extend('LeNet5')
 function LeNet5:init(n_class, opts)
@@ -41,19 +42,31 @@ function LeNet5:init(n_class, opts)
   if act ~= 'relu' and act ~= 'sigmoid' then
     error("LeNet5: activation must be 'relu' or 'sigmoid' (got " .. tostring(act) .. ')', 3)
   end
+  local bn = opts.batchnorm or false
   rawset(self, 'activation', act)
+  rawset(self, 'batchnorm', bn)
   self.conv1 = L.Convolution2D(nil, 6, 5, { stride = 1 })
   self.conv2 = L.Convolution2D(6, 16, 5, { stride = 1 })
   self.conv3 = L.Convolution2D(16, 120, 4, { stride = 1 })
+  if bn then
+    self.bn1 = L.BatchNormalization(6)
+    self.bn2 = L.BatchNormalization(16)
+    self.bn3 = L.BatchNormalization(120)
+  end
   self.fc4 = L.Linear(nil, 84)
   self.fc5 = L.Linear(84, n_class or 10)
 end
 function LeNet5:forward(x)
   local act = self.activation == 'sigmoid' and F.sigmoid or F.relu
-  local h = F.max_pooling_2d(act(self.conv1(x)), 2, { stride = 2 })
-  h = F.max_pooling_2d(act(self.conv2(h)), 2, { stride = 2 })
-  h = act(self.conv3(h))
-  h = act(self.fc4(h))
+  local h1, h2, h3 = self.conv1(x), nil, nil
+  if self.batchnorm then h1 = self.bn1(h1) end
+  h1 = F.max_pooling_2d(act(h1), 2, { stride = 2 })
+  h2 = self.conv2(h1)
+  if self.batchnorm then h2 = self.bn2(h2) end
+  h2 = F.max_pooling_2d(act(h2), 2, { stride = 2 })
+  h3 = self.conv3(h2)
+  if self.batchnorm then h3 = self.bn3(h3) end
+  local h = act(self.fc4(act(h3)))
   return self.fc5(h)
 end
 LeNet5.predict = predict
@@ -169,14 +182,15 @@ end
 function M.build(arch, n_class)
   if arch == 'lenet5' then return LeNet5(n_class)
   elseif arch == 'lenet5-sigmoid' then return LeNet5(n_class, { activation = 'sigmoid' })
+  elseif arch == 'lenet5-bn' then return LeNet5(n_class, { batchnorm = true })
   elseif arch == 'vgg16' then return VGG16(n_class, { fc_units = 512 })
   elseif arch == 'resnet50' then return M.ResNet50(n_class)
   elseif arch == 'resnet101' then return M.ResNet101(n_class)
   elseif arch == 'resnet152' then return M.ResNet152(n_class)
   end
-  error("unknown --arch '" .. tostring(arch) .. "' (expected lenet5, lenet5-sigmoid, vgg16, resnet50, resnet101 " ..
+  error("unknown --arch '" .. tostring(arch) .. "' (expected lenet5, lenet5-sigmoid, lenet5-bn, vgg16, resnet50, resnet101 " ..
     'or resnet152)', 0)
 end
-M.archs = { 'lenet5', 'lenet5-sigmoid', 'vgg16', 'resnet50', 'resnet101', 'resnet152' }
+M.archs = { 'lenet5', 'lenet5-sigmoid', 'lenet5-bn', 'vgg16', 'resnet50', 'resnet101', 'resnet152' }
 
 return M

@@ -39,6 +39,7 @@ ap:option('--out', '-o', { default = 'result', help = 'Directory to output the r
 ap:option('--resume', '-r', { default = '', help = 'Resume the training from snapshot' })
 ap:option('--n_hidden', '-n', { type = 'number', default = 100, help = 'Number of hidden units (z)' })
 ap:option('--ch', { type = 'number', default = 512, help = 'Channels of the widest layer of both nets (seed: 512)' })
+ap:option('--dis-ch', { type = 'number', default = 0, help = 'Channels of the discriminator if not --ch (0: --ch)' })
 ap:option('--seed', { type = 'number', default = 0, help = 'Random seed of the z of the preview images' })
 ap:option('--snapshot_interval', { type = 'number', default = 1000, help = 'Interval of snapshot (iterations)' })
 ap:option('--display_interval', { type = 'number', default = 100, help = 'Interval of displaying log to console (iterations)' })
@@ -48,7 +49,12 @@ ap:flag('--quiet', { help = 'No progress bar' })
 local args = ap:parse(arg)
 
 if args.threads then chainer.set_num_threads(args.threads) end
-if args.ch % 8 ~= 0 then error('train_dcgan: --ch must be a multiple of 8 (got ' .. args.ch .. ')', 0) end
+if args.dis_ch == 0 then args.dis_ch = args.ch end
+for _, k in ipairs({ 'ch', 'dis_ch' }) do
+  if args[k] % 8 ~= 0 or args[k] <= 0 then
+    error(string.format('train_dcgan: --%s must be a positive multiple of 8 (got %s)', k:gsub('_', '-'), args[k]), 0)
+  end
+end
 local device = tonumber(args.device) or args.device
 local on_gpu = device ~= -1 and device ~= 'cpu' and device ~= '@numpy'
 
@@ -56,7 +62,7 @@ print('Device: ' .. tostring(args.device))
 print('# Minibatch-size: ' .. args.batchsize)
 print('# n_hidden: ' .. args.n_hidden)
 print('# epoch: ' .. args.epoch)
-print('# dataset: ' .. args.dataset .. ', ch: ' .. args.ch)
+print('# dataset: ' .. args.dataset .. ', ch: ' .. args.ch .. (args.dis_ch ~= args.ch and ', dis-ch: ' .. args.dis_ch or ''))
 print('')
 
 -- Data: a (N, C, 32, 32) tensor of pixel values in [0, 255] (the updater
@@ -79,7 +85,7 @@ print('# images: ' .. train.shape[1])
 
 T.random.seed(args.seed)
 local gen = net.Generator(args.n_hidden, { ch = args.ch, out_ch = channels })
-local dis = net.Discriminator({ ch = args.ch, in_ch = channels })
+local dis = net.Discriminator({ ch = args.dis_ch, in_ch = channels })
 if on_gpu then
   gen:to_device(device)
   dis:to_device(device)

@@ -71,6 +71,11 @@ describe('#examples convnet models', function()
     local s = models.LeNet5(10, { activation = 'sigmoid' })
     assert.same({ 2, 10 }, s(T.random.rand({ 2, 1, 28, 28 })).shape)
     assert.same({ 120, 16, 4, 4 }, s.conv3.W.shape)
+    assert.is_nil(s.bn1)
+    -- with BatchNormalization after each convolution
+    local b = models.build('lenet5-bn', 10)
+    assert.same({ 5, 10 }, b(T.random.rand({ 5, 1, 28, 28 })).shape)
+    assert.same({ 120 }, b.bn3.gamma.shape)
     -- a loss through L.Classifier, as in the guide
     local t = T.random.randint(0, 10, { 32 }, 'int32')
     local loss = chainer.links.Classifier(models.LeNet5(10))(x, t)

@@ -72,6 +72,9 @@ ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_
 ch_status ch_tensor_new_like(const ch_tensor *x, ch_dtype dt, ch_tensor **out);
 /* A new view struct onto x's storage with the given geometry. */
 ch_status ch_view_of(const ch_tensor *x, int nd, const int64_t *dim, const int64_t *stride, int64_t offset, ch_tensor **out);
+/* A shape from the user: 0..CH_MAX_DIMS dims, none negative, and a size in
+ * bytes that fits in 64 bits; errors name fn. */
+ch_status ch_check_shape(int nd, const int64_t *dim, const char *fn);
 /* Fills stride[] with C-contiguous strides for dim[]; returns numel. */
 int64_t ch_contiguous_strides(int nd, const int64_t *dim, int64_t *stride);
 int64_t ch_numel(int nd, const int64_t *dim);

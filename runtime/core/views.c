@@ -16,8 +16,8 @@ static ch_status infer_shape(const ch_tensor *x, int nd, const int64_t *shape, i
             infer = i;
         } else if (shape[i] < 0) {
             return ch_fail(CH_ERR_ARG, "%s: negative dimension %lld", fn, (long long)shape[i]);
-        } else {
-            known *= shape[i];
+        } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+            goto bad;   /* more elements than int64 holds: never x's count */
         }
         out[i] = shape[i];
     }
@@ -174,6 +174,8 @@ ch_status ch_broadcast_to(const ch_tensor *x, int ndim, const int64_t *shape, ch
     CH_CHECK_ARG(x, "broadcast_to", "x");
     if (ndim < x->nd || ndim > CH_MAX_DIMS)
         goto bad;
+    /* the target shape is the user's: no negative dims, no size overflow */
+    CH_TRY(ch_check_shape(ndim, shape, "broadcast_to"));
     for (int i = 0; i < x->nd; i++) {
         int64_t d = x->dim[i], t = shape[i + ndim - x->nd];
         if (d != t && d != 1)

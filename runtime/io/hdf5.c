@@ -323,9 +323,33 @@ ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result) {
             st = ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has an empty (null) dataspace", fn, f->path, path);
         }
     }
+    /* A damaged header can claim any shape: check it before allocating, and
+     * that a contiguous or compact dataset stores that many bytes (a chunked
+     * one's storage is compressed, and H5Dread reports what is missing). */
+    if (st == CH_OK && ch_check_shape(nd, dim, fn) != CH_OK) {
+        char sh[CH_SHAPE_BUF];
+        st = ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has an impossible shape %s (damaged file?)", fn, f->path,
+                     path, ch_shape_str(sh, sizeof sh, nd, dim));
+    }
+    if (st == CH_OK) {
+        uint64_t need = (uint64_t)ch_numel(nd, dim) * size;
+        hid_t dcpl = H5Dget_create_plist(ds);
+        H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+        if (dcpl >= 0) H5Pclose(dcpl);
+        hsize_t stored = H5Dget_storage_size(ds);
+        if ((lay == H5D_CONTIGUOUS || lay == H5D_COMPACT) && stored > 0 && stored < need) {
+            char sh[CH_SHAPE_BUF];
+            st = ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' claims shape %s (%llu bytes) but stores %llu bytes "
+                         "(damaged file?)", fn, f->path, path, ch_shape_str(sh, sizeof sh, nd, dim),
+                         (unsigned long long)need, (unsigned long long)stored);
+        }
+    }
     ch_tensor *t = NULL;
-    if (st == CH_OK)
-        st = ch_tensor_new(dt, nd, dim, CH_CPU, &t);
+    if (st == CH_OK && (st = ch_tensor_new(dt, nd, dim, CH_CPU, &t)) != CH_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", ch_last_error());
+        st = ch_fail(st, "%s: '%s': dataset '%s': %s", fn, f->path, path, msg);
+    }
     if (st == CH_OK && t->numel > 0) {
         hid_t ft_dummy;
         types_of(dt, &ft_dummy, &mtype);

@@ -162,6 +162,10 @@ function methods.totable(t)
   local shape = M.shape_of(p)
   local nd = #shape
   if nd == 0 then return read_flat(c, 0) end
+  -- a freed tensor still has its shape but no data: reading would crash
+  if p.data == nil and p.numel > 0 then
+    error('totable: the tensor was freed (tensor:free() was called on it)', 2)
+  end
   local data = ffi.cast(M.ctypes[p.dt] .. '*', C.ch_tensor_ptr(p))
   local dt = p.dt
   local conv

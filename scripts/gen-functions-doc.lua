@@ -36,9 +36,15 @@ for _, fam in ipairs(families) do docs[fam[1]] = read('docs/functions/' .. fam[1
 -- pages give signatures with defaults), then anywhere (prose examples).
 local function first_call(text, name)
   for span in text:gmatch('`([^`]+)`') do
-    local s = span:find('F%.' .. name .. '%(', 1)
-    if s and (s == 1 or not span:sub(s - 1, s - 1):match('[%w_]')) then
-      return span
+    -- F.name(...), or the grouped form F.max_pooling_1d/2d/3d/nd(...)
+    for head, alts in span:gmatch('F%.([%w_]+)([/%w]*)%(') do
+      if head == name then return span end
+      local prefix = head:match('^(.*_)[^_]+$')
+      if prefix then
+        for alt in alts:gmatch('/([%w]+)') do
+          if prefix .. alt == name then return span end
+        end
+      end
     end
   end
   return nil
@@ -54,6 +60,14 @@ local function code_line(text, name)
   return nil
 end
 
+-- A bare `F.name` in a table row lists a one-argument elementwise function.
+local function bare_name(text, name)
+  for line in text:gmatch('[^\n]+') do
+    if line:match('^|') and line:find('`F%.' .. name .. '`') then return 'F.' .. name .. '(x)' end
+  end
+  return nil
+end
+
 local function signature_in(text, name)
   local prose = text:gsub('```.-```', '')
   local rows = {}
@@ -61,6 +75,7 @@ local function signature_in(text, name)
     if line:match('^|') then rows[#rows + 1] = line end
   end
   return first_call(table.concat(rows, '\n'), name) or first_call(prose, name) or code_line(text, name)
+    or bare_name(prose, name)
 end
 
 local seen, sections = {}, {}
@@ -69,7 +84,8 @@ for _, fam in ipairs(families) do
   local members = {}
   local function add(mod)
     for k, v in pairs(mod) do
-      if type(v) == 'function' and k:match('^[a-z]') and F[k] == v and not seen[k] then
+      -- (F['repeat'] is listed under its Lua-legal name repeat_)
+      if type(v) == 'function' and k:match('^[a-z]') and F[k] == v and not seen[k] and k ~= 'repeat' then
         seen[k] = true
         members[#members + 1] = k
       end

@@ -362,14 +362,19 @@ local function operand(x, fn, pos)
   operand_error(fn, pos, x)
 end
 
+-- The nodes are built with every field apply1/apply2 and backprop will
+-- set, so the table is allocated at its final size once instead of growing
+-- (and rehashing) key by key; false reads as "absent" everywhere.
 local function const_node(cls, x, c, d)
-  local f = setmetatable({ value = c }, cls)
+  local f = setmetatable({ value = c, rank = 0, inputs = false, outputs = false, _bp = 0,
+    _input_indexes_to_retain = false }, cls)
   if cls.forward1 then return f:apply1(x, d) end
   return f:apply({ x })[1]
 end
 
 local function var_node(cls, a, b, da, db)
-  local f = setmetatable({}, cls)
+  local f = setmetatable({ rank = 0, inputs = false, outputs = false, _bp = 0,
+    _input_indexes_to_retain = false, _sa = false, _sb = false }, cls)
   if cls.forward2 then return f:apply2(a, b, da, db) end
   return f:apply({ a, b })[1]
 end
@@ -507,7 +512,7 @@ local function neg(x)
   if type(x) == 'number' then return -x end
   local d, rg = operand(x, 'neg', 1)
   if plain(rg) then return new_var(T_neg(d), rg) end
-  return setmetatable({}, Neg):apply1(x, d)
+  return setmetatable({ rank = 0, inputs = false, outputs = false, _bp = 0 }, Neg):apply1(x, d)
 end
 
 local function absolute(x)

@@ -32,11 +32,12 @@ typedef struct conv_geom {
 } conv_geom;
 
 /* ---- per-thread scratch ------------------------------------------------ */
-/* Two slots per thread (column matrix, gathered gy), grown on demand and
+/* Three slots per thread (column matrix, gathered gy; the direct
+ * kernels' frame, output rows and data-gradient partials), grown on demand and
  * kept for the thread's life: convolutions run every iteration with the
  * same shapes, so after the first call no allocation happens. */
-static _Thread_local void *scratch_buf[2];
-static _Thread_local size_t scratch_cap[2];
+static _Thread_local void *scratch_buf[3];
+static _Thread_local size_t scratch_cap[3];
 
 static void *conv_scratch(int slot, size_t nbytes) {
     if (nbytes > scratch_cap[slot]) {
@@ -98,6 +99,8 @@ static int64_t conv_group_size(const conv_geom *g) {
 #undef CV_T
 #undef CV_NAME
 #undef CV_GEMM
+
+#include "conv_direct.h"
 
 /* ---- argument checks --------------------------------------------------- */
 static ch_status check_float(const ch_tensor *t, const char *fn, const char *arg) {
@@ -236,10 +239,13 @@ ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tenso
                             else
                                 ((double *)y->data)[(n * g.Cout + co) * g.P + j] = ((double *)ch_base(bc))[co];
                         }
-        } else if (x->dt == CH_FLOAT32)
-            bad = forward_f32(&g, (const float *)ch_base(xc), (const float *)ch_base(wc),
-                              bc ? (const float *)ch_base(bc) : NULL, (float *)y->data);
-        else
+        } else if (x->dt == CH_FLOAT32) {
+            bad = cd_conv_forward(&g, (const float *)ch_base(xc), (const float *)ch_base(wc),
+                                                     bc ? (const float *)ch_base(bc) : NULL, (float *)y->data);
+            if (bad < 0)
+                bad = forward_f32(&g, (const float *)ch_base(xc), (const float *)ch_base(wc),
+                                  bc ? (const float *)ch_base(bc) : NULL, (float *)y->data);
+        } else
             bad = forward_f64(&g, (const double *)ch_base(xc), (const double *)ch_base(wc),
                               bc ? (const double *)ch_base(bc) : NULL, (double *)y->data);
         if (bad)
@@ -293,9 +299,13 @@ ch_status ch_conv_backward_data(const ch_tensor *gy, const ch_tensor *w, int nsp
         if (g.Cout == 0 || g.P == 0) {
             memset(gx->data, 0, (size_t)gx->numel * ch_dtype_size((ch_dtype)gx->dt));
             bad = 0;
-        } else if (gy->dt == CH_FLOAT32)
-            bad = backward_data_f32(&g, (const float *)ch_base(gc), (const float *)ch_base(wc), (float *)gx->data);
-        else
+        } else if (gy->dt == CH_FLOAT32) {
+            bad = cd_conv_backward_data(&g, (const float *)ch_base(gc), (const float *)ch_base(wc),
+                                                           (float *)gx->data);
+            if (bad < 0)
+                bad = backward_data_f32(&g, (const float *)ch_base(gc), (const float *)ch_base(wc),
+                                        (float *)gx->data);
+        } else
             bad = backward_data_f64(&g, (const double *)ch_base(gc), (const double *)ch_base(wc),
                                     (double *)gx->data);
         if (bad)
@@ -348,9 +358,13 @@ ch_status ch_conv_backward_filter(const ch_tensor *x, const ch_tensor *gy, int n
         if (g.P == 0 || g.N == 0) {
             memset(gw->data, 0, (size_t)gw->numel * ch_dtype_size((ch_dtype)gw->dt));
             bad = 0;
-        } else if (x->dt == CH_FLOAT32)
-            bad = backward_filter_f32(&g, (const float *)ch_base(xc), (const float *)ch_base(gc), (float *)gw->data);
-        else
+        } else if (x->dt == CH_FLOAT32) {
+            bad = cd_conv_backward_filter(&g, (const float *)ch_base(xc),
+                                                             (const float *)ch_base(gc), (float *)gw->data);
+            if (bad < 0)
+                bad = backward_filter_f32(&g, (const float *)ch_base(xc), (const float *)ch_base(gc),
+                                          (float *)gw->data);
+        } else
             bad = backward_filter_f64(&g, (const double *)ch_base(xc), (const double *)ch_base(gc),
                                       (double *)gw->data);
         if (bad)

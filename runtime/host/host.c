@@ -232,10 +232,20 @@ int chainlua_host_take_interrupt(void) {
 
 /* ---- protected calls ---------------------------------------------------- */
 
+static int meta_tostring(lua_State *L) {
+    if (!luaL_callmeta(L, 1, "__tostring"))
+        lua_pushnil(L);
+    return 1;
+}
+
 static int traceback(lua_State *L) {
     const char *msg = lua_tostring(L, 1);
     if (msg == NULL) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+        /* protected: an error inside __tostring would otherwise turn into
+         * a bare "error in error handling" */
+        lua_pushcfunction(L, meta_tostring);
+        lua_pushvalue(L, 1);
+        if (lua_pcall(L, 1, 1, 0) == 0 && lua_type(L, -1) == LUA_TSTRING)
             msg = lua_tostring(L, -1);
         else
             msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
@@ -256,6 +266,14 @@ int chainlua_host_pcall(lua_State *L, int narg, int nres) {
     if (sig_L == L)
         chainlua_host_arm_interrupt(0);
     lua_remove(L, base);
+    if (status == LUA_ERRERR) {
+        /* traceback cannot fail by itself, but after a stack overflow (Lua
+         * or C) libluajit leaves it no stack to run in, and all we get is
+         * "error in error handling"; say what really happened. */
+        lua_pop(L, 1);
+        lua_pushliteral(L, "stack overflow (runaway recursion?); no traceback: the error handler had no stack "
+                           "left to run");
+    }
     if (status != 0)
         lua_gc(L, LUA_GCCOLLECT, 0);   /* a failed chunk may leave big tensors behind */
     return status;

@@ -61,6 +61,65 @@ describe('REPL through a pipe', function()
     assert.are.equal('next\n', out)
     assert.matches('reshape: cannot reshape a tensor of shape %(2, 3%)', err)
   end)
+
+  it('survives a batch of bad inputs, each reported, the next line still evaluated', function()
+    local npz = os.tmpname()
+    U.write(npz, 'PK\3\4 this is not a zip archive')
+    -- pairs of (bad input, marker): every marker must come out, in order
+    local cases = {
+      { 'F.linear(chainer.Variable(T.ones{2, 3}), chainer.Variable(T.ones{4, 5}))',
+        'linear: x has 3 input features' },
+      { 'F.matmul(T.ones{2, 3}, T.ones{4, 5})', 'matmul: shapes (2, 3) and (4, 5) do not match' },
+      { 'F.concat({T.ones{2, 3}, T.ones{3, 4}}, 1)', 'concatenate: tensor 1 has shape (3, 4)' },
+      { 'T.load_npz(' .. string.format('%q', npz) .. ')', "load_npz: '" .. npz .. "'" },
+      { 'chainer.serializers.load_hdf5(' .. string.format('%q', npz) .. ', chainer.links.Linear(2, 3))',
+        "'" .. npz .. "' is not an HDF5 file" },
+      { 'T.ones{2, 3}:sum{axis = 5}', 'sum: axis 5 is out of range for a 2-d tensor (expected -2..1)' },
+      { 'F.softmax(T.ones{2, 3}, -3)', 'axis -3 is out of range' },
+      { 'F.relu(nil)', 'relu: x must be a Variable or a tensor (got nil)' },
+      { 'T.add(nil, 1)', 'add' },
+      { 't = T.ones{2, 3}; t:free(); print(t + 1)', "add: argument 'a' was freed" },
+      { 't', 'tensor(<' },                             -- printing a freed tensor
+      { 'T.zeros{1e12, 1e12}', 'empty: shape (1000000000000, 1000000000000) is too big' },
+      { 'function runaway(n) return runaway(n + 1) + 1 end; runaway(1)', 'stack overflow' },
+      { 'setmetatable({}, {__index = function(t, k) return t[k] end}).x', 'stack overflow' },
+      { 'Bad = chainer.FunctionNode:extend("Bad"); function Bad:forward(xs) return { xs[1] * 2 } end; ' ..
+        'function Bad:backward(i, gy) error("backward exploded") end; ' ..
+        'y = Bad():apply({ chainer.Variable(T.ones{1}) })[1]; y:backward()', 'backward exploded' },
+      { 'error(setmetatable({}, {__tostring = function() error("tostring exploded") end}))',
+        '(error object is a table value)' },
+      { 'coroutine.wrap(function() F.sum(nil) end)()', 'sum: x must be a Variable or a tensor (got nil)' },
+    }
+    local input, expect_out = { 'T = chainer.tensor' }, {}
+    for i, c in ipairs(cases) do
+      input[#input + 1] = c[1]
+      input[#input + 1] = '"ok ' .. i .. '"'
+      expect_out[#expect_out + 1] = 'ok ' .. i
+    end
+    input[#input + 1] = '(T.ones{2} + 1):sum():item()'    -- the runtime still works
+    local out, err, st = repl(table.concat(input, '\n') .. '\n')
+    os.remove(npz)
+    assert.are.equal(0, st, err)
+    local lines = {}
+    for l in out:gmatch('[^\n]+') do lines[#lines + 1] = l end
+    -- the freed tensor prints as tensor(<its error>, dtype=float32)
+    local kept = {}
+    for _, l in ipairs(lines) do
+      if l:find('^tensor%(') then
+        assert.matches('totable: the tensor was freed %(tensor:free%(%) was called on it%)>, dtype=float32%)$', l)
+      else
+        kept[#kept + 1] = l
+      end
+    end
+    expect_out[#expect_out + 1] = '4'
+    assert.are.same(expect_out, kept)
+    -- (the freed tensor's message is part of its printed value, on stdout)
+    for _, c in ipairs(cases) do
+      assert.is_truthy((err .. out):find(c[2], 1, true), 'missing error: ' .. c[2] .. '\n' .. err)
+    end
+    assert.is_nil(err:find('AddressSanitizer', 1, true))
+    assert.is_nil(err:find('runtime error', 1, true))
+  end)
 end)
 
 -- tmux drives a real terminal: send-keys types, capture-pane reads the screen

@@ -61,6 +61,22 @@ static bool blas_layout(mat_desc *m) {
     return false;
 }
 
+/* Products of at most this many multiply-adds skip BLAS. */
+#define TINY_PRODUCT 512
+#define TINY_MM(T)                                                                          \
+    do {                                                                                    \
+        const T *a_ = (const T *)A, *b_ = (const T *)B;                                     \
+        int64_t ai = ta == CblasNoTrans ? lda : 1, ak = ta == CblasNoTrans ? 1 : lda;       \
+        int64_t bk = tb == CblasNoTrans ? ldb : 1, bj = tb == CblasNoTrans ? 1 : ldb;       \
+        for (int64_t i = 0; i < M; i++)                                                     \
+            for (int64_t j = 0; j < N; j++) {                                               \
+                T acc = 0;                                                                  \
+                for (int64_t k = 0; k < K; k++) acc += a_[i * ai + k * ak] * b_[k * bk + j * bj]; \
+                T *c_ = (T *)Cp + i * ldc + j;                                              \
+                *c_ = beta == 0.0 ? (T)(alpha * acc) : (T)(alpha * acc + beta * *c_);       \
+            }                                                                               \
+    } while (0)
+
 /* C(MxN, ldc) = alpha * A(MxK) @ B(KxN) + beta * C, with gemv for one-row
  * and one-column products.  A and B are in BLAS layout (trans, ld). */
 static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
@@ -81,6 +97,15 @@ static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *
                     *c = beta == 0.0 ? 0.0 : beta * *c;
                 }
             }
+        return;
+    }
+    if (M * N * K <= TINY_PRODUCT) {
+        /* tiny products: a plain loop; BLAS's call set-up (argument checks,
+         * buffer hand-out, thread decision) costs more than the arithmetic */
+        if (f32)
+            TINY_MM(float);
+        else
+            TINY_MM(double);
         return;
     }
     if (M == 1) {
@@ -174,6 +199,20 @@ static void int_matmul(const mat_desc *a, const mat_desc *b, int nb, const int64
             for (int64_t j = 0; j < N; j++) c[j] += av * brow[j * b->cs];
         }
     }
+}
+
+/* Product number p of a batched matmul (leading axes broadcast). */
+static void batch_product(const mat_desc *ma, const mat_desc *mb, int nb, const int64_t *bdim, ch_dtype cdt,
+                          size_t z, int64_t M, int64_t N, int64_t K, char *obase, int64_t p) {
+    int64_t rem = p, oa = 0, ob = 0;
+    for (int d = nb - 1; d >= 0; d--) {
+        int64_t k = rem % bdim[d];
+        rem /= bdim[d];
+        oa += k * ma->bstride[d];
+        ob += k * mb->bstride[d];
+    }
+    mm_kernel(cdt, ma->trans, ma->ld, ma->base + oa * (int64_t)z, mb->trans, mb->ld, mb->base + ob * (int64_t)z, M,
+              N, K, 1.0, 0.0, obase + p * M * N * (int64_t)z, N);
 }
 
 ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor **result) {
@@ -277,18 +316,17 @@ ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int tran
     } else {
         /* small matrices: parallel over the batch (BLAS runs single-threaded
          * inside a parallel region); large ones: BLAS threads each product */
-        bool par = M * N * K < (int64_t)1 << 21 && nbatch >= 2;
-#pragma omp parallel for schedule(static) if (par)
-        for (int64_t p = 0; p < nbatch; p++) {
-            int64_t rem = p, oa = 0, ob = 0;
-            for (int d = nb - 1; d >= 0; d--) {
-                int64_t k = rem % bdim[d];
-                rem /= bdim[d];
-                oa += k * ma.bstride[d];
-                ob += k * mb.bstride[d];
-            }
-            mm_kernel(cdt, ma.trans, ma.ld, ma.base + oa * (int64_t)z, mb.trans, mb.ld, mb.base + ob * (int64_t)z, M,
-                      N, K, 1.0, 0.0, obase + p * M * N * (int64_t)z, N);
+        /* ... and a batch of little work at all stays on this thread: an
+         * OpenMP region costs a team start-up, and on a busy machine waiting
+         * for a descheduled worker took milliseconds for a (3,2,4)@(3,4,1) */
+        bool par = M * N * K < (int64_t)1 << 21 && nbatch >= 2 && nbatch * M * N * K >= CH_PARALLEL_GRAIN;
+        if (par) {
+#pragma omp parallel for schedule(static)
+            for (int64_t p = 0; p < nbatch; p++)
+                batch_product(&ma, &mb, nb, bdim, cdt, z, M, N, K, obase, p);
+        } else {
+            for (int64_t p = 0; p < nbatch; p++)
+                batch_product(&ma, &mb, nb, bdim, cdt, z, M, N, K, obase, p);
         }
     }
     if (tmp) st = ch_cpu_copy(out, tmp);

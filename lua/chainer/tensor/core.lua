@@ -14,7 +14,8 @@ local props = {}        -- t.prop, computed on access
 M.methods, M.props = methods, props
 M.C, M.ffi, M.check = C, ffi, check
 
-ffi.cdef [[ typedef struct ch_lua_tensor { ch_tensor *ptr; } ch_lua_tensor; ]]
+ffi.cdef [[ typedef struct ch_lua_tensor { ch_tensor *ptr; } ch_lua_tensor;
+  void ch_lua_tensor_release(ch_lua_tensor t) __asm__("ch_tensor_release"); ]]
 
 ---------------------------------------------------------------------------
 -- dtypes
@@ -193,7 +194,11 @@ local mt = {
     error(string.format("tensor: cannot set field '%s' (use t:set(...) or t:copy_(src) to change values)",
       tostring(k)), 2)
   end,
-  __gc = function(t) C.ch_tensor_release(t.ptr) end,
+  -- The finalizer is the C function itself (declared to take the handle
+  -- by value: a struct of one pointer is passed exactly like the pointer).
+  -- A Lua finalizer would run in the interpreter, since finalizers are never
+  -- compiled, and box `t.ptr` into a new cdata on every call.
+  __gc = C.ch_lua_tensor_release,
   __len = function(t)
     local p = t.ptr
     if p.nd == 0 then error('tensor: len() of a 0-d tensor', 2) end

@@ -40,7 +40,7 @@ ap:option('--resume', '-r', { default = '', help = 'Resume the training from sna
 ap:option('--n_hidden', '-n', { type = 'number', default = 100, help = 'Number of hidden units (z)' })
 ap:option('--ch', { type = 'number', default = 512, help = 'Channels of the widest layer of both nets (seed: 512)' })
 ap:option('--dis-ch', { type = 'number', default = 0, help = 'Channels of the discriminator if not --ch (0: --ch)' })
-ap:option('--seed', { type = 'number', default = 0, help = 'Random seed of the z of the preview images' })
+ap:option('--seed', { type = 'number', default = 0, help = 'Random seed (initial weights, shuffling, noise; also the z of the preview images)' })
 ap:option('--snapshot_interval', { type = 'number', default = 1000, help = 'Interval of snapshot (iterations)' })
 ap:option('--display_interval', { type = 'number', default = 100, help = 'Interval of displaying log to console (iterations)' })
 ap:option('--weight-decay', { type = 'number', default = 1e-5, help = 'WeightDecay rate of both optimizers' })

@@ -200,6 +200,33 @@ describe('#examples dcgan training', function()
     os.execute('rm -rf ' .. out)
   end)
 
+  it('train_dcgan --dataset cifar10 runs on a generated CIFAR-10 binary set (RGB previews)', function()
+    local root = tmpdir()
+    local d = root .. '/cifar10/cifar-10-batches-bin'
+    os.execute("mkdir -p '" .. d .. "'")
+    for i, name in ipairs({ 'data_batch_1', 'data_batch_2', 'data_batch_3', 'data_batch_4', 'data_batch_5', 'test_batch' }) do
+      local parts = {}
+      for r = 0, 9 do
+        local px = {}
+        for p = 0, 3071 do px[p + 1] = string.char((p * 13 + r * 7 + i) % 256) end
+        parts[#parts + 1] = string.char(r) .. table.concat(px)
+      end
+      local f = assert(io.open(d .. '/' .. name .. '.bin', 'wb'))
+      f:write(table.concat(parts))
+      f:close()
+    end
+    local out = root .. '/result'
+    local text, code = run(string.format('CHAINER_DATASET_ROOT=%s CHAINER_DATASET_URL_BASE=http://127.0.0.1:9 ' ..
+      '%s examples/dcgan/train_dcgan.lua --dataset cifar10 --ch 16 --batchsize 10 --iteration 4 ' ..
+      '--display_interval 2 --snapshot_interval 4 --threads 1 --quiet --out %s', root, chainlua(), out))
+    assert.are.equal(0, code, text)
+    assert.matches('# images: 50', text)
+    assert.are.equal(2, #json.read_file(out .. '/log'))
+    local img = images.read_image(out .. '/preview/image00000004.png', 'uint8')
+    assert.same({ 3, 320, 320 }, img.shape)
+    os.execute('rm -rf ' .. root)
+  end)
+
   it('train_dcgan rejects a bad --ch or --dataset', function()
     local text, code = run(string.format('%s examples/dcgan/train_dcgan.lua --ch 20', chainlua()))
     assert.are_not.equal(0, code)

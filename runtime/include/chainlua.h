@@ -319,7 +319,8 @@ CH_API void ch_h5_abort(ch_h5_file *f);
 CH_API ch_status ch_h5_write(ch_h5_file *f, const char *path, const ch_tensor *t);
 CH_API ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result);
 CH_API int ch_h5_exists(ch_h5_file *f, const char *path);
-/* Number of datasets below the root (recursively) and their paths. */
+/* Number of datasets below the root (recursively) and their paths; count
+ * is -1 (ch_last_error says why) when the groups cannot be listed. */
 CH_API int ch_h5_count(ch_h5_file *f);
 CH_API const char *ch_h5_name(ch_h5_file *f, int i);
 

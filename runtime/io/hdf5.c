@@ -402,20 +402,28 @@ static int ensure_names(ch_h5_file *f) {
     if (f->names) return 0;
     quiet();
     collect c = {NULL, 0, 0, 0};
-    H5Lvisit(f->fid, H5_INDEX_NAME, H5_ITER_INC, visit_cb, &c);
-    if (c.oom) {
+    herr_t rc = H5Lvisit(f->fid, H5_INDEX_NAME, H5_ITER_INC, visit_cb, &c);
+    /* a damaged group stops the walk half-way: fail rather than hand back
+     * a silently partial list */
+    if (c.oom || rc < 0) {
         for (int i = 0; i < c.n; i++) free(c.names[i]);
         free(c.names);
+        if (c.oom)
+            ch_fail(CH_ERR_MEMORY, "hdf5: out of memory listing the datasets of '%s'", f->path);
+        else
+            ch_fail(CH_ERR_FORMAT, "hdf5: '%s': listing its datasets failed (damaged file?)", f->path);
         return -1;
     }
-    qsort(c.names, (size_t)c.n, sizeof(char *), by_name);
+    if (c.n > 1)   /* qsort(NULL, 0, ...) is undefined */
+        qsort(c.names, (size_t)c.n, sizeof(char *), by_name);
     f->names = c.names ? c.names : (char **)calloc(1, sizeof(char *));
     f->nnames = c.n;
     return 0;
 }
 
 int ch_h5_count(ch_h5_file *f) {
-    if (!f || ensure_names(f) != 0) return 0;
+    if (!f) return 0;
+    if (ensure_names(f) != 0) return -1;
     return f->nnames;
 }
 

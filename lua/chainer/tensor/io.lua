@@ -189,7 +189,9 @@ end
 function H5File:keys()
   local p = h5_ptr(self, 'keys')
   local ks = {}
-  for i = 0, C.ch_h5_count(p) - 1 do ks[#ks + 1] = ffi.string(C.ch_h5_name(p, i)) end
+  local n = C.ch_h5_count(p)
+  if n < 0 then error('keys: ' .. ffi.string(C.ch_last_error()), 2) end   -- damaged groups
+  for i = 0, n - 1 do ks[#ks + 1] = ffi.string(C.ch_h5_name(p, i)) end
   return ks
 end
 
@@ -250,6 +252,11 @@ function M.load_hdf5(path)
   local p = h5_box[0]
   local out = {}
   local n = C.ch_h5_count(p)
+  if n < 0 then   -- damaged groups: the message names the file
+    local msg = ffi.string(C.ch_last_error())
+    C.ch_h5_close(p)
+    error('load_hdf5: ' .. msg, 2)
+  end
   local names = {}
   for i = 0, n - 1 do names[i + 1] = ffi.string(C.ch_h5_name(p, i)) end
   for _, k in ipairs(names) do

@@ -14,7 +14,7 @@ struct ch_npz_writer {
     ch_zip_writer *zw;
     int compress;
     int failed;          /* a failed add poisons the archive: close refuses */
-    char fn[16];
+    char fn[24];         /* "savez_compressed" needs 17 bytes */
 };
 
 ch_status ch_npz_writer_open(const char *path, int compress, ch_npz_writer **w) {

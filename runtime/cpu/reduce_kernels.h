@@ -209,6 +209,8 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
     int arg = kop == RK_ARGMAX || kop == RK_ARGMIN;
     int ismax = kop == RK_ARGMAX;
     int64_t total = O * R * I;
+    if (O == 0 || I == 0)
+        return 0;   /* empty output; the tiling below would divide by a zero tile width */
     if (I == 1) {
         int64_t np = R > RK_RUN_PIECE ? (R + RK_RUN_PIECE - 1) / RK_RUN_PIECE : 1;
         if (np == 1) {
@@ -339,6 +341,8 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
 /* Cumulative sum/product along the middle axis of (O, R, I). */
 RK_STATIC void RK_NAME(cum_pass)(int prod, const RK_T *x, int64_t O, int64_t R, int64_t I, RK_T *out) {
     int64_t total = O * R * I;
+    if (total == 0)
+        return;     /* empty: the tiling below would divide by a zero tile width */
     if (I == 1) {
 #pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O > 1)
         for (int64_t o = 0; o < O; o++) {

@@ -47,9 +47,12 @@ static ch_status checked_indices(const ch_tensor *indices, int64_t n, const char
     const int64_t *ip = (const int64_t *)idx->data;
     for (int64_t j = 0; j < idx->numel; j++) {
         if (ip[j] < 0 || ip[j] >= n) {
+            /* format before releasing: ip points into idx's storage */
+            ch_status st = ch_fail(CH_ERR_ARG,
+                                   "%s: index %lld at position %lld is out of range for %lld rows (expected 0..%lld)",
+                                   fn, (long long)ip[j], (long long)j, (long long)n, (long long)n - 1);
             ch_tensor_release(idx);
-            return ch_fail(CH_ERR_ARG, "%s: index %lld at position %lld is out of range for %lld rows (expected 0..%lld)",
-                           fn, (long long)ip[j], (long long)j, (long long)n, (long long)n - 1);
+            return st;
         }
     }
     *out = idx;

@@ -49,6 +49,7 @@ asan: deps
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DCHAINLUA_SANITIZE=ON -DCHAINLUA_CUDA=OFF > $(BUILD)-asan.configure.log
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && ctest --output-on-failure
+	bash scripts/asan-specs $(BUILD)-asan
 
 oracle: build
 	$(CHAINLUA) scripts/oracle.lua $(ORACLE_DIR)

@@ -49,7 +49,14 @@ function Parser:usage()
     if not o.flag then names = names .. ' ' .. (o.metavar or o.key:upper()) end
     local help = o.help
     if not o.flag and o.default ~= nil then help = help .. ' (default: ' .. tostring(o.default) .. ')' end
-    lines[#lines + 1] = string.format('  %-22s%s', names, help)
+    -- as Python's argparse: an option too wide for its column puts its help
+    -- on the next line
+    if #names > 20 then
+      lines[#lines + 1] = '  ' .. names
+      lines[#lines + 1] = string.rep(' ', 24) .. help
+    else
+      lines[#lines + 1] = string.format('  %-22s%s', names, help)
+    end
   end
   return table.concat(lines, '\n') .. '\n'
 end

@@ -2,6 +2,9 @@
  * activation_grad.c -- one-pass gradients of relu, sigmoid and tanh from
  * their outputs: composing them from tensor ops would take two or three
  * passes and temporaries (a mask, 1 - y, ...).
+ * relu reads g unconditionally: a conditional load keeps the loop scalar with
+ * a branch that relu's ~50 % zeros mispredict (538 us instead of ~30 us for
+ * 10^5 floats); loading first lets it vectorise into a compare and a blend.
  */
 #include "../core/internal.h"
 
@@ -14,7 +17,7 @@ static const char *const act_names[] = {"relu_grad", "sigmoid_grad", "tanh_grad"
         switch (op) {                                                       \
         case CH_ACT_RELU:                                                   \
             _Pragma("omp parallel for schedule(static) if (par)")           \
-            for (int64_t i = 0; i < n; i++) o[i] = a[i] > 0 ? g[i] : (T)0;  \
+            for (int64_t i = 0; i < n; i++) { T g_ = g[i]; o[i] = a[i] > 0 ? g_ : (T)0; } \
             break;                                                          \
         case CH_ACT_SIGMOID:                                                \
             _Pragma("omp parallel for schedule(static) if (par)")           \

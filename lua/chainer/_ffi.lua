@@ -172,6 +172,8 @@ ch_status ch_sum_to(const ch_tensor *x, int ndim, const int64_t *shape, ch_tenso
 ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor **result);
 
 ch_status ch_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta, ch_tensor *c);
+
+ch_status ch_linear(const ch_tensor *x, const ch_tensor *W, const ch_tensor *b, ch_tensor **result);
 ch_status ch_dot(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);
 ch_status ch_tensordot(const ch_tensor *a, const ch_tensor *b, const int32_t *axes_a, const int32_t *axes_b, int naxes, ch_tensor **result);
 ch_status ch_outer(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);

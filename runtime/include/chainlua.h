@@ -237,6 +237,8 @@ CH_API ch_status ch_sum_to(const ch_tensor *x, int ndim, const int64_t *shape, c
 CH_API ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor **result);
 /* c = alpha * op(a) @ op(b) + beta * c for 2-D a, b, c (in place on c). */
 CH_API ch_status ch_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta, ch_tensor *c);
+/* y = x W^T + b (b may be NULL): x (M, K), W (N, K), b (N,); float32/float64, one dtype. */
+CH_API ch_status ch_linear(const ch_tensor *x, const ch_tensor *W, const ch_tensor *b, ch_tensor **result);
 CH_API ch_status ch_dot(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);   /* numpy.dot */
 CH_API ch_status ch_tensordot(const ch_tensor *a, const ch_tensor *b, const int32_t *axes_a, const int32_t *axes_b, int naxes, ch_tensor **result);
 CH_API ch_status ch_outer(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);

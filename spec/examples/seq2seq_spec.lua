@@ -1,0 +1,72 @@
+-- A shortened run of examples/seq2seq (tag `examples`): on the first 640
+-- English-Japanese pairs the loss falls, the BLEU extension reports a
+-- score in [0, 1], sample translations are printed at the validation
+-- interval and five at the end.  (BLEU itself: spec/examples/bleu_spec.lua.)
+local json = require 'chainer.utils.json'
+
+local function chainlua()
+  local b = os.getenv('CHAINLUA_BUILD')
+  if b then return b .. '/chainlua' end
+  local lib = os.getenv('CHAINLUA_LIB')
+  if lib then return (lib:gsub('/[^/]*$', '')) .. '/chainlua' end
+  return 'build/chainlua'
+end
+
+-- output, exit status (LuaJIT's popen close does not return the status)
+local function run(cmd)
+  local p = io.popen(cmd .. ' 2>&1; echo "__rc=$?"')
+  local out = p:read('*a')
+  p:close()
+  local code = tonumber(out:match('__rc=(%d+)\n$'))
+  return (out:gsub('__rc=%d+\n$', '')), code
+end
+
+local function tmpdir()
+  local d = os.tmpname()
+  os.remove(d)
+  os.execute('mkdir -p ' .. d)
+  return d
+end
+
+local function have_enja()
+  local root = os.getenv('CHAINER_DATASET_ROOT') or ((os.getenv('HOME') or '') .. '/.chainer/dataset')
+  local f = io.open(root .. '/small_parallel_enja/train.en.000', 'rb')
+  if f then f:close() return true end
+  return false
+end
+
+describe('#examples seq2seq', function()
+  it('the loss falls, BLEU is reported, translations are printed', function()
+    if not have_enja() then pending('small_parallel_enja is not under CHAINER_DATASET_ROOT') return end
+    local out = tmpdir()
+    local text, code = run(string.format('%s examples/seq2seq/seq2seq.lua --train-size 640 --validation-size 20 ' ..
+      '--unit 64 --layer 1 --batchsize 32 --epoch 4 --log-interval 20 --validation-interval 40 --noprogress ' ..
+      '--threads 1 --seed 1 --out %s', chainlua(), out))
+    assert.are.equal(0, code, text)
+    assert.matches('Dataset loaded.\nSource vocabulary size: %d+\nTarget vocabulary size: %d+\nTrain data size: 640\n' ..
+      'Train source unknown ratio: 0.00%%\nTrain target unknown ratio: 0.00%%\nValidation data: 20\n', text)
+    local log = json.read_file(out .. '/log')
+    assert.are.equal(4, #log)
+    assert.are.equal(80, log[4].iteration)
+    assert.is_true(log[4]['main/loss'] < 0.8 * log[1]['main/loss'], log[1]['main/loss'] .. ' -> ' .. log[4]['main/loss'])
+    assert.is_true(log[4]['main/perp'] < 0.5 * log[1]['main/perp'])
+    -- BLEU at iterations 40 and 80 (the validation interval)
+    assert.is_nil(log[1]['validation/main/bleu'])
+    for _, k in ipairs({ 2, 4 }) do
+      local b = log[k]['validation/main/bleu']
+      assert.is_true(b ~= nil and b >= 0 and b <= 1, tostring(b))
+    end
+    -- one sample per validation interval (2) and five at the end
+    local n = 0
+    for _ in text:gmatch('# source : [^\n]+\n# result : [^\n]*\n# expect : [^\n]+\n') do n = n + 1 end
+    assert.are.equal(7, n)
+    assert.is_not_nil(io.open(out .. '/snapshot_epoch_80'), 'snapshot_epoch_80')
+    os.execute('rm -rf ' .. out)
+  end)
+
+  it('reports a missing corpus file by name', function()
+    local text, code = run(string.format('%s examples/seq2seq/seq2seq.lua /nonexistent/src /nonexistent/trg', chainlua()))
+    assert.are_not.equal(0, code)
+    assert.matches("seq2seq: cannot open '/nonexistent/src'", text)
+  end)
+end)

@@ -12,6 +12,9 @@
 #include "../core/internal.h"
 
 #include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdlib.h>
 
 /* One operand seen as a batch of matrices over the output's batch axes. */
@@ -79,6 +82,75 @@ static bool blas_layout(mat_desc *m) {
                 *c_ = beta == 0.0 ? (T)(alpha * acc) : (T)(alpha * acc + beta * *c_);       \
             }                                                                               \
     } while (0)
+
+/* One single-threaded BLAS gemm on the block C[i0:i0+m, j0:j0+n]. */
+static void gemm_block(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
+                       const void *B, int64_t i0, int64_t m, int64_t j0, int64_t n, int64_t K, double alpha,
+                       double beta, void *Cp, int64_t ldc) {
+    size_t z = f32 ? 4 : 8;
+    const void *a = (const char *)A + (size_t)(ta == CblasNoTrans ? i0 * lda : i0) * z;
+    const void *b = (const char *)B + (size_t)(tb == CblasNoTrans ? j0 : j0 * ldb) * z;
+    void *c = (char *)Cp + (size_t)(i0 * ldc + j0) * z;
+    if (f32)
+        cblas_sgemm(CblasRowMajor, ta, tb, (blasint)m, (blasint)n, (blasint)K, (float)alpha, a, (blasint)lda, b,
+                    (blasint)ldb, (float)beta, c, (blasint)ldc);
+    else
+        cblas_dgemm(CblasRowMajor, ta, tb, (blasint)m, (blasint)n, (blasint)K, alpha, a, (blasint)lda, b,
+                    (blasint)ldb, beta, c, (blasint)ldc);
+}
+
+/* Row split points of C are multiples of GEMM_ALIGN (2^4 * 3: a multiple of
+ * the register-tile heights of the BLAS kernels, 4, 6, 8, 12, 16, 24). */
+#define GEMM_ALIGN 48
+/* Products below this many multiply-adds stay on one thread. */
+#define GEMM_PAR_MIN ((int64_t)1 << 21)
+
+/* gemm through BLAS with results independent of the thread count.
+ * OpenBLAS's own threading cuts C at points that depend on the number of
+ * threads, which moves the remainder tiles (computed by other kernels) and
+ * so changes the rounding: the MLP's gradients differed in the last bits
+ * between 1 and 2 threads.  Here BLAS always runs single-threaded: with one
+ * thread as one call; with several, C is cut into bands of rows at
+ * multiples of GEMM_ALIGN, where the kernels' tile grid of the whole product
+ * lies too, so every element is computed by the same kernel with the same
+ * summation as in the single call (checked bit for bit against 1 thread for
+ * 2 and 3 threads, float32/float64, all transpositions, by
+ * spec/functions/connection/linear_threads_spec.lua; cutting columns
+ * instead changed float32 results at every alignment tried).  The blocks run in one OpenMP region: one fork/join
+ * per product instead of OpenBLAS's spin-waits between its threads, which on
+ * a busy machine waited out a descheduled worker again and again (a
+ * 1000x1000x100 product took 36 ms with 2 threads instead of 2.4 ms). */
+static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
+                        const void *B, int64_t M, int64_t N, int64_t K, double alpha, double beta, void *Cp,
+                        int64_t ldc) {
+#ifdef _OPENMP
+    int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+    int threads = 1;
+#endif
+    int64_t pieces = M / GEMM_ALIGN;
+    if (pieces > threads) pieces = threads;
+    if (threads <= 1) {
+        /* one thread, or inside a parallel region: BLAS runs single-threaded */
+        gemm_block(f32, ta, lda, A, tb, ldb, B, 0, M, 0, N, K, alpha, beta, Cp, ldc);
+        return;
+    }
+#ifdef _OPENMP
+    if (pieces >= 2 && M * N * K >= GEMM_PAR_MIN) {
+#pragma omp parallel for schedule(static) num_threads((int)pieces)
+        for (int64_t q = 0; q < pieces; q++) {
+            int64_t lo = M * q / pieces / GEMM_ALIGN * GEMM_ALIGN;
+            int64_t hi = q + 1 == pieces ? M : M * (q + 1) / pieces / GEMM_ALIGN * GEMM_ALIGN;
+            if (hi > lo) gemm_block(f32, ta, lda, A, tb, ldb, B, lo, hi - lo, 0, N, K, alpha, beta, Cp, ldc);
+        }
+        return;
+    }
+    /* small product: serial, and BLAS kept on one thread for this call */
+    omp_set_num_threads(1);
+    gemm_block(f32, ta, lda, A, tb, ldb, B, 0, M, 0, N, K, alpha, beta, Cp, ldc);
+    omp_set_num_threads(threads);
+#endif
+}
 
 /* C(MxN, ldc) = alpha * A(MxK) @ B(KxN) + beta * C, with gemv for one-row
  * and one-column products.  A and B are in BLAS layout (trans, ld). */
@@ -154,12 +226,7 @@ static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *
             for (int64_t i = 0; i < M; i++) memset((char *)Cp + (size_t)(i * ldc) * (f32 ? 4 : 8), 0, row);
         beta = 1.0;
     }
-    if (f32)
-        cblas_sgemm(CblasRowMajor, ta, tb, (blasint)M, (blasint)N, (blasint)K, (float)alpha, A, (blasint)lda, B,
-                    (blasint)ldb, (float)beta, Cp, (blasint)ldc);
-    else
-        cblas_dgemm(CblasRowMajor, ta, tb, (blasint)M, (blasint)N, (blasint)K, alpha, A, (blasint)lda, B,
-                    (blasint)ldb, beta, Cp, (blasint)ldc);
+    gemm_blocks(f32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, Cp, ldc);
 }
 
 /* Describes the last two axes of x (or a 1-D x as a row or a column). */

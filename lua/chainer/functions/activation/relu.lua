@@ -5,6 +5,8 @@ local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
+local config = require('chainer.config').config
+local global_hooks = require('chainer.function_hook').list
 
 local M = {}
 
@@ -24,13 +26,22 @@ end
 function ReLUGrad2:forward(inputs) return { K.activation_grad(K.RELU, self._y, inputs[1]) } end
 function ReLUGrad2:backward(idx, gys) return { grad2(self._y, gys[1]) } end
 
+local RETAIN1 = { 1 }
 function ReLU:forward(inputs)
-  self:retain_outputs({ 1 })
-  return { T.relu(inputs[1]) }
+  self:retain_outputs(RETAIN1)
+  local y = T.relu(inputs[1])
+  self._yd = y
+  return { y }
 end
+-- With no graph to record (no double backprop), no hook and no debug mode,
+-- the gradient is the C pass itself, without a ReLUGrad2 node.
 function ReLU:backward(idx, gys)
+  local gy, yd = gys[1], self._yd
+  if yd and gy and not config.enable_backprop and not config.debug and global_hooks[1] == nil then
+    return { K.activation_grad(K.RELU, yd, gy._data) }
+  end
   local y = self:get_retained_outputs()[1]
-  return { grad2(y._data, gys[1]) }
+  return { grad2(y._data, gy) }
 end
 
 function M.relu(x)

@@ -25,6 +25,7 @@ local config = require('chainer.config').config
 local U = require 'chainer.functions.loss._util'
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
+local global_hooks = require('chainer.function_hook').list
 
 local M = {}
 local FN = 'softmax_cross_entropy'
@@ -77,26 +78,31 @@ function SoftmaxCrossEntropy:forward(inputs)
   return { (T.sum(loss) * self._coeff):astype(x.dtype) }
 end
 
+-- gx = G * gy * coeff (mean) or G * gy[:, None, ...] (no); linear in gy.
+local function grad_of(g, gy, reduce, coeff)
+  if reduce == 'mean' then return g * (gy * coeff):astype(g.dtype) end
+  local s = g.shape
+  s[2] = 1
+  return g * gy:reshape(s)
+end
+
 function SoftmaxCrossEntropy:backward(idx, gys)
   local g = self._grad
   if not g then
     local _
     _, g = kernel(self._x, self._t, self.class_weight, self.ignore_label, true, 2)
   end
+  if not config.enable_backprop and not config.debug and global_hooks[1] == nil then
+    -- no graph to record: the gradient node's forward on the tensors
+    return { grad_of(g, gys[1]._data, self.reduce, self._coeff), nil }
+  end
   local f = setmetatable({}, SoftmaxCrossEntropyGrad)
   f._g, f.reduce, f._coeff, f._tshape = g, self.reduce, self._coeff, self._tshape
   return { f:apply({ gys[1] })[1], nil }
 end
 
--- gx = G * gy * coeff (mean) or G * gy[:, None, ...] (no); linear in gy.
 function SoftmaxCrossEntropyGrad:forward(inputs)
-  local gy, g = inputs[1], self._g
-  if self.reduce == 'mean' then
-    return { g * (gy * self._coeff):astype(g.dtype) }
-  end
-  local s = g.shape
-  s[2] = 1
-  return { g * gy:reshape(s) }
+  return { grad_of(self._g, inputs[1], self.reduce, self._coeff) }
 end
 
 function SoftmaxCrossEntropyGrad:backward(idx, gys)

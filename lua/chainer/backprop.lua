@@ -25,6 +25,14 @@ local M = {}
 local bp_counter = 0
 local IDX1, IDX12 = { 1 }, { 1, 2 }
 local add -- basic_math.add, set on first use (avoids a require cycle)
+local T_add = T._var_add or T.add   -- the tensor kernel (not the Variable-aware wrapper)
+
+-- Gradients on nodes (node._grad) are Variables, or bare tensors where the
+-- fast path of the traversal made them; Variables are made at the edges.
+local function as_gvar(g)
+  if type(g) == 'cdata' then return new_var(g, true) end
+  return g
+end
 
 ---------------------------------------------------------------------------
 -- gradient checks
@@ -92,6 +100,7 @@ local function traverse(st, heap_f, heap_k, hn, seq)
   local needed, keep, leaves = st.needed, st.keep, st.leaves
   local nleaves = #leaves
   local debug_mode = config.debug
+  local fast = not config.enable_backprop and not debug_mode and not retain_grad and global_hooks[1] == nil
 
   while hn > 0 do
     -- pop the top of the heap
@@ -114,27 +123,11 @@ local function traverse(st, heap_f, heap_k, hn, seq)
 
     local ins, outs = f.inputs, f.outputs
     if ins and outs then
-      -- gradients of the outputs
       local nout = #outs
-      local gys = {}
-      for j = 1, nout do
-        local o = outs[j]
-        local g
-        if o._bp == id then
-          g = o._grad
-          if not (keep and keep[o]) then o._grad = false end
-        elseif load_if_new then
-          local r = o._vref
-          local v = r and r[1]
-          g = v and v._grad_var
-        end
-        if g then gys[j] = g end
-      end
-
+      local nin = #ins
       -- inputs that need a gradient (shared constant tables in the common
       -- cases; backward must not modify target_input_indexes)
       local idx, nt
-      local nin = #ins
       if needed == nil and nin == 1 and ins[1].requires_grad then
         idx, nt = IDX1, 1
       elseif needed == nil and nin == 2 and ins[1].requires_grad and ins[2].requires_grad then
@@ -152,7 +145,56 @@ local function traverse(st, heap_f, heap_k, hn, seq)
         end
       end
 
-      if nt > 0 then
+      -- Fast path: a built-in single-output node with a tensor-level
+      -- backward (backward_fast(gy, want1, want2) -> ga, gb), run when no
+      -- graph is recorded, no hook is set and no gradient is retained.
+      -- Gradients then travel as bare tensors: no Variable and no table
+      -- per node.
+      local bf = f.backward_fast
+      local gy1 = nil
+      if bf and fast and nout == 1 and nt > 0 and rawget(f, 'local_function_hooks') == nil then
+        local o = outs[1]
+        if o._bp == id then
+          gy1 = o._grad
+          if not (keep and keep[o]) then o._grad = false end
+        elseif load_if_new then
+          local r = o._vref
+          local v = r and r[1]
+          gy1 = v and v._grad_var
+        end
+        if not gy1 then bf = nil end
+      else
+        bf = nil
+      end
+
+      local gys, gxs, aligned
+      local ga, gb
+      if bf then
+        if type(gy1) == 'table' then gy1 = gy1._data end
+        ga, gb = bf(f, gy1, idx[1] == 1, idx[nt] == 2)
+        aligned = false
+      else
+        -- gradients of the outputs, as Variables
+        gys = {}
+        for j = 1, nout do
+          local o = outs[j]
+          local g
+          if o._bp == id then
+            g = o._grad
+            if not (keep and keep[o]) then o._grad = false end
+          elseif load_if_new then
+            local r = o._vref
+            local v = r and r[1]
+            g = v and v._grad_var
+          end
+          if g then
+            if type(g) == 'cdata' then g = new_var(g, true) end
+            gys[j] = g
+          end
+        end
+      end
+
+      if nt > 0 and not bf then
         local hooked = global_hooks[1] ~= nil or rawget(f, 'local_function_hooks') ~= nil
         local hooks, in_data, out_grad
         if hooked then
@@ -163,7 +205,7 @@ local function traverse(st, heap_f, heap_k, hn, seq)
           for h = 1, #hooks do hooks[h]:backward_preprocess(f, in_data, out_grad) end
         end
 
-        local gxs = f:backward(idx, gys)
+        gxs = f:backward(idx, gys)
 
         if hooked then
           for h = 1, #hooks do hooks[h]:backward_postprocess(f, in_data, out_grad) end
@@ -176,7 +218,7 @@ local function traverse(st, heap_f, heap_k, hn, seq)
         -- index.  A field `n` says which (#inputs or #targets); without it a
         -- table is read the second way only when it holds an entry at a
         -- position that is not a target (and nothing past the targets).
-        local aligned = false
+        aligned = false
         local gn = gxs.n
         if gn ~= nil then
           aligned = gn ~= #ins and gn == nt
@@ -190,19 +232,30 @@ local function traverse(st, heap_f, heap_k, hn, seq)
             end
           end
         end
+      end
 
+      if nt > 0 then
         for k = 1, nt do
           local i = idx[k]
-          local gx = aligned and gxs[k] or (not aligned and gxs[i]) or nil
-          if gx ~= nil then
-            if is_tensor(gx) then gx = new_var(gx, false)
-            elseif type(gx) ~= 'table' or not gx._is_variable then
-              error(string.format('%s: backward returned a %s for input %d (expected a Variable or nil)',
-                f:label(), type(gx), i), 0)
+          local gx, gt
+          if bf then
+            if i == 1 then gx = ga else gx = gb end
+            gt = gx
+          else
+            gx = aligned and gxs[k] or (not aligned and gxs[i]) or nil
+            if gx ~= nil then
+              if is_tensor(gx) then gx = new_var(gx, false)
+              elseif type(gx) ~= 'table' or not gx._is_variable then
+                error(string.format('%s: backward returned a %s for input %d (expected a Variable or nil)',
+                  f:label(), type(gx), i), 0)
+              end
+              gt = gx._data
             end
+          end
+          if gx ~= nil then
             local x = ins[i]
-            check_grad(f, i, x, gx._data)
-            if debug_mode and FunctionNode._has_nan(gx._data) then
+            check_grad(f, i, x, gt)
+            if debug_mode and FunctionNode._has_nan(gt) then
               error(string.format('NaN is detected on backward computation of %s (gradient of input %d)%s',
                 f:label(), i, FunctionNode._creation_stack(f)), 0)
             end
@@ -241,7 +294,13 @@ local function traverse(st, heap_f, heap_k, hn, seq)
               end
             else
               local cur = x._grad
-              x._grad = cur and add(cur, gx) or gx
+              if not cur then
+                x._grad = gx
+              elseif type(cur) == 'cdata' and type(gx) == 'cdata' then
+                x._grad = T_add(cur, gx)   -- same dtype and shape (checked)
+              else
+                x._grad = add(cur, gx)
+              end
             end
           end
         end
@@ -315,6 +374,7 @@ local function backward_body(outputs, seeds, n, retain_grad)
     local node = node_of(y)
     local g = seeds[k]
     given[g] = true
+    given[g._data] = true
     if node._bp == id then
       node._grad = add(node._grad, g)
     else
@@ -343,14 +403,22 @@ local function backward_body(outputs, seeds, n, retain_grad)
     local r = x._vref
     local v = r and r[1]
     if v and g and v._grad_var ~= g then
-      if given[g] then
-        if g._node and g._node.creator then
-          g = add(g, 0)        -- keep the graph (double backprop), new tensor
-        else
-          g = new_var(g._data:copy(), g._requires_grad)
+      -- no two variables get the same gradient tensor (nor a seed's)
+      if type(g) == 'cdata' then
+        if given[g] then g = g:copy() end
+        given[g] = true
+        g = new_var(g, true)
+      else
+        if given[g] or given[g._data] then
+          if g._node and g._node.creator then
+            g = add(g, 0)        -- keep the graph (double backprop), new tensor
+          else
+            g = new_var(g._data:copy(), g._requires_grad)
+          end
         end
+        given[g] = true
+        given[g._data] = true
       end
-      given[g] = true
       v._grad_var = g
     end
   end
@@ -468,7 +536,7 @@ local function grad_body(st, outputs, seeds, inputs, heap_f, heap_k, result, opt
     local x = inputs[k]
     local node = x._node
     local g = nil
-    if node and node._bp == id and node._grad then g = node._grad end
+    if node and node._bp == id and node._grad then g = as_gvar(node._grad) end
     if gin and gin[k] ~= nil then
       local gi = as_grad_var(gin[k], 'grad', k)
       g = g and add(g, gi) or gi

@@ -20,6 +20,7 @@ local new_var = Variable.new_var
 local is_tensor = T.is_tensor
 local T_add, T_sub, T_mul, T_div, T_pow, T_neg = T.add, T.sub, T.mul, T.div, T.pow, T.neg
 local T_mod, T_floor, T_log, T_sign = T.mod, T.floor, T.log, T.sign
+local T_sum_to = T.sum_to
 local setmetatable, type, error = setmetatable, type, error
 local mlog = math.log
 
@@ -113,6 +114,13 @@ function Add:backward(idx, gys)
   if sb then gb = sum_to(gy, sb) end
   return { ga, gb }
 end
+function Add:backward_fast(gy, w1, w2)
+  local ga, gb = gy, gy
+  local sa, sb = self._sa, self._sb
+  if sa and w1 then ga = T_sum_to(gy, sa) end
+  if sb and w2 then gb = T_sum_to(gy, sb) end
+  return ga, gb
+end
 
 local AddConstant = FunctionNode:extend('AddConstant')
 M.AddConstant = AddConstant
@@ -120,6 +128,7 @@ function AddConstant:label() return '_ + const' end
 function AddConstant:forward1(x) return T_add(x, self.value) end
 AddConstant.forward = forward_from1
 function AddConstant:backward(idx, gys) return { gys[1] } end
+function AddConstant:backward_fast(gy) return gy end
 
 local Sub = FunctionNode:extend('Sub')
 M.Sub = Sub
@@ -144,6 +153,18 @@ function Sub:backward(idx, gys)
   end
   return { ga, gb }
 end
+function Sub:backward_fast(gy, w1, w2)
+  local ga, gb
+  if w1 then
+    ga = gy
+    if self._sa then ga = T_sum_to(gy, self._sa) end
+  end
+  if w2 then
+    gb = T_neg(gy)
+    if self._sb then gb = T_sum_to(gb, self._sb) end
+  end
+  return ga, gb
+end
 
 local SubFromConstant = FunctionNode:extend('SubFromConstant')
 M.SubFromConstant = SubFromConstant
@@ -151,6 +172,7 @@ function SubFromConstant:label() return 'const - _' end
 function SubFromConstant:forward1(x) return T_sub(self.value, x) end
 SubFromConstant.forward = forward_from1
 function SubFromConstant:backward(idx, gys) return { M.neg(gys[1]) } end
+function SubFromConstant:backward_fast(gy) return T_neg(gy) end
 
 local Mul = FunctionNode:extend('Mul')
 M.Mul = Mul
@@ -177,6 +199,20 @@ function Mul:backward(idx, gys)
   end
   return { ga, gb }
 end
+-- The retained inputs are the nodes' data (what get_retained_inputs reads).
+function Mul:backward_fast(gy, w1, w2)
+  local ins = self.inputs
+  local ga, gb
+  if w1 then
+    ga = T_mul(gy, ins[2].data)
+    if self._sa then ga = T_sum_to(ga, self._sa) end
+  end
+  if w2 then
+    gb = T_mul(gy, ins[1].data)
+    if self._sb then gb = T_sum_to(gb, self._sb) end
+  end
+  return ga, gb
+end
 
 local MulConstant = FunctionNode:extend('MulConstant')
 M.MulConstant = MulConstant
@@ -184,6 +220,7 @@ function MulConstant:label() return '_ * const' end
 function MulConstant:forward1(x) return T_mul(x, self.value) end
 MulConstant.forward = forward_from1
 function MulConstant:backward(idx, gys) return { M.mul(gys[1], self.value) } end
+function MulConstant:backward_fast(gy) return T_mul(gy, self.value) end
 
 local Div = FunctionNode:extend('Div')
 M.Div = Div
@@ -208,6 +245,18 @@ function Div:backward(idx, gys)
   if self._sa and wants(idx, 1) then ga = sum_to(ga, self._sa) end
   return { ga, gb }
 end
+function Div:backward_fast(gy, w1, w2)
+  local ins = self.inputs
+  local a, b = ins[1].data, ins[2].data
+  local ga = T_div(gy, b)
+  local gb
+  if w2 then
+    gb = T_neg(T_div(T_mul(ga, a), b))
+    if self._sb then gb = T_sum_to(gb, self._sb) end
+  end
+  if self._sa and w1 then ga = T_sum_to(ga, self._sa) end
+  return ga, gb
+end
 
 local DivFromConstant = FunctionNode:extend('DivFromConstant')
 M.DivFromConstant = DivFromConstant
@@ -229,6 +278,7 @@ function Neg:label() return '-_' end
 function Neg:forward1(x) return T_neg(x) end
 Neg.forward = forward_from1
 function Neg:backward(idx, gys) return { M.neg(gys[1]) } end
+function Neg:backward_fast(gy) return T_neg(gy) end
 
 local PowVarVar = FunctionNode:extend('PowVarVar')
 M.PowVarVar = PowVarVar

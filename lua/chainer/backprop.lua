@@ -156,6 +156,7 @@ local function traverse(st, heap_f, heap_k, hn, seq)
         local o = outs[1]
         if o._bp == id then
           gy1 = o._grad
+          o._gown = false
           if not (keep and keep[o]) then o._grad = false end
         elseif load_if_new then
           local r = o._vref
@@ -181,7 +182,8 @@ local function traverse(st, heap_f, heap_k, hn, seq)
           local g
           if o._bp == id then
             g = o._grad
-            if not (keep and keep[o]) then o._grad = false end
+            o._gown = false
+          if not (keep and keep[o]) then o._grad = false end
           elseif load_if_new then
             local r = o._vref
             local v = r and r[1]
@@ -271,6 +273,7 @@ local function traverse(st, heap_f, heap_k, hn, seq)
                 end
               end
               x._grad = gx
+              x._gown = false
               local c = x.creator
               if c then
                 if c._bp ~= id and (needed == nil or needed[c]) then
@@ -296,8 +299,17 @@ local function traverse(st, heap_f, heap_k, hn, seq)
               local cur = x._grad
               if not cur then
                 x._grad = gx
+                x._gown = false
               elseif type(cur) == 'cdata' and type(gx) == 'cdata' then
-                x._grad = T_add(cur, gx)   -- same dtype and shape (checked)
+                -- same dtype and shape (checked).  The sum is a new tensor
+                -- that only this node holds (x._gown) until its creator
+                -- consumes it, so later contributions are added in place.
+                if x._gown then
+                  T_add(cur, gx, cur)
+                else
+                  x._grad = T_add(cur, gx)
+                  x._gown = true
+                end
               else
                 x._grad = add(cur, gx)
               end
@@ -381,6 +393,7 @@ local function backward_body(outputs, seeds, n, retain_grad)
       node._bp = id
       node._grad = g
     end
+    node._gown = false
     local c = node.creator
     if c then
       if c._bp ~= id then
@@ -524,6 +537,7 @@ local function grad_body(st, outputs, seeds, inputs, heap_f, heap_k, result, opt
     -- oracle's double-backprop vectors of `add` depend on it).
     node._bp = id
     node._grad = seeds[k]
+    node._gown = false
     local c = node.creator
     if c and c._bp ~= id and st.needed[c] then
       c._bp = id

@@ -308,7 +308,7 @@ function FunctionNode:apply(inputs)
         creator = self, rank = orank, requires_grad = true, data = false, name = nil,
         _vref = setmetatable({ v }, WEAK),
         _dt = p.dt, _nd = p.nd, _numel = tonumber(p.numel), _dev = p.dev,
-        _grad = false, _bp = 0,
+        _grad = false, _gown = false, _bp = 0,
       }, VariableNode)
       v._node = node
       ret[j] = v
@@ -363,7 +363,7 @@ local function out_node(self, y, v, orank)
     creator = self, rank = orank, requires_grad = true, data = false, name = nil,
     _vref = setmetatable({ v }, WEAK),
     _dt = p.dt, _nd = p.nd, _numel = tonumber(p.numel), _dev = p.dev,
-    _grad = false, _bp = 0,
+    _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
 end
 

@@ -42,7 +42,7 @@ local function new_node(var, data, requires_grad)
     data = false, name = var and var.name or nil,
     _vref = var and setmetatable({ var }, WEAK) or false,
     _dt = p.dt, _nd = p.nd, _numel = tonumber(p.numel), _dev = p.dev,
-    _grad = false, _bp = 0,
+    _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
 end
 

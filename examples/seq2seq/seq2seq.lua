@@ -54,6 +54,7 @@ ap:option('--dropout', { type = 'number', default = 0.1, help = 'Dropout ratio o
 ap:option('--seed', { type = 'number', help = 'Random seed (weights, shuffling, dropout)' })
 ap:option('--threads', { type = 'number', help = 'CPU threads for the math kernels' })
 ap:flag('--noprogress', { help = 'No progress bar' })
+ap:flag('--eval-only', { help = 'With --resume: no training; print the BLEU and five translations of the snapshot' })
 -- positional SOURCE TARGET
 local argv, positional = {}, {}
 do
@@ -63,7 +64,7 @@ do
     if a:sub(1, 1) == '-' and #a > 1 then
       argv[#argv + 1] = a
       -- options with a value (every option here but the flags)
-      if not a:find('=', 1, true) and a ~= '--noprogress' and a ~= '-h' and a ~= '--help' then
+      if not a:find('=', 1, true) and a ~= '--noprogress' and a ~= '--eval-only' and a ~= '-h' and a ~= '--help' then
         i = i + 1
         argv[#argv + 1] = arg[i]
       end
@@ -321,10 +322,12 @@ local function words_of(ids, names)
 end
 local function ids_of(t) return t:totable() end
 
+local CalculateBleuClass
 if test_data then
   -- CalculateBleu: translate the validation sources in batches and report
   -- the corpus BLEU of the results against the references.
   local CalculateBleu = training.Extension:extend('CalculateBleu')
+  CalculateBleuClass = CalculateBleu
   CalculateBleu.trigger = { 1, 'epoch' }
   CalculateBleu.priority = training.PRIORITY_WRITER or 300
   function CalculateBleu:init(mdl, data, key, batch, max_length)
@@ -365,14 +368,19 @@ trainer:extend(extensions.snapshot({ filename = 'snapshot_epoch_{.updater.iterat
   { trigger = { args.validation_interval, 'iteration' } })
 if args.resume ~= '' then serializers.load_npz(args.resume, trainer) end
 
-trainer:run()
+if not args.eval_only then trainer:run() end
 
 if args.save ~= '' then
   serializers.save_npz(args.save, trainer)
 end
 
--- Five translations of the first validation sentences, and the final BLEU.
+-- Five translations of the first validation sentences (and, with
+-- --eval-only, the BLEU of the loaded model).
 if test_data then
+  if args.eval_only then
+    local ev = CalculateBleuClass(model, test_data, 'validation/main/bleu')
+    print(string.format('validation/main/bleu: %.6g (iteration %d)', ev:evaluate(), updater.iteration))
+  end
   local sources = {}
   for i = 1, math.min(5, #test_data) do sources[i] = test_data[i][1] end
   local results = model:translate(sources)

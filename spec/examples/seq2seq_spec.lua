@@ -1,7 +1,8 @@
 -- A shortened run of examples/seq2seq (tag `examples`): on the first 640
 -- English-Japanese pairs the loss falls, the BLEU extension reports a
 -- score in [0, 1], sample translations are printed at the validation
--- interval and five at the end.  (BLEU itself: spec/examples/bleu_spec.lua.)
+-- interval and five at the end, and --eval-only reproduces the BLEU of a
+-- snapshot.  (BLEU itself: spec/examples/bleu_spec.lua.)
 local json = require 'chainer.utils.json'
 
 local function chainlua()
@@ -61,6 +62,17 @@ describe('#examples seq2seq', function()
     for _ in text:gmatch('# source : [^\n]+\n# result : [^\n]*\n# expect : [^\n]+\n') do n = n + 1 end
     assert.are.equal(7, n)
     assert.is_not_nil(io.open(out .. '/snapshot_epoch_80'), 'snapshot_epoch_80')
+    -- --eval-only on the last snapshot: the same BLEU, five translations, no training
+    local ev, ecode = run(string.format('%s examples/seq2seq/seq2seq.lua --train-size 640 --validation-size 20 ' ..
+      '--unit 64 --layer 1 --batchsize 32 --epoch 4 --log-interval 20 --validation-interval 40 --noprogress ' ..
+      '--threads 1 --out %s/ev --resume %s/snapshot_epoch_80 --eval-only', chainlua(), out, out))
+    assert.are.equal(0, ecode, ev)
+    local b = tonumber(ev:match('validation/main/bleu: ([%d%.e%-]+) %(iteration 80%)'))
+    assert.is_not_nil(b, ev)
+    assert.near(log[4]['validation/main/bleu'], b, 1e-5 * math.max(b, 1e-3))
+    local m = 0
+    for _ in ev:gmatch('# source : ') do m = m + 1 end
+    assert.are.equal(5, m)
     os.execute('rm -rf ' .. out)
   end)
 

@@ -246,12 +246,17 @@ local function traverse(st, heap_f, heap_k, hn, seq)
           else
             gx = aligned and gxs[k] or (not aligned and gxs[i]) or nil
             if gx ~= nil then
-              if is_tensor(gx) then gx = new_var(gx, false)
+              if is_tensor(gx) then
+                -- a bare tensor: kept as is on the fast path (made a
+                -- Variable at the edges), wrapped otherwise
+                gt = gx
+                if not fast then gx = new_var(gx, false) end
               elseif type(gx) ~= 'table' or not gx._is_variable then
                 error(string.format('%s: backward returned a %s for input %d (expected a Variable or nil)',
                   f:label(), type(gx), i), 0)
+              else
+                gt = gx._data
               end
-              gt = gx._data
             end
           end
           if gx ~= nil then

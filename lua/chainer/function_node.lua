@@ -359,12 +359,13 @@ end
 -- forward1/forward2).
 local function out_node(self, y, v, orank)
   local p = y.ptr
-  return setmetatable({
+  local node = setmetatable({
     creator = self, rank = orank, requires_grad = true, data = false, name = nil,
     _vref = setmetatable({ v }, WEAK),
     _dt = p.dt, _nd = p.nd, _numel = tonumber(p.numel), _dev = p.dev,
     _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
+  return node
 end
 
 local function in_node(x)

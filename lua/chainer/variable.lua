@@ -147,8 +147,12 @@ Variable.__newindex = function(self, k, v)
 end
 
 -- The fast constructor used by every function: no checks.
+-- (No tail calls on the operator paths: LuaJIT counts them against the
+-- loop-unroll limit of a trace, and a loop of a few operators then never
+-- compiles.)
 local function new_var(data, requires_grad)
-  return setmetatable({ _data = data, _node = false, _grad_var = false, _requires_grad = requires_grad }, Variable)
+  local v = setmetatable({ _data = data, _node = false, _grad_var = false, _requires_grad = requires_grad }, Variable)
+  return v
 end
 
 -- The node of v, made on first use.

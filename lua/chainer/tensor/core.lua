@@ -100,7 +100,10 @@ function M.wrap_borrowed(ptr)
   return wrap(ptr)
 end
 
-local function is_tensor(v) return ffi.istype(handle_type, v) end
+-- (not a tail call: LuaJIT counts tail calls against a trace's loop-unroll
+-- limit, and is_tensor is called on every operator path)
+local istype = ffi.istype
+local function is_tensor(v) local r = istype(handle_type, v) return r end
 M.is_tensor = is_tensor
 
 -- One reusable out-parameter for C calls that return a tensor.

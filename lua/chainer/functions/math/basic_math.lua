@@ -418,14 +418,14 @@ end
 local function const_node(cls, x, c, d)
   local f = setmetatable({ value = c, rank = 0, inputs = false, outputs = false, _bp = 0,
     _input_indexes_to_retain = false }, cls)
-  if cls.forward1 then return f:apply1(x, d) end
+  if cls.forward1 then local r = f:apply1(x, d) return r end
   return f:apply({ x })[1]
 end
 
 local function var_node(cls, a, b, da, db)
   local f = setmetatable({ rank = 0, inputs = false, outputs = false, _bp = 0,
     _input_indexes_to_retain = false, _sa = false, _sb = false }, cls)
-  if cls.forward2 then return f:apply2(a, b, da, db) end
+  if cls.forward2 then local r = f:apply2(a, b, da, db) return r end
   return f:apply({ a, b })[1]
 end
 
@@ -437,39 +437,39 @@ local function add(a, b)
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'add', 1)
-    if plain(rg) then return new_var(T_add(d, b), rg) end
-    return const_node(AddConstant, a, b, d)
+    if plain(rg) then local r = new_var(T_add(d, b), rg) return r end
+    local r = const_node(AddConstant, a, b, d) return r
   end
   local da, ra = operand(a, 'add', 1)
   local db, rb = operand(b, 'add', 2)
   local rg = ra or rb
   if plain(rg) then
     check_dtypes('add', da, db)
-    return new_var(T_add(da, db), rg)
+    local r = new_var(T_add(da, db), rg) return r
   end
-  return var_node(Add, a, b, da, db)
+  local r = var_node(Add, a, b, da, db) return r
 end
 
 local function sub(a, b)
   if type(a) == 'number' then
     if type(b) == 'number' then return a - b end
     local d, rg = operand(b, 'sub', 2)
-    if plain(rg) then return new_var(T_sub(a, d), rg) end
-    return const_node(SubFromConstant, b, a, d)
+    if plain(rg) then local r = new_var(T_sub(a, d), rg) return r end
+    local r = const_node(SubFromConstant, b, a, d) return r
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'sub', 1)
-    if plain(rg) then return new_var(T_sub(d, b), rg) end
-    return const_node(AddConstant, a, -b, d)
+    if plain(rg) then local r = new_var(T_sub(d, b), rg) return r end
+    local r = const_node(AddConstant, a, -b, d) return r
   end
   local da, ra = operand(a, 'sub', 1)
   local db, rb = operand(b, 'sub', 2)
   local rg = ra or rb
   if plain(rg) then
     check_dtypes('sub', da, db)
-    return new_var(T_sub(da, db), rg)
+    local r = new_var(T_sub(da, db), rg) return r
   end
-  return var_node(Sub, a, b, da, db)
+  local r = var_node(Sub, a, b, da, db) return r
 end
 
 local function mul(a, b)
@@ -479,95 +479,96 @@ local function mul(a, b)
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'mul', 1)
-    if plain(rg) then return new_var(T_mul(d, b), rg) end
-    return const_node(MulConstant, a, b, d)
+    if plain(rg) then local r = new_var(T_mul(d, b), rg) return r end
+    local r = const_node(MulConstant, a, b, d) return r
   end
   local da, ra = operand(a, 'mul', 1)
   local db, rb = operand(b, 'mul', 2)
   local rg = ra or rb
   if plain(rg) then
     check_dtypes('mul', da, db)
-    return new_var(T_mul(da, db), rg)
+    local r = new_var(T_mul(da, db), rg) return r
   end
-  return var_node(Mul, a, b, da, db)
+  local r = var_node(Mul, a, b, da, db) return r
 end
 
 local function div(a, b)
   if type(a) == 'number' then
     if type(b) == 'number' then return a / b end
     local d, rg = operand(b, 'div', 2)
-    if plain(rg) then return new_var(T_div(a, d), rg) end
-    return const_node(DivFromConstant, b, a, d)
+    if plain(rg) then local r = new_var(T_div(a, d), rg) return r end
+    local r = const_node(DivFromConstant, b, a, d) return r
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'div', 1)
-    if plain(rg) then return new_var(T_div(d, b), rg) end
-    return const_node(MulConstant, a, 1 / b, d)
+    if plain(rg) then local r = new_var(T_div(d, b), rg) return r end
+    local r = const_node(MulConstant, a, 1 / b, d) return r
   end
   local da, ra = operand(a, 'div', 1)
   local db, rb = operand(b, 'div', 2)
   local rg = ra or rb
   if plain(rg) then
     check_dtypes('div', da, db)
-    return new_var(T_div(da, db), rg)
+    local r = new_var(T_div(da, db), rg) return r
   end
-  return var_node(Div, a, b, da, db)
+  local r = var_node(Div, a, b, da, db) return r
 end
 
 local function pow(a, b)
   if type(a) == 'number' then
     if type(b) == 'number' then return a ^ b end
     local d, rg = operand(b, 'pow', 2)
-    if plain(rg) then return new_var(T_pow(a, d), rg) end
-    return const_node(PowConstVar, b, a, d)
+    if plain(rg) then local r = new_var(T_pow(a, d), rg) return r end
+    local r = const_node(PowConstVar, b, a, d) return r
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'pow', 1)
-    if plain(rg) then return new_var(T_pow(d, b), rg) end
-    return const_node(PowVarConst, a, b, d)
+    if plain(rg) then local r = new_var(T_pow(d, b), rg) return r end
+    local r = const_node(PowVarConst, a, b, d) return r
   end
   local da, ra = operand(a, 'pow', 1)
   local db, rb = operand(b, 'pow', 2)
   local rg = ra or rb
   if plain(rg) then
     check_dtypes('pow', da, db)
-    return new_var(T_pow(da, db), rg)
+    local r = new_var(T_pow(da, db), rg) return r
   end
-  return var_node(PowVarVar, a, b, da, db)
+  local r = var_node(PowVarVar, a, b, da, db) return r
 end
 
 local function mod(a, b)
   if type(a) == 'number' then
     if type(b) == 'number' then return a % b end
     local d, rg = operand(b, 'mod', 2)
-    if plain(rg) then return new_var(T_mod(a, d), rg) end
-    return const_node(ModFromConstant, b, a, d)
+    if plain(rg) then local r = new_var(T_mod(a, d), rg) return r end
+    local r = const_node(ModFromConstant, b, a, d) return r
   end
   if type(b) == 'number' then
     local d, rg = operand(a, 'mod', 1)
-    if plain(rg) then return new_var(T_mod(d, b), rg) end
-    return const_node(ModConstant, a, b, d)
+    if plain(rg) then local r = new_var(T_mod(d, b), rg) return r end
+    local r = const_node(ModConstant, a, b, d) return r
   end
   local da, ra = operand(a, 'mod', 1)
   local db, rb = operand(b, 'mod', 2)
   local rg = ra or rb
   if plain(rg) then
     check_dtypes('mod', da, db)
-    return new_var(T_mod(da, db), rg)
+    local r = new_var(T_mod(da, db), rg) return r
   end
-  return var_node(Mod, a, b, da, db)
+  local r = var_node(Mod, a, b, da, db) return r
 end
 
 local function neg(x)
   if type(x) == 'number' then return -x end
   local d, rg = operand(x, 'neg', 1)
-  if plain(rg) then return new_var(T_neg(d), rg) end
-  return setmetatable({ rank = 0, inputs = false, outputs = false, _bp = 0 }, Neg):apply1(x, d)
+  if plain(rg) then local r = new_var(T_neg(d), rg) return r end
+  local r = setmetatable({ rank = 0, inputs = false, outputs = false, _bp = 0 }, Neg):apply1(x, d)
+  return r
 end
 
 local function absolute(x)
   local d, rg = operand(x, 'absolute', 1)
-  if plain(rg) then return new_var(T.abs(d), rg) end
+  if plain(rg) then local r = new_var(T.abs(d), rg) return r end
   return setmetatable({}, Absolute):apply({ x })[1]
 end
 

@@ -12,11 +12,15 @@ local function chainlua()
   return 'build/chainlua'
 end
 
+-- Runs a shell command; returns its output and exit status.  LuaJIT's
+-- popen():close() gives no status (Lua 5.1), so the shell prints it last.
 local function run(cmd)
-  local p = io.popen(cmd .. ' 2>&1')
+  local p = io.popen('(' .. cmd .. ') 2>&1; echo "__exit_status=$?"')
   local out = p:read('*a')
-  local ok, _, code = p:close()
-  return out, (ok == true or ok == 0) and 0 or (code or 1)
+  p:close()
+  local code = tonumber(out:match('__exit_status=(%d+)%s*$'))
+  out = out:gsub('__exit_status=%d+%s*$', '')
+  return out, code or 1
 end
 
 local function tmpdir()

@@ -172,7 +172,7 @@ function SubFromConstant:label() return 'const - _' end
 function SubFromConstant:forward1(x) return T_sub(self.value, x) end
 SubFromConstant.forward = forward_from1
 function SubFromConstant:backward(idx, gys) return { M.neg(gys[1]) } end
-function SubFromConstant:backward_fast(gy) return T_neg(gy) end
+function SubFromConstant:backward_fast(gy) local r = T_neg(gy) return r end
 
 local Mul = FunctionNode:extend('Mul')
 M.Mul = Mul
@@ -220,7 +220,7 @@ function MulConstant:label() return '_ * const' end
 function MulConstant:forward1(x) return T_mul(x, self.value) end
 MulConstant.forward = forward_from1
 function MulConstant:backward(idx, gys) return { M.mul(gys[1], self.value) } end
-function MulConstant:backward_fast(gy) return T_mul(gy, self.value) end
+function MulConstant:backward_fast(gy) local r = T_mul(gy, self.value) return r end
 
 local Div = FunctionNode:extend('Div')
 M.Div = Div
@@ -278,7 +278,7 @@ function Neg:label() return '-_' end
 function Neg:forward1(x) return T_neg(x) end
 Neg.forward = forward_from1
 function Neg:backward(idx, gys) return { M.neg(gys[1]) } end
-function Neg:backward_fast(gy) return T_neg(gy) end
+function Neg:backward_fast(gy) local r = T_neg(gy) return r end
 
 local PowVarVar = FunctionNode:extend('PowVarVar')
 M.PowVarVar = PowVarVar

@@ -75,12 +75,30 @@ local handle_type = ffi.typeof('ch_lua_tensor')
 local gc_floor = 64 * 1024 * 1024
 local gc_threshold = gc_floor
 local live_bytes = C.ch_live_bytes
+-- The collection itself must never run inside a JIT trace: LuaJIT defers
+-- finalizers while a trace executes, so a collection reached from compiled
+-- code could free no tensor memory and the threshold would then double from
+-- an inflated live count.  jit.off keeps these two functions interpreted.
+-- Besides the compiled test on every new tensor, every 32nd tensor runs the
+-- interpreted check: in rare JIT traces the compiled test was seen to stop
+-- firing (live bytes then grew without bound: the flaky memory spec).
+local function collect_now()
+  collectgarbage('collect')
+  gc_threshold = math.max(gc_floor, 2 * tonumber(live_bytes(-1)))
+end
+jit.off(collect_now)
+local function check_now()
+  if tonumber(live_bytes(-1)) > gc_threshold then collect_now() end
+end
+jit.off(check_now)
+local since_check = 0
 local function pace_gc()
-  local live = tonumber(live_bytes(-1))
-  if live > gc_threshold then
-    collectgarbage('collect')
-    live = tonumber(live_bytes(-1))
-    gc_threshold = math.max(gc_floor, 2 * live)
+  since_check = since_check + 1
+  if since_check >= 32 then
+    since_check = 0
+    check_now()
+  elseif tonumber(live_bytes(-1)) > gc_threshold then
+    collect_now()
   end
 end
 M.pace_gc = pace_gc

@@ -75,8 +75,11 @@ describe('memory', function()
     end
     assert.are.equal(0, acc)
     -- pacing collects once the live bytes pass max(64 MiB, 2 x what survived),
-    -- so the peak is that threshold plus one iteration's temporaries
-    assert.is_true(peak - base < 80 * MB, string.format('peak %.1f MiB above baseline', (peak - base) / MB))
+    -- so the peak is that threshold plus one iteration's temporaries (earlier
+    -- spec files in the same process may keep large models alive: `base`)
+    local bound = math.max(64 * MB, 2 * base) + 16 * MB
+    assert.is_true(peak < bound, string.format('peak %.1f MiB with %.1f MiB live at the start (bound %.1f MiB)',
+      peak / MB, base / MB, bound / MB))
     a, b = nil, nil
     full_gc()
     assert.are.equal(base, live_bytes())

@@ -70,39 +70,35 @@ local handle_type = ffi.typeof('ch_lua_tensor')
 
 -- The Lua GC does not see memory held by C.  After each new tensor we look at
 -- the runtime's live bytes and run a full collection when they have grown past
--- twice what survived the last one (at least `gc_floor`), so garbage tensors
--- never pile up while memory stays within a small factor of what is live.
+-- twice the smallest count seen since the last collection (at least
+-- `gc_floor`), so garbage tensors never pile up while memory stays within a
+-- small factor of what is live.  Following the smallest count, not the count
+-- right after the last collection, lets the threshold come down when a large
+-- live set (a model) is dropped between our collections.
 local gc_floor = 64 * 1024 * 1024
+local gc_base = 0                -- smallest live bytes since the last collection
 local gc_threshold = gc_floor
 local live_bytes = C.ch_live_bytes
--- The collection itself must never run inside a JIT trace: LuaJIT defers
--- finalizers while a trace executes, so a collection reached from compiled
--- code could free no tensor memory and the threshold would then double from
--- an inflated live count.  jit.off keeps these two functions interpreted.
--- Besides the compiled test on every new tensor, every 32nd tensor runs the
--- interpreted check: in rare JIT traces the compiled test was seen to stop
--- firing (live bytes then grew without bound: the flaky memory spec).
+-- The collection runs interpreted (jit.off): LuaJIT defers finalizers while a
+-- trace executes, so a collection reached from compiled code could free no
+-- tensor memory.
 local function collect_now()
   collectgarbage('collect')
-  gc_threshold = math.max(gc_floor, 2 * tonumber(live_bytes(-1)))
+  gc_base = tonumber(live_bytes(-1))
+  gc_threshold = math.max(gc_floor, 2 * gc_base)
 end
 jit.off(collect_now)
-local function check_now()
-  if tonumber(live_bytes(-1)) > gc_threshold then collect_now() end
-end
-jit.off(check_now)
-local since_check = 0
 local function pace_gc()
-  since_check = since_check + 1
-  if since_check >= 32 then
-    since_check = 0
-    check_now()
-  elseif tonumber(live_bytes(-1)) > gc_threshold then
+  local live = tonumber(live_bytes(-1))
+  if live < gc_base then
+    gc_base = live
+    gc_threshold = math.max(gc_floor, 2 * live)
+  elseif live > gc_threshold then
     collect_now()
   end
 end
 M.pace_gc = pace_gc
-function M.set_gc_floor(bytes) gc_floor = bytes; gc_threshold = math.max(gc_threshold, bytes) end
+function M.set_gc_floor(bytes) gc_floor = bytes; gc_threshold = math.max(2 * gc_base, bytes) end
 
 -- Takes ownership of a new C reference and returns the Lua tensor.
 local function wrap(ptr)

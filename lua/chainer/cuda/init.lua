@@ -1,7 +1,8 @@
 -- chainer.cuda: the CUDA backend seen from Lua (Chainer's chainer.cuda /
 -- chainer.backends.cuda).
 --
--- Requiring this module costs nothing: libchainlua_cuda is looked for the
+-- (chainer/cuda/init.lua; user-defined kernels live beside it in
+-- kernel*.lua.)  Requiring this module costs nothing: libchainlua_cuda is looked for the
 -- first time something asks about CUDA (`cuda.available`, `device_count()`,
 -- a Device, or a tensor allocated on 'cuda:N').  On a machine without a GPU
 -- everything here still works and answers "no GPU", and the functions that
@@ -174,6 +175,35 @@ function M.check_cuda_available()
   if probe() == 0 then
     error('check_cuda_available: CUDA is not available: ' .. M.info(), 2)
   end
+end
+
+---------------------------------------------------------------------------
+-- user-defined kernels (chainer/cuda/kernel.lua): the same kernel text runs
+-- on CPU tensors (translated to Lua) and CUDA tensors (NVRTC)
+---------------------------------------------------------------------------
+local function kernels() return require 'chainer.cuda.kernel' end
+
+-- Chainer's cuda.elementwise / cuda.reduce: memoized, so the same arguments
+-- give the same kernel object (and its compiled code).
+function M.elementwise(in_params, out_params, body, name, options)
+  local K = kernels()
+  return K.memoized('elementwise', K.elementwise, in_params, out_params, body, name, options)
+end
+
+function M.reduce(in_params, out_params, map_expr, reduce_expr, post_map_expr, identity, name, options)
+  local K = kernels()
+  return K.memoized('reduce', K.reduce, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+    name, options)
+end
+
+-- CuPy's class names (not memoized).
+function M.ElementwiseKernel(in_params, out_params, body, name, options)
+  return kernels().elementwise(in_params, out_params, body, name or 'kernel', options)
+end
+
+function M.ReductionKernel(in_params, out_params, map_expr, reduce_expr, post_map_expr, identity, name, options)
+  return kernels().reduce(in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+    name or 'reduce_kernel', options)
 end
 
 return M

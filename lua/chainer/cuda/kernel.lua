@@ -117,7 +117,8 @@ local function bind(self, args, opts, for_reduce)
   end
   local ptypes = {}
   for k, prm in ipairs(params) do
-    local dt = prm.placeholder and types[prm.type] or prm.type
+    local dt = prm.type
+    if prm.placeholder then dt = types[prm.type] end
     if dt == nil then
       kerr(kname, "cannot determine the type %s of '%s': pass %s", prm.type, prm.name,
         prm.is_input and 'an argument that binds it' or 'the output array')
@@ -246,6 +247,23 @@ local function numel(shape)
   for _, d in ipairs(shape) do n = n * d end
   return n
 end
+M.numel = numel
+
+-- A reduction output's strides in the full index space: 0 on reduced axes.
+function M.output_strides(a, geom)
+  local ost, st = a.strides, {}
+  local j = 0
+  for d = 1, #geom.full do
+    if geom.is_red[d] then
+      st[d] = 0
+      if #ost == #geom.full then j = j + 1 end   -- keepdims: a size-1 axis
+    else
+      j = j + 1
+      st[d] = ost[j]
+    end
+  end
+  return st
+end
 
 -- Raw arrays are indexed by a flat C-order index: the CPU path needs them
 -- contiguous (a copy, written back for outputs).
@@ -271,6 +289,7 @@ local function cached_fn(self, key, build)
     local src = build()
     fn = CPU.compile(src, self.name)
     cache[key] = fn
+    self.cpu_translations = (self.cpu_translations or 0) + 1
     self.last_cpu_source = src
   end
   return fn
@@ -376,6 +395,22 @@ function Elementwise:__call(...)
     self:run_cpu(b, shape)
   end
   return finish(b, outs)
+end
+
+-- The CUDA source a call with these arguments compiles (any device; for
+-- inspection and tests).
+function Elementwise:cuda_source(...)
+  local args, opts = split_args(...)
+  local b = bind(self, args, opts)
+  local nargs = #args
+  if nargs > #self.in_params then
+    self.given_outputs = {}
+    for j = 1, #self.out_params do self.given_outputs[j] = args[#self.in_params + j] end
+  end
+  local shape = element_shape(self, b, opts, nargs)
+  make_outputs(self, b, shape, nargs)
+  self.given_outputs = nil
+  return require('chainer.cuda.kernel_cuda').prepare_elementwise(self, b, shape).src
 end
 
 function Elementwise:run_cpu(b, shape)
@@ -517,6 +552,7 @@ function Reduction:__call(...)
   local outs = make_outputs(self, b, oshape, nargs)
   self.given_outputs = nil
   local geom = { full = full, keep = keep_shape, outer = outer, inner = inner, is_red = is_red }
+  if self.source_only then return require('chainer.cuda.kernel_cuda').prepare_reduce(self, b, geom).src end
   if b.device >= 0 then
     local G = require 'chainer.cuda.kernel_cuda'
     G.run_reduce(self, b, geom)
@@ -524,6 +560,15 @@ function Reduction:__call(...)
     self:run_cpu(b, geom)
   end
   return finish(b, outs)
+end
+
+-- The CUDA source a call with these arguments compiles (any device).
+function Reduction:cuda_source(...)
+  self.source_only = true
+  local ok, src = pcall(self.__call, self, ...)
+  self.source_only = nil
+  if not ok then error(src, 0) end
+  return src
 end
 
 function Reduction:rtype(b)
@@ -559,19 +604,7 @@ function Reduction:run_cpu(b, geom)
         if not same_shape(a.shape, geom.full) then a = a:broadcast_to(geom.full) end
         full_strides[k] = a.strides
       else
-        -- the output seen in the full index space: stride 0 on reduced axes
-        local ost, st = a.strides, {}
-        local j = 0
-        for d = 1, #geom.full do
-          if geom.is_red[d] then
-            st[d] = 0
-            if #ost == #geom.full then j = j + 1 end   -- keepdims: a size-1 axis
-          else
-            j = j + 1
-            st[d] = ost[j]
-          end
-        end
-        full_strides[k] = st
+        full_strides[k] = M.output_strides(a, geom)
       end
       b.vals[k] = a
       Pp[k] = typed_ptr(a, ctypes_[k])

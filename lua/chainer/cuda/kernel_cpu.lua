@@ -322,7 +322,7 @@ end
 
 function Tr:assignment(e)
   local rhs = e.rhs
-  if rhs.k == 'assign' then
+  if rhs.k == 'assign' and not rhs.paren then
     -- a = b = c: assign b first, then a from b
     self:assignment(rhs)
     rhs = rhs.lhs

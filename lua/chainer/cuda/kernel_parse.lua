@@ -246,6 +246,7 @@ function Parser:primary()
   if t.v == '(' then
     local e = self:expr()
     self:expect(')')
+    e.paren = true
     return e
   end
   if t.k == 'id' then

@@ -240,6 +240,11 @@ const char *ch_npz_reader_name(const ch_npz_reader *r, int i);
 ch_status ch_npz_reader_load(ch_npz_reader *r, const char *name, ch_tensor **result);
 void ch_npz_reader_close(ch_npz_reader *r);
 
+ch_status ch_npy_load_ex(const char *path, ch_tensor **result, char *kind);
+ch_status ch_npy_save_ex(const char *path, const ch_tensor *t, char kind);
+ch_status ch_npz_reader_load_ex(ch_npz_reader *r, const char *name, ch_tensor **result, char *kind);
+ch_status ch_npz_writer_add_ex(ch_npz_writer *w, const char *name, const ch_tensor *t, char kind);
+
 typedef struct ch_h5_file ch_h5_file;
 
 ch_status ch_h5_open(const char *path, char mode, ch_h5_file **f);
@@ -248,6 +253,8 @@ void ch_h5_abort(ch_h5_file *f);
 
 ch_status ch_h5_write(ch_h5_file *f, const char *path, const ch_tensor *t);
 ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result);
+ch_status ch_h5_read_ex(ch_h5_file *f, const char *path, ch_tensor **result, char *kind);
+ch_status ch_h5_write_ex(ch_h5_file *f, const char *path, const ch_tensor *t, char kind);
 int ch_h5_exists(ch_h5_file *f, const char *path);
 
 int ch_h5_count(ch_h5_file *f);

@@ -310,6 +310,20 @@ CH_API int ch_npz_reader_count(const ch_npz_reader *r);
 CH_API const char *ch_npz_reader_name(const ch_npz_reader *r, int i);  /* without ".npy" */
 CH_API ch_status ch_npz_reader_load(ch_npz_reader *r, const char *name, ch_tensor **result);
 CH_API void ch_npz_reader_close(ch_npz_reader *r);
+/* String arrays: NumPy '<U<n>' (UTF-32, n characters per item) and '|S<n>'
+ * (n bytes).  The _ex readers give them as a tensor with one more, last axis
+ * of length n: int32 code points (*kind = 'U') or uint8 bytes (*kind = 'S');
+ * numeric arrays give *kind = 0.  The plain readers refuse string arrays.
+ * The _ex writers take kind 0 (numeric), 'U' or 'S' for such a tensor; 'U'
+ * code points must be Unicode scalar values (<= 0x10FFFF, no surrogates).
+ * HDF5: fixed- and variable-length string datasets read as 'S' (their
+ * bytes, UTF-8 or ASCII, null padding kept); ch_h5_write_ex takes kind 0 or
+ * 'S', written as fixed-length null-padded strings with the UTF-8 character
+ * set (h5py reads them as bytes, '|S<n>'). */
+CH_API ch_status ch_npy_load_ex(const char *path, ch_tensor **result, char *kind);
+CH_API ch_status ch_npy_save_ex(const char *path, const ch_tensor *t, char kind);
+CH_API ch_status ch_npz_reader_load_ex(ch_npz_reader *r, const char *name, ch_tensor **result, char *kind);
+CH_API ch_status ch_npz_writer_add_ex(ch_npz_writer *w, const char *name, const ch_tensor *t, char kind);
 
 typedef struct ch_h5_file ch_h5_file;
 /* mode: 'r' read, 'w' create/truncate (atomic: written to a temporary and
@@ -320,6 +334,8 @@ CH_API void ch_h5_abort(ch_h5_file *f);
 /* Dataset paths like "predictor/l1/W"; groups are created as needed. */
 CH_API ch_status ch_h5_write(ch_h5_file *f, const char *path, const ch_tensor *t);
 CH_API ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result);
+CH_API ch_status ch_h5_read_ex(ch_h5_file *f, const char *path, ch_tensor **result, char *kind);
+CH_API ch_status ch_h5_write_ex(ch_h5_file *f, const char *path, const ch_tensor *t, char kind);
 CH_API int ch_h5_exists(ch_h5_file *f, const char *path);
 /* Number of datasets below the root (recursively) and their paths; count
  * is -1 (ch_last_error says why) when the groups cannot be listed. */

@@ -191,13 +191,28 @@ int ch_h5_exists(ch_h5_file *f, const char *path) {
 }
 
 /* ---- write ---------------------------------------------------------------- */
-ch_status ch_h5_write(ch_h5_file *f, const char *path, const ch_tensor *t) {
+/* Fixed-length strings of n bytes, null-padded, UTF-8 (h5py's '|S<n>'). */
+static hid_t string_type(size_t n) {
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, n);
+    H5Tset_strpad(t, H5T_STR_NULLPAD);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+ch_status ch_h5_write(ch_h5_file *f, const char *path, const ch_tensor *t) { return ch_h5_write_ex(f, path, t, 0); }
+
+ch_status ch_h5_write_ex(ch_h5_file *f, const char *path, const ch_tensor *t, char kind) {
     const char *fn = "hdf5_write";
     if (!f) return ch_fail(CH_ERR_ARG, "%s: the file is NULL (closed?)", fn);
     ch_status st;
     path = clean_path(path, fn, f, &st);
     if (!path) return st;
     CH_CHECK_ARG(t, fn, "t");
+    if (kind != 0 && kind != 'S')
+        return ch_fail(CH_ERR_ARG, "%s: '%s': dataset '%s': HDF5 strings are written from kind 'S' (UTF-8 bytes), "
+                       "not '%c'", fn, f->path, path, kind);
+    CH_TRY(ch_npy_check_kind(t, kind, fn, path));
     if (f->mode == 'r')
         return ch_fail(CH_ERR_ARG, "%s: '%s' was opened read-only (mode 'r'); cannot write '%s'", fn, f->path, path);
     quiet();
@@ -215,10 +230,16 @@ ch_status ch_h5_write(ch_h5_file *f, const char *path, const ch_tensor *t) {
     ch_tensor *c = NULL;
     CH_TRY(ch_npy_host_contiguous(t, &c));
     hsize_t dims[CH_MAX_DIMS];
-    for (int i = 0; i < c->nd; i++) dims[i] = (hsize_t)c->dim[i];
-    hid_t space = c->nd == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(c->nd, dims, NULL);
+    int nd = c->nd - (kind != 0);   /* a string array's last axis is its item length */
+    for (int i = 0; i < nd; i++) dims[i] = (hsize_t)c->dim[i];
+    hid_t space = nd == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(nd, dims, NULL);
     hid_t ftype, mtype;
-    types_of((ch_dtype)c->dt, &ftype, &mtype);
+    if (kind) {
+        ftype = string_type((size_t)c->dim[c->nd - 1]);
+        mtype = H5Tcopy(ftype);
+    } else {
+        types_of((ch_dtype)c->dt, &ftype, &mtype);
+    }
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
     hid_t ds = H5Dcreate2(f->fid, path, ftype, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
@@ -260,7 +281,46 @@ static int is_h5py_bool(hid_t ftype) {
     return ok;
 }
 
-ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result) {
+/* Reads a variable-length string dataset of `count` items into a new uint8
+ * tensor (dims..., longest item), null-padded like a fixed-length one. */
+static ch_status read_vlen_strings(hid_t ds, hid_t ftype, const char *fn, const ch_h5_file *f, const char *path, int nd,
+                                   int64_t *dim, int64_t count, ch_tensor **result) {
+    char **items = (char **)calloc(count ? (size_t)count : 1, sizeof(char *));
+    if (!items)
+        return ch_fail(CH_ERR_MEMORY, "%s: '%s': dataset '%s': out of memory", fn, f->path, path);
+    hid_t mtype = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mtype, H5T_VARIABLE);
+    H5Tset_cset(mtype, H5Tget_cset(ftype));   /* HDF5 converts no other */
+    ch_status st = CH_OK;
+    if (count > 0 && H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, items) < 0)
+        st = ch_fail(CH_ERR_FORMAT, "%s: '%s': reading string dataset '%s' failed", fn, f->path, path);
+    size_t longest = 1;
+    for (int64_t i = 0; st == CH_OK && i < count; i++)
+        if (items[i] && strlen(items[i]) > longest) longest = strlen(items[i]);
+    ch_tensor *t = NULL;
+    dim[nd] = (int64_t)longest;
+    if (st == CH_OK)
+        st = ch_tensor_new(CH_UINT8, nd + 1, dim, CH_CPU, &t);
+    if (st == CH_OK) {
+        unsigned char *out = (unsigned char *)ch_base(t);
+        memset(out, 0, (size_t)t->numel);
+        for (int64_t i = 0; i < count; i++)
+            if (items[i]) memcpy(out + (size_t)i * longest, items[i], strlen(items[i]));
+    }
+    if (count > 0) {
+        hid_t space = H5Dget_space(ds);
+        H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, items);   /* H5Treclaim from 1.12 on */
+        H5Sclose(space);
+    }
+    H5Tclose(mtype);
+    free(items);
+    *result = t;
+    return st;
+}
+
+ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result) { return ch_h5_read_ex(f, path, result, NULL); }
+
+ch_status ch_h5_read_ex(ch_h5_file *f, const char *path, ch_tensor **result, char *kind) {
     const char *fn = "hdf5_read";
     if (!f) return ch_fail(CH_ERR_ARG, "%s: the file is NULL (closed?)", fn);
     ch_status st;
@@ -278,7 +338,14 @@ ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result) {
     st = CH_OK;
     H5T_class_t cls = H5Tget_class(ftype);
     size_t size = H5Tget_size(ftype);
-    if (cls == H5T_INTEGER) {
+    int vlen_str = 0;
+    if (cls == H5T_STRING) {
+        if (!kind)
+            st = ch_fail(CH_ERR_DTYPE, "%s: '%s': dataset '%s' holds strings, read by ch_h5_read_ex", fn, f->path,
+                         path);
+        vlen_str = H5Tis_variable_str(ftype) > 0;
+        dt = CH_UINT8;
+    } else if (cls == H5T_INTEGER) {
         int sgn = H5Tget_sign(ftype) == H5T_SGN_2;
         switch (size) {
         case 1: dt = sgn ? CH_INT8 : CH_UINT8; break;
@@ -301,8 +368,9 @@ ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result) {
         dt = CH_BOOL;
     } else {
         st = ch_fail(CH_ERR_DTYPE, "%s: '%s': dataset '%s' has an HDF5 type class (%d) with no chainlua dtype "
-                     "(numbers and h5py bools are supported)", fn, f->path, path, (int)cls);
+                     "(numbers, h5py bools and strings are supported)", fn, f->path, path, (int)cls);
     }
+    if (kind) *kind = cls == H5T_STRING ? 'S' : 0;
     int nd = 0;
     int64_t dim[CH_MAX_DIMS];
     if (st == CH_OK) {
@@ -331,7 +399,10 @@ ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result) {
         st = ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has an impossible shape %s (damaged file?)", fn, f->path,
                      path, ch_shape_str(sh, sizeof sh, nd, dim));
     }
-    if (st == CH_OK) {
+    if (st == CH_OK && cls == H5T_STRING && nd >= CH_MAX_DIMS)
+        st = ch_fail(CH_ERR_FORMAT, "%s: '%s': string dataset '%s' has %d dimensions (at most %d: the characters "
+                     "take one more)", fn, f->path, path, nd, CH_MAX_DIMS - 1);
+    if (st == CH_OK && !vlen_str) {   /* a variable-length one stores heap references */
         uint64_t need = (uint64_t)ch_numel(nd, dim) * size;
         hid_t dcpl = H5Dget_create_plist(ds);
         H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
@@ -345,15 +416,27 @@ ch_status ch_h5_read(ch_h5_file *f, const char *path, ch_tensor **result) {
         }
     }
     ch_tensor *t = NULL;
-    if (st == CH_OK && (st = ch_tensor_new(dt, nd, dim, CH_CPU, &t)) != CH_OK) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", ch_last_error());
-        st = ch_fail(st, "%s: '%s': dataset '%s': %s", fn, f->path, path, msg);
+    if (st == CH_OK && vlen_str) {
+        st = read_vlen_strings(ds, ftype, fn, f, path, nd, dim, ch_numel(nd, dim), &t);
+    } else if (st == CH_OK) {
+        int tnd = nd;
+        if (cls == H5T_STRING)   /* fixed-length: the item's bytes are the last axis */
+            dim[tnd++] = (int64_t)size;
+        if ((st = ch_tensor_new(dt, tnd, dim, CH_CPU, &t)) != CH_OK) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", ch_last_error());
+            st = ch_fail(st, "%s: '%s': dataset '%s': %s", fn, f->path, path, msg);
+        }
     }
-    if (st == CH_OK && t->numel > 0) {
-        hid_t ft_dummy;
-        types_of(dt, &ft_dummy, &mtype);
-        H5Tclose(ft_dummy);
+    if (st == CH_OK && t->numel > 0 && !vlen_str) {
+        if (cls == H5T_STRING) {
+            mtype = H5Tcopy(ftype);   /* same character set: HDF5 converts no other */
+            H5Tset_strpad(mtype, H5T_STR_NULLPAD);   /* space padding becomes null padding */
+        } else {
+            hid_t ft_dummy;
+            types_of(dt, &ft_dummy, &mtype);
+            H5Tclose(ft_dummy);
+        }
         if (H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ch_base(t)) < 0)
             st = ch_fail(CH_ERR_FORMAT, "%s: '%s': reading dataset '%s' failed", fn, f->path, path);
     }

@@ -26,11 +26,11 @@ static const char *descr_of(ch_dtype dt) {
     }
 }
 
-size_t ch_npy_header(ch_dtype dt, int nd, const int64_t *dim, char *buf, size_t cap) {
+static size_t header_for(const char *descr, int nd, const int64_t *dim, char *buf, size_t cap) {
     char dict[1024];
     size_t n = 0;
     n += (size_t)snprintf(dict + n, sizeof dict - n, "{'descr': '%s', 'fortran_order': False, 'shape': (",
-                          descr_of(dt));
+                          descr);
     for (int i = 0; i < nd; i++)
         n += (size_t)snprintf(dict + n, sizeof dict - n, i ? ", %lld" : "%lld", (long long)dim[i]);
     n += (size_t)snprintf(dict + n, sizeof dict - n, nd == 1 ? ",), }" : "), }");
@@ -52,6 +52,50 @@ size_t ch_npy_header(ch_dtype dt, int nd, const int64_t *dim, char *buf, size_t 
     memset(buf + 10 + n, ' ', padded - total);
     buf[padded - 1] = '\n';
     return padded;
+}
+
+size_t ch_npy_header(ch_dtype dt, int nd, const int64_t *dim, char *buf, size_t cap) {
+    return header_for(descr_of(dt), nd, dim, buf, cap);
+}
+
+/* A Unicode scalar value: at most U+10FFFF and not a UTF-16 surrogate. */
+static int is_scalar_value(uint32_t c) { return c <= 0x10FFFF && (c < 0xD800 || c > 0xDFFF); }
+
+ch_status ch_npy_check_kind(const ch_tensor *t, char kind, const char *fn, const char *name) {
+    if (kind == 0)
+        return CH_OK;
+    if (kind != 'U' && kind != 'S')
+        return ch_fail(CH_ERR_ARG, "%s: '%s': string kind must be 'U' or 'S' (got %d)", fn, name, (int)kind);
+    ch_dtype want = kind == 'U' ? CH_INT32 : CH_UINT8;
+    if ((ch_dtype)t->dt != want || t->nd < 1 || t->dim[t->nd - 1] < 1)
+        return ch_fail(CH_ERR_ARG, "%s: '%s': a '%c' string array is a %s tensor whose last axis (at least 1) is "
+                       "the item length (got %s with %d dimensions)", fn, name, kind, ch_dtype_name(want),
+                       ch_dtype_name((ch_dtype)t->dt), t->nd);
+    if (kind == 'U' && t->dev == CH_CPU && ch_is_contiguous(t)) {
+        const uint32_t *u = (const uint32_t *)ch_base(t);
+        for (int64_t i = 0; i < t->numel; i++)
+            if (!is_scalar_value(u[i]))
+                return ch_fail(CH_ERR_ARG, "%s: '%s': code point %lld (0x%lX) is not a Unicode scalar value", fn,
+                               name, (long long)i, (unsigned long)u[i]);
+    }
+    return CH_OK;
+}
+
+ch_status ch_npy_header_str(const ch_tensor *t, char kind, const char *fn, char *buf, size_t cap, size_t *hn) {
+    int64_t len = t->dim[t->nd - 1];
+    if (len > (1 << 28))
+        return ch_fail(CH_ERR_ARG, "%s: string items of %lld characters are too long", fn, (long long)len);
+    char descr[32];
+    snprintf(descr, sizeof descr, kind == 'U' ? "<U%lld" : "|S%lld", (long long)len);
+    *hn = header_for(descr, t->nd - 1, t->dim, buf, cap);
+    return *hn ? CH_OK : ch_fail(CH_ERR_INTERNAL, "%s: header too long", fn);
+}
+
+ch_status ch_npy_refuse_strings(const ch_npy_info *info, const char *what) {
+    if (!info->str_kind)
+        return CH_OK;
+    return ch_fail(CH_ERR_FORMAT, "%s: string arrays ('%c' dtype of %lld characters) are read by the _ex functions "
+                   "(ch_npy_load_ex, ch_npz_reader_load_ex)", what, info->str_kind, (long long)info->str_len);
 }
 
 /* ---- header parsing: a tiny reader for the dict literal ----------------- */
@@ -119,6 +163,17 @@ static ch_status parse_descr(const char *d, const char *what, ch_npy_info *info)
     if (!t[0] || endp == t + 1 || *endp != 0)
         return ch_fail(CH_ERR_FORMAT, "%s: unsupported dtype descr '%s'", what, d);
     int big = order == '>';
+    if (kind == 'U' || kind == 'S' || kind == 'a') {
+        /* one item is `size` characters: UTF-32 code units or bytes */
+        if (size < 0 || size > (1 << 28))
+            return ch_fail(CH_ERR_FORMAT, "%s: string dtype descr '%s' has an impossible item length", what, d);
+        info->str_kind = kind == 'U' ? 'U' : 'S';
+        info->str_len = size;
+        info->dt = kind == 'U' ? CH_INT32 : CH_UINT8;
+        info->src_size = (int)(kind == 'U' ? 4 * size : size);
+        info->swap = big && kind == 'U';
+        return CH_OK;
+    }
     info->src_size = (int)size;
     info->src_unsigned = 0;
     int ok = 1;
@@ -255,6 +310,13 @@ ch_status ch_npy_parse(const unsigned char *b, size_t n, const char *what, ch_np
             return ch_fail(CH_ERR_FORMAT, "%s: shape too large in the .npy header", what);
         numel *= d;
     }
+    if (info->str_kind) {
+        if (info->nd >= CH_MAX_DIMS)
+            return ch_fail(CH_ERR_FORMAT, "%s: a string array of %d dimensions needs one more for its characters "
+                           "(at most %d in all)", what, info->nd, CH_MAX_DIMS);
+        if (info->str_len != 0 && numel > (INT64_MAX / 16) / (4 * info->str_len))
+            return ch_fail(CH_ERR_FORMAT, "%s: shape too large in the .npy header", what);
+    }
     info->numel = numel;
     info->data_offset = start + hlen;
     return CH_OK;
@@ -273,6 +335,10 @@ static inline uint64_t load_swapped(const unsigned char *s, int size, int swap) 
 static void convert(const ch_npy_info *info, const unsigned char *src, char *dst, int64_t n) {
     int fz = info->src_size;
     size_t tz = ch_dtype_size(info->dt);
+    if (info->str_kind) { /* n items of str_len code units each */
+        n *= info->str_len;
+        fz = info->str_kind == 'U' ? 4 : 1;
+    }
     if (info->dt == CH_BOOL) { /* normalise stray non-0/1 bytes */
         for (int64_t i = 0; i < n; i++)
             dst[i] = src[i] != 0;
@@ -300,10 +366,11 @@ static void convert(const ch_npy_info *info, const unsigned char *src, char *dst
 
 /* Turns a tensor holding Fortran-order data (shape given reversed) into a
  * C-order tensor of the true shape. */
-static ch_status fortran_fix(ch_tensor *rev, ch_tensor **result) {
+static ch_status fortran_fix(ch_tensor *rev, int nd, ch_tensor **result) {
+    /* the first nd axes are reversed; a string array's character axis stays last */
     int32_t axes[CH_MAX_DIMS];
     for (int i = 0; i < rev->nd; i++)
-        axes[i] = rev->nd - 1 - i;
+        axes[i] = i < nd ? nd - 1 - i : i;
     ch_tensor *view = NULL;
     ch_status st = ch_permute(rev, axes, &view);
     if (st == CH_OK) {
@@ -314,36 +381,73 @@ static ch_status fortran_fix(ch_tensor *rev, ch_tensor **result) {
     return st;
 }
 
-static void reversed_dims(const ch_npy_info *info, int64_t *dim) {
+/* The tensor's dims (a string array gets its item length as a last axis);
+ * returns their count. */
+static int reversed_dims(const ch_npy_info *info, int64_t *dim) {
     for (int i = 0; i < info->nd; i++)
         dim[i] = info->fortran ? info->dim[info->nd - 1 - i] : info->dim[i];
+    if (info->str_kind)
+        dim[info->nd] = info->str_len;
+    return info->nd + (info->str_kind != 0);
 }
 
-ch_status ch_npy_decode(const ch_npy_info *info, const void *data, ch_tensor **result) {
-    int64_t dim[CH_MAX_DIMS];
-    reversed_dims(info, dim);
-    ch_tensor *t = NULL;
-    CH_TRY(ch_tensor_new(info->dt, info->nd, dim, CH_CPU, &t));
-    if (info->numel > 0)
-        convert(info, (const unsigned char *)data, ch_base(t), info->numel);
+/* Every code unit of a '<U' array must be a Unicode scalar value. */
+static ch_status check_code_points(const ch_npy_info *info, const ch_tensor *t, const char *what) {
+    if (info->str_kind != 'U')
+        return CH_OK;
+    const uint32_t *u = (const uint32_t *)ch_base(t);
+    for (int64_t i = 0; i < t->numel; i++)
+        if (!is_scalar_value(u[i]))
+            return ch_fail(CH_ERR_FORMAT, "%s: '<U%lld' item %lld holds 0x%lX at character %lld, which is not a "
+                           "Unicode code point (UTF-32 allows at most 0x10FFFF and no surrogates D800-DFFF)", what,
+                           (long long)info->str_len, (long long)(i / info->str_len), (unsigned long)u[i],
+                           (long long)(i % info->str_len));
+    return CH_OK;
+}
+
+/* Checks the code points of a freshly built tensor, then fixes Fortran order. */
+static ch_status finish(const ch_npy_info *info, ch_tensor *t, const char *what, ch_tensor **result) {
+    ch_status st = check_code_points(info, t, what);
+    if (st != CH_OK) {
+        ch_tensor_release(t);
+        return st;
+    }
     if (info->fortran && info->nd > 1)
-        return fortran_fix(t, result);
+        return fortran_fix(t, info->nd, result);
     *result = t;
     return CH_OK;
 }
 
+ch_status ch_npy_decode(const ch_npy_info *info, const void *data, const char *what, ch_tensor **result) {
+    int64_t dim[CH_MAX_DIMS];
+    int nd = reversed_dims(info, dim);
+    ch_tensor *t = NULL;
+    CH_TRY(ch_tensor_new(info->dt, nd, dim, CH_CPU, &t));
+    if (info->numel > 0)
+        convert(info, (const unsigned char *)data, ch_base(t), info->numel);
+    return finish(info, t, what, result);
+}
+
 ch_status ch_npy_from_memory(const void *bytes, size_t nbytes, const char *what, ch_tensor **result) {
+    return ch_npy_from_memory_ex(bytes, nbytes, what, result, NULL);
+}
+
+ch_status ch_npy_from_memory_ex(const void *bytes, size_t nbytes, const char *what, ch_tensor **result, char *kind) {
     if (!bytes || !result)
         return ch_fail(CH_ERR_ARG, "npy_from_memory: NULL argument");
     if (!what)
         what = "npy";
     ch_npy_info info;
     CH_TRY(ch_npy_parse((const unsigned char *)bytes, nbytes, what, &info));
+    if (!kind)
+        CH_TRY(ch_npy_refuse_strings(&info, what));
+    else
+        *kind = info.str_kind;
     uint64_t need = (uint64_t)info.numel * (uint64_t)info.src_size;
     if (need > nbytes - info.data_offset)
         return ch_fail(CH_ERR_FORMAT, "%s: truncated .npy data (%llu bytes needed, %zu present)", what,
                        (unsigned long long)need, nbytes - info.data_offset);
-    return ch_npy_decode(&info, (const char *)bytes + info.data_offset, result);
+    return ch_npy_decode(&info, (const char *)bytes + info.data_offset, what, result);
 }
 
 ch_status ch_npy_host_contiguous(const ch_tensor *t, ch_tensor **out) {
@@ -356,18 +460,25 @@ ch_status ch_npy_host_contiguous(const ch_tensor *t, ch_tensor **out) {
     return st;
 }
 
-ch_status ch_npy_save(const char *path, const ch_tensor *t) {
+ch_status ch_npy_save(const char *path, const ch_tensor *t) { return ch_npy_save_ex(path, t, 0); }
+
+ch_status ch_npy_save_ex(const char *path, const ch_tensor *t, char kind) {
     CH_CHECK_ARG(t, "save", "t");
     if (!path)
         return ch_fail(CH_ERR_ARG, "save: the file path is NULL");
+    CH_TRY(ch_npy_check_kind(t, kind, "save", path));
     char hdr[1024];
-    size_t hn = ch_npy_header((ch_dtype)t->dt, t->nd, t->dim, hdr, sizeof hdr);
-    if (!hn)
+    size_t hn = 0;
+    if (kind)
+        CH_TRY(ch_npy_header_str(t, kind, "save", hdr, sizeof hdr, &hn));
+    else if (!(hn = ch_npy_header((ch_dtype)t->dt, t->nd, t->dim, hdr, sizeof hdr)))
         return ch_fail(CH_ERR_INTERNAL, "save: header too long");
     ch_tensor *c = NULL;
     CH_TRY(ch_npy_host_contiguous(t, &c));
     ch_atomic_file af;
-    ch_status st = ch_atomic_open(&af, path, 1, "save");
+    ch_status st = ch_npy_check_kind(c, kind, "save", path); /* the code points, now on the host */
+    if (st == CH_OK)
+        st = ch_atomic_open(&af, path, 1, "save");
     if (st != CH_OK) {
         ch_tensor_release(c);
         return st;
@@ -385,7 +496,9 @@ ch_status ch_npy_save(const char *path, const ch_tensor *t) {
     return ch_atomic_commit(&af, "save");
 }
 
-ch_status ch_npy_load(const char *path, ch_tensor **result) {
+ch_status ch_npy_load(const char *path, ch_tensor **result) { return ch_npy_load_ex(path, result, NULL); }
+
+ch_status ch_npy_load_ex(const char *path, ch_tensor **result, char *kind) {
     if (!path || !result)
         return ch_fail(CH_ERR_ARG, "load: NULL argument");
     char what[1100];
@@ -423,8 +536,12 @@ ch_status ch_npy_load(const char *path, ch_tensor **result) {
     }
     ch_npy_info info;
     st = ch_npy_parse(hdr, total, what, &info);
+    if (st == CH_OK && !kind)
+        st = ch_npy_refuse_strings(&info, what);
     if (st != CH_OK)
         goto done;
+    if (kind)
+        *kind = info.str_kind;
     size_t need = (size_t)info.numel * (size_t)info.src_size;
     /* check the size before allocating what a corrupt header may claim */
     off_t fsize = fseeko(f, 0, SEEK_END) == 0 ? ftello(f) : -1;
@@ -437,25 +554,20 @@ ch_status ch_npy_load(const char *path, ch_tensor **result) {
         goto done;
     }
     int direct = !info.swap && !info.src_unsigned && info.dt != CH_BOOL &&
-                 (size_t)info.src_size == ch_dtype_size(info.dt);
+                 (info.str_kind || (size_t)info.src_size == ch_dtype_size(info.dt));
     int64_t dim[CH_MAX_DIMS];
-    reversed_dims(&info, dim);
+    int nd = reversed_dims(&info, dim);
     if (direct) { /* read straight into the tensor */
-        st = ch_tensor_new(info.dt, info.nd, dim, CH_CPU, &t);
+        st = ch_tensor_new(info.dt, nd, dim, CH_CPU, &t);
         if (st != CH_OK)
             goto done;
         if (need && fread(ch_base(t), 1, need, f) != need) {
             st = ch_fail(CH_ERR_FORMAT, "%s: truncated .npy data (%zu bytes needed)", what, need);
             goto done;
         }
-        if (info.fortran && info.nd > 1) {
-            ch_tensor *tt = t;
-            t = NULL;
-            st = fortran_fix(tt, result);
-            goto done;
-        }
-        *result = t;
+        ch_tensor *tt = t;
         t = NULL;
+        st = finish(&info, tt, what, result);
     } else {
         unsigned char *buf = (unsigned char *)malloc(need ? need : 1);
         if (!buf) {
@@ -467,7 +579,7 @@ ch_status ch_npy_load(const char *path, ch_tensor **result) {
             st = ch_fail(CH_ERR_FORMAT, "%s: truncated .npy data (%zu bytes needed)", what, need);
             goto done;
         }
-        st = ch_npy_decode(&info, buf, result);
+        st = ch_npy_decode(&info, buf, what, result);
         free(buf);
     }
 done:

@@ -44,6 +44,10 @@ ch_status ch_npz_writer_open(const char *path, int compress, ch_npz_writer **w) 
 }
 
 ch_status ch_npz_writer_add(ch_npz_writer *w, const char *name, const ch_tensor *t) {
+    return ch_npz_writer_add_ex(w, name, t, 0);
+}
+
+ch_status ch_npz_writer_add_ex(ch_npz_writer *w, const char *name, const ch_tensor *t, char kind) {
     if (!w)
         return ch_fail(CH_ERR_ARG, "savez: the writer is NULL");
     if (!name || !*name)
@@ -59,13 +63,19 @@ ch_status ch_npz_writer_add(ch_npz_writer *w, const char *name, const ch_tensor 
     /* duplicates would make the archive ambiguous */
     if (ch_zip_writer_has(w->zw, member))
         st = ch_fail(CH_ERR_ARG, "%s: '%s': array name '%s' is used twice", w->fn, w->af.path, name);
+    if (st == CH_OK)
+        st = ch_npy_check_kind(t, kind, w->fn, name);
     char hdr[1024];
-    size_t hn = ch_npy_header((ch_dtype)t->dt, t->nd, t->dim, hdr, sizeof hdr);
-    ch_tensor *c = NULL;
-    if (st == CH_OK && !hn)
+    size_t hn = 0;
+    if (st == CH_OK && kind)
+        st = ch_npy_header_str(t, kind, w->fn, hdr, sizeof hdr, &hn);
+    else if (st == CH_OK && !(hn = ch_npy_header((ch_dtype)t->dt, t->nd, t->dim, hdr, sizeof hdr)))
         st = ch_fail(CH_ERR_INTERNAL, "%s: header too long", w->fn);
+    ch_tensor *c = NULL;
     if (st == CH_OK)
         st = ch_npy_host_contiguous(t, &c);
+    if (st == CH_OK)
+        st = ch_npy_check_kind(c, kind, w->fn, name);
     if (st == CH_OK) {
         const void *parts[2] = {hdr, c->numel ? ch_base(c) : ""};
         size_t sizes[2] = {hn, (size_t)c->numel * ch_dtype_size((ch_dtype)c->dt)};
@@ -153,6 +163,10 @@ const char *ch_npz_reader_name(const ch_npz_reader *r, int i) {
 }
 
 ch_status ch_npz_reader_load(ch_npz_reader *r, const char *name, ch_tensor **result) {
+    return ch_npz_reader_load_ex(r, name, result, NULL);
+}
+
+ch_status ch_npz_reader_load_ex(ch_npz_reader *r, const char *name, ch_tensor **result, char *kind) {
     if (!r || !name || !result)
         return ch_fail(CH_ERR_ARG, "load_npz: NULL argument");
     int idx = -1;
@@ -166,7 +180,7 @@ ch_status ch_npz_reader_load(ch_npz_reader *r, const char *name, ch_tensor **res
     CH_TRY(ch_zip_read(r->zip, idx, "load_npz", &data, &n));
     char what[1200];
     snprintf(what, sizeof what, "load_npz: '%s' member '%s'", r->zip->path, r->zip->entries[idx].name);
-    ch_status st = ch_npy_from_memory(data, n, what, result);
+    ch_status st = ch_npy_from_memory_ex(data, n, what, result, kind);
     free(data);
     return st;
 }

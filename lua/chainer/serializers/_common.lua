@@ -12,9 +12,12 @@ local M = {}
 --   integer       int64 0-d (as NumPy stores Python ints; Chainer's `t`, `epoch`)
 --   other number  float64 0-d
 --   boolean       bool 0-d
---   string        uint8 1-d of its bytes (chainlua only: NumPy would store '<U')
+--   string        the string: the writers store a 0-d '<U' array as NumPy does
+--                 for a Python str (HDF5: a fixed-length UTF-8 string; bytes
+--                 that are not UTF-8 go as '|S'); string arrays as they are
 function M.to_storable(value, fn, key)
   if value == nil then return nil end
+  if type(value) == 'string' or T.is_string_array(value) then return value end
   if is_tensor(value) then
     if value.ptr.dev ~= -1 then value = value:to_device(-1) end
     return value
@@ -29,16 +32,6 @@ function M.to_storable(value, fn, key)
     return T.array(value, 'float64')
   end
   if type(value) == 'boolean' then return T.array(value, 'bool') end
-  if type(value) == 'string' then
-    if #value == 0 then return T.zeros({ 0 }, 'uint8') end
-    -- byte() in chunks: one call returning every byte overflows the Lua stack for long strings
-    local bytes, n = {}, #value
-    for i = 1, n, 4096 do
-      local chunk = { value:byte(i, math.min(i + 4095, n)) }
-      for j = 1, #chunk do bytes[i + j - 1] = chunk[j] end
-    end
-    return T.array(bytes, 'uint8')
-  end
   error(string.format("%s: cannot store the value of key '%s' (a %s): expected a tensor, number, boolean or string",
     fn, key, type(value)), 3)
 end
@@ -47,7 +40,19 @@ local function describe(where) return where and (" in '" .. where .. "'") or '' 
 
 -- Converts stored `data` for `value`'s type (Chainer's NpzDeserializer rules).
 function M.restore(value, data, key, fn, where)
+  if type(data) == 'string' then data = T.string_array(data, {}) end   -- a DictionarySerializer target
   if value == nil then return data end
+  if T.is_string_array(data) then   -- '<U' / '|S' arrays and HDF5 strings
+    if type(value) ~= 'string' then
+      error(string.format("%s: key '%s'%s holds a string array of shape %s where a %s is expected", fn, key,
+        describe(where), T.shape_str(data.shape), is_tensor(value) and 'tensor' or type(value)), 0)
+    end
+    if #data ~= 1 then
+      error(string.format("%s: key '%s'%s holds %d strings (shape %s) where one string is expected", fn, key,
+        describe(where), #data, T.shape_str(data.shape)), 0)
+    end
+    return data[1]
+  end
   if is_tensor(value) then
     local vs, ds = value.shape, data.shape
     local same = #vs == #ds
@@ -78,7 +83,7 @@ function M.restore(value, data, key, fn, where)
   if type(value) == 'boolean' then
     return data:reshape({}):item() ~= 0 and data:reshape({}):item() ~= false
   end
-  if type(value) == 'string' then
+  if type(value) == 'string' then   -- a uint8 byte array: how chainlua stored strings before '<U'
     if data.dtype ~= 'uint8' and data.dtype ~= 'int8' then
       error(string.format("%s: key '%s'%s is not a byte string (dtype %s)", fn, key, describe(where), data.dtype), 0)
     end

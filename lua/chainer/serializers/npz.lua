@@ -52,7 +52,9 @@ function NpzDeserializer:init(npz, opts)
   elseif type(npz) == 'table' then
     local keys = {}
     for k, v in pairs(npz) do
-      if type(k) == 'string' and T.is_tensor(v) then keys[k] = true end
+      if type(k) == 'string' and (T.is_tensor(v) or type(v) == 'string' or T.is_string_array(v)) then
+        keys[k] = true
+      end
     end
     source = { keys = keys, where = '<table>', get = function(k) return npz[k] end }
   else

@@ -4,7 +4,7 @@
 local M = require 'chainer.tensor.core'
 -- each file adds functions to M and methods to M.methods
 for _, family in ipairs({ 'creation', 'views', 'print', 'elementwise', 'reduce', 'linalg', 'join', 'index',
-  'sort', 'random', 'io' }) do
+  'sort', 'random', 'strings', 'io' }) do
   require('chainer.tensor.' .. family)
 end
 return M

@@ -1,9 +1,29 @@
 -- tensor/io.lua: tensors in files -- .npy, .npz (NumPy), HDF5 (h5py layout)
 -- and IDX (MNIST).  Writers are atomic: they write a temporary file beside
--- the target and rename it into place when complete.  See docs/files.md.
+-- the target and rename it into place when complete.  String arrays (NumPy
+-- '<U'/'|S', HDF5 strings) come and go as tensor/strings.lua's string
+-- arrays.  See docs/files.md.
 local M = require 'chainer.tensor.core'
+require 'chainer.tensor.strings'
 local ffi, C, check = M.ffi, M.C, M.check
 local wrap, box = M.wrap, M.box
+local kind_box = ffi.new('char[1]')
+
+-- The value just read into box[0] with kind_box[0]: a tensor, or a string
+-- array for a string kind.
+local function unbox()
+  local t = wrap(box[0])
+  local kind = kind_box[0]
+  if kind == 0 then return t end
+  return M._strings_from_tensor(t, string.char(kind))
+end
+
+-- A flat list of Lua strings (a 1-d string array).
+local function is_string_list(v)
+  if type(v) ~= 'table' or getmetatable(v) ~= nil or #v == 0 then return false end
+  for i = 1, #v do if type(v[i]) ~= 'string' then return false end end
+  return true
+end
 
 local function check_path(path, fn)
   if type(path) ~= 'string' or path == '' then
@@ -11,10 +31,17 @@ local function check_path(path, fn)
   end
 end
 
-local function check_tensor(t, fn, what)
-  if M.is_tensor(t) then return t end
-  if type(t) == 'number' or type(t) == 'boolean' or type(t) == 'table' then return M.array(t) end
-  error(string.format('%s: %s must be a tensor (got %s)', fn, what, type(t)), 3)
+-- The runtime tensor to write for a value and its string kind (0 numeric,
+-- 'U'/'S' byte for strings: a Lua string, a string array, a list of strings).
+local function check_tensor(t, fn, what, text_only)
+  if M.is_tensor(t) then return t, 0 end
+  if type(t) == 'string' or M.is_string_array(t) or is_string_list(t) then
+    if is_string_list(t) then t = M.string_array(t) end
+    local st, kind = M._strings_to_tensor(t, fn, what, text_only)
+    return st, kind:byte()
+  end
+  if type(t) == 'number' or type(t) == 'boolean' or type(t) == 'table' then return M.array(t), 0 end
+  error(string.format('%s: %s must be a tensor, a string or a string array (got %s)', fn, what, type(t)), 3)
 end
 
 -- Sorted keys of a name -> tensor table (checked).
@@ -40,8 +67,9 @@ end
 -- save(path, t): one tensor as NumPy .npy (v1.0, C order, little-endian).
 function M.save(path, t)
   check_path(path, 'save')
-  t = check_tensor(t, 'save', 't')
-  check(C.ch_npy_save(path, t.ptr), 2)
+  local kind
+  t, kind = check_tensor(t, 'save', 't')
+  check(C.ch_npy_save_ex(path, t.ptr, kind), 2)
 end
 
 -- load(path): a .npy file as a tensor; a .npz file (zip magic) as a table.
@@ -53,8 +81,8 @@ function M.load(path)
     f:close()
     if magic == 'PK' then return M.load_npz(path) end
   end
-  check(C.ch_npy_load(path, box), 2)
-  return wrap(box[0])
+  check(C.ch_npy_load_ex(path, box, kind_box), 2)
+  return unbox()
 end
 
 ---------------------------------------------------------------------------
@@ -66,12 +94,12 @@ local reader_box = ffi.new('ch_npz_reader*[1]')
 local function savez(path, tbl, compress, fn)
   check_path(path, fn)
   local names = sorted_names(tbl, fn)
-  local tensors = {}
-  for i, k in ipairs(names) do tensors[i] = check_tensor(tbl[k], fn, "array '" .. k .. "'") end
+  local tensors, kinds = {}, {}
+  for i, k in ipairs(names) do tensors[i], kinds[i] = check_tensor(tbl[k], fn, "array '" .. k .. "'") end
   check(C.ch_npz_writer_open(path, compress, writer_box), 3)
   local w = writer_box[0]
   for i, k in ipairs(names) do
-    if C.ch_npz_writer_add(w, k, tensors[i].ptr) ~= 0 then
+    if C.ch_npz_writer_add_ex(w, k, tensors[i].ptr, kinds[i]) ~= 0 then
       local msg = ffi.string(C.ch_last_error())
       C.ch_npz_writer_abort(w)
       error(msg, 3)
@@ -113,8 +141,8 @@ function NpzReader:get(name)
   if type(name) ~= 'string' then
     error(string.format('get: name must be a string (got %s)', type(name)), 2)
   end
-  check(C.ch_npz_reader_load(p, name, box), 2)
-  return wrap(box[0])
+  check(C.ch_npz_reader_load_ex(p, name, box, kind_box), 2)
+  return unbox()
 end
 
 -- Closes the file now (idempotent); the garbage collector closes it otherwise.
@@ -142,12 +170,12 @@ function M.load_npz(path)
   local out = {}
   for i = 0, C.ch_npz_reader_count(p) - 1 do
     local name = C.ch_npz_reader_name(p, i)
-    if C.ch_npz_reader_load(p, name, box) ~= 0 then
+    if C.ch_npz_reader_load_ex(p, name, box, kind_box) ~= 0 then
       local msg = ffi.string(C.ch_last_error())
       C.ch_npz_reader_close(p)
       error(msg, 2)
     end
-    out[ffi.string(name)] = wrap(box[0])
+    out[ffi.string(name)] = unbox()
   end
   C.ch_npz_reader_close(p)
   return out
@@ -170,15 +198,16 @@ end
 function H5File:write(path, t)
   local p = h5_ptr(self, 'write')
   if type(path) ~= 'string' then error(string.format('write: path must be a string (got %s)', type(path)), 2) end
-  t = check_tensor(t, 'write', 't')
-  check(C.ch_h5_write(p, path, t.ptr), 2)
+  local kind
+  t, kind = check_tensor(t, 'write', 't', true)
+  check(C.ch_h5_write_ex(p, path, t.ptr, kind), 2)
 end
 
 function H5File:read(path)
   local p = h5_ptr(self, 'read')
   if type(path) ~= 'string' then error(string.format('read: path must be a string (got %s)', type(path)), 2) end
-  check(C.ch_h5_read(p, path, box), 2)
-  return wrap(box[0])
+  check(C.ch_h5_read_ex(p, path, box, kind_box), 2)
+  return unbox()
 end
 
 function H5File:exists(path)
@@ -231,12 +260,14 @@ end
 function M.save_hdf5(path, tbl)
   check_path(path, 'save_hdf5')
   local names = sorted_names(tbl, 'save_hdf5')
-  local tensors = {}
-  for i, k in ipairs(names) do tensors[i] = check_tensor(tbl[k], 'save_hdf5', "array '" .. k .. "'") end
+  local tensors, kinds = {}, {}
+  for i, k in ipairs(names) do
+    tensors[i], kinds[i] = check_tensor(tbl[k], 'save_hdf5', "array '" .. k .. "'", true)
+  end
   check(C.ch_h5_open(path, ('w'):byte(), h5_box), 2)
   local p = h5_box[0]
   for i, k in ipairs(names) do
-    if C.ch_h5_write(p, k, tensors[i].ptr) ~= 0 then
+    if C.ch_h5_write_ex(p, k, tensors[i].ptr, kinds[i]) ~= 0 then
       local msg = ffi.string(C.ch_last_error())
       C.ch_h5_abort(p)
       error(msg, 2)
@@ -260,12 +291,12 @@ function M.load_hdf5(path)
   local names = {}
   for i = 0, n - 1 do names[i + 1] = ffi.string(C.ch_h5_name(p, i)) end
   for _, k in ipairs(names) do
-    if C.ch_h5_read(p, k, box) ~= 0 then
+    if C.ch_h5_read_ex(p, k, box, kind_box) ~= 0 then
       local msg = ffi.string(C.ch_last_error())
       C.ch_h5_close(p)
       error(msg, 2)
     end
-    out[k] = wrap(box[0])
+    out[k] = unbox()
   end
   C.ch_h5_close(p)
   return out

@@ -8,11 +8,19 @@
  * x is viewed as (N, C, S) with S the product of the spatial axes; labels
  * are checked before anything is computed so that a bad label never
  * produces numbers.
+ *
+ * float32 rows (S = 1, the classifier case) take sce_row_f32: one
+ * vectorised exp per logit (rnn_math.h) instead of two libm calls in
+ * double; the exponentials are kept in the gradient (or softmax) buffer
+ * and scaled by 1/sum.  A language model's (20, 10000) loss spent most of
+ * its time in exp.
  */
 #include "../core/internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+#include "rnn_math.h"
 
 #define SCE_FN "softmax_cross_entropy"
 
@@ -73,6 +81,65 @@ static ch_status check_labels(const ch_tensor *x, const ch_tensor *t, const int6
     }
 
 DEFINE_SCE(sce_f32, float, exp, log)
+
+/* One float32 row of C contiguous logits; lab < 0 marks an ignored row
+ * (weight 0).  The exponentials go to grad, else y, else nowhere.  Sums run in 8 double lanes (independent chains, and no
+ * float rounding over 10^4 terms). */
+#define SCE_ROW_LANES 8
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void sce_row_f32(const float *x, int64_t C, int64_t lab, double wt, float *loss, float *grad, float *y) {
+    float mv[SCE_ROW_LANES];
+    for (int k = 0; k < SCE_ROW_LANES; k++) mv[k] = -INFINITY;
+    int64_t c = 0;
+    for (; c + SCE_ROW_LANES <= C; c += SCE_ROW_LANES)
+        for (int k = 0; k < SCE_ROW_LANES; k++) mv[k] = x[c + k] > mv[k] ? x[c + k] : mv[k];
+    float m = -INFINITY;
+    for (; c < C; c++) m = x[c] > m ? x[c] : m;
+    for (int k = 0; k < SCE_ROW_LANES; k++) m = mv[k] > m ? mv[k] : m;
+    float *e = grad ? grad : y;
+    double sv[SCE_ROW_LANES] = {0};
+    for (c = 0; c + SCE_ROW_LANES <= C; c += SCE_ROW_LANES)
+        for (int k = 0; k < SCE_ROW_LANES; k++) {
+            float d = x[c + k] - m;
+            float v = d < -87.0f ? 0.0f : rnn_expf(d); /* below e^-87 the sum cannot tell */
+            if (e) e[c + k] = v;
+            sv[k] += (double)v;
+        }
+    double sum = 0.0;
+    for (; c < C; c++) {
+        float d = x[c] - m;
+        float v = d < -87.0f ? 0.0f : rnn_expf(d);
+        if (e) e[c] = v;
+        sum += (double)v;
+    }
+    for (int k = 0; k < SCE_ROW_LANES; k++) sum += sv[k];
+    double lse = (double)m + log(sum);
+    *loss = lab >= 0 ? (float)(-((double)x[lab] - lse) * wt) : 0.0f;
+    float inv = (float)(1.0 / sum);
+    if (y) {
+        if (y != e) memcpy(y, e, (size_t)C * sizeof *y);
+        for (c = 0; c < C; c++) y[c] *= inv;
+    }
+    if (grad) {
+        float gs = (float)(wt / sum);
+        for (c = 0; c < C; c++) grad[c] *= gs;
+        if (lab >= 0) grad[lab] -= (float)wt;
+    }
+}
+
+/* float32 with S = 1: rows in parallel above the grain. */
+static void sce_rows_f32(const float *x, const int64_t *tl, const float *w, int64_t ignore, int64_t N, int64_t C,
+                         float *loss, float *grad, float *y) {
+    int par = N * C >= CH_PARALLEL_GRAIN && N > 1;
+    _Pragma("omp parallel for schedule(static) if (par)") for (int64_t n = 0; n < N; n++) {
+        int64_t lab = tl[n];
+        int valid = lab != ignore;
+        double wt = valid ? (w ? (double)w[lab] : 1.0) : 0.0;
+        sce_row_f32(x + n * C, C, valid ? lab : -1, wt, loss + n, grad ? grad + n * C : NULL, y ? y + n * C : NULL);
+    }
+}
 DEFINE_SCE(sce_f64, double, exp, log)
 
 /* Replaces *t (a working-dtype result) by a copy of dtype dt. */
@@ -134,6 +201,9 @@ ch_status ch_softmax_cross_entropy(const ch_tensor *x, const ch_tensor *t, const
         if (wt == CH_FLOAT64)
             sce_f64((const double *)ch_base(xc), tl, wc ? (const double *)ch_base(wc) : NULL, ignore_label, N, C, S,
                     (double *)ch_base(lo), go ? (double *)ch_base(go) : NULL, yo ? (double *)ch_base(yo) : NULL);
+        else if (S == 1)
+            sce_rows_f32((const float *)ch_base(xc), tl, wc ? (const float *)ch_base(wc) : NULL, ignore_label, N, C,
+                         (float *)ch_base(lo), go ? (float *)ch_base(go) : NULL, yo ? (float *)ch_base(yo) : NULL);
         else
             sce_f32((const float *)ch_base(xc), tl, wc ? (const float *)ch_base(wc) : NULL, ignore_label, N, C, S,
                     (float *)ch_base(lo), go ? (float *)ch_base(go) : NULL, yo ? (float *)ch_base(yo) : NULL);

@@ -9,6 +9,10 @@ local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.connection._util'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+local config = require('chainer.config').config
+local global_hooks = require('chainer.function_hook').list
+local owned = require('chainer.functions._owned_grad').owned
+local FLOAT32, FLOAT64, CPU = 7, 8, -1
 
 local M = {}
 
@@ -18,13 +22,38 @@ M.EmbedIDFunction = EmbedIDFunction
 function EmbedIDFunction:forward(inputs)
   local x, W = inputs[1], inputs[2]
   self:retain_inputs({ 1 })
+  self._x = x
   self._n_vocab = W.shape[1]
   local il = self.ignore_label
   check(C.ch_embed_id_forward(x.ptr, W.ptr, il and 1 or 0, il or 0, box), 2)
   return { wrap(box[0]) }
 end
 
+-- Without a graph to record (no double backprop, no hook, no debug) the
+-- gradient is computed on the tensors: added row by row into W's gradient
+-- sum when W's node already owns one (a table looked up at every step of a
+-- sequence; functions/_owned_grad.lua), else the scatter kernel directly.
 function EmbedIDFunction:backward(idx, gys)
+  local gyv = gys[1]
+  if gyv and self._x and not config.enable_backprop and not config.debug and global_hooks[1] == nil then
+    local gy = gyv._data
+    local ret = {}
+    for k = 1, #idx do
+      if idx[k] == 2 then
+        local acc = owned(self, 2)
+        local dt = gy.ptr.dt
+        if acc ~= nil and self.ignore_label == nil and acc.ptr.dt == dt and acc.ptr.dev == CPU
+          and (dt == FLOAT32 or dt == FLOAT64) then
+          T.scatter_add(acc, 0, self._x, gy)
+        else
+          local il = self.ignore_label
+          check(C.ch_embed_id_backward(self._x.ptr, gy.ptr, self._n_vocab, il and 1 or 0, il or 0, box), 2)
+          ret[2] = wrap(box[0])
+        end
+      end
+    end
+    return ret
+  end
   local x = self:get_retained_inputs()[1]
   local ret = {}
   for k = 1, #idx do

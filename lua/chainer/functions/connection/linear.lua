@@ -14,6 +14,7 @@ local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
 local config = require('chainer.config').config
 local global_hooks = require('chainer.function_hook').list
+local owned = require('chainer.functions._owned_grad').owned
 
 local M = {}
 
@@ -23,6 +24,7 @@ M.LinearFunction = LinearFunction
 local TRANSB = { transb = true }
 local GEMM_B = { transb = true, beta = 1 }
 local TRANSA = { transa = true }
+local GEMM_TA_ACC = { transa = true, beta = 1 }
 local AXIS0 = { axis = 0 }
 
 local RETAIN = { 1, 2 }
@@ -53,7 +55,8 @@ end
 -- Without a graph to record (no double backprop), no hook and no debug
 -- mode, the gradients are computed on the tensors directly: the same
 -- kernels as the matmul/sum nodes below, without three FunctionNodes and
--- their Variables per layer.
+-- their Variables per layer; W's gradient goes straight into the sum its
+-- node already owns when there is one (functions/_owned_grad.lua).
 function LinearFunction:backward(idx, gys)
   local gyv = gys[1]
   local Wd = self._W
@@ -63,7 +66,15 @@ function LinearFunction:backward(idx, gys)
     for k = 1, #idx do
       local i = idx[k]
       if i == 1 then ret[1] = T.matmul(gy, Wd)
-      elseif i == 2 then ret[2] = T.matmul(gy, self._x, TRANSA)
+      elseif i == 2 then
+        -- W's gradient sum already belongs to its node (a layer applied at
+        -- many steps): add gy^T x into it with beta = 1, return none
+        local acc = owned(self, 2)
+        if acc ~= nil and acc.ptr.dt == gy.ptr.dt then
+          T.gemm(acc, gy, self._x, GEMM_TA_ACC)
+        else
+          ret[2] = T.matmul(gy, self._x, TRANSA)
+        end
       else ret[3] = T.sum(gy, AXIS0) end
     end
     return ret

@@ -4,40 +4,16 @@
 -- (runtime/cpu/batch_norm.c, lrn.c).
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
-local Variable = require 'chainer.variable'
+local K = require 'chainer.functions._checks'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
-local as_array, is_tensor = Variable.as_array, T.is_tensor
 
 local N = {}
 
 local b1, b2, b3, b4 = ffi.new('ch_tensor*[1]'), ffi.new('ch_tensor*[1]'), ffi.new('ch_tensor*[1]'),
   ffi.new('ch_tensor*[1]')
 
-local floats = { float16 = true, float32 = true, float64 = true }
-
-function N.float_data(fn, name, v, level)
-  local d = as_array(v)
-  if not is_tensor(d) then
-    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, type(v)), (level or 2) + 1)
-  end
-  if not floats[d.dtype] then
-    error(string.format('%s: %s must be a float tensor (float16, float32 or float64; got %s)', fn, name, d.dtype),
-      (level or 2) + 1)
-  end
-  return d
-end
-
-function N.opts(fn, o, allowed, level)
-  if o == nil then return {} end
-  if type(o) ~= 'table' or getmetatable(o) ~= nil then
-    error(string.format('%s: options must be a table (got %s)', fn, type(o)), (level or 2) + 1)
-  end
-  for k in pairs(o) do
-    if not allowed[k] then error(string.format("%s: unknown option '%s'", fn, tostring(k)), (level or 2) + 1) end
-  end
-  return o
-end
+N.float_data, N.opts = K.float_data, K.opts
 
 function N.same_dtype(fn, a, an, b, bn, level)
   if a.dtype ~= b.dtype then
@@ -49,12 +25,7 @@ end
 local function shape_str(s) return T.shape_str(s) end
 N.shape_str = shape_str
 
-local function same_shape(a, b)
-  if #a ~= #b then return false end
-  for i = 1, #a do if a[i] ~= b[i] then return false end end
-  return true
-end
-N.same_shape = same_shape
+N.same_shape = K.same_shape
 
 -- The reduction layout of batch normalization for an x of shape xs and
 -- Chainer's `axis` (nil: every axis but 1): axes (0-based, reduced),

@@ -21,6 +21,44 @@ function M.data(fn, name, v, level)
   return d
 end
 
+-- The checks convolution_nd.lua and deconvolution_nd.lua share: x, W and b
+-- (b may be nil) as tensors, the options against `known`, x with
+-- `want_nsp` spatial axes (nil: any >= 1), W of x's rank (`w_axes` names
+-- its axes), float x and W of one dtype, a positive integer `groups`.  Returns xd, Wd, bd, nsp, groups.  Errors are raised at the
+-- level of the caller of the public function (it calls the caller of this).
+function M.conv_args(fn, want_nsp, x, W, b, opts, known, w_axes)
+  local level = 4
+  local xd = M.data(fn, 'x', x, level)
+  local Wd = M.data(fn, 'W', W, level)
+  local bd = b ~= nil and M.data(fn, 'b', b, level) or nil
+  M.check_opts(fn, opts, known, level)
+  local nd = xd.ptr.nd
+  local nsp = nd - 2
+  if want_nsp and nsp ~= want_nsp then
+    error(string.format('%s: x must be %d-d (N, C, %s), got shape %s', fn, want_nsp + 2,
+      want_nsp == 1 and 'W' or want_nsp == 2 and 'H, W' or 'D, H, W', T.shape_str(xd.shape)), level)
+  end
+  if nsp < 1 then
+    error(string.format('%s: x must have a batch, a channel and at least one spatial axis, got shape %s', fn,
+      T.shape_str(xd.shape)), level)
+  end
+  if Wd.ptr.nd ~= nd then
+    error(string.format('%s: W must be %d-d (%s) like x, got shape %s', fn, nd, w_axes, T.shape_str(Wd.shape)),
+      level)
+  end
+  if not T.is_float_dtype(xd.dtype) then
+    error(string.format('%s: x must be floating point (got %s)', fn, xd.dtype), level)
+  end
+  if Wd.dtype ~= xd.dtype then
+    error(string.format('%s: x and W have different dtypes (%s and %s)', fn, xd.dtype, Wd.dtype), level)
+  end
+  local groups = opts.groups or 1
+  if type(groups) ~= 'number' or groups < 1 or groups ~= math.floor(groups) then
+    error(string.format('%s: groups must be a positive integer (got %s)', fn, tostring(groups)), level)
+  end
+  return xd, Wd, bd, nsp, groups
+end
+
 -- An int or an n-tuple -> Lua array of n integers.
 function M.tuple(fn, name, v, n, default, min)
   if v == nil or v == false then v = default end
@@ -107,13 +145,13 @@ function M.split_args(fn, b, names, ...)
 end
 
 -- Errors on option names the function does not know (typos).
-function M.check_opts(fn, opts, known)
+function M.check_opts(fn, opts, known, level)
   for k in pairs(opts) do
     if not known[k] then
       local list = {}
       for n in pairs(known) do list[#list + 1] = n end
       table.sort(list)
-      error(string.format("%s: unknown option '%s' (expected one of: %s)", fn, tostring(k), table.concat(list, ', ')), 3)
+      error(string.format("%s: unknown option '%s' (expected one of: %s)", fn, tostring(k), table.concat(list, ', ')), level or 3)
     end
   end
 end

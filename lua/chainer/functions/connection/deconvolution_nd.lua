@@ -19,34 +19,7 @@ local names = { 'stride', 'pad', 'outsize' }
 local known = { stride = true, pad = true, outsize = true, dilate = true, groups = true }
 
 local function deconvolution(fn, want_nsp, x, W, b, opts)
-  local xd = U.data(fn, 'x', x, 3)
-  local Wd = U.data(fn, 'W', W, 3)
-  local bd = b ~= nil and U.data(fn, 'b', b, 3) or nil
-  U.check_opts(fn, opts, known)
-  local nd = xd.ptr.nd
-  local nsp = nd - 2
-  if want_nsp and nsp ~= want_nsp then
-    error(string.format('%s: x must be %d-d (N, C, %s), got shape %s', fn, want_nsp + 2,
-      want_nsp == 1 and 'W' or want_nsp == 2 and 'H, W' or 'D, H, W', T.shape_str(xd.shape)), 3)
-  end
-  if nsp < 1 then
-    error(string.format('%s: x must have a batch, a channel and at least one spatial axis, got shape %s', fn,
-      T.shape_str(xd.shape)), 3)
-  end
-  if Wd.ptr.nd ~= nd then
-    error(string.format('%s: W must be %d-d (C_in, C_out/groups, kernel...) like x, got shape %s', fn, nd,
-      T.shape_str(Wd.shape)), 3)
-  end
-  if not T.is_float_dtype(xd.dtype) then
-    error(string.format('%s: x must be floating point (got %s)', fn, xd.dtype), 3)
-  end
-  if Wd.dtype ~= xd.dtype then
-    error(string.format('%s: x and W have different dtypes (%s and %s)', fn, xd.dtype, Wd.dtype), 3)
-  end
-  local groups = opts.groups or 1
-  if type(groups) ~= 'number' or groups < 1 or groups ~= math.floor(groups) then
-    error(string.format('%s: groups must be a positive integer (got %s)', fn, tostring(groups)), 3)
-  end
+  local xd, Wd, bd, nsp, groups = U.conv_args(fn, want_nsp, x, W, b, opts, known, 'C_in, C_out/groups, kernel...')
   local cin = xd.shape[2]
   if cin ~= Wd.shape[1] then
     error(string.format('%s: x has %d input channels but W.shape[0] is %d', fn, cin, Wd.shape[1]), 3)

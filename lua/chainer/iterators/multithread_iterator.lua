@@ -169,15 +169,7 @@ local function drop_queue(self)
   self._qhead, self._qtail = 1, 0
 end
 
-local function sync(self)
-  local st, n = self._state, self._epoch_size
-  self.current_position = st.pos
-  self.epoch = st.epoch
-  self.is_new_epoch = st.is_new_epoch
-  self.epoch_detail = st.epoch + (n > 0 and st.pos / n or 0)
-  local prev = self._prev
-  if prev < 0 then self.previous_epoch_detail = nil else self.previous_epoch_detail = prev end
-end
+local sync = S.sync
 
 function MultithreadIterator:reset()
   if self._loader ~= nil then drop_queue(self) end

@@ -127,15 +127,7 @@ function SerialIterator:init(dataset, batch_size, a, b, c)
   self:reset()
 end
 
-local function sync(self)
-  local st, n = self._state, self._epoch_size
-  self.current_position = st.pos
-  self.epoch = st.epoch
-  self.is_new_epoch = st.is_new_epoch
-  self.epoch_detail = st.epoch + (n > 0 and st.pos / n or 0)
-  local prev = self._prev
-  if prev < 0 then self.previous_epoch_detail = nil else self.previous_epoch_detail = prev end
-end
+local sync = S.sync
 
 function SerialIterator:reset()
   local n = P.len(self.dataset, 'SerialIterator')

@@ -17,6 +17,20 @@ local function segment(order, a, b)
   return T.arange(a, b, 1, 'int64')
 end
 
+-- Copies an iterator's state (it._state, it._epoch_size, it._prev: the
+-- previous epoch_detail or -1) into Chainer's public fields: current_position,
+-- epoch, is_new_epoch, epoch_detail, previous_epoch_detail (nil before the
+-- first batch).
+function M.sync(it)
+  local st, n = it._state, it._epoch_size
+  it.current_position = st.pos
+  it.epoch = st.epoch
+  it.is_new_epoch = st.is_new_epoch
+  it.epoch_detail = st.epoch + (n > 0 and st.pos / n or 0)
+  local prev = it._prev
+  if prev < 0 then it.previous_epoch_detail = nil else it.previous_epoch_detail = prev end
+end
+
 function M.new_order(sampler, n)
   if sampler == nil then return nil end
   local o = sampler(T.arange(0, n, 1, 'int64'), 0)

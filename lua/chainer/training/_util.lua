@@ -294,6 +294,20 @@ end
 
 -- Strings travel as Lua strings (the NPZ serializer stores them as 0-d
 -- unicode arrays, Chainer's layout); a tensor of codes is decoded too.
+-- The previous-call state of IntervalTrigger and ManualScheduleTrigger
+-- (_previous_iteration, _previous_epoch_detail): remembered after each call,
+-- serialized under Chainer's keys.
+function M.remember_previous(trigger, updater)
+  trigger._previous_iteration = updater.iteration
+  local ed = updater.epoch_detail
+  if ed ~= nil then trigger._previous_epoch_detail = ed end
+end
+
+function M.serialize_previous(trigger, s)
+  trigger._previous_iteration = M.ser_number(s, 'previous_iteration', trigger._previous_iteration)
+  trigger._previous_epoch_detail = M.ser_number(s, 'previous_epoch_detail', trigger._previous_epoch_detail)
+end
+
 function M.ser_string(s, key, v)
   local r = s(key, v)
   if r == nil then return v end

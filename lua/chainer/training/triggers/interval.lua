@@ -41,9 +41,7 @@ IntervalTrigger.__call = function(self, trainer)
     if prev < 0 then prev = it - 1 end
     fire = floor(prev / period) ~= floor(it / period)
   end
-  self._previous_iteration = updater.iteration
-  local ed = updater.epoch_detail
-  if ed ~= nil then self._previous_epoch_detail = ed end
+  util.remember_previous(self, updater)
   return fire
 end
 
@@ -52,8 +50,7 @@ function IntervalTrigger:get_training_length()
 end
 
 function IntervalTrigger:serialize(serializer)
-  self._previous_iteration = util.ser_number(serializer, 'previous_iteration', self._previous_iteration)
-  self._previous_epoch_detail = util.ser_number(serializer, 'previous_epoch_detail', self._previous_epoch_detail)
+  util.serialize_previous(self, serializer)
 end
 
 IntervalTrigger.__tostring = function(self)

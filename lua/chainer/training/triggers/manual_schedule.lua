@@ -42,9 +42,7 @@ ManualScheduleTrigger.__call = function(self, trainer)
     end
     if fire and it >= self._max then self.finished = true end
   end
-  self._previous_iteration = updater.iteration
-  local ed = updater.epoch_detail
-  if ed ~= nil then self._previous_epoch_detail = ed end
+  util.remember_previous(self, updater)
   return fire
 end
 
@@ -53,8 +51,7 @@ function ManualScheduleTrigger:get_training_length()
 end
 
 function ManualScheduleTrigger:serialize(serializer)
-  self._previous_iteration = util.ser_number(serializer, 'previous_iteration', self._previous_iteration)
-  self._previous_epoch_detail = util.ser_number(serializer, 'previous_epoch_detail', self._previous_epoch_detail)
+  util.serialize_previous(self, serializer)
   self.finished = util.ser_bool(serializer, 'finished', self.finished)
 end
 

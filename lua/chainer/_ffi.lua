@@ -380,5 +380,14 @@ int ch_cuda_available(void);
 int ch_cuda_device_count(void);
 const char *ch_cuda_info(void);
 ch_status ch_cuda_synchronize(int device);
+
+ch_status ch_cuda_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
+void ch_cuda_image_free(void *image);
+int ch_cuda_nvrtc_arch(void);
+ch_status ch_cuda_kernel_load(int device, const void *image, const char *name, void **kernel);
+
+ch_status ch_cuda_launch(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem,
+                                void **args);
+int ch_cuda_arch(int device);
 ]]
 return ffi

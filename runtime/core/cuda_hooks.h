@@ -8,7 +8,7 @@
 
 #include "chainlua.h"
 
-#define CH_CUDA_ABI 2
+#define CH_CUDA_ABI 3
 
 typedef struct ch_cuda_hooks {
     int abi;                       /* set by the core before init */
@@ -27,6 +27,14 @@ typedef struct ch_cuda_hooks {
     ch_status (*copy)(ch_tensor *dst, const ch_tensor *src);
     ch_status (*fill)(ch_tensor *t, double value);
     ch_status (*synchronize)(int device);
+    /* User kernels (runtime/cuda/kernel.c).  compile, image_free and
+     * nvrtc_arch are set even when there is no GPU: NVRTC needs none. */
+    ch_status (*compile)(const char *src, const char *name, const char *arch, char **image, size_t *size);
+    void (*image_free)(void *p);
+    int (*nvrtc_arch)(void);
+    ch_status (*kernel_load)(int device, const void *image, const char *name, void **kernel);
+    ch_status (*launch)(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem, void **args);
+    int (*device_arch)(int device);
 } ch_cuda_hooks;
 
 typedef int (*ch_cuda_init_fn)(ch_cuda_hooks *hooks);

@@ -106,3 +106,54 @@ ch_status ch_cuda_synchronize(int device) {
                        ch_cuda_table.device_count, ch_cuda_table.device_count == 1 ? "" : "s");
     return ch_cuda_table.synchronize(device);
 }
+
+/* ---- user kernels ---------------------------------------------------------
+ * Compiling needs only the backend and NVRTC, so it is reachable without a
+ * GPU; loading and launching need a device. */
+static int backend_resident(void) {
+    if (loaded == -1)
+        ch_cuda_load(NULL);
+    return ch_cuda_table.compile != NULL;
+}
+
+ch_status ch_cuda_compile(const char *src, const char *name, const char *arch, char **image, size_t *size) {
+    if (!src || !name || !arch || !image || !size)
+        return ch_fail(CH_ERR_ARG, "ch_cuda_compile: NULL argument");
+    if (!backend_resident())
+        return ch_fail(CH_ERR_DEVICE, "kernel %s: the CUDA backend is not available (%s)", name, info);
+    return ch_cuda_table.compile(src, name, arch, image, size);
+}
+
+void ch_cuda_image_free(void *image) {
+    if (image && ch_cuda_table.image_free)
+        ch_cuda_table.image_free(image);
+}
+
+int ch_cuda_nvrtc_arch(void) { return backend_resident() && ch_cuda_table.nvrtc_arch ? ch_cuda_table.nvrtc_arch() : 0; }
+
+static ch_status need_device(int device, const char *fn) {
+    if (!ch_cuda_available())
+        return ch_fail(CH_ERR_DEVICE, "%s: the CUDA backend is not available (%s)", fn, info);
+    if (device < 0 || device >= ch_cuda_table.device_count)
+        return ch_fail(CH_ERR_DEVICE, "%s: no device cuda:%d (%d GPU%s available)", fn, device,
+                       ch_cuda_table.device_count, ch_cuda_table.device_count == 1 ? "" : "s");
+    return CH_OK;
+}
+
+ch_status ch_cuda_kernel_load(int device, const void *image, const char *name, void **kernel) {
+    CH_TRY(need_device(device, "kernel load"));
+    return ch_cuda_table.kernel_load(device, image, name, kernel);
+}
+
+ch_status ch_cuda_launch(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem, void **args) {
+    CH_TRY(need_device(device, "kernel launch"));
+    return ch_cuda_table.launch(device, kernel, blocks, threads, shmem, args);
+}
+
+int ch_cuda_arch(int device) {
+    if (need_device(device, "arch") != CH_OK) {
+        ch_clear_error();
+        return 0;
+    }
+    return ch_cuda_table.device_arch(device);
+}

@@ -76,6 +76,14 @@ char *cu_base(const ch_tensor *t);
 ch_status cu_copy_kernel(const cu_geom *g, int dt_dst, void *dst, int dt_src, const void *src);
 ch_status cu_fill_kernel(const cu_geom *g, int dt, void *dst, double value);
 
+/* ---- user kernels (kernel.c) -------------------------------------------- */
+ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
+void cu_image_free(void *p);
+int cu_nvrtc_newest_arch(void);
+ch_status cu_kernel_load(int device, const void *image, const char *name, void **kernel);
+ch_status cu_launch(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem, void **args);
+int cu_device_arch(int device);
+
 /* ---- host side of copies (copy.c) --------------------------------------- */
 ch_status cu_copy(ch_tensor *dst, const ch_tensor *src);
 ch_status cu_fill(ch_tensor *t, double value);

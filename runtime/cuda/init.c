@@ -88,6 +88,10 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     }
     if (hooks->fail)
         cu_fail_fn = hooks->fail;
+    /* compiling user kernels needs NVRTC, not a GPU */
+    hooks->compile = cu_compile;
+    hooks->image_free = cu_image_free;
+    hooks->nvrtc_arch = cu_nvrtc_newest_arch;
 
     char libs[200];
     libraries_str(libs, sizeof libs, &hooks->cudnn_version);
@@ -133,5 +137,8 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->copy = cu_copy;
     hooks->fill = cu_fill;
     hooks->synchronize = cu_synchronize;
+    hooks->kernel_load = cu_kernel_load;
+    hooks->launch = cu_launch;
+    hooks->device_arch = cu_device_arch;
     return 0;
 }

@@ -578,6 +578,17 @@ CH_API int ch_cuda_available(void);
 CH_API int ch_cuda_device_count(void);
 CH_API const char *ch_cuda_info(void);        /* versions, or why not loaded */
 CH_API ch_status ch_cuda_synchronize(int device);
+/* User kernels (chainer.cuda.elementwise/reduce).  Compiles CUDA source with
+ * NVRTC for arch "sm_XY" (CUBIN) or "compute_XY" (PTX); needs the backend and
+ * NVRTC but no GPU.  *image is freed with ch_cuda_image_free. */
+CH_API ch_status ch_cuda_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
+CH_API void ch_cuda_image_free(void *image);
+CH_API int ch_cuda_nvrtc_arch(void);          /* newest compute_XY NVRTC targets, 0 without it */
+CH_API ch_status ch_cuda_kernel_load(int device, const void *image, const char *name, void **kernel);
+/* 1-D launch on the device's default stream; args as for cudaLaunchKernel. */
+CH_API ch_status ch_cuda_launch(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem,
+                                void **args);
+CH_API int ch_cuda_arch(int device);          /* compute capability major*10+minor, 0 if none */
 
 /* CH_FFI_END */
 

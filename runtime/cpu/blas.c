@@ -152,6 +152,8 @@ static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A
 #endif
 }
 
+#include "gemm_skinny.h"
+
 /* C(MxN, ldc) = alpha * A(MxK) @ B(KxN) + beta * C, with gemv for one-row
  * and one-column products.  A and B are in BLAS layout (trans, ld). */
 static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
@@ -214,6 +216,13 @@ static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *
                         beta, Cp, (blasint)ldc);
         return;
     }
+#ifdef SKINNY_HAVE
+    /* one short side (a recurrent model's batch of 20 against a 10000-row
+     * layer): kernels that read the big operand in place, no packing */
+    if (f32 && gemm_skinny(ta, lda, (const float *)A, tb, ldb, (const float *)B, M, N, K, (float)alpha, (float)beta,
+                           (float *)Cp, ldc))
+        return;
+#endif
     if (beta == 0.0 && M * N >= ZERO_OURSELVES) {
         /* OpenBLAS clears C for beta = 0 with one scalar store per element
          * (sgemm_beta: 0.3 ms for a 1000x1000 gradient); memset is several

@@ -1,0 +1,301 @@
+/*
+ * gemm_skinny.h -- float32 products with one short side, without packing
+ * (included by blas.c).
+ *
+ * A recurrent language model multiplies a (20, 200) batch by a (10000, 200)
+ * output layer at every step: forward y = x W^T, backward gx = gy W and
+ * gW += gy^T x.  OpenBLAS packs the big operand (W, or gW's panels) for
+ * every call, and with only 20 rows to share that copy its cost is close to
+ * the arithmetic: the three products ran at 31-37 GFLOP/s against 90 for a
+ * large square one (1 thread); these kernels reach 40-54 (the output layer,
+ * whose 8 MB W or gW streams through L3) and 65-80 (the LSTM's 800 x 200
+ * weights).  They read the big operand in place:
+ *   dot:   C[i][j] = dot(A[i,:], B[j,:])       A (M, K), B (N, K), M small
+ *   axpy:  C[i][:] = sum_k A[i][k] B[k][:]     A (M, K), B (K, N), M small
+ *   outer: C[m][:] = sum_k A[k][m] B[k][:]     A (K, M), B (K, N), K small
+ * then C = alpha * sum + beta * C.  Tiles are spelled out register by
+ * register (GCC keeps accumulator arrays in memory, see conv_direct.h).
+ * Every element is summed in the same order whatever tile or thread computes
+ * it (dot: 8 lanes over k then a fixed horizontal sum; axpy and outer:
+ * sequential over k), so results do not depend on the thread count.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SKINNY_HAVE 1
+#include <immintrin.h>
+#include <math.h>
+
+#define SK_TARGET __attribute__((target("avx2,fma")))
+
+static int skinny_cpu_ok(void) {
+    static int ok = -1;
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return ok;
+}
+
+/* The horizontal sum in the order of the tile's hadd tree:
+ * ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)). */
+static SK_TARGET inline float sk_hsum(__m256 v) {
+    __m256 h = _mm256_hadd_ps(v, v);
+    h = _mm256_hadd_ps(h, h);
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    return _mm_cvtss_f32(s);
+}
+
+/* The eight sums of s0..s7, same order as sk_hsum, as one vector. */
+static SK_TARGET inline __m256 sk_hsum8(__m256 s0, __m256 s1, __m256 s2, __m256 s3, __m256 s4, __m256 s5,
+                                        __m256 s6, __m256 s7) {
+    __m256 a = _mm256_hadd_ps(_mm256_hadd_ps(s0, s1), _mm256_hadd_ps(s2, s3));
+    __m256 b = _mm256_hadd_ps(_mm256_hadd_ps(s4, s5), _mm256_hadd_ps(s6, s7));
+    return _mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
+}
+
+static inline void sk_store(float *c, float sum, float alpha, float beta) {
+    *c = beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
+}
+
+/* C[0..nr)[0..8*nv) = alpha * acc + beta * C for a tile held in registers */
+static SK_TARGET inline void sk_store_vec(float *c, __m256 v, float alpha, float beta) {
+    v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
+    if (beta != 0.0f) v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(c)));
+    _mm256_storeu_ps(c, v);
+}
+
+/* ---- dot: C[i][j] = dot(A[i,:], B[j,:]) ---------------------------------- */
+
+/* one (i, j) pair: the reference order every tile reproduces */
+static SK_TARGET float sk_dot1(const float *a, const float *b, int64_t K) {
+    __m256 s = _mm256_setzero_ps();
+    int64_t k = 0;
+    for (; k + 8 <= K; k += 8) s = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), s);
+    float r = sk_hsum(s);
+    for (; k < K; k++) r += a[k] * b[k];
+    return r;
+}
+
+/* Keeps a loaded vector in a register: GCC otherwise folds the load into
+ * every FMA that uses it (memory operands), and the loop becomes bound by
+ * loads (12 per 8 FMAs instead of 6). */
+#define SK_KEEP(v) __asm__("" : "+x"(v))
+
+/* rows i, i+1 of A against rows j..j+3 of B: 8 accumulators; the results
+ * of one row of C are 4 neighbours, stored as one 128-bit vector */
+static SK_TARGET void sk_dot_tile(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t K, float alpha,
+                                  float beta, float *C, int64_t ldc) {
+    const float *a0 = A, *a1 = A + lda;
+    const float *b0 = B, *b1 = B + ldb, *b2 = B + 2 * ldb, *b3 = B + 3 * ldb;
+    __m256 s00 = _mm256_setzero_ps(), s01 = s00, s02 = s00, s03 = s00, s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+    int64_t k = 0;
+    for (; k + 8 <= K; k += 8) {
+        __m256 x0 = _mm256_loadu_ps(a0 + k), x1 = _mm256_loadu_ps(a1 + k);
+        SK_KEEP(x0);
+        SK_KEEP(x1);
+        __m256 w = _mm256_loadu_ps(b0 + k);
+        s00 = _mm256_fmadd_ps(x0, w, s00), s10 = _mm256_fmadd_ps(x1, w, s10);
+        w = _mm256_loadu_ps(b1 + k);
+        s01 = _mm256_fmadd_ps(x0, w, s01), s11 = _mm256_fmadd_ps(x1, w, s11);
+        w = _mm256_loadu_ps(b2 + k);
+        s02 = _mm256_fmadd_ps(x0, w, s02), s12 = _mm256_fmadd_ps(x1, w, s12);
+        w = _mm256_loadu_ps(b3 + k);
+        s03 = _mm256_fmadd_ps(x0, w, s03), s13 = _mm256_fmadd_ps(x1, w, s13);
+    }
+    __m256 r = sk_hsum8(s00, s01, s02, s03, s10, s11, s12, s13);
+    if (k == K) {
+        __m128 va = _mm_set1_ps(alpha), vb = _mm_set1_ps(beta);
+        __m128 v0 = _mm_mul_ps(va, _mm256_castps256_ps128(r)), v1 = _mm_mul_ps(va, _mm256_extractf128_ps(r, 1));
+        if (beta != 0.0f) {
+            v0 = _mm_add_ps(v0, _mm_mul_ps(vb, _mm_loadu_ps(C)));
+            v1 = _mm_add_ps(v1, _mm_mul_ps(vb, _mm_loadu_ps(C + ldc)));
+        }
+        _mm_storeu_ps(C, v0);
+        _mm_storeu_ps(C + ldc, v1);
+        return;
+    }
+    float t[8];
+    _mm256_storeu_ps(t, r);
+    const float *as[2] = {a0, a1}, *bs[4] = {b0, b1, b2, b3};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++) {
+            float v = t[4 * i + j];
+            for (int64_t kk = k; kk < K; kk++) v += as[i][kk] * bs[j][kk];
+            sk_store(C + i * ldc + j, v, alpha, beta);
+        }
+}
+
+/* columns [j0, j1) of C (j0 a multiple of 4) */
+static SK_TARGET void sk_dot_cols(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t M, int64_t K,
+                                  int64_t j0, int64_t j1, float alpha, float beta, float *C, int64_t ldc) {
+    int64_t i2 = M / 2 * 2, j4 = j0 + (j1 - j0) / 4 * 4;
+    for (int64_t j = j0; j < j4; j += 4)
+        for (int64_t i = 0; i < i2; i += 2)
+            sk_dot_tile(A + i * lda, lda, B + j * ldb, ldb, K, alpha, beta, C + i * ldc + j, ldc);
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = i < i2 ? j4 : j0; j < j1; j++)
+            sk_store(C + i * ldc + j, sk_dot1(A + i * lda, B + j * ldb, K), alpha, beta);
+}
+
+/* ---- shared by axpy and outer: 4 rows x 16 or 8 columns ------------------ */
+
+/* acc[r][0..8*NV) += sum over k in [k0, k1) of a_r[k * as] * B[k][0..8*NV),
+ * rows r < 4 (rows past nrows repeat the last one and are not stored).
+ * S rows (stride lds) hold the running sums; in and out through S. */
+#define SK_ROWS_SETUP                                                                                   \
+    int64_t o1 = nrows > 1 ? 1 : 0, o2 = nrows > 2 ? 2 : o1, o3 = nrows > 3 ? 3 : o2;                  \
+    const float *a0 = A, *a1 = A + o1 * ra, *a2 = A + o2 * ra, *a3 = A + o3 * ra;                       \
+    float *r0 = S, *r1 = S + o1 * lds, *r2 = S + o2 * lds, *r3 = S + o3 * lds;
+
+static SK_TARGET void sk_rank_tile2(const float *A, int64_t ra, int64_t ka, const float *B, int64_t ldb, int64_t K,
+                                    int nrows, float *S, int64_t lds) {
+    SK_ROWS_SETUP
+    __m256 s00 = _mm256_loadu_ps(r0), s01 = _mm256_loadu_ps(r0 + 8), s10 = _mm256_loadu_ps(r1);
+    __m256 s11 = _mm256_loadu_ps(r1 + 8), s20 = _mm256_loadu_ps(r2), s21 = _mm256_loadu_ps(r2 + 8);
+    __m256 s30 = _mm256_loadu_ps(r3), s31 = _mm256_loadu_ps(r3 + 8);
+    for (int64_t k = 0; k < K; k++) {
+        const float *b = B + k * ldb;
+        __m256 w0 = _mm256_loadu_ps(b), w1 = _mm256_loadu_ps(b + 8);
+        SK_KEEP(w0);
+        SK_KEEP(w1);
+        __m256 x = _mm256_broadcast_ss(a0 + k * ka);
+        s00 = _mm256_fmadd_ps(x, w0, s00), s01 = _mm256_fmadd_ps(x, w1, s01);
+        x = _mm256_broadcast_ss(a1 + k * ka);
+        s10 = _mm256_fmadd_ps(x, w0, s10), s11 = _mm256_fmadd_ps(x, w1, s11);
+        x = _mm256_broadcast_ss(a2 + k * ka);
+        s20 = _mm256_fmadd_ps(x, w0, s20), s21 = _mm256_fmadd_ps(x, w1, s21);
+        x = _mm256_broadcast_ss(a3 + k * ka);
+        s30 = _mm256_fmadd_ps(x, w0, s30), s31 = _mm256_fmadd_ps(x, w1, s31);
+    }
+    /* last row first: a repeated row then ends with the real row's value */
+    _mm256_storeu_ps(r3, s30), _mm256_storeu_ps(r3 + 8, s31), _mm256_storeu_ps(r2, s20);
+    _mm256_storeu_ps(r2 + 8, s21), _mm256_storeu_ps(r1, s10), _mm256_storeu_ps(r1 + 8, s11);
+    _mm256_storeu_ps(r0, s00), _mm256_storeu_ps(r0 + 8, s01);
+}
+
+static SK_TARGET void sk_rank_tile1(const float *A, int64_t ra, int64_t ka, const float *B, int64_t ldb, int64_t K,
+                                    int nrows, float *S, int64_t lds) {
+    SK_ROWS_SETUP
+    __m256 s0 = _mm256_loadu_ps(r0), s1 = _mm256_loadu_ps(r1), s2 = _mm256_loadu_ps(r2), s3 = _mm256_loadu_ps(r3);
+    for (int64_t k = 0; k < K; k++) {
+        __m256 w = _mm256_loadu_ps(B + k * ldb);
+        SK_KEEP(w);
+        s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + k * ka), w, s0);
+        s1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + k * ka), w, s1);
+        s2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + k * ka), w, s2);
+        s3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + k * ka), w, s3);
+    }
+    _mm256_storeu_ps(r3, s3), _mm256_storeu_ps(r2, s2), _mm256_storeu_ps(r1, s1), _mm256_storeu_ps(r0, s0);
+}
+
+/* S[r][0..w) += sum over k < K of A[r * ra + k * ka] * B[k][0..w) for
+ * rows r < nr (at most 4): 16- and 8-column tiles, then the last w % 8
+ * columns with k outermost (independent sums, each still in k order). */
+static SK_TARGET void sk_rank_rows(const float *A, int64_t ra, int64_t ka, const float *B, int64_t ldb, int64_t K,
+                                   int nr, int64_t w, float *S, int64_t lds) {
+    int64_t c = 0;
+    for (; c + 16 <= w; c += 16) sk_rank_tile2(A, ra, ka, B + c, ldb, K, nr, S + c, lds);
+    for (; c + 8 <= w; c += 8) sk_rank_tile1(A, ra, ka, B + c, ldb, K, nr, S + c, lds);
+    if (c < w)
+        for (int64_t k = 0; k < K; k++)
+            for (int r = 0; r < nr; r++) {
+                float a = A[r * ra + k * ka];
+                for (int64_t cc = c; cc < w; cc++) S[r * lds + cc] = fmaf(a, B[k * ldb + cc], S[r * lds + cc]);
+            }
+}
+
+/* ---- axpy: C[i][:] = sum_k A[i][k] B[k][:] ------------------------------- */
+
+#define SK_KB 256 /* rows of B per block (a block of 256 x 200 floats stays in L2) */
+
+/* columns [c0, c1) of C; S: M x (c1 - c0) scratch */
+static SK_TARGET void sk_axpy_cols(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t M, int64_t K,
+                                   int64_t c0, int64_t c1, float alpha, float beta, float *C, int64_t ldc, float *S) {
+    int64_t w = c1 - c0;
+    memset(S, 0, (size_t)(M * w) * sizeof *S);
+    for (int64_t k0 = 0; k0 < K; k0 += SK_KB) {
+        int64_t kb = k0 + SK_KB < K ? SK_KB : K - k0;
+        /* column strips outside, rows inside: a strip of the block (kb
+         * rows x 16 columns) stays in L1 for all the row tiles */
+        const float *Bk = B + k0 * ldb + c0;
+        int64_t c = 0;
+        for (; c + 16 <= w; c += 16)
+            for (int64_t i = 0; i < M; i += 4)
+                sk_rank_tile2(A + i * lda + k0, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, S + i * w + c,
+                              w);
+        for (int64_t i = 0; i < M; i += 4)
+            sk_rank_rows(A + i * lda + k0, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, w - c,
+                         S + i * w + c, w);
+    }
+    for (int64_t i = 0; i < M; i++) {
+        int64_t c = 0;
+        for (; c + 8 <= w; c += 8) sk_store_vec(C + i * ldc + c0 + c, _mm256_loadu_ps(S + i * w + c), alpha, beta);
+        for (; c < w; c++) sk_store(C + i * ldc + c0 + c, S[i * w + c], alpha, beta);
+    }
+}
+
+/* ---- outer: C[m][:] = sum_k A[k][m] B[k][:] ------------------------------- */
+
+/* rows [m0, m1) of C, four at a time through a 4 x N scratch S */
+static SK_TARGET void sk_outer_rows(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t N, int64_t K,
+                                    int64_t m0, int64_t m1, float alpha, float beta, float *C, int64_t ldc, float *S) {
+    for (int64_t m = m0; m < m1; m += 4) {
+        int nr = m1 - m < 4 ? (int)(m1 - m) : 4;
+        memset(S, 0, (size_t)(4 * N) * sizeof *S);
+        sk_rank_rows(A + m, 1, lda, B, ldb, K, nr, N, S, N);
+        for (int r = 0; r < nr; r++) {
+            float *c = C + (m + r) * ldc;
+            int64_t j = 0;
+            for (; j + 8 <= N; j += 8) sk_store_vec(c + j, _mm256_loadu_ps(S + r * N + j), alpha, beta);
+            for (; j < N; j++) sk_store(c + j, S[r * N + j], alpha, beta);
+        }
+    }
+}
+
+/* Runs the product here when it has one of the three skinny forms and is
+ * large enough to matter; returns false to leave it to BLAS. */
+static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_TRANSPOSE tb, int64_t ldb,
+                        const float *B, int64_t M, int64_t N, int64_t K, float alpha, float beta, float *C,
+                        int64_t ldc) {
+    if (M * N * K < ((int64_t)1 << 18) || !skinny_cpu_ok()) return false;
+#ifdef _OPENMP
+    int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+    int threads = 1;
+#endif
+    int par = threads > 1 && M * N * K >= GEMM_PAR_MIN;
+    if (ta == CblasNoTrans && tb == CblasTrans && M <= 32 && N >= 96 && K >= 32) {
+        int64_t parts = par ? threads : 1;
+#pragma omp parallel for schedule(static) if (par) num_threads(threads)
+        for (int64_t q = 0; q < parts; q++) {
+            int64_t j0 = N * q / parts / 4 * 4, j1 = q + 1 == parts ? N : N * (q + 1) / parts / 4 * 4;
+            if (j1 > j0) sk_dot_cols(A, lda, B, ldb, M, K, j0, j1, alpha, beta, C, ldc);
+        }
+        return true;
+    }
+    if (ta == CblasNoTrans && tb == CblasNoTrans && M <= 32 && N >= 16 && K >= 256) {
+        int64_t parts = par && N >= 32 ? threads : 1;
+        float *S = malloc((size_t)(M * N) * sizeof *S);
+        if (!S) return false;
+#pragma omp parallel for schedule(static) if (parts > 1) num_threads(threads)
+        for (int64_t q = 0; q < parts; q++) {
+            int64_t c0 = N * q / parts / 16 * 16, c1 = q + 1 == parts ? N : N * (q + 1) / parts / 16 * 16;
+            if (c1 > c0) sk_axpy_cols(A, lda, B, ldb, M, K, c0, c1, alpha, beta, C, ldc, S + M * c0);
+        }
+        free(S);
+        return true;
+    }
+    if (ta == CblasTrans && tb == CblasNoTrans && K <= 32 && M >= 64 && N >= 16) {
+        int64_t parts = par ? threads : 1;
+        float *S = malloc((size_t)(4 * N * parts) * sizeof *S);
+        if (!S) return false;
+#pragma omp parallel for schedule(static) if (par) num_threads(threads)
+        for (int64_t q = 0; q < parts; q++) {
+            int64_t m0 = M * q / parts / 4 * 4, m1 = q + 1 == parts ? M : M * (q + 1) / parts / 4 * 4;
+            if (m1 > m0) sk_outer_rows(A, lda, B, ldb, N, K, m0, m1, alpha, beta, C, ldc, S + 4 * N * q);
+        }
+        free(S);
+        return true;
+    }
+    return false;
+}
+#endif

@@ -1,0 +1,72 @@
+-- Specs for the float32 products with one short side that skip BLAS's
+-- packing (runtime/cpu/gemm_skinny.h): x W^T with few rows of x ("dot"),
+-- gy W with few rows of gy ("axpy") and gy^T x with few rows of both
+-- ("outer"), the forms of a recurrent model's output layer.  Each is checked
+-- against a float64 product on shapes that hit the full tiles and every
+-- remainder (odd rows, columns not a multiple of the tile width, reductions
+-- not a multiple of 8), with alpha and beta, and bit for bit across thread
+-- counts.
+local chainer = require 'chainer'
+local T = chainer.tensor
+local testing = require 'chainer.testing'
+
+local function U(shape) return T.random.uniform(-1, 1, shape, 'float32') end
+
+-- C = alpha * op(a) op(b) + beta * C0 in float32 and, as the reference, float64
+local function check(a, b, c0, opts, tol)
+  local c = c0:copy()
+  T.gemm(c, a, b, opts)
+  local ref = c0:astype('float64')
+  local o64 = { transa = opts.transa, transb = opts.transb, alpha = opts.alpha, beta = opts.beta }
+  T.gemm(ref, a:astype('float64'), b:astype('float64'), o64)
+  testing.assert_allclose(c:astype('float64'), ref, { rtol = tol, atol = tol })
+  return c
+end
+
+local cases = {
+  -- name, a shape, b shape, opts (the three skinny forms, then remainders)
+  { 'dot 20x200 . (10000x200)^T', { 20, 200 }, { 1000, 200 }, { transb = true } },
+  { 'dot odd rows, N % 4, K % 8', { 7, 203 }, { 997, 203 }, { transb = true } },
+  { 'dot with alpha and beta', { 20, 64 }, { 514, 64 }, { transb = true, alpha = 0.5, beta = 1 } },
+  { 'axpy 20x1000 . 1000x200', { 20, 1000 }, { 1000, 200 }, {} },
+  { 'axpy odd rows, N % 16, N % 8', { 5, 700 }, { 700, 203 }, {} },
+  { 'axpy with alpha and beta', { 3, 1025 }, { 1025, 100 }, { alpha = 2, beta = -1 } },
+  { 'outer (20x1000)^T . 20x200', { 20, 1000 }, { 20, 200 }, { transa = true } },
+  { 'outer M % 4, N % 16, N % 8', { 13, 1023 }, { 13, 205 }, { transa = true, beta = 1 } },
+  { 'outer with alpha and beta', { 32, 260 }, { 32, 40 }, { transa = true, alpha = -1.5, beta = 0.25 } },
+}
+
+describe('skinny float32 gemm (no packing)', function()
+  local threads0
+  before_each(function() threads0 = chainer.get_num_threads() end)
+  after_each(function() chainer.set_num_threads(threads0) end)
+
+  for n, case in ipairs(cases) do
+    it('matches float64 and gives the same bits with 1, 2 and 3 threads: ' .. case[1], function()
+      T.random.seed(40 + n)
+      local a, b = U(case[2]), U(case[3])
+      local o = case[4]
+      local m = o.transa and case[2][2] or case[2][1]
+      local nn = o.transb and case[3][1] or case[3][2]
+      local c0 = U({ m, nn })
+      chainer.set_num_threads(1)
+      local c1 = check(a, b, c0, o, 2e-5)
+      for _, t in ipairs({ 2, 3 }) do
+        chainer.set_num_threads(t)
+        local ct = check(a, b, c0, o, 2e-5)
+        assert.is_true(T.all(T.eq(ct, c1)):item())
+      end
+    end)
+  end
+
+  it('ignores NaN in C when beta is 0 (C is written, not read)', function()
+    T.random.seed(7)
+    for _, o in ipairs({ { transb = true }, {}, { transa = true } }) do
+      local a = o.transa and U({ 20, 300 }) or U({ 20, 300 })
+      local b = o.transb and U({ 400, 300 }) or (o.transa and U({ 20, 400 }) or U({ 300, 400 }))
+      local c = T.full({ o.transa and 300 or 20, 400 }, 0 / 0, 'float32')
+      T.gemm(c, a, b, o)
+      assert.is_false(T.any(T.isnan(c)):item())
+    end
+  end)
+end)

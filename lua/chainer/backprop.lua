@@ -146,18 +146,26 @@ local function traverse(st, heap_f, heap_k, hn, seq)
       end
 
       -- Fast path: a built-in single-output node with a tensor-level
-      -- backward (backward_fast(gy, want1, want2) -> ga, gb), run when no
-      -- graph is recorded, no hook is set and no gradient is retained.
-      -- Gradients then travel as bare tensors: no Variable and no table
-      -- per node.
+      -- backward (backward_fast(gy, want1, want2, own) -> ga, gb, owna,
+      -- ownb), run when no graph is recorded, no hook is set and no
+      -- gradient is retained.  Gradients then travel as bare tensors: no
+      -- Variable and no table per node.
+      -- Ownership: `own` tells backward_fast that gy is referenced by
+      -- nothing but this traversal (a tensor it made and handed to one node
+      -- only), so it may overwrite gy; owna/ownb say the same of the
+      -- results, and the input nodes then hold them as owned (node._gown):
+      -- later contributions are added into them in place, and their
+      -- creators' backward may overwrite them in turn.
       local bf = f.backward_fast
       local gy1 = nil
+      local own = false
       if bf and fast and nout == 1 and nt > 0 and rawget(f, 'local_function_hooks') == nil then
         local o = outs[1]
         if o._bp == id then
           gy1 = o._grad
+          own = o._gown
           o._gown = false
-          if not (keep and keep[o]) then o._grad = false end
+          if not (keep and keep[o]) then o._grad = false else own = false end
         elseif load_if_new then
           local r = o._vref
           local v = r and r[1]
@@ -169,10 +177,21 @@ local function traverse(st, heap_f, heap_k, hn, seq)
       end
 
       local gys, gxs, aligned
-      local ga, gb
+      local ga, gb, owna, ownb
       if bf then
-        if type(gy1) == 'table' then gy1 = gy1._data end
-        ga, gb = bf(f, gy1, idx[1] == 1, idx[nt] == 2)
+        if type(gy1) == 'table' then gy1 = gy1._data own = false end
+        ga, gb, owna, ownb = bf(f, gy1, idx[1] == 1, idx[nt] == 2, own)
+        if nt == 2 and ga == gb and (owna or ownb) then
+          -- One tensor for both inputs (x + y passes gy on twice): input 1
+          -- may own it only when input 2 adds it into a sum it already
+          -- has instead of storing it, and input 1 does not first add its
+          -- own sum into it in place (it stores it, or adds it into a sum
+          -- it owns).
+          local x1, x2 = ins[1], ins[2]
+          owna = x1 ~= x2 and x2._bp == id and x2._grad and
+            not (x1._bp == id and x1._grad and not x1._gown) and true or false
+          ownb = false
+        end
         aligned = false
       else
         -- gradients of the outputs, as Variables
@@ -240,8 +259,10 @@ local function traverse(st, heap_f, heap_k, hn, seq)
         for k = 1, nt do
           local i = idx[k]
           local gx, gt
+          local gown = false
           if bf then
-            if i == 1 then gx = ga else gx = gb end
+            if i == 1 then gx, gown = ga, owna else gx, gown = gb, ownb end
+            gown = gown == true
             gt = gx
           else
             gx = aligned and gxs[k] or (not aligned and gxs[i]) or nil
@@ -275,10 +296,11 @@ local function traverse(st, heap_f, heap_k, hn, seq)
                 if prev then
                   v._grad_var = false
                   gx = add(prev, gx)
+                  gown = false
                 end
               end
               x._grad = gx
-              x._gown = false
+              x._gown = gown
               local c = x.creator
               if c then
                 if c._bp ~= id and (needed == nil or needed[c]) then
@@ -304,13 +326,17 @@ local function traverse(st, heap_f, heap_k, hn, seq)
               local cur = x._grad
               if not cur then
                 x._grad = gx
-                x._gown = false
+                x._gown = gown
               elseif type(cur) == 'cdata' and type(gx) == 'cdata' then
                 -- same dtype and shape (checked).  The sum is a new tensor
                 -- that only this node holds (x._gown) until its creator
                 -- consumes it, so later contributions are added in place.
                 if x._gown then
                   T_add(cur, gx, cur)
+                elseif gown then
+                  T_add(gx, cur, gx)
+                  x._grad = gx
+                  x._gown = true
                 else
                   x._grad = T_add(cur, gx)
                   x._gown = true

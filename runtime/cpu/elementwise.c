@@ -632,6 +632,46 @@ static ch_status check_int_pow(const ch_tensor *b, const char *fn) {
     return CH_OK;
 }
 
+/* Same-shape, C-contiguous float32/float64 operands of + - * / below the
+ * parallel grain: the autograd's per-node ops on small tensors and the
+ * in-place accumulation of gradients.  For them the broadcast planning,
+ * alias analysis and strided iteration of the general path cost several
+ * times the arithmetic.  The same kernels run (binary_f32/binary_f64 with
+ * unit strides), so results are identical.  Returns false, having done
+ * nothing, when the operands do not qualify; an `out` must then be exactly
+ * the same memory as an operand or not share its storage at all. */
+static bool same_shape_contiguous(const ch_tensor *x, const ch_tensor *ref) {
+    return x->dt == ref->dt && ch_same_shape(x, ref) && ch_is_contiguous(x);
+}
+
+static bool binary_fast(int op, const ch_tensor *a, const ch_tensor *b, ch_tensor *out, ch_tensor **result,
+                        ch_status *st) {
+    ch_dtype dt = (ch_dtype)a->dt;
+    if (op > CH_DIV || (dt != CH_FLOAT32 && dt != CH_FLOAT64) || a->numel >= CH_PARALLEL_GRAIN ||
+        !same_shape_contiguous(a, a) || !same_shape_contiguous(b, a))
+        return false;
+    if (out) {
+        if (out->dev != CH_CPU || !out->data || !same_shape_contiguous(out, a))
+            return false;
+        if ((out->storage == a->storage && ch_base(out) != ch_base(a)) ||
+            (out->storage == b->storage && ch_base(out) != ch_base(b)))
+            return false;
+    }
+    ch_tensor *target = out;
+    if (out) {
+        ch_tensor_retain(out);
+    } else if ((*st = ch_tensor_new(dt, a->nd, a->dim, CH_CPU, &target)) != CH_OK) {
+        return true;
+    }
+    if (dt == CH_FLOAT32)
+        binary_f32(op, ch_base(target), 1, (const float *)ch_base(a), 1, (const float *)ch_base(b), 1, a->numel);
+    else
+        binary_f64(op, ch_base(target), 1, (const double *)ch_base(a), 1, (const double *)ch_base(b), 1, a->numel);
+    finish(target, out, result);
+    *st = CH_OK;
+    return true;
+}
+
 ch_status ch_binary(ch_binary_op op, const ch_tensor *a, const ch_tensor *b, ch_tensor *out, ch_tensor **result) {
     if ((unsigned)op >= CH_NBINARY)
         return ch_fail(CH_ERR_ARG, "binary: invalid op code %d", (int)op);
@@ -640,6 +680,9 @@ ch_status ch_binary(ch_binary_op op, const ch_tensor *a, const ch_tensor *b, ch_
     CH_CHECK_CPU(b, fn, "b");
     if (!out && !result)
         return ch_fail(CH_ERR_ARG, "%s: neither out nor result was given", fn);
+    ch_status fast_st;
+    if (binary_fast(op, a, b, out, result, &fast_st))
+        return fast_st;
     ch_dtype p = ch_promote((ch_dtype)a->dt, (ch_dtype)b->dt), res;
     int ct;
     CH_TRY(binary_types(op, p, &res, &ct));

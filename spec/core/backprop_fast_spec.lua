@@ -113,6 +113,67 @@ describe('backprop fast path', function()
     assert(math.abs(fd - fast[2][2]) < 1e-4 * math.abs(fd), string.format('%g vs %g', fd, fast[2][2]))
   end)
 
+  it('gradients handed on as owned tensors (overwritten in place) never reach another node', function()
+    -- x + y passes one tensor to both inputs; Mul, Neg, Div and constants
+    -- overwrite a gradient they own.  Random graphs over a few leaves,
+    -- with operands reused and broadcast, against the generic path.
+    local ops = { 'add', 'sub', 'mul', 'div', 'neg', 'mulc', 'addc', 'csub' }
+    local function run(seed)
+      local rng = seed
+      local function rnd(n) rng = (rng * 1103515245 + 12345) % 2147483648 return rng % n + 1 end
+      local leaves = {
+        Variable(T.array({ 0.5, 1.5, -1.0 }, 'float64')),
+        Variable(T.array({ 1.25, -0.75, 2.0 }, 'float64')),
+        Variable(T.array({ { 1.1, 0.9, 1.3 }, { 0.8, 1.2, 1.05 } }, 'float64')),
+        Variable(T.array({ { 0.7 }, { 1.4 } }, 'float64')),
+      }
+      local pool = { leaves[1], leaves[2], leaves[3], leaves[4] }
+      for _ = 1, 24 do
+        local op = ops[rnd(#ops)]
+        local a, b = pool[rnd(#pool)], pool[rnd(#pool)]
+        local y
+        if op == 'add' then y = a + b
+        elseif op == 'sub' then y = a - b
+        elseif op == 'mul' then y = a * b
+        elseif op == 'div' then y = a / (b * b + 1)
+        elseif op == 'neg' then y = -a
+        elseif op == 'mulc' then y = a * 0.5
+        elseif op == 'addc' then y = a + 2
+        else y = 3 - a end
+        pool[#pool + 1] = y
+      end
+      local loss = F.sum(pool[#pool]) + F.sum(pool[#pool - 1] * pool[#pool - 2])
+      loss:backward()
+      local out = {}
+      for k = 1, #leaves do
+        local g = leaves[k].grad
+        out[k] = g and vals(g) or false
+      end
+      return out
+    end
+    for seed = 1, 40 do
+      local fast, slow = both_paths(function() return run(seed) end)
+      for k = 1, #slow do
+        if slow[k] then close(fast[k], slow[k], 1e-12) else assert.is_false(fast[k]) end
+      end
+    end
+  end)
+
+  it('a gradient passed on to both inputs of x + y is not shared with an overwriting consumer', function()
+    local function run()
+      local x = Variable(T.array({ 1, 2, 3 }, 'float64'))
+      local b = Variable(T.array({ 0.5, 0.5, 0.5 }, 'float64'))
+      local c = Variable(T.array({ 2, 3, 4 }, 'float64'))
+      -- b gets gy of (x * c + b) first as an alias, then sums
+      local h = x * c + b
+      local y = (h * c + b) * c + b * 2
+      F.sum(y * h):backward()
+      return { vals(x.grad), vals(b.grad), vals(c.grad) }
+    end
+    local fast, slow = both_paths(run)
+    for k = 1, 3 do assert.are.same(slow[k], fast[k]) end
+  end)
+
   it('chainer.grad of an intermediate variable keeps its gradient intact', function()
     local x = Variable(T.array({ 1, 2 }, 'float64'))
     local h = x * 3

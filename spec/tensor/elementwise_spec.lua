@@ -376,6 +376,29 @@ describe('in-place ops and aliasing', function()
     T.mul(y, y, y)
     assert_values(y, { 1, 4, 9 })
   end)
+
+  it('same-shape float operands (the small-tensor path) alias, overlap and stride correctly', function()
+    for _, dt in ipairs({ 'float32', 'float64' }) do
+      local a = T.array({ 1, 2, 3, 4, 5, 6 }, dt)
+      local b = T.array({ 10, 20, 30, 40, 50, 60 }, dt)
+      assert_values(T.sub(b, a), { 9, 18, 27, 36, 45, 54 })
+      assert_values(T.div(b, a), { 10, 10, 10, 10, 10, 10 })
+      T.add(a, b, b)                          -- out is the second operand
+      assert_values(b, { 11, 22, 33, 44, 55, 66 })
+      a:mul_(a)                               -- out is both operands
+      assert_values(a, { 1, 4, 9, 16, 25, 36 })
+      -- out overlapping an operand at another offset: read before written
+      local x = T.array({ 1, 2, 3, 4, 5, 6, 7 }, dt)
+      T.add(x:slice({ nil, 6 }), x:slice({ nil, 6 }), x:slice({ 1, nil }))
+      assert_values(x, { 1, 2, 4, 6, 8, 10, 12 })
+      -- transposed (non-contiguous) operands of the same shape
+      local m = T.array({ { 1, 2 }, { 3, 4 } }, dt)
+      assert_values(T.mul(m:transpose(), m), { 1, 6, 6, 16 })
+      assert.are.equal(dt, T.add(a, a).dtype)
+    end
+    -- mixed dtypes still promote
+    assert.are.equal('float64', T.add(T.ones({ 2 }, 'float32'), T.ones({ 2 }, 'float64')).dtype)
+  end)
 end)
 
 describe('errors', function()

@@ -114,12 +114,16 @@ function Add:backward(idx, gys)
   if sb then gb = sum_to(gy, sb) end
   return { ga, gb }
 end
-function Add:backward_fast(gy, w1, w2)
+-- backward_fast(gy, want1, want2, own) -> ga, gb, owna, ownb (see
+-- backprop.lua): gy passed on is ours when gy was (own); a sum_to result
+-- other than gy itself is a new tensor.  The traversal decides which input
+-- owns gy when it goes to both.
+function Add:backward_fast(gy, w1, w2, own)
   local ga, gb = gy, gy
   local sa, sb = self._sa, self._sb
   if sa and w1 then ga = T_sum_to(gy, sa) end
   if sb and w2 then gb = T_sum_to(gy, sb) end
-  return ga, gb
+  return ga, gb, ga ~= gy or own, gb ~= gy or own
 end
 
 local AddConstant = FunctionNode:extend('AddConstant')
@@ -128,7 +132,7 @@ function AddConstant:label() return '_ + const' end
 function AddConstant:forward1(x) return T_add(x, self.value) end
 AddConstant.forward = forward_from1
 function AddConstant:backward(idx, gys) return { gys[1] } end
-function AddConstant:backward_fast(gy) return gy end
+function AddConstant:backward_fast(gy, w1, w2, own) return gy, nil, own, false end
 
 local Sub = FunctionNode:extend('Sub')
 M.Sub = Sub
@@ -153,7 +157,7 @@ function Sub:backward(idx, gys)
   end
   return { ga, gb }
 end
-function Sub:backward_fast(gy, w1, w2)
+function Sub:backward_fast(gy, w1, w2, own)
   local ga, gb
   if w1 then
     ga = gy
@@ -163,7 +167,7 @@ function Sub:backward_fast(gy, w1, w2)
     gb = T_neg(gy)
     if self._sb then gb = T_sum_to(gb, self._sb) end
   end
-  return ga, gb
+  return ga, gb, ga ~= gy or own, true
 end
 
 local SubFromConstant = FunctionNode:extend('SubFromConstant')
@@ -172,7 +176,10 @@ function SubFromConstant:label() return 'const - _' end
 function SubFromConstant:forward1(x) return T_sub(self.value, x) end
 SubFromConstant.forward = forward_from1
 function SubFromConstant:backward(idx, gys) return { M.neg(gys[1]) } end
-function SubFromConstant:backward_fast(gy) local r = T_neg(gy) return r end
+function SubFromConstant:backward_fast(gy, w1, w2, own)
+  local r = T_neg(gy, own and gy or nil)
+  return r, nil, true, false
+end
 
 local Mul = FunctionNode:extend('Mul')
 M.Mul = Mul
@@ -200,18 +207,21 @@ function Mul:backward(idx, gys)
   return { ga, gb }
 end
 -- The retained inputs are the nodes' data (what get_retained_inputs reads).
-function Mul:backward_fast(gy, w1, w2)
+-- When gy is ours alone (own), input 1's product overwrites it (computed
+-- last: input 2's product still reads gy); the result has gy's shape and
+-- dtype whatever broadcasting happened.
+function Mul:backward_fast(gy, w1, w2, own)
   local ins = self.inputs
   local ga, gb
-  if w1 then
-    ga = T_mul(gy, ins[2].data)
-    if self._sa then ga = T_sum_to(ga, self._sa) end
-  end
   if w2 then
     gb = T_mul(gy, ins[1].data)
     if self._sb then gb = T_sum_to(gb, self._sb) end
   end
-  return ga, gb
+  if w1 then
+    ga = T_mul(gy, ins[2].data, own and gy or nil)
+    if self._sa then ga = T_sum_to(ga, self._sa) end
+  end
+  return ga, gb, true, true
 end
 
 local MulConstant = FunctionNode:extend('MulConstant')
@@ -220,7 +230,11 @@ function MulConstant:label() return '_ * const' end
 function MulConstant:forward1(x) return T_mul(x, self.value) end
 MulConstant.forward = forward_from1
 function MulConstant:backward(idx, gys) return { M.mul(gys[1], self.value) } end
-function MulConstant:backward_fast(gy) local r = T_mul(gy, self.value) return r end
+-- In place only for float gradients: a weak scalar keeps their dtype.
+function MulConstant:backward_fast(gy, w1, w2, own)
+  local r = T_mul(gy, self.value, own and gy.ptr.dt >= 6 and gy or nil)
+  return r, nil, true, false
+end
 
 local Div = FunctionNode:extend('Div')
 M.Div = Div
@@ -245,17 +259,17 @@ function Div:backward(idx, gys)
   if self._sa and wants(idx, 1) then ga = sum_to(ga, self._sa) end
   return { ga, gb }
 end
-function Div:backward_fast(gy, w1, w2)
+function Div:backward_fast(gy, w1, w2, own)
   local ins = self.inputs
   local a, b = ins[1].data, ins[2].data
-  local ga = T_div(gy, b)
+  local ga = T_div(gy, b, own and gy or nil)
   local gb
   if w2 then
     gb = T_neg(T_div(T_mul(ga, a), b))
     if self._sb then gb = T_sum_to(gb, self._sb) end
   end
   if self._sa and w1 then ga = T_sum_to(ga, self._sa) end
-  return ga, gb
+  return ga, gb, true, true
 end
 
 local DivFromConstant = FunctionNode:extend('DivFromConstant')
@@ -278,7 +292,10 @@ function Neg:label() return '-_' end
 function Neg:forward1(x) return T_neg(x) end
 Neg.forward = forward_from1
 function Neg:backward(idx, gys) return { M.neg(gys[1]) } end
-function Neg:backward_fast(gy) local r = T_neg(gy) return r end
+function Neg:backward_fast(gy, w1, w2, own)
+  local r = T_neg(gy, own and gy or nil)
+  return r, nil, true, false
+end
 
 local PowVarVar = FunctionNode:extend('PowVarVar')
 M.PowVarVar = PowVarVar

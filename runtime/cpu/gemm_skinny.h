@@ -124,16 +124,46 @@ static SK_TARGET void sk_dot_tile(const float *A, int64_t lda, const float *B, i
         }
 }
 
+/* one row of A against rows j..j+3 of B (a batch-1 layer, or the odd row
+ * of a batch): 4 chains, each in sk_dot1's order */
+static SK_TARGET void sk_dot_row4(const float *a, const float *B, int64_t ldb, int64_t K, float alpha, float beta,
+                                  float *C) {
+    const float *b0 = B, *b1 = B + ldb, *b2 = B + 2 * ldb, *b3 = B + 3 * ldb;
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    int64_t k = 0;
+    for (; k + 8 <= K; k += 8) {
+        __m256 x = _mm256_loadu_ps(a + k);
+        SK_KEEP(x);
+        s0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b0 + k), s0);
+        s1 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b1 + k), s1);
+        s2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b2 + k), s2);
+        s3 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b3 + k), s3);
+    }
+    float r[4] = {sk_hsum(s0), sk_hsum(s1), sk_hsum(s2), sk_hsum(s3)};
+    const float *bs[4] = {b0, b1, b2, b3};
+    for (int j = 0; j < 4; j++) {
+        float v = r[j];
+        for (int64_t kk = k; kk < K; kk++) v += a[kk] * bs[j][kk];
+        sk_store(C + j, v, alpha, beta);
+    }
+}
+
 /* columns [j0, j1) of C (j0 a multiple of 4) */
 static SK_TARGET void sk_dot_cols(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t M, int64_t K,
                                   int64_t j0, int64_t j1, float alpha, float beta, float *C, int64_t ldc) {
     int64_t i2 = M / 2 * 2, j4 = j0 + (j1 - j0) / 4 * 4;
-    for (int64_t j = j0; j < j4; j += 4)
+    for (int64_t j = j0; j < j4; j += 4) {
+        /* B streams from L3 (the output layer's W is 8 MB): ask for the
+         * rows two blocks ahead while this block's tiles run from L1 */
+        for (int64_t r = j + 8; r < j + 12 && r < j1; r++)
+            for (int64_t off = 0; off < K; off += 16) __builtin_prefetch(B + r * ldb + off, 0, 3);
         for (int64_t i = 0; i < i2; i += 2)
             sk_dot_tile(A + i * lda, lda, B + j * ldb, ldb, K, alpha, beta, C + i * ldc + j, ldc);
+    }
+    if (i2 < M)
+        for (int64_t j = j0; j < j4; j += 4) sk_dot_row4(A + i2 * lda, B + j * ldb, ldb, K, alpha, beta, C + i2 * ldc + j);
     for (int64_t i = 0; i < M; i++)
-        for (int64_t j = i < i2 ? j4 : j0; j < j1; j++)
-            sk_store(C + i * ldc + j, sk_dot1(A + i * lda, B + j * ldb, K), alpha, beta);
+        for (int64_t j = j4; j < j1; j++) sk_store(C + i * ldc + j, sk_dot1(A + i * lda, B + j * ldb, K), alpha, beta);
 }
 
 /* ---- shared by axpy and outer: 4 rows x 16 or 8 columns ------------------ */
@@ -240,6 +270,10 @@ static SK_TARGET void sk_outer_rows(const float *A, int64_t lda, const float *B,
                                     int64_t m0, int64_t m1, float alpha, float beta, float *C, int64_t ldc, float *S) {
     for (int64_t m = m0; m < m1; m += 4) {
         int nr = m1 - m < 4 ? (int)(m1 - m) : 4;
+        /* C is read and written once (gW: 8 MB from L3): fetch the next
+         * four rows for writing while these are computed */
+        for (int64_t r = m + 4; r < m + 8 && r < m1; r++)
+            for (int64_t j = 0; j < N; j += 16) __builtin_prefetch(C + r * ldc + j, 1, 3);
         memset(S, 0, (size_t)(4 * N) * sizeof *S);
         sk_rank_rows(A + m, 1, lda, B, ldb, K, nr, N, S, N);
         for (int r = 0; r < nr; r++) {

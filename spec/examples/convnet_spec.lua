@@ -9,40 +9,8 @@ local images = require 'chainer.datasets.image_dataset'
 
 local models = dofile('examples/convnet/models.lua')
 
-local function chainlua()
-  local b = os.getenv('CHAINLUA_BUILD')
-  if b then return b .. '/chainlua' end
-  local lib = os.getenv('CHAINLUA_LIB')
-  if lib then return (lib:gsub('/[^/]*$', '')) .. '/chainlua' end
-  return 'build/chainlua'
-end
-
--- output and exit status (LuaJIT's popen close() does not give the status)
-local function run(cmd)
-  local p = io.popen('(' .. cmd .. ') 2>&1; echo "__exit=$?"')
-  local out = p:read('*a')
-  p:close()
-  local code = tonumber(out:match('__exit=(%d+)\n?$'))
-  return (out:gsub('__exit=%d+\n?$', '')), code
-end
-
-local function tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  os.execute('mkdir -p ' .. d)
-  return d
-end
-
-local function exists(path)
-  local f = io.open(path, 'rb')
-  if f then f:close() return true end
-  return false
-end
-
-local function have_mnist()
-  local root = os.getenv('CHAINER_DATASET_ROOT') or ((os.getenv('HOME') or '') .. '/.chainer/dataset')
-  return exists(root .. '/mnist/train-images-idx3-ubyte.gz') or exists(root .. '/pfnet/chainer/mnist/train.npz')
-end
+local H = require 'examples.helpers'
+local chainlua, run, tmpdir, exists, have_mnist = H.chainlua, H.run, H.tmpdir, H.exists, H.have_mnist
 
 local function count_params(link)
   local n = 0

@@ -15,40 +15,8 @@ local net = dofile('examples/dcgan/net.lua')
 local DCGANUpdater = dofile('examples/dcgan/updater.lua')
 local visualize = dofile('examples/dcgan/visualize.lua')
 
-local function chainlua()
-  local b = os.getenv('CHAINLUA_BUILD')
-  if b then return b .. '/chainlua' end
-  local lib = os.getenv('CHAINLUA_LIB')
-  if lib then return (lib:gsub('/[^/]*$', '')) .. '/chainlua' end
-  return 'build/chainlua'
-end
-
--- output and exit status (LuaJIT's popen close() does not give the status)
-local function run(cmd)
-  local p = io.popen('(' .. cmd .. ') 2>&1; echo "__exit=$?"')
-  local out = p:read('*a')
-  p:close()
-  local code = tonumber(out:match('__exit=(%d+)\n?$'))
-  return (out:gsub('__exit=%d+\n?$', '')), code
-end
-
-local function tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  os.execute('mkdir -p ' .. d)
-  return d
-end
-
-local function exists(path)
-  local f = io.open(path, 'rb')
-  if f then f:close() return true end
-  return false
-end
-
-local function have_mnist()
-  local root = os.getenv('CHAINER_DATASET_ROOT') or ((os.getenv('HOME') or '') .. '/.chainer/dataset')
-  return exists(root .. '/mnist/train-images-idx3-ubyte.gz') or exists(root .. '/pfnet/chainer/mnist/train.npz')
-end
+local H = require 'examples.helpers'
+local chainlua, run, tmpdir, exists, have_mnist = H.chainlua, H.run, H.tmpdir, H.exists, H.have_mnist
 
 describe('#examples dcgan networks', function()
   before_each(function() T.random.seed(0) end)

@@ -4,40 +4,8 @@
 -- The full runs with the accuracy targets are scripts/examples-check.
 local json = require 'chainer.utils.json'
 
-local function chainlua()
-  local b = os.getenv('CHAINLUA_BUILD')
-  if b then return b .. '/chainlua' end
-  local lib = os.getenv('CHAINLUA_LIB')
-  if lib then return (lib:gsub('/[^/]*$', '')) .. '/chainlua' end
-  return 'build/chainlua'
-end
-
--- Runs a shell command; returns its output and exit status.  LuaJIT's
--- popen():close() gives no status (Lua 5.1), so the shell prints it last.
-local function run(cmd)
-  local p = io.popen('(' .. cmd .. ') 2>&1; echo "__exit_status=$?"')
-  local out = p:read('*a')
-  p:close()
-  local code = tonumber(out:match('__exit_status=(%d+)%s*$'))
-  out = out:gsub('__exit_status=%d+%s*$', '')
-  return out, code or 1
-end
-
-local function tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  os.execute('mkdir -p ' .. d)
-  return d
-end
-
-local function have_mnist()
-  local root = os.getenv('CHAINER_DATASET_ROOT') or ((os.getenv('HOME') or '') .. '/.chainer/dataset')
-  local f = io.open(root .. '/mnist/train-images-idx3-ubyte.gz', 'rb')
-  if f then f:close() return true end
-  f = io.open(root .. '/pfnet/chainer/mnist/train.npz', 'rb')
-  if f then f:close() return true end
-  return false
-end
+local H = require 'examples.helpers'
+local chainlua, run, tmpdir, have_mnist = H.chainlua, H.run, H.tmpdir, H.have_mnist
 
 describe('#examples', function()
   it('glance: loss falls, accuracy rises, plots and snapshots are written', function()

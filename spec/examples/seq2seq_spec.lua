@@ -5,36 +5,10 @@
 -- snapshot.  (BLEU itself: spec/examples/bleu_spec.lua.)
 local json = require 'chainer.utils.json'
 
-local function chainlua()
-  local b = os.getenv('CHAINLUA_BUILD')
-  if b then return b .. '/chainlua' end
-  local lib = os.getenv('CHAINLUA_LIB')
-  if lib then return (lib:gsub('/[^/]*$', '')) .. '/chainlua' end
-  return 'build/chainlua'
-end
+local H = require 'examples.helpers'
+local chainlua, run, tmpdir = H.chainlua, H.run, H.tmpdir
 
--- output, exit status (LuaJIT's popen close does not return the status)
-local function run(cmd)
-  local p = io.popen(cmd .. ' 2>&1; echo "__rc=$?"')
-  local out = p:read('*a')
-  p:close()
-  local code = tonumber(out:match('__rc=(%d+)\n$'))
-  return (out:gsub('__rc=%d+\n$', '')), code
-end
-
-local function tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  os.execute('mkdir -p ' .. d)
-  return d
-end
-
-local function have_enja()
-  local root = os.getenv('CHAINER_DATASET_ROOT') or ((os.getenv('HOME') or '') .. '/.chainer/dataset')
-  local f = io.open(root .. '/small_parallel_enja/train.en.000', 'rb')
-  if f then f:close() return true end
-  return false
-end
+local function have_enja() return H.have_dataset('small_parallel_enja/train.en.000') end
 
 describe('#examples seq2seq', function()
   it('the loss falls, BLEU is reported, translations are printed', function()

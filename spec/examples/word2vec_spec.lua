@@ -4,38 +4,8 @@
 -- search.lua answers --query and reports unknown words.
 local json = require 'chainer.utils.json'
 
-local function chainlua()
-  local b = os.getenv('CHAINLUA_BUILD')
-  if b then return b .. '/chainlua' end
-  local lib = os.getenv('CHAINLUA_LIB')
-  if lib then return (lib:gsub('/[^/]*$', '')) .. '/chainlua' end
-  return 'build/chainlua'
-end
-
--- output, exit status (LuaJIT's popen close does not return the status)
-local function run(cmd)
-  local p = io.popen(cmd .. ' 2>&1; echo "__rc=$?"')
-  local out = p:read('*a')
-  p:close()
-  local code = tonumber(out:match('__rc=(%d+)\n$'))
-  return (out:gsub('__rc=%d+\n$', '')), code
-end
-
-local function tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  os.execute('mkdir -p ' .. d)
-  return d
-end
-
-local function have_ptb()
-  local root = os.getenv('CHAINER_DATASET_ROOT') or ((os.getenv('HOME') or '') .. '/.chainer/dataset')
-  local f = io.open(root .. '/ptb/ptb.train.txt', 'rb')
-  if f then f:close() return true end
-  f = io.open(root .. '/pfnet/chainer/ptb/train.npz', 'rb')
-  if f then f:close() return true end
-  return false
-end
+local H = require 'examples.helpers'
+local chainlua, run, tmpdir, have_ptb = H.chainlua, H.run, H.tmpdir, H.have_ptb
 
 describe('#examples word2vec', function()
   it('--test: the header, 20 epoch rows with finite losses, a word2vec.model file', function()

@@ -1,9 +1,13 @@
 -- examples/ptb/ptb_common.lua: the pieces train_ptb.lua, train_ptb_nstep.lua
 -- and gentxt.lua share: the language model RNNForLM, the parallel
--- sequential iterator, the BPTT updater and the batch converter.
+-- sequential iterator, the BPTT updater and the batch converter; and the
+-- two training scripts' options, data loading, reports and final test.
 --
 -- (Chainer keeps them inside train_ptb.py; gentxt.py imports them from there.)
 local chainer = require 'chainer'
+local datasets = require 'chainer.datasets'
+local serializers = require 'chainer.serializers'
+local extensions = require 'chainer.training.extensions'
 local F = require 'chainer.functions'
 local L = require 'chainer.links'
 local T = require 'chainer.tensor'
@@ -177,6 +181,99 @@ end
 -- '-1', 'cpu', '@numpy' -> -1; '0' -> 0; other strings as given.
 function M.device_arg(d)
   return tonumber(d) or d
+end
+
+---------------------------------------------------------------------------
+-- The training scripts' shared parts
+---------------------------------------------------------------------------
+-- The command line parser: Chainer's train_ptb.py options, then chainlua's
+-- (dropout_help says where that script applies dropout).
+function M.parser(description, prog, dropout_help)
+  local ap = require('chainer.utils.argparse')(description)
+  ap.prog = prog
+  ap:option('--batchsize', '-b', { type = 'number', default = 20, help = 'Number of examples in each mini-batch' })
+  ap:option('--bproplen', '-l', { type = 'number', default = 35, help = 'Number of words in each mini-batch ' ..
+    '(= length of truncated BPTT)' })
+  ap:option('--epoch', '-e', { type = 'number', default = 39, help = 'Number of sweeps over the dataset to train' })
+  ap:option('--device', '-d', { default = '-1', help = "Device specifier: -1 or 'cpu' for CPU, N or 'cuda:N' for a GPU",
+    aliases = { '--gpu', '-g' } })
+  ap:option('--gradclip', '-c', { type = 'number', default = 5, help = 'Gradient norm threshold to clip' })
+  ap:option('--out', '-o', { default = 'result', help = 'Directory to output the result' })
+  ap:option('--resume', '-r', { default = '', help = 'Resume the training from snapshot' })
+  ap:flag('--test', { help = 'Use tiny datasets for quick tests' })
+  ap:option('--unit', '-u', { type = 'number', default = 650, help = 'Number of LSTM units in each layer' })
+  ap:option('--model', '-m', { default = 'model.npz', help = 'Model file name to serialize (written into --out)' })
+  -- chainlua extras
+  ap:option('--dropout', { type = 'number', default = 0.5, help = dropout_help })
+  ap:option('--lr', { type = 'number', default = 1.0, help = 'SGD learning rate' })
+  ap:option('--log-interval', { type = 'number', help = 'LogReport/PrintReport interval in iterations (default 500; 10 with --test)' })
+  ap:option('--train-words', { type = 'number', default = 0, help = 'Use only the first N training words (0: all)' })
+  ap:option('--valid-words', { type = 'number', default = 0, help = 'Use only the first N validation and test words (0: all)' })
+  ap:flag('--no-snapshot', { help = 'Do not write trainer snapshots every epoch' })
+  ap:option('--seed', { type = 'number', help = 'Random seed (initial weights and dropout)' })
+  ap:option('--threads', { type = 'number', help = 'CPU threads for the math kernels' })
+  return ap
+end
+
+-- Applies --seed and --threads; returns the device of --device.
+function M.setup(args)
+  if args.seed then chainer.tensor.random.seed(args.seed) end
+  if args.threads then chainer.set_num_threads(args.threads) end
+  return M.device_arg(args.device)
+end
+
+-- The Penn Treebank word sequences (cut by --test, --train-words and
+-- --valid-words) and the vocabulary size; prints '#vocab = N'.
+function M.load_words(args)
+  local train, val, test = datasets.get_ptb_words()
+  local n_vocab = train:max():item() + 1   -- train is just an array of integers
+  print('#vocab = ' .. n_vocab)
+  local function head(t, n) return t:slice({ 0, math.min(n, t.size) }) end
+  if args.test then
+    train, val, test = head(train, 100), head(val, 100), head(test, 100)
+  end
+  if args.train_words > 0 then train = head(train, args.train_words) end
+  if args.valid_words > 0 then val, test = head(val, args.valid_words), head(test, args.valid_words) end
+  return train, val, test, n_vocab
+end
+
+-- The validation Evaluator on a copy of `model` that shares the parameters
+-- but has its own LSTM state, reset before each pass over the validation
+-- stream; returns that copy (for the final test).
+function M.add_evaluator(trainer, val_iter, model, device, converter)
+  local eval_model = model:copy()
+  local eval_rnn = eval_model.predictor
+  trainer:extend(extensions.Evaluator(val_iter, eval_model, { device = device, converter = converter,
+    eval_hook = function() eval_rnn:reset_state() end }))
+  return eval_model
+end
+
+-- LogReport (with perplexities) and PrintReport every `interval`
+-- iterations, the progress bar, snapshots unless --no-snapshot, --resume.
+function M.add_reports(trainer, args, model, interval)
+  trainer:extend(extensions.LogReport({ postprocess = M.compute_perplexity, trigger = { interval, 'iteration' } }))
+  trainer:extend(extensions.PrintReport({ 'epoch', 'iteration', 'perplexity', 'val_perplexity', 'elapsed_time' }),
+    { trigger = { interval, 'iteration' } })
+  trainer:extend(extensions.ProgressBar({ update_interval = args.test and 1 or 10 }))
+  if not args.no_snapshot then
+    trainer:extend(extensions.snapshot())
+    trainer:extend(extensions.snapshot_object(model, 'model_iter_{.updater.iteration}'))
+  end
+  if args.resume ~= '' then
+    serializers.load_npz(args.resume, trainer)
+  end
+end
+
+-- Evaluates the final model on the test stream (prints its perplexity) and
+-- saves `model` as --out/--model.
+function M.test_and_save(args, model, eval_model, test_iter, device, converter)
+  print('test')
+  eval_model.predictor:reset_state()
+  local evaluator = extensions.Evaluator(test_iter, eval_model, { device = device, converter = converter })
+  local result = evaluator()
+  print(string.format('test perplexity: %.10g', math.exp(result['main/loss'])))
+  os.execute('mkdir -p ' .. args.out)
+  serializers.save_npz(args.out .. '/' .. args.model, model)
 end
 
 return M

@@ -552,6 +552,13 @@ function Reduction:__call(...)
   local outs = make_outputs(self, b, oshape, nargs)
   self.given_outputs = nil
   local geom = { full = full, keep = keep_shape, outer = outer, inner = inner, is_red = is_red }
+  -- checked here for both devices: the GPU kernel cannot raise an error
+  if self.identity == nil and not self.source_only then
+    local n_reduced, n_out = 1, 1
+    for _, d in ipairs(inner) do n_reduced = n_reduced * full[d] end
+    for _, d in ipairs(outer) do n_out = n_out * full[d] end
+    if n_reduced == 0 and n_out > 0 then kerr(self.name, 'zero-size reduction without an identity') end
+  end
   if self.source_only then return require('chainer.cuda.kernel_cuda').prepare_reduce(self, b, geom).src end
   if b.device >= 0 then
     local G = require 'chainer.cuda.kernel_cuda'

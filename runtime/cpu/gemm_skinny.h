@@ -7,9 +7,8 @@
  * gW += gy^T x.  OpenBLAS packs the big operand (W, or gW's panels) for
  * every call, and with only 20 rows to share that copy its cost is close to
  * the arithmetic: the three products ran at 31-37 GFLOP/s against 90 for a
- * large square one (1 thread); these kernels reach 40-54 (the output layer,
- * whose 8 MB W or gW streams through L3) and 65-80 (the LSTM's 800 x 200
- * weights).  They read the big operand in place:
+ * large square one (1 thread).  These kernels read the big operand in
+ * place (gains measured below, at SK_DOT_MIN_N):
  *   dot:   C[i][j] = dot(A[i,:], B[j,:])       A (M, K), B (N, K), M small
  *   axpy:  C[i][:] = sum_k A[i][k] B[k][:]     A (M, K), B (K, N), M small
  *   outer: C[m][:] = sum_k A[k][m] B[k][:]     A (K, M), B (K, N), K small
@@ -265,25 +264,60 @@ static SK_TARGET void sk_axpy_cols(const float *A, int64_t lda, const float *B, 
 
 /* ---- outer: C[m][:] = sum_k A[k][m] B[k][:] ------------------------------- */
 
-/* rows [m0, m1) of C, four at a time through a 4 x N scratch S */
+/* rows m..m+3 (nr of them) x 16 columns of C: the K (<= 32) rank-one
+ * updates in registers from zero, then C = alpha * acc + beta * C */
+static SK_TARGET void sk_outer_tile2(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t K, int nr,
+                                     float alpha, float beta, float *C, int64_t ldc) {
+    int64_t o1 = nr > 1 ? 1 : 0, o2 = nr > 2 ? 2 : o1, o3 = nr > 3 ? 3 : o2;
+    __m256 s00 = _mm256_setzero_ps(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00, s30 = s00, s31 = s00;
+    for (int64_t k = 0; k < K; k++) {
+        const float *b = B + k * ldb, *a = A + k * lda;
+        __m256 w0 = _mm256_loadu_ps(b), w1 = _mm256_loadu_ps(b + 8);
+        SK_KEEP(w0);
+        SK_KEEP(w1);
+        __m256 x = _mm256_broadcast_ss(a);
+        s00 = _mm256_fmadd_ps(x, w0, s00), s01 = _mm256_fmadd_ps(x, w1, s01);
+        x = _mm256_broadcast_ss(a + o1);
+        s10 = _mm256_fmadd_ps(x, w0, s10), s11 = _mm256_fmadd_ps(x, w1, s11);
+        x = _mm256_broadcast_ss(a + o2);
+        s20 = _mm256_fmadd_ps(x, w0, s20), s21 = _mm256_fmadd_ps(x, w1, s21);
+        x = _mm256_broadcast_ss(a + o3);
+        s30 = _mm256_fmadd_ps(x, w0, s30), s31 = _mm256_fmadd_ps(x, w1, s31);
+    }
+    sk_store_vec(C, s00, alpha, beta), sk_store_vec(C + 8, s01, alpha, beta);
+    if (nr > 1) sk_store_vec(C + ldc, s10, alpha, beta), sk_store_vec(C + ldc + 8, s11, alpha, beta);
+    if (nr > 2) sk_store_vec(C + 2 * ldc, s20, alpha, beta), sk_store_vec(C + 2 * ldc + 8, s21, alpha, beta);
+    if (nr > 3) sk_store_vec(C + 3 * ldc, s30, alpha, beta), sk_store_vec(C + 3 * ldc + 8, s31, alpha, beta);
+}
+
+/* rows [m0, m1) of C, four at a time; S: 4 x N scratch for the columns
+ * past the last multiple of 16 */
 static SK_TARGET void sk_outer_rows(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t N, int64_t K,
                                     int64_t m0, int64_t m1, float alpha, float beta, float *C, int64_t ldc, float *S) {
+    int64_t n16 = N / 16 * 16, w = N - n16;
     for (int64_t m = m0; m < m1; m += 4) {
         int nr = m1 - m < 4 ? (int)(m1 - m) : 4;
         /* C is read and written once (gW: 8 MB from L3): fetch the next
          * four rows for writing while these are computed */
         for (int64_t r = m + 4; r < m + 8 && r < m1; r++)
             for (int64_t j = 0; j < N; j += 16) __builtin_prefetch(C + r * ldc + j, 1, 3);
-        memset(S, 0, (size_t)(4 * N) * sizeof *S);
-        sk_rank_rows(A + m, 1, lda, B, ldb, K, nr, N, S, N);
-        for (int r = 0; r < nr; r++) {
-            float *c = C + (m + r) * ldc;
-            int64_t j = 0;
-            for (; j + 8 <= N; j += 8) sk_store_vec(c + j, _mm256_loadu_ps(S + r * N + j), alpha, beta);
-            for (; j < N; j++) sk_store(c + j, S[r * N + j], alpha, beta);
+        for (int64_t c = 0; c < n16; c += 16) sk_outer_tile2(A + m, lda, B + c, ldb, K, nr, alpha, beta, C + m * ldc + c, ldc);
+        if (w > 0) {
+            memset(S, 0, (size_t)(4 * w) * sizeof *S);
+            sk_rank_rows(A + m, 1, lda, B + n16, ldb, K, nr, w, S, w);
+            for (int r = 0; r < nr; r++)
+                for (int64_t j = 0; j < w; j++) sk_store(C + (m + r) * ldc + n16 + j, S[r * w + j], alpha, beta);
         }
     }
 }
+
+/* Where these kernels beat OpenBLAS (1 thread, interleaved A/B on the
+ * 2-core Zen 3 VM): with a big operand of thousands of rows (the output
+ * layer's 10000 x 200) by 5-25 %; with an LSTM's 800 x 200 weights OpenBLAS
+ * is as fast or faster (its packed copy stays in L2), so those stay there. */
+#define SK_DOT_MIN_N 2048   /* rows of B in x W^T */
+#define SK_AXPY_MIN_K 2048  /* rows of B in gy W */
+#define SK_OUTER_MIN_M 4096 /* rows of C in gy^T x */
 
 /* Runs the product here when it has one of the three skinny forms and is
  * large enough to matter; returns false to leave it to BLAS. */
@@ -297,7 +331,7 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
     int threads = 1;
 #endif
     int par = threads > 1 && M * N * K >= GEMM_PAR_MIN;
-    if (ta == CblasNoTrans && tb == CblasTrans && M <= 32 && N >= 96 && K >= 32) {
+    if (ta == CblasNoTrans && tb == CblasTrans && M <= 32 && N >= SK_DOT_MIN_N && K >= 32) {
         int64_t parts = par ? threads : 1;
 #pragma omp parallel for schedule(static) if (par) num_threads(threads)
         for (int64_t q = 0; q < parts; q++) {
@@ -306,7 +340,7 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
         }
         return true;
     }
-    if (ta == CblasNoTrans && tb == CblasNoTrans && M <= 32 && N >= 16 && K >= 256) {
+    if (ta == CblasNoTrans && tb == CblasNoTrans && M <= 32 && N >= 16 && K >= SK_AXPY_MIN_K) {
         int64_t parts = par && N >= 32 ? threads : 1;
         float *S = malloc((size_t)(M * N) * sizeof *S);
         if (!S) return false;
@@ -318,7 +352,7 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
         free(S);
         return true;
     }
-    if (ta == CblasTrans && tb == CblasNoTrans && K <= 32 && M >= 64 && N >= 16) {
+    if (ta == CblasTrans && tb == CblasNoTrans && K <= 32 && M >= SK_OUTER_MIN_M && N >= 16) {
         int64_t parts = par ? threads : 1;
         float *S = malloc((size_t)(4 * N * parts) * sizeof *S);
         if (!S) return false;

@@ -8,7 +8,7 @@
  * every call, and with only 20 rows to share that copy its cost is close to
  * the arithmetic: the three products ran at 31-37 GFLOP/s against 90 for a
  * large square one (1 thread).  These kernels read the big operand in
- * place (gains measured below, at SK_DOT_MIN_N):
+ * place (where they are used and what they gain: SK_DOT_MIN_N below):
  *   dot:   C[i][j] = dot(A[i,:], B[j,:])       A (M, K), B (N, K), M small
  *   axpy:  C[i][:] = sum_k A[i][k] B[k][:]     A (M, K), B (K, N), M small
  *   outer: C[m][:] = sum_k A[k][m] B[k][:]     A (K, M), B (K, N), K small

@@ -50,6 +50,7 @@ typedef struct ch_tensor {
 const char *ch_last_error(void);
 void ch_clear_error(void);
 const char *ch_version(void);
+const char *ch_library_path(void);
 const char *ch_blas_info(void);
 void ch_set_num_threads(int n);
 int ch_get_num_threads(void);
@@ -156,6 +157,8 @@ ch_status ch_clip(const ch_tensor *x, double lo, double hi, ch_tensor *out, ch_t
 ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b, ch_tensor *out, ch_tensor **result);
 
 ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y);
+
+ch_status ch_addmul(ch_tensor *acc, const ch_tensor *x, const ch_tensor *y);
 
 typedef enum ch_reduce_op {
     CH_SUM = 0, CH_MEAN, CH_PROD, CH_MAX, CH_MIN, CH_ARGMAX, CH_ARGMIN,

@@ -94,6 +94,7 @@ typedef struct ch_tensor {
 CH_API const char *ch_last_error(void);
 CH_API void ch_clear_error(void);
 CH_API const char *ch_version(void);
+CH_API const char *ch_library_path(void);  /* file libchainlua was loaded from, or NULL */
 CH_API const char *ch_blas_info(void);       /* e.g. "OpenBLAS 0.3.21 (OpenMP)" */
 CH_API void ch_set_num_threads(int n);       /* OpenMP and BLAS together */
 CH_API int ch_get_num_threads(void);
@@ -215,6 +216,9 @@ CH_API ch_status ch_clip(const ch_tensor *x, double lo, double hi, ch_tensor *ou
 CH_API ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b, ch_tensor *out, ch_tensor **result);
 /* y = a*x + b*y on same-shape float tensors (optimizers, accumulation). */
 CH_API ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y);
+/* acc += x * y in place (x * y broadcasts to acc's shape and dtype); same
+ * values as the product and the add done separately. */
+CH_API ch_status ch_addmul(ch_tensor *acc, const ch_tensor *x, const ch_tensor *y);
 
 /* ---- reductions -------------------------------------------------------- */
 typedef enum ch_reduce_op {

@@ -1,5 +1,5 @@
 -- tensor/elementwise.lua: arithmetic, comparisons, logic and math functions
--- (NumPy ufunc semantics), their in-place forms, clip, where and axpby.
+-- (NumPy ufunc semantics), their in-place forms, clip, where, axpby and addmul.
 --
 -- The wrappers are thin on purpose: the autograd layer calls them for every
 -- graph node.  Each one is a closure made once at load time; a call does one
@@ -224,6 +224,19 @@ function M.axpby(a, x, b, y)
   end
   if C.ch_axpby(a, x.ptr, b, y.ptr) ~= 0 then fail(2) end
   return y
+end
+
+-- addmul(acc, x, y): acc += x * y in place (x * y broadcasts to acc's
+-- shape); returns acc.  Same values as T.add(acc, T.mul(x, y), acc),
+-- without the product as a tensor of its own.
+function M.addmul(acc, x, y)
+  if not is_tensor(acc) or not is_tensor(x) or not is_tensor(y) then
+    error(string.format('addmul: acc, x and y must be tensors (got %s, %s, %s)',
+      is_tensor(acc) and 'tensor' or type(acc), is_tensor(x) and 'tensor' or type(x),
+      is_tensor(y) and 'tensor' or type(y)), 2)
+  end
+  if C.ch_addmul(acc.ptr, x.ptr, y.ptr) ~= 0 then fail(2) end
+  return acc
 end
 
 return M

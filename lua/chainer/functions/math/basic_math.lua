@@ -21,6 +21,8 @@ local is_tensor = T.is_tensor
 local T_add, T_sub, T_mul, T_div, T_pow, T_neg = T.add, T.sub, T.mul, T.div, T.pow, T.neg
 local T_mod, T_floor, T_log, T_sign = T.mod, T.floor, T.log, T.sign
 local T_sum_to = T.sum_to
+local T_addmul = T.addmul
+local owned = require('chainer.functions._owned_grad').owned
 local setmetatable, type, error = setmetatable, type, error
 local mlog = math.log
 
@@ -209,17 +211,29 @@ end
 -- The retained inputs are the nodes' data (what get_retained_inputs reads).
 -- When gy is ours alone (own), input 1's product overwrites it (computed
 -- last: input 2's product still reads gy); the result has gy's shape and
--- dtype whatever broadcasting happened.
+-- dtype whatever broadcasting happened.  An input whose node already holds
+-- a gradient sum of its own (a leaf reached many times, see _owned_grad)
+-- gets its product added into that sum directly, and no gradient returned.
 function Mul:backward_fast(gy, w1, w2, own)
   local ins = self.inputs
   local ga, gb
   if w2 then
-    gb = T_mul(gy, ins[1].data)
-    if self._sb then gb = T_sum_to(gb, self._sb) end
+    local acc = not self._sb and owned(self, 2)
+    if acc then
+      T_addmul(acc, gy, ins[1].data)
+    else
+      gb = T_mul(gy, ins[1].data)
+      if self._sb then gb = T_sum_to(gb, self._sb) end
+    end
   end
   if w1 then
-    ga = T_mul(gy, ins[2].data, own and gy or nil)
-    if self._sa then ga = T_sum_to(ga, self._sa) end
+    local acc = not self._sa and owned(self, 1)
+    if acc then
+      T_addmul(acc, gy, ins[2].data)
+    else
+      ga = T_mul(gy, ins[2].data, own and gy or nil)
+      if self._sa then ga = T_sum_to(ga, self._sa) end
+    end
   end
   return ga, gb, true, true
 end

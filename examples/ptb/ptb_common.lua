@@ -206,6 +206,9 @@ function M.parser(description, prog, dropout_help)
   -- chainlua extras
   ap:option('--dropout', { type = 'number', default = 0.5, help = dropout_help })
   ap:option('--lr', { type = 'number', default = 1.0, help = 'SGD learning rate' })
+  ap:option('--lr-decay', { type = 'number', default = 1.0, help = 'Multiply the learning rate by this ' ..
+    'after each epoch from --decay-after on (Zaremba et al.\'s small config: 0.5; 1: constant, as Chainer)' })
+  ap:option('--decay-after', { type = 'number', default = 4, help = 'Epochs trained at --lr before --lr-decay applies' })
   ap:option('--log-interval', { type = 'number', help = 'LogReport/PrintReport interval in iterations (default 500; 10 with --test)' })
   ap:option('--train-words', { type = 'number', default = 0, help = 'Use only the first N training words (0: all)' })
   ap:option('--valid-words', { type = 'number', default = 0, help = 'Use only the first N validation and test words (0: all)' })
@@ -246,6 +249,21 @@ function M.add_evaluator(trainer, val_iter, model, device, converter)
   trainer:extend(extensions.Evaluator(val_iter, eval_model, { device = device, converter = converter,
     eval_hook = function() eval_rnn:reset_state() end }))
   return eval_model
+end
+
+-- The learning-rate schedule of --lr-decay/--decay-after: the epoch with
+-- 0-based index i runs at lr * lr_decay^max(i + 1 - decay_after, 0).  It is
+-- computed from the epoch count alone (also when the trainer starts), so a
+-- resumed run continues the same schedule.
+function M.add_lr_schedule(trainer, optimizer, args)
+  if args.lr_decay == 1 then return end
+  local function apply(tr)
+    local next_epoch = tr.updater.epoch
+    optimizer.lr = args.lr * args.lr_decay ^ math.max(next_epoch + 1 - args.decay_after, 0)
+  end
+  trainer:extend(training.make_extension({ trigger = { 1, 'epoch' }, initializer = apply,
+    default_name = 'lr_schedule' }, apply))
+  trainer:extend(extensions.observe_lr())
 end
 
 -- LogReport (with perplexities) and PrintReport every `interval`

@@ -42,6 +42,7 @@ optimizer:add_hook(optimizer_hooks.GradientClipping(args.gradclip))
 -- Set up a trainer
 local updater = ptb.BPTTUpdater(train_iter, optimizer, args.bproplen, device)
 local trainer = training.Trainer(updater, { args.epoch, 'epoch' }, { out = args.out })
+ptb.add_lr_schedule(trainer, optimizer, args)
 
 -- The evaluator works on a copy that shares the parameters but has its own
 -- LSTM state, reset before each pass over the validation stream.

@@ -51,6 +51,7 @@ function NStepUpdater:update_core()
 end
 local updater = NStepUpdater(train_iter, optimizer, { device = device, converter = nstep.convert })
 local trainer = training.Trainer(updater, { args.epoch, 'epoch' }, { out = args.out })
+ptb.add_lr_schedule(trainer, optimizer, args)
 
 local eval_model = ptb.add_evaluator(trainer, val_iter, model, device, nstep.convert)
 -- an update here is bproplen iterations of train_ptb.lua

@@ -200,6 +200,8 @@ function M.parser(description, prog, dropout_help)
   ap:option('--gradclip', '-c', { type = 'number', default = 5, help = 'Gradient norm threshold to clip' })
   ap:option('--out', '-o', { default = 'result', help = 'Directory to output the result' })
   ap:option('--resume', '-r', { default = '', help = 'Resume the training from snapshot' })
+  ap:flag('--resume-lenient', { help = 'With --resume: skip the keys the snapshot lacks (extensions added ' ..
+    'since it was written start fresh)' })
   ap:flag('--test', { help = 'Use tiny datasets for quick tests' })
   ap:option('--unit', '-u', { type = 'number', default = 650, help = 'Number of LSTM units in each layer' })
   ap:option('--model', '-m', { default = 'model.npz', help = 'Model file name to serialize (written into --out)' })
@@ -278,7 +280,7 @@ function M.add_reports(trainer, args, model, interval)
     trainer:extend(extensions.snapshot_object(model, 'model_iter_{.updater.iteration}'))
   end
   if args.resume ~= '' then
-    serializers.load_npz(args.resume, trainer)
+    serializers.load_npz(args.resume, trainer, { strict = not args.resume_lenient })
   end
 end
 

@@ -79,4 +79,24 @@ describe('#examples ptb', function()
     assert.matches('stock [^\n]+\n$', gen)
     os.execute('rm -rf ' .. out)
   end)
+  it('--lr-decay: the epoch-indexed schedule, continued by a resumed run', function()
+    if not have_ptb() then pending('PTB is not under CHAINER_DATASET_ROOT') return end
+    local out = tmpdir()
+    -- 2800 words = 4 updates of 20 x 35 per epoch
+    local cmd = '%s examples/ptb/train_ptb_nstep.lua --unit 10 --dropout 0 --epoch %d --train-words 2800 ' ..
+      '--valid-words 100 --log-interval 4 --threads 1 --seed 1 --lr 0.8 --lr-decay 0.5 --decay-after 2 --out %s%s'
+    local text, code = run(string.format(cmd, chainlua(), 4, out, ''))
+    assert.are.equal(0, code, text)
+    local lrs = {}
+    for _, r in ipairs(json.read_file(out .. '/log')) do lrs[#lrs + 1] = r.lr end
+    -- epochs 0 and 1 at --lr, then halved once per epoch
+    assert.are.same({ 0.8, 0.8, 0.4, 0.2 }, lrs)
+    -- resumed after epoch 2: the schedule continues from the epoch count
+    local out2 = tmpdir()
+    text, code = run(string.format(cmd, chainlua(), 4, out2, ' --resume ' .. out .. '/snapshot_iter_8'))
+    assert.are.equal(0, code, text)
+    local log2 = json.read_file(out2 .. '/log')
+    assert.are.equal(0.2, log2[#log2].lr)
+    os.execute('rm -rf ' .. out .. ' ' .. out2)
+  end)
 end)

@@ -130,21 +130,19 @@ local function pool_devices(self)
   return 0, probe() - 1
 end
 
--- Bytes held by live tensors.
-function MemoryPool:used_bytes()
+-- The sum of a per-device byte count over the pool's devices.
+local function sum_over_devices(self, count)
   local a, b = pool_devices(self)
   local n = 0
-  for d = a, b do n = n + tonumber(C.ch_live_bytes(d)) end
+  for d = a, b do n = n + tonumber(count(d)) end
   return n
 end
 
+-- Bytes held by live tensors.
+function MemoryPool:used_bytes() return sum_over_devices(self, C.ch_live_bytes) end
+
 -- Bytes of freed blocks kept for reuse.
-function MemoryPool:free_bytes()
-  local a, b = pool_devices(self)
-  local n = 0
-  for d = a, b do n = n + tonumber(C.ch_cache_bytes(d)) end
-  return n
-end
+function MemoryPool:free_bytes() return sum_over_devices(self, C.ch_cache_bytes) end
 
 -- Everything the pool holds from the driver: used plus cached.
 function MemoryPool:total_bytes() return self:used_bytes() + self:free_bytes() end

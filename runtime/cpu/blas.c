@@ -8,8 +8,13 @@
  * One-row or one-column products go to gemv, which is several times faster
  * than gemm there (batch-1 inference).  Other dtypes take a plain loop in
  * int64 (integers, bool) or go through float32 (float16).
+ *
+ * matmul on CUDA tensors checks shapes and dtypes here and hands the product
+ * to the backend (cuBLAS, float dtypes only); the other functions of this
+ * file run only on the CPU so far.
  */
 #include "../core/internal.h"
+#include "../core/device_ops.h"
 
 #include <cblas.h>
 #ifdef _OPENMP
@@ -308,13 +313,23 @@ static void batch_product(const mat_desc *ma, const mat_desc *mb, int nb, const 
 
 ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor **result) {
     static const char *fn = "matmul";
-    CH_CHECK_CPU(a, fn, "a");
-    CH_CHECK_CPU(b, fn, "b");
+    CH_CHECK_ARG(a, fn, "a");
+    CH_CHECK_ARG(b, fn, "b");
+    bool gpu = a->dev != CH_CPU || b->dev != CH_CPU;
+    if (gpu)
+        CH_TRY(ch_same_device(fn, "a", a, "b", b));
     if (a->nd == 0 || b->nd == 0)
         return ch_fail(CH_ERR_SHAPE, "matmul: operand %s is 0-d (matmul needs at least 1-d operands; use mul for scalars)",
                        a->nd == 0 ? "a" : "b");
     ch_dtype rdt = ch_promote((ch_dtype)a->dt, (ch_dtype)b->dt);
     ch_dtype cdt = rdt == CH_FLOAT64 ? CH_FLOAT64 : (rdt == CH_FLOAT32 || rdt == CH_FLOAT16) ? CH_FLOAT32 : CH_INT64;
+    if (gpu) {
+        if (cdt == CH_INT64)
+            return ch_fail(CH_ERR_UNSUPPORTED, "matmul: %s @ %s on cuda:%d: integer and bool products run only on the "
+                           "CPU (cuBLAS has no such GEMM); convert to a float dtype or move with :to_cpu()",
+                           ch_dtype_name((ch_dtype)a->dt), ch_dtype_name((ch_dtype)b->dt), a->dev);
+        cdt = rdt;  /* cuBLAS takes float16 as it is (accumulating in float32) */
+    }
 
     ch_tensor *A = NULL, *B = NULL, *out = NULL, *tmp = NULL;
     ch_status st = CH_OK;
@@ -343,9 +358,13 @@ ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int tran
     for (int i = 0; i < nb; i++) odim[i] = bdim[i];
     if (a->nd > 1) odim[ond++] = M;
     if (b->nd > 1) odim[ond++] = N;
-    if ((st = ch_tensor_new(rdt, ond, odim, CH_CPU, &out)) != CH_OK) goto done;
+    if ((st = ch_tensor_new(rdt, ond, odim, a->dev, &out)) != CH_OK) goto done;
     int64_t nbatch = ch_numel(nb, bdim);
     if (out->numel == 0) goto done;
+    if (gpu) {
+        st = ch_device_matmul(fn, A, B, transa, transb, out);
+        goto done;
+    }
 
     if (cdt == CH_INT64) {
         batch_strides(A, nb, bdim, ma.bstride);

@@ -10,8 +10,13 @@
  *
  * Work is split into tasks over (outer position, piece of the inner run)
  * so that both "many short rows" and "one long run" use every thread.
+ *
+ * Unary ops, clip and the binary ops on CUDA tensors take the same dtype,
+ * shape and aliasing decisions here and hand the work to the backend
+ * (ew_device); where and axpby run only on the CPU so far.
  */
 #include "../core/internal.h"
+#include "../core/device_ops.h"
 
 #include <stdlib.h>
 #include <tgmath.h>
@@ -512,11 +517,14 @@ static ch_status unary_types(int op, ch_dtype dt, ch_dtype *res, int *ct) {
     return CH_OK;
 }
 
-/* Validates a caller-given output (shape, device) or allocates one. */
+/* Validates a caller-given output (shape, device: that of the input `ref`)
+ * or allocates one on ref's device. */
 static ch_status prepare_out(const char *fn, ch_tensor *out, ch_dtype res, int nd, const int64_t *dim,
-                             ch_tensor **target) {
+                             const ch_tensor *ref, const char *ref_name, ch_tensor **target) {
     if (out) {
-        CH_CHECK_CPU(out, fn, "out");
+        CH_CHECK_ARG(out, fn, "out");
+        if (out->dev != ref->dev)
+            return ch_same_device(fn, ref_name, ref, "out", out);
         bool same = out->nd == nd;
         for (int i = 0; same && i < nd; i++)
             same = out->dim[i] == dim[i];
@@ -530,7 +538,7 @@ static ch_status prepare_out(const char *fn, ch_tensor *out, ch_dtype res, int n
         *target = out;
         return CH_OK;
     }
-    return ch_tensor_new(res, nd, dim, CH_CPU, target);
+    return ch_tensor_new(res, nd, dim, ref->dev, target);
 }
 
 /* An input that shares memory with the output but is laid out differently
@@ -561,11 +569,54 @@ static void finish(ch_tensor *target, ch_tensor *out, ch_tensor **result) {
     }
 }
 
+/* Runs the op of plan pl on the GPU of `out` (every operand is there):
+ * b NULL for unary ops; scalar_pos >= 0 when that input is the scalar sv
+ * (already in the compute type) instead of a tensor. */
+typedef union ew_scalar { float f; double d; int64_t i; } ew_scalar;
+
+static ch_status ew_device(const char *fn, const ew_plan *pl, ch_tensor *out, const ch_tensor *a,
+                           const ch_tensor *b, int scalar_pos, ew_scalar sv) {
+    ch_cuda_ew w;
+    memset(&w, 0, sizeof w);
+    w.name = fn;
+    w.op = pl->op;
+    w.nin = pl->nin;
+    w.ct = kt_dtype(pl->ct);
+    w.scalar_pos = scalar_pos;
+    if (scalar_pos >= 0) {
+        if (pl->ct == KT_F32)
+            w.scalar_f = sv.f;
+        else if (pl->ct == KT_F64)
+            w.scalar_f = sv.d;
+        else
+            w.scalar_i = sv.i;
+    }
+    w.lo = pl->lo;
+    w.hi = pl->hi;
+    w.out = out;
+    w.in[0] = a;
+    w.in[1] = b;
+    return ch_device_elementwise(fn, &w);
+}
+
+/* Integer pow refuses negative exponents; a GPU exponent is checked on a
+ * host copy (the error must come before any work). */
+static ch_status check_int_pow(const ch_tensor *b, const char *fn);
+static ch_status check_int_pow_any(const ch_tensor *b, const char *fn) {
+    if (b->dev == CH_CPU)
+        return check_int_pow(b, fn);
+    ch_tensor *h;
+    CH_TRY(ch_to_device(b, CH_CPU, &h));
+    ch_status st = check_int_pow(h, fn);
+    ch_tensor_release(h);
+    return st;
+}
+
 /* ---- public entry points --------------------------------------------------- */
 static ch_status unary_impl(int op, const ch_tensor *x, double lo, double hi, ch_dtype res_override,
                             ch_tensor *out, ch_tensor **result) {
     const char *fn = unary_names[op];
-    CH_CHECK_CPU(x, fn, "x");
+    CH_CHECK_ARG(x, fn, "x");
     if (!out && !result)
         return ch_fail(CH_ERR_ARG, "%s: neither out nor result was given", fn);
     ch_dtype res = CH_FLOAT64;
@@ -576,7 +627,7 @@ static ch_status unary_impl(int op, const ch_tensor *x, double lo, double hi, ch
         ct = kt_of(res);
     }
     ch_tensor *target;
-    CH_TRY(prepare_out(fn, out, res, x->nd, x->dim, &target));
+    CH_TRY(prepare_out(fn, out, res, x->nd, x->dim, x, "x", &target));
     ch_tensor *xc = NULL;
     ch_status st = unalias(target, x, x->stride, &xc);
     if (st != CH_OK) {
@@ -585,9 +636,18 @@ static ch_status unary_impl(int op, const ch_tensor *x, double lo, double hi, ch
     }
     const ch_tensor *xs = xc ? xc : x;
     ew_plan pl = {op, ct, bool_result_unary(op) ? KT_BOOL : ct, 1, lo, hi};
-    ew_operand a = {(ch_dtype)xs->dt, ch_base(xs), xs->stride};
-    ew_execute(&pl, target, &a, NULL);
+    if (xs->dev != CH_CPU) {
+        ew_scalar none = {0};
+        st = ew_device(fn, &pl, target, xs, NULL, -1, none);
+    } else {
+        ew_operand a = {(ch_dtype)xs->dt, ch_base(xs), xs->stride};
+        ew_execute(&pl, target, &a, NULL);
+    }
     ch_tensor_release(xc);
+    if (st != CH_OK) {
+        ch_tensor_release(target);
+        return st;
+    }
     finish(target, out, result);
     return CH_OK;
 }
@@ -599,7 +659,7 @@ ch_status ch_unary(ch_unary_op op, const ch_tensor *x, ch_tensor *out, ch_tensor
 }
 
 ch_status ch_clip(const ch_tensor *x, double lo, double hi, ch_tensor *out, ch_tensor **result) {
-    CH_CHECK_CPU(x, "clip", "x");
+    CH_CHECK_ARG(x, "clip", "x");
     /* bounds are weak scalars: a fractional bound lifts integers to float64 */
     ch_dtype dt = (ch_dtype)x->dt;
     int frac = (lo == lo && lo != floor(lo)) || (hi == hi && hi != floor(hi)) || isinf(lo) || isinf(hi);
@@ -676,13 +736,18 @@ ch_status ch_binary(ch_binary_op op, const ch_tensor *a, const ch_tensor *b, ch_
     if ((unsigned)op >= CH_NBINARY)
         return ch_fail(CH_ERR_ARG, "binary: invalid op code %d", (int)op);
     const char *fn = binary_names[op];
-    CH_CHECK_CPU(a, fn, "a");
-    CH_CHECK_CPU(b, fn, "b");
+    CH_CHECK_ARG(a, fn, "a");
+    CH_CHECK_ARG(b, fn, "b");
     if (!out && !result)
         return ch_fail(CH_ERR_ARG, "%s: neither out nor result was given", fn);
-    ch_status fast_st;
-    if (binary_fast(op, a, b, out, result, &fast_st))
-        return fast_st;
+    bool gpu = a->dev != CH_CPU || b->dev != CH_CPU;
+    if (gpu) {
+        CH_TRY(ch_same_device(fn, "a", a, "b", b));
+    } else {
+        ch_status fast_st;
+        if (binary_fast(op, a, b, out, result, &fast_st))
+            return fast_st;
+    }
     ch_dtype p = ch_promote((ch_dtype)a->dt, (ch_dtype)b->dt), res;
     int ct;
     CH_TRY(binary_types(op, p, &res, &ct));
@@ -690,9 +755,9 @@ ch_status ch_binary(ch_binary_op op, const ch_tensor *a, const ch_tensor *b, ch_
     int64_t dim[CH_MAX_DIMS];
     CH_TRY(ch_broadcast_shape(a->nd, a->dim, b->nd, b->dim, &nd, dim, fn));
     if (op == CH_POW && ct == KT_I64)
-        CH_TRY(check_int_pow(b, fn));
+        CH_TRY(check_int_pow_any(b, fn));
     ch_tensor *target;
-    CH_TRY(prepare_out(fn, out, res, nd, dim, &target));
+    CH_TRY(prepare_out(fn, out, res, nd, dim, a, "a", &target));
     int64_t sa[CH_MAX_DIMS], sb[CH_MAX_DIMS];
     ch_broadcast_strides(a, nd, dim, sa);
     ch_broadcast_strides(b, nd, dim, sb);
@@ -711,10 +776,19 @@ ch_status ch_binary(ch_binary_op op, const ch_tensor *a, const ch_tensor *b, ch_
         ch_broadcast_strides(bc, nd, dim, sb);
     const ch_tensor *ax = ac ? ac : a, *bx = bc ? bc : b;
     ew_plan pl = {op, ct, bool_result_binary(op) ? KT_BOOL : ct, 2, 0, 0};
-    ew_operand oa = {(ch_dtype)ax->dt, ch_base(ax), sa}, ob = {(ch_dtype)bx->dt, ch_base(bx), sb};
-    ew_execute(&pl, target, &oa, &ob);
+    if (gpu) {
+        ew_scalar none = {0};
+        st = ew_device(fn, &pl, target, ax, bx, -1, none);
+    } else {
+        ew_operand oa = {(ch_dtype)ax->dt, ch_base(ax), sa}, ob = {(ch_dtype)bx->dt, ch_base(bx), sb};
+        ew_execute(&pl, target, &oa, &ob);
+    }
     ch_tensor_release(ac);
     ch_tensor_release(bc);
+    if (st != CH_OK) {
+        ch_tensor_release(target);
+        return st;
+    }
     finish(target, out, result);
     return CH_OK;
 }
@@ -724,7 +798,8 @@ ch_status ch_binary_scalar(ch_binary_op op, const ch_tensor *a, double s, int sc
     if ((unsigned)op >= CH_NBINARY)
         return ch_fail(CH_ERR_ARG, "binary: invalid op code %d", (int)op);
     const char *fn = binary_names[op];
-    CH_CHECK_CPU(a, fn, scalar_first ? "b" : "a");
+    const char *an = scalar_first ? "b" : "a";
+    CH_CHECK_ARG(a, fn, an);
     if (!out && !result)
         return ch_fail(CH_ERR_ARG, "%s: neither out nor result was given", fn);
     ch_dtype adt = (ch_dtype)a->dt;
@@ -735,7 +810,7 @@ ch_status ch_binary_scalar(ch_binary_op op, const ch_tensor *a, double s, int sc
         return ch_fail(CH_ERR_ARG, "%s: integers to negative integer powers are not allowed "
                        "(convert the base to float first)", fn);
     ch_tensor *target;
-    CH_TRY(prepare_out(fn, out, res, a->nd, a->dim, &target));
+    CH_TRY(prepare_out(fn, out, res, a->nd, a->dim, a, an, &target));
     ch_tensor *ac = NULL;
     ch_status st = unalias(target, a, a->stride, &ac);
     if (st != CH_OK) {
@@ -743,7 +818,7 @@ ch_status ch_binary_scalar(ch_binary_op op, const ch_tensor *a, double s, int sc
         return st;
     }
     if (op == CH_POW && ct == KT_I64 && scalar_first) {
-        st = check_int_pow(a, fn);
+        st = check_int_pow_any(a, fn);
         if (st != CH_OK) {
             ch_tensor_release(ac);
             ch_tensor_release(target);
@@ -753,7 +828,7 @@ ch_status ch_binary_scalar(ch_binary_op op, const ch_tensor *a, double s, int sc
     const ch_tensor *ax = ac ? ac : a;
     /* the scalar takes the operand type's precision first (NumPy's weak
      * scalars): float32 x == 0.1 compares with float32(0.1) */
-    union { float f; double d; int64_t i; } sv;
+    ew_scalar sv;
     if (p == CH_FLOAT16)
         sv.f = ch_half_to_float(ch_float_to_half((float)s));
     else if (ct == KT_F32)
@@ -764,13 +839,21 @@ ch_status ch_binary_scalar(ch_binary_op op, const ch_tensor *a, double s, int sc
         sv.i = f2i(s);
     static const int64_t zero[CH_MAX_DIMS] = {0};
     ew_plan pl = {op, ct, bool_result_binary(op) ? KT_BOOL : ct, 2, 0, 0};
-    ew_operand ot = {(ch_dtype)ax->dt, ch_base(ax), ax->stride};
-    ew_operand os = {kt_dtype(ct), (const char *)&sv, zero};
-    if (scalar_first)
-        ew_execute(&pl, target, &os, &ot);
-    else
-        ew_execute(&pl, target, &ot, &os);
+    if (ax->dev != CH_CPU) {
+        st = ew_device(fn, &pl, target, scalar_first ? NULL : ax, scalar_first ? ax : NULL, scalar_first ? 0 : 1, sv);
+    } else {
+        ew_operand ot = {(ch_dtype)ax->dt, ch_base(ax), ax->stride};
+        ew_operand os = {kt_dtype(ct), (const char *)&sv, zero};
+        if (scalar_first)
+            ew_execute(&pl, target, &os, &ot);
+        else
+            ew_execute(&pl, target, &ot, &os);
+    }
     ch_tensor_release(ac);
+    if (st != CH_OK) {
+        ch_tensor_release(target);
+        return st;
+    }
     finish(target, out, result);
     return CH_OK;
 }
@@ -789,7 +872,7 @@ ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b
     CH_TRY(ch_broadcast_shape(nd1, d1, b->nd, b->dim, &nd, dim, "where"));
     ch_dtype res = ch_promote((ch_dtype)a->dt, (ch_dtype)b->dt);
     ch_tensor *target;
-    CH_TRY(prepare_out("where", out, res, nd, dim, &target));
+    CH_TRY(prepare_out("where", out, res, nd, dim, a, "a", &target));
     /* inputs overlapping the output are copied first (see unalias) */
     const ch_tensor *in[3] = {cond, a, b};
     ch_tensor *cp[3] = {NULL, NULL, NULL};

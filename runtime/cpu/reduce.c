@@ -8,8 +8,14 @@
  * removed by one pass of the (O, R, I) kernels in reduce_kernels.h,
  * innermost block first.  var/std/logsumexp are composed from these passes
  * and the elementwise ops.
+ *
+ * On a CUDA tensor the same dtype and axis decisions are taken here; each
+ * (O, R, I) pass is replaced by one backend reduction over all the reduced
+ * axes (reduce_core_device).  logsumexp, cumsum, cumprod and sum_to run
+ * only on the CPU so far.
  */
 #include "../core/internal.h"
+#include "../core/device_ops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,6 +102,27 @@ static int run_pass(int kop, ch_dtype ct, const void *x, int64_t O, int64_t R, i
     }
 }
 
+/* reduce_core for a tensor on a GPU: one backend call over every reduced
+ * axis, into a new contiguous tensor of shape oshape. */
+static ch_status reduce_core_device(int kop, const ch_tensor *xc, const bool *red, int ond, const int64_t *oshape,
+                                    const char *fn, ch_tensor **result) {
+    static const int hook_op[] = {[RK_SUM] = CH_SUM, [RK_PROD] = CH_PROD, [RK_MAX] = CH_MAX,
+                                  [RK_MIN] = CH_MIN, [RK_ARGMAX] = CH_ARGMAX, [RK_ARGMIN] = CH_ARGMIN};
+    bool arg = kop == RK_ARGMAX || kop == RK_ARGMIN;
+    uint8_t r[CH_MAX_DIMS];
+    for (int i = 0; i < xc->nd; i++)
+        r[i] = red[i];
+    ch_tensor *out;
+    CH_TRY(ch_tensor_new(arg ? CH_INT64 : (ch_dtype)xc->dt, ond, oshape, xc->dev, &out));
+    ch_status st = ch_device_reduce(fn, hook_op[kop], xc, r, out);
+    if (st != CH_OK) {
+        ch_tensor_release(out);
+        return st;
+    }
+    *result = out;
+    return CH_OK;
+}
+
 /*
  * Reduces the contiguous tensor xc (dtype ct) over the axes flagged in
  * `red` with kernel op kop.  The result is a new contiguous tensor of shape
@@ -103,6 +130,8 @@ static int run_pass(int kop, ch_dtype ct, const void *x, int64_t O, int64_t R, i
  */
 static ch_status reduce_core(int kop, const ch_tensor *xc, const bool *red, int ond, const int64_t *oshape,
                              const char *fn, ch_tensor **result) {
+    if (xc->dev != CH_CPU)
+        return reduce_core_device(kop, xc, red, ond, oshape, fn, result);
     ch_dtype ct = (ch_dtype)xc->dt;
     bool arg = kop == RK_ARGMAX || kop == RK_ARGMIN;
     /* merge axes into blocks, dropping size-1 axes */
@@ -341,7 +370,9 @@ static ch_status reduce_impl(ch_reduce_op op, const ch_tensor *x, const int32_t 
     if ((unsigned)op >= CH_NREDUCE)
         return ch_fail(CH_ERR_ARG, "reduce: invalid op code %d", (int)op);
     const char *fn = reduce_names[op];
-    CH_CHECK_CPU(x, fn, "x");
+    CH_CHECK_ARG(x, fn, "x");
+    if (x->dev != CH_CPU && op == CH_LOGSUMEXP)
+        return ch_check_cpu(x, fn, "x");  /* composed with a host loop */
     if (!result)
         return ch_fail(CH_ERR_ARG, "%s: result is NULL", fn);
     bool arg = op == CH_ARGMAX || op == CH_ARGMIN;

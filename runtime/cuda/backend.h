@@ -76,6 +76,26 @@ char *cu_base(const ch_tensor *t);
 ch_status cu_copy_kernel(const cu_geom *g, int dt_dst, void *dst, int dt_src, const void *src);
 ch_status cu_fill_kernel(const cu_geom *g, int dt, void *dst, double value);
 
+/* ---- tensor ops (elementwise.c/.cu, reduce.c/.cu, matmul.c) ------------- */
+struct cu_ew_plan;
+struct cu_reduce_plan;
+/* What an elementwise kernel needs besides its index space; operand 0 is
+ * the output, 1 and 2 the inputs (NULL pointer: the scalar). */
+typedef struct cu_ew_args {
+    int op, nin, ct;
+    int dt[3];
+    char *ptr[3];
+    int scalar_pos;         /* -1, or the input (0/1) that is the scalar */
+    double scalar_f;
+    int64_t scalar_i;
+    double lo, hi;          /* clip bounds; lo_i/hi_i for int64 compute */
+    int64_t lo_i, hi_i;
+} cu_ew_args;
+ch_status cu_ew_launch(const char *fn, const struct cu_ew_plan *p, const cu_ew_args *a);
+/* op is a ch_reduce_op (SUM, PROD, MAX, MIN, ARGMAX, ARGMIN); x of dtype
+ * float32/float64/int64; out contiguous (rows elements). */
+ch_status cu_reduce_launch(const char *fn, int op, int dt, const struct cu_reduce_plan *p, const char *x, void *out);
+
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
 void cu_image_free(void *p);
@@ -87,6 +107,12 @@ int cu_device_arch(int device);
 /* ---- host side of copies (copy.c) --------------------------------------- */
 ch_status cu_copy(ch_tensor *dst, const ch_tensor *src);
 ch_status cu_fill(ch_tensor *t, double value);
+
+/* ---- hooks of the tensor ops ---------------------------------------------- */
+struct ch_cuda_ew;
+ch_status cu_elementwise(const struct ch_cuda_ew *w);
+ch_status cu_reduce(int op, const ch_tensor *x, const uint8_t *red, ch_tensor *out);
+ch_status cu_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor *out);
 
 #ifdef __cplusplus
 }

@@ -140,5 +140,8 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->kernel_load = cu_kernel_load;
     hooks->launch = cu_launch;
     hooks->device_arch = cu_device_arch;
+    hooks->elementwise = cu_elementwise;
+    hooks->reduce = cu_reduce;
+    hooks->matmul = cu_matmul;
     return 0;
 }

@@ -1,0 +1,178 @@
+/*
+ * matmul.c -- the matmul hook: NumPy matmul of float16/float32/float64 on
+ * cuBLAS.  plan_gemm.c maps the row-major, possibly transposed, strided and
+ * batched operands onto column-major calls (C^T = B^T A^T); an operand whose
+ * matrices fit no BLAS layout is first packed densely on the device.  A
+ * merged batch axis becomes one cublasGemmStridedBatchedEx call (stride 0
+ * for a broadcast operand); further batch axes loop on the host.
+ *
+ * float16 is multiplied with float32 accumulation (CUBLAS_COMPUTE_32F), as
+ * the CPU computes it in float32; float32 uses CUBLAS_COMPUTE_32F, which
+ * does not use TF32.  One cuBLAS handle per device, created on first use,
+ * runs on the default stream that the copies and kernels use.
+ *
+ * Compiled and unit-tested on the planning side only: this code has not yet
+ * been run on a GPU.
+ */
+#include "backend.h"
+#include "plan.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <limits.h>
+#include <pthread.h>
+#include <string.h>
+
+static cublasHandle_t handles[CU_MAX_DEVICES];
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static ch_status blas_check(cublasStatus_t s, const char *what) {
+    if (s == CUBLAS_STATUS_SUCCESS)
+        return CH_OK;
+    return cu_fail(s == CUBLAS_STATUS_ALLOC_FAILED ? CH_ERR_MEMORY : CH_ERR_DEVICE, "matmul: %s failed: %s", what,
+                   cublasGetStatusString(s));
+}
+
+/* The handle of the current device (cu_use has made it current). */
+static ch_status handle_for(int device, cublasHandle_t *h) {
+    ch_status st = CH_OK;
+    pthread_mutex_lock(&handles_lock);
+    if (!handles[device]) {
+        cublasHandle_t fresh;
+        st = blas_check(cublasCreate(&fresh), "cublasCreate");
+        if (st == CH_OK) {
+            st = blas_check(cublasSetStream(fresh, 0), "cublasSetStream");
+            if (st == CH_OK)
+                handles[device] = fresh;
+            else
+                cublasDestroy(fresh);
+        }
+    }
+    *h = handles[device];
+    pthread_mutex_unlock(&handles_lock);
+    return st;
+}
+
+/* A dense (C-order) copy of x in a scratch buffer, described by *view. */
+static ch_status pack(const ch_tensor *x, ch_tensor *view, size_t *bytes) {
+    *view = *x;
+    view->offset = 0;
+    int64_t s = 1;
+    for (int i = x->nd - 1; i >= 0; i--) {
+        view->stride[i] = s;
+        s *= x->dim[i];
+    }
+    *bytes = (size_t)x->numel * cu_dtype_size(x->dt);
+    view->data = cu_scratch(x->dev, *bytes, "matmul");
+    if (!view->data)
+        return CH_ERR_MEMORY;
+    const int64_t *st[2] = {view->stride, x->stride};
+    cu_geom g;
+    cu_geom_init(&g, x->nd, x->dim, 2, st);
+    ch_status r = cu_copy_kernel(&g, x->dt, view->data, x->dt, cu_base(x));
+    if (r != CH_OK) {
+        cu_scratch_release(x->dev, view->data, *bytes);
+        view->data = NULL;
+    }
+    return r;
+}
+
+static int fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+/* The products of plan p on the (packed if needed) operands a, b into out. */
+static ch_status run(cublasHandle_t h, const cu_gemm_plan *p, const ch_tensor *a, const ch_tensor *b, ch_tensor *out) {
+    int dt = out->dt;
+    cudaDataType ty = dt == CH_FLOAT16 ? CUDA_R_16F : dt == CH_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
+    cublasComputeType_t ct = dt == CH_FLOAT64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+    const float one_f = 1, zero_f = 0;
+    const double one_d = 1, zero_d = 0;
+    const void *alpha = dt == CH_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
+    const void *beta = dt == CH_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+    if (!fits_int(p->M) || !fits_int(p->N) || !fits_int(p->K) || !fits_int(p->a.ld) || !fits_int(p->b.ld))
+        return cu_fail(CH_ERR_UNSUPPORTED, "matmul: a dimension exceeds cuBLAS's 32-bit limit (M=%lld, N=%lld, K=%lld)",
+                       (long long)p->M, (long long)p->N, (long long)p->K);
+    cublasOperation_t opb = p->b.op_t ? CUBLAS_OP_T : CUBLAS_OP_N, opa = p->a.op_t ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int m = (int)p->N, n = (int)p->M, k = (int)p->K, ldb = (int)p->b.ld, lda = (int)p->a.ld, ldc = (int)p->N;
+    int64_t z = (int64_t)cu_dtype_size(dt);
+    const char *A = cu_base(a), *B = cu_base(b);
+    char *C = cu_base(out);
+    if (p->nb == 0)
+        return blas_check(cublasGemmEx(h, opb, opa, m, n, k, alpha, B, ty, ldb, A, ty, lda, beta, C, ty, ldc, ct,
+                                       CUBLAS_GEMM_DEFAULT),
+                          "cublasGemmEx");
+    /* the innermost merged batch axis in one call, the others on the host */
+    int last = p->nb - 1;
+    int64_t count = p->bdim[last];
+    if (!fits_int(count))
+        return cu_fail(CH_ERR_UNSUPPORTED, "matmul: %lld products in one batch axis exceed cuBLAS's limit",
+                       (long long)count);
+    int64_t outer = p->batch / count;
+    for (int64_t o = 0; o < outer; o++) {
+        int64_t rem = o, oa = 0, ob = 0, oc = 0;
+        for (int d = last - 1; d >= 0; d--) {
+            int64_t c = rem % p->bdim[d];
+            rem /= p->bdim[d];
+            oa += c * p->bstride[0][d];
+            ob += c * p->bstride[1][d];
+            oc += c * p->bstride[2][d];
+        }
+        CU_TRY(blas_check(cublasGemmStridedBatchedEx(h, opb, opa, m, n, k, alpha, B + ob * z, ty, ldb,
+                                                     p->bstride[1][last], A + oa * z, ty, lda, p->bstride[0][last],
+                                                     beta, C + oc * z, ty, ldc, p->bstride[2][last], (int)count, ct,
+                                                     CUBLAS_GEMM_DEFAULT),
+                          "cublasGemmStridedBatchedEx"));
+    }
+    return CH_OK;
+}
+
+ch_status cu_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor *out) {
+    if (!a || !b || !out || (!a->data && a->numel) || (!b->data && b->numel) || (!out->data && out->numel))
+        return cu_fail(CH_ERR_ARG, "matmul: a tensor argument is NULL or has been freed");
+    if ((out->dt != CH_FLOAT16 && out->dt != CH_FLOAT32 && out->dt != CH_FLOAT64) || a->dt != out->dt ||
+        b->dt != out->dt)
+        return cu_fail(CH_ERR_DTYPE, "matmul: the GPU multiplies float16, float32 or float64 operands of one dtype "
+                       "(got %s @ %s into %s)", cu_dtype_name(a->dt), cu_dtype_name(b->dt), cu_dtype_name(out->dt));
+    if (a->dev != out->dev || b->dev != out->dev)
+        return cu_fail(CH_ERR_DEVICE, "matmul: operands on devices %d and %d, output on %d", a->dev, b->dev, out->dev);
+    cu_gemm_plan p;
+    if (cu_gemm_plan_init(&p, a->nd, a->dim, a->stride, transa, b->nd, b->dim, b->stride, transb) != 0)
+        return cu_fail(CH_ERR_SHAPE, "matmul: the operand shapes do not fit (%d-d @ %d-d)", a->nd, b->nd);
+    if (p.batch * p.M * p.N != out->numel)
+        return cu_fail(CH_ERR_SHAPE, "matmul: the output has %lld elements (expected %lld)", (long long)out->numel,
+                       (long long)(p.batch * p.M * p.N));
+    if (out->numel == 0)
+        return CH_OK;
+    CU_TRY(cu_use(out->dev, "matmul"));
+    if (p.K == 0)
+        return cu_fill(out, 0.0);  /* empty sums */
+
+    ch_tensor pa, pb;
+    size_t na = 0, nb = 0;
+    const ch_tensor *A = a, *B = b;
+    ch_status st = CH_OK;
+    if (p.a.copy) {
+        if ((st = pack(a, &pa, &na)) == CH_OK)
+            A = &pa;
+    }
+    if (st == CH_OK && p.b.copy) {
+        if ((st = pack(b, &pb, &nb)) == CH_OK)
+            B = &pb;
+    }
+    if (st == CH_OK && (A != a || B != b) &&
+        cu_gemm_plan_init(&p, A->nd, A->dim, A->stride, transa, B->nd, B->dim, B->stride, transb) != 0)
+        st = cu_fail(CH_ERR_INTERNAL, "matmul: planning failed after packing the operands");
+    if (st == CH_OK && (p.a.copy || p.b.copy))
+        st = cu_fail(CH_ERR_INTERNAL, "matmul: a packed operand still fits no BLAS layout");
+    cublasHandle_t h = NULL;
+    if (st == CH_OK)
+        st = handle_for(out->dev, &h);
+    if (st == CH_OK)
+        st = run(h, &p, A, B, out);
+    /* the scratch buffers return to the cache; later work on the same
+     * stream runs after these products */
+    if (A != a)
+        cu_scratch_release(a->dev, pa.data, na);
+    if (B != b)
+        cu_scratch_release(b->dev, pb.data, nb);
+    return st;
+}

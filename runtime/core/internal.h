@@ -62,6 +62,13 @@ struct ch_storage {
 ch_storage *ch_storage_new(size_t nbytes, int device);
 void ch_storage_retain(ch_storage *s);
 void ch_storage_release(ch_storage *s);
+/* Blocks up to CH_SMALL_BLOCK_MAX bytes (tensor headers, small storages)
+ * from a cache of free lists (small_blocks.c); free with the same size. */
+#define CH_SMALL_BLOCK_MAX 1024
+void *ch_small_alloc(size_t nbytes);
+void ch_small_free(void *p, size_t nbytes);
+void ch_small_blocks_release(void);
+size_t ch_small_blocks_cached(void);
 /* CPU allocator with a cache of large blocks (see storage.c). */
 void *ch_cpu_alloc(size_t nbytes);
 void ch_cpu_free(void *p, size_t nbytes);

@@ -149,9 +149,10 @@ void (*ch_device_cache_free_hook)(int device) = NULL;
 int64_t (*ch_device_cache_bytes_hook)(int device) = NULL;
 
 void ch_cache_free_all(int device) {
-    if (device == CH_CPU)
+    if (device == CH_CPU) {
         cpu_cache_free_all();
-    else if (ch_device_cache_free_hook)
+        ch_small_blocks_release();
+    } else if (ch_device_cache_free_hook)
         ch_device_cache_free_hook(device);
 }
 
@@ -161,12 +162,14 @@ int64_t ch_cache_bytes(int device) {
     pthread_mutex_lock(&cache_lock);
     int64_t n = (int64_t)cached_bytes;
     pthread_mutex_unlock(&cache_lock);
+    n += (int64_t)ch_small_blocks_cached();
     return n;
 }
 
 /* ---- storages ---------------------------------------------------------- */
 /* owns: 0 borrowed memory (ch_wrap_buffer), 1 a separate block, 2 data
- * placed right after the struct (small CPU tensors: one malloc, one free) */
+ * placed right after the struct (small CPU tensors: one block, from
+ * small_blocks.c when it fits there) */
 #define OWNS_INLINE 2
 
 ch_storage *ch_storage_new(size_t nbytes, int device) {
@@ -174,7 +177,7 @@ ch_storage *ch_storage_new(size_t nbytes, int device) {
         /* sizeof(ch_storage) is a multiple of 16, so the data keeps
          * malloc's 16-byte alignment */
         _Static_assert(sizeof(ch_storage) % 16 == 0, "inline data alignment");
-        ch_storage *s = malloc(sizeof *s + (nbytes ? nbytes : 1));
+        ch_storage *s = ch_small_alloc(sizeof *s + (nbytes ? nbytes : 1));
         if (!s)
             return NULL;
         s->data = s + 1;
@@ -185,7 +188,7 @@ ch_storage *ch_storage_new(size_t nbytes, int device) {
         account(device, (int64_t)nbytes);
         return s;
     }
-    ch_storage *s = malloc(sizeof *s);
+    ch_storage *s = ch_small_alloc(sizeof *s);
     if (!s)
         return NULL;
     if (device == CH_CPU)
@@ -193,7 +196,7 @@ ch_storage *ch_storage_new(size_t nbytes, int device) {
     else
         s->data = ch_device_alloc_hook ? ch_device_alloc_hook(device, nbytes) : NULL;
     if (!s->data) {
-        free(s);
+        ch_small_free(s, sizeof *s);
         return NULL;
     }
     s->nbytes = nbytes;
@@ -221,5 +224,5 @@ void ch_storage_release(ch_storage *s) {
             ch_device_free_hook(s->device, s->data, s->nbytes);
         account(s->device, -(int64_t)s->nbytes);
     }
-    free(s);
+    ch_small_free(s, s->owns == OWNS_INLINE ? sizeof *s + (s->nbytes ? s->nbytes : 1) : sizeof *s);
 }

@@ -34,9 +34,8 @@ static ch_status check_dtype(ch_dtype dt, const char *fn) {
 }
 
 static ch_tensor *alloc_struct(void) {
-    /* malloc + memset, not calloc: glibc's calloc skips the per-thread
-     * cache, and a header is made for every op result */
-    ch_tensor *t = malloc(sizeof *t);
+    /* a header is made for every op result: from the small-block cache */
+    ch_tensor *t = ch_small_alloc(sizeof *t);
     if (t) {
         memset(t, 0, sizeof *t);
         t->refcount = 1;
@@ -109,7 +108,7 @@ void ch_tensor_release(ch_tensor *t) {
         return;
     ch_storage_release(t->storage);
     ch_count_tensor(-1);
-    free(t);
+    ch_small_free(t, sizeof *t);
 }
 
 void ch_tensor_free_storage(ch_tensor *t) {
@@ -227,9 +226,9 @@ ch_status ch_wrap_buffer(ch_dtype dt, int ndim, const int64_t *shape, void *data
     CH_TRY(check_dtype(dt, "wrap_buffer"));
     CH_TRY(ch_check_shape(ndim, shape, "wrap_buffer"));
     ch_tensor *t = alloc_struct();
-    ch_storage *s = malloc(sizeof *s);
+    ch_storage *s = ch_small_alloc(sizeof *s);
     if (!t || !s) {
-        free(s);
+        ch_small_free(s, sizeof *s);
         ch_tensor_release(t);
         return ch_fail(CH_ERR_MEMORY, "wrap_buffer: out of memory");
     }

@@ -37,15 +37,22 @@ end
 ---------------------------------------------------------------------------
 -- gradient checks
 ---------------------------------------------------------------------------
-local function node_shape_text(node)
+local meta_of, unpack_meta = Variable.VariableNode.meta_of, Variable.VariableNode.unpack_meta
+
+-- The data of a node when it is at hand: retained, or its live Variable's.
+local function node_data(node)
   local d = node.data
-  if not d then
-    local r = node._vref
-    local v = r and r[1]
-    d = v and v._data
-  end
+  if d then return d end
+  local r = node._vref
+  local v = r and r[1]
+  return v and v._data or nil
+end
+
+local function node_shape_text(node)
+  local d = node_data(node)
   if d then return shape_str(d.shape) end
-  return string.format('(%d-d, %d elements)', node._nd, node._numel)
+  local _, nd, numel = unpack_meta(node._meta)
+  return string.format('(%d-d, %d elements)', nd, numel)
 end
 
 local function grad_error(f, i, node, what)
@@ -53,37 +60,39 @@ local function grad_error(f, i, node, what)
     FunctionNode._creation_stack(f)), 0)
 end
 
--- Checks a gradient against the dtype/shape/device of its input node.
-local function check_grad(f, i, node, g)
+-- Raises the error for a gradient that does not fit its input node, in
+-- the order dtype, shape, device.  dims_differ: everything packed in _meta
+-- matched but a dimension did not.
+local function grad_mismatch(f, i, node, g, dims_differ)
   local p = g.ptr
-  if p.dt ~= node._dt then
+  local dt, nd, numel, dev = unpack_meta(node._meta)
+  if p.dt ~= dt then
     grad_error(f, i, node, string.format('has dtype %s but the input has dtype %s',
-      T.dtype_names[p.dt], T.dtype_names[node._dt]))
+      T.dtype_names[p.dt], T.dtype_names[dt]))
   end
-  local ok = p.nd == node._nd and tonumber(p.numel) == node._numel
-  if ok and p.nd > 1 then
-    -- same size and rank: compare the dimensions when the data is at hand
-    -- (1-d tensors of equal size need no loop)
-    local d = node.data
-    if not d then
-      local r = node._vref
-      local v = r and r[1]
-      d = v and v._data
-    end
-    if d then
-      local q = d.ptr
-      for k = 0, p.nd - 1 do
-        if q.dim[k] ~= p.dim[k] then ok = false break end
-      end
-    end
-  end
-  if not ok then
+  if dims_differ or p.nd ~= nd or tonumber(p.numel) ~= numel then
     grad_error(f, i, node, string.format('has shape %s but the input has shape %s',
       shape_str(g.shape), node_shape_text(node)))
   end
-  if p.dev ~= node._dev then
-    grad_error(f, i, node, string.format('is on %s but the input is on %s',
-      T.device_name(p.dev), T.device_name(node._dev)))
+  grad_error(f, i, node, string.format('is on %s but the input is on %s',
+    T.device_name(p.dev), T.device_name(dev)))
+end
+
+-- Checks a gradient against the dtype/shape/device of its input node: one
+-- comparison of the packed dtype, rank, size and device, then the
+-- dimensions when the data is at hand (1-d tensors of equal size need no
+-- loop).
+local function check_grad(f, i, node, g)
+  local p = g.ptr
+  if meta_of(p) ~= node._meta then return grad_mismatch(f, i, node, g, false) end
+  if p.nd > 1 then
+    local d = node_data(node)
+    if d then
+      local q = d.ptr
+      for k = 0, p.nd - 1 do
+        if q.dim[k] ~= p.dim[k] then return grad_mismatch(f, i, node, g, true) end
+      end
+    end
   end
 end
 

@@ -26,6 +26,7 @@ local Variable = require 'chainer.variable'
 local hookmod = require 'chainer.function_hook'
 
 local new_var, node_of, VariableNode = Variable.new_var, Variable.node_of, Variable.VariableNode
+local meta_of = VariableNode.meta_of
 local global_hooks = hookmod.list
 local is_tensor = T.is_tensor
 local WEAK = { __mode = 'v' }
@@ -303,12 +304,9 @@ function FunctionNode:apply(inputs)
     for j = 1, nout do
       local y = outs[j]
       local v = new_var(y, true)
-      local p = y.ptr
       local node = setmetatable({
-        creator = self, rank = orank, requires_grad = true, data = false, name = nil,
-        _vref = setmetatable({ v }, WEAK),
-        _dt = p.dt, _nd = p.nd, _numel = tonumber(p.numel), _dev = p.dev,
-        _grad = false, _gown = false, _bp = 0,
+        creator = self, rank = orank, data = false, _vref = setmetatable({ v }, WEAK),
+        _meta = meta_of(y.ptr), _grad = false, _gown = false, _bp = 0,
       }, VariableNode)
       v._node = node
       ret[j] = v
@@ -358,12 +356,10 @@ end
 -- back to apply(), which calls forward() (defined by the class in terms of
 -- forward1/forward2).
 local function out_node(self, y, v, orank)
-  local p = y.ptr
+  -- eight fields (see variable.lua): requires_grad is the class's true
   local node = setmetatable({
-    creator = self, rank = orank, requires_grad = true, data = false, name = nil,
-    _vref = setmetatable({ v }, WEAK),
-    _dt = p.dt, _nd = p.nd, _numel = tonumber(p.numel), _dev = p.dev,
-    _grad = false, _gown = false, _bp = 0,
+    creator = self, rank = orank, data = false, _vref = setmetatable({ v }, WEAK),
+    _meta = meta_of(y.ptr), _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
   return node
 end

@@ -32,17 +32,37 @@ local WEAK = { __mode = 'v' }
 local VariableNode = class.Object:extend('VariableNode')
 
 -- Nodes are made by the autograd (node_of); users see them as x.node.
--- Fields: creator (FunctionNode or nil), rank, requires_grad, data (the
--- retained tensor or nil), name, and the dtype/ndim/size/device of the data
--- at creation, used to check gradients after the data itself is gone.
+-- Fields: creator (FunctionNode or false), rank, requires_grad, data (the
+-- retained tensor or false), name, and _meta: the dtype, rank, size and
+-- device of the data at creation packed into one number (meta_of), used to
+-- check gradients after the data itself is gone.
+-- The autograd makes one node per function output, so their tables are
+-- kept to eight fields (LuaJIT sizes a table's hash part to a power of two:
+-- nine fields would double it): requires_grad, true for every output, is
+-- a class default there and stored only on the nodes of leaves.
+VariableNode.requires_grad = true
+
+-- meta = ((numel * 32 + ndim) * 16 + dtype) * 32 + device + 1: exact in a
+-- double for tensors of fewer than 2^39 elements.
+local function meta_of(p)
+  return ((tonumber(p.numel) * 32 + p.nd) * 16 + p.dt) * 32 + p.dev + 1
+end
+local function unpack_meta(m)
+  local dev = m % 32 - 1
+  m = (m - dev - 1) / 32
+  local dt = m % 16
+  m = (m - dt) / 16
+  local nd = m % 32
+  return dt, nd, (m - nd) / 32, dev
+end
+VariableNode.meta_of, VariableNode.unpack_meta = meta_of, unpack_meta
+
 local function new_node(var, data, requires_grad)
-  local p = data.ptr
   return setmetatable({
     creator = false, rank = 0, requires_grad = requires_grad,
     data = false, name = var and var.name or nil,
     _vref = var and setmetatable({ var }, WEAK) or false,
-    _dt = p.dt, _nd = p.nd, _numel = tonumber(p.numel), _dev = p.dev,
-    _grad = false, _gown = false, _bp = 0,
+    _meta = meta_of(data.ptr), _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
 end
 
@@ -105,7 +125,7 @@ function VariableNode:shape()
   return d and d.shape or nil
 end
 
-function VariableNode:dtype() return T.dtype_names[self._dt] end
+function VariableNode:dtype() return T.dtype_names[(unpack_meta(self._meta))] end
 
 -- Chainer's label: "(2, 3), float32"; a 0-d node shows only the dtype.
 local function label_of(shape, dtype)
@@ -117,7 +137,7 @@ local function label_of(shape, dtype)
 end
 
 function VariableNode:label()
-  return label_of(self:shape(), T.dtype_names[self._dt])
+  return label_of(self:shape(), self:dtype())
 end
 
 VariableNode.__tostring = function(n)
@@ -230,7 +250,7 @@ function setters.array(v, d)
   local n = v._node
   if n and d then
     local p = d.ptr
-    n._dt, n._nd, n._numel, n._dev = p.dt, p.nd, tonumber(p.numel), p.dev
+    n._meta = meta_of(p)
     if n.data then n.data = d end
   end
 end
@@ -391,7 +411,7 @@ function Variable:to_device(device)
   if d ~= nil then
     rawset(self, '_data', d:to_device(device))
     local n = self._node
-    if n then n._dev = self._data.ptr.dev end
+    if n then n._meta = meta_of(self._data.ptr) end
   end
   local g = self._grad_var
   if g then self._grad_var = new_var(g._data:to_device(device), true) end

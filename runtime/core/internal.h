@@ -40,6 +40,15 @@
         }                                                        \
     } while (0)
 
+/* *flag = 1, atomically when called on OpenMP's threads: how a CH_PAR_FOR
+ * body reports a failure (it cannot hold an `omp atomic` directive). */
+static inline void ch_flag_set(int *flag) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+    *flag = 1;
+}
+
 /* ---- errors ------------------------------------------------------------ */
 /* Records a message for ch_last_error() and returns `st`. */
 ch_status ch_fail(ch_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -16,16 +16,13 @@ static const char *const act_names[] = {"relu_grad", "sigmoid_grad", "tanh_grad"
         T *o = (T *)ch_base(gx);                                            \
         switch (op) {                                                       \
         case CH_ACT_RELU:                                                   \
-            _Pragma("omp parallel for schedule(static) if (par)")           \
-            for (int64_t i = 0; i < n; i++) { T g_ = g[i]; o[i] = a[i] > 0 ? g_ : (T)0; } \
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, T g_ = g[i]; o[i] = a[i] > 0 ? g_ : (T)0;); \
             break;                                                          \
         case CH_ACT_SIGMOID:                                                \
-            _Pragma("omp parallel for schedule(static) if (par)")           \
-            for (int64_t i = 0; i < n; i++) o[i] = g[i] * a[i] * ((T)1 - a[i]); \
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, o[i] = g[i] * a[i] * ((T)1 - a[i]);); \
             break;                                                          \
         default:                                                            \
-            _Pragma("omp parallel for schedule(static) if (par)")           \
-            for (int64_t i = 0; i < n; i++) o[i] = g[i] * ((T)1 - a[i] * a[i]); \
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, o[i] = g[i] * ((T)1 - a[i] * a[i]);); \
             break;                                                          \
         }                                                                   \
     } while (0)

@@ -276,8 +276,7 @@ static void batch_strides(const ch_tensor *x, int nb, const int64_t *bdim, int64
 
 static void int_matmul(const mat_desc *a, const mat_desc *b, int nb, const int64_t *bdim, int64_t nbatch, int64_t M,
                        int64_t N, int64_t K, int64_t *out) {
-#pragma omp parallel for schedule(static) if (nbatch * M * N * K >= CH_PARALLEL_GRAIN)
-    for (int64_t p = 0; p < nbatch * M; p++) {
+    CH_PAR_FOR(nbatch * M * N * K >= CH_PARALLEL_GRAIN, int64_t p = 0; p < nbatch * M; p++, {
         int64_t bi = p / M, i = p % M, rem = bi, oa = 0, ob = 0;
         for (int d = nb - 1; d >= 0; d--) {
             int64_t k = rem % bdim[d];
@@ -294,7 +293,7 @@ static void int_matmul(const mat_desc *a, const mat_desc *b, int nb, const int64
             const int64_t *brow = B + k * b->rs;
             for (int64_t j = 0; j < N; j++) c[j] += av * brow[j * b->cs];
         }
-    }
+    });
 }
 
 /* Product number p of a batched matmul (leading axes broadcast). */

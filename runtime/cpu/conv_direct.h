@@ -244,12 +244,10 @@ static int cd_forward_batch(const cd_prob *p, int64_t N, const float *in, const 
     int32_t *off = cd_offsets(p);
     int failed = !wp || !off;
     if (!failed) {
-#pragma omp parallel for schedule(static) if (N >= 2 && ch_threads() > 1)
-        for (int64_t n = 0; n < N; n++)
-            if (!failed && cd_forward_images(p, in, wp, off, bias, out, n, n + 1)) {
-#pragma omp atomic write
-                failed = 1;
-            }
+        CH_PAR_FOR(N >= 2 && ch_threads() > 1, int64_t n = 0; n < N; n++, {
+            if (!failed && cd_forward_images(p, in, wp, off, bias, out, n, n + 1))
+                ch_flag_set(&failed);
+        });
     }
     free(wp);
     free(off);
@@ -322,12 +320,10 @@ static int cd_conv_backward_data(const conv_geom *g, const float *gy, const floa
     int64_t tsize = Co2 * H * OW, N = g->N;
     int failed = !wp || !off;
     if (!failed) {
-#pragma omp parallel for schedule(static) if (N >= 2 && ch_threads() > 1)
-        for (int64_t n = 0; n < N; n++) {
+        CH_PAR_FOR(N >= 2 && ch_threads() > 1, int64_t n = 0; n < N; n++, {
             float *t = failed ? NULL : (float *)conv_scratch(2, (size_t)tsize * sizeof(float));
             if (!t || cd_forward_images(&p, gy + n * g->Cout * OH * OW, wp, off, NULL, t, 0, 1)) {
-#pragma omp atomic write
-                failed = 1;
+                ch_flag_set(&failed);
                 continue;
             }
             float *dst = gx + n * C * H * W;
@@ -343,7 +339,7 @@ static int cd_conv_backward_data(const conv_geom *g, const float *gy, const floa
                             row[ix] += tr[ix + sh];
                     }
                 }
-        }
+        });
     }
     free(wp);
     free(off);
@@ -489,14 +485,12 @@ static int cd_conv_backward_filter(const conv_geom *g, const float *x, const flo
         memset(gw, 0, (size_t)Wn * sizeof(float));
     for (int64_t c0 = 0; !failed && c0 < nch; c0 += CONV_WAVE) {
         int64_t m = nch - c0 < CONV_WAVE ? nch - c0 : CONV_WAVE;
-#pragma omp parallel for schedule(static) if (m >= 2 && ch_threads() > 1)
-        for (int64_t j = 0; j < m; j++) {
+        CH_PAR_FOR(m >= 2 && ch_threads() > 1, int64_t j = 0; j < m; j++, {
             int64_t n0 = (c0 + j) * cn, k = N - n0 < cn ? N - n0 : cn;
             if (cd_filter_images(&p, x, gy, off, n0, k, part + j * Wn)) {
-#pragma omp atomic write
-                failed = 1;
+                ch_flag_set(&failed);
             }
-        }
+        });
         if (failed)
             break;
         for (int64_t e = 0; e < Wn; e++) {

@@ -286,28 +286,24 @@ static int CV_NAME(data_chunk)(const conv_geom *g, const CV_T *gy, const CV_T *w
 static int CV_NAME(forward)(const conv_geom *g, const CV_T *x, const CV_T *w, const CV_T *b, CV_T *y) {
     int64_t cn = conv_group_size(g), N = g->N, nch = (N + cn - 1) / cn;
     int failed = 0;
-#pragma omp parallel for schedule(static) if (nch >= 2 && ch_threads() > 1)
-    for (int64_t c = 0; c < nch; c++) {
+    CH_PAR_FOR(nch >= 2 && ch_threads() > 1, int64_t c = 0; c < nch; c++, {
         int64_t n0 = c * cn, k = N - n0 < cn ? N - n0 : cn;
         if (!failed && CV_NAME(forward_chunk)(g, x, w, b, y, n0, k)) {
-#pragma omp atomic write
-            failed = 1;
+            ch_flag_set(&failed);
         }
-    }
+    });
     return failed;
 }
 
 static int CV_NAME(backward_data)(const conv_geom *g, const CV_T *gy, const CV_T *w, CV_T *gx) {
     int64_t cn = conv_group_size(g), N = g->N, nch = (N + cn - 1) / cn;
     int failed = 0;
-#pragma omp parallel for schedule(static) if (nch >= 2 && ch_threads() > 1)
-    for (int64_t c = 0; c < nch; c++) {
+    CH_PAR_FOR(nch >= 2 && ch_threads() > 1, int64_t c = 0; c < nch; c++, {
         int64_t n0 = c * cn, k = N - n0 < cn ? N - n0 : cn;
         if (!failed && CV_NAME(data_chunk)(g, gy, w, gx, n0, k)) {
-#pragma omp atomic write
-            failed = 1;
+            ch_flag_set(&failed);
         }
-    }
+    });
     return failed;
 }
 
@@ -368,24 +364,21 @@ static int CV_NAME(backward_filter)(const conv_geom *g, const CV_T *x, const CV_
     memset(gw, 0, (size_t)Wn * sizeof(CV_T));
     for (int64_t c0 = 0; c0 < nch; c0 += CONV_WAVE) {
         int64_t m = nch - c0 < CONV_WAVE ? nch - c0 : CONV_WAVE;
-#pragma omp parallel for schedule(static) if (m >= 2 && ch_threads() > 1)
-        for (int64_t j = 0; j < m; j++) {
+        CH_PAR_FOR(m >= 2 && ch_threads() > 1, int64_t j = 0; j < m; j++, {
             int64_t n0 = (c0 + j) * cn;
             int64_t k = N - n0 < cn ? N - n0 : cn;
             if (CV_NAME(filter_chunk)(g, x, gy, n0, k, part + j * Wn)) {
-#pragma omp atomic write
-                failed = 1;
+                ch_flag_set(&failed);
             }
-        }
+        });
         if (failed)
             break;
-#pragma omp parallel for schedule(static) if (Wn * m >= CH_PARALLEL_GRAIN && ch_threads() > 1)
-        for (int64_t e = 0; e < Wn; e++) {
+        CH_PAR_FOR(Wn * m >= CH_PARALLEL_GRAIN && ch_threads() > 1, int64_t e = 0; e < Wn; e++, {
             CV_T s = gw[e];
             for (int64_t j = 0; j < m; j++)
                 s += part[j * Wn + e];
             gw[e] = s;
-        }
+        });
     }
     ch_cpu_free(part, (size_t)(nwave * Wn) * sizeof(CV_T));
     return failed;
@@ -394,18 +387,17 @@ static int CV_NAME(backward_filter)(const conv_geom *g, const CV_T *x, const CV_
 /* Chainer-layout im2col for a whole batch: (N, C, *k, *out). */
 static int CV_NAME(im2col_batch)(const conv_geom *g, const CV_T *x, CV_T *col) {
     int64_t per = g->C * g->Kk * g->P;
-#pragma omp parallel for schedule(static) if (g->N >= 2 && per * g->N >= CH_PARALLEL_GRAIN && ch_threads() > 1)
-    for (int64_t n = 0; n < g->N; n++)
+    CH_PAR_FOR(g->N >= 2 && per * g->N >= CH_PARALLEL_GRAIN && ch_threads() > 1, int64_t n = 0; n < g->N; n++, {
         CV_NAME(im2col)(g, x + n * g->C * g->Pin, col + n * per, g->P);
+    });
     return 0;
 }
 
 static int CV_NAME(col2im_batch)(const conv_geom *g, const CV_T *col, CV_T *x) {
     int64_t per = g->C * g->Kk * g->P;
-#pragma omp parallel for schedule(static) if (g->N >= 2 && per * g->N >= CH_PARALLEL_GRAIN && ch_threads() > 1)
-    for (int64_t n = 0; n < g->N; n++) {
+    CH_PAR_FOR(g->N >= 2 && per * g->N >= CH_PARALLEL_GRAIN && ch_threads() > 1, int64_t n = 0; n < g->N; n++, {
         memset(x + n * g->C * g->Pin, 0, (size_t)(g->C * g->Pin) * sizeof(CV_T));
         CV_NAME(col2im)(g, col + n * per, g->P, x + n * g->C * g->Pin);
-    }
+    });
     return 0;
 }

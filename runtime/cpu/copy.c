@@ -54,12 +54,11 @@ ch_status ch_cpu_copy(ch_tensor *dst, const ch_tensor *src) {
     const char *sb = ch_base(src);
     int64_t zd = (int64_t)ch_dtype_size(dd), zs = (int64_t)ch_dtype_size(ds);
     int64_t total = it.outer_count * it.inner;
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && it.outer_count > 1)
-    for (int64_t pos = 0; pos < it.outer_count; pos++) {
+    CH_PAR_FOR(total >= CH_PARALLEL_GRAIN && it.outer_count > 1, int64_t pos = 0; pos < it.outer_count; pos++, {
         int64_t offs[2];
         ch_iter_offsets(&it, pos, offs);
         copy_run(dd, db + offs[0] * zd, it.inner_stride[0], ds, sb + offs[1] * zs, it.inner_stride[1], it.inner);
-    }
+    });
     return CH_OK;
 }
 
@@ -92,8 +91,16 @@ ch_status ch_fill(ch_tensor *t, double value) {
     ch_iter_init(&it, t->nd, t->dim, 1, strides);
     char *base = ch_base(t);
     int64_t total = it.outer_count * it.inner;
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && it.outer_count > 1)
-    for (int64_t pos = 0; pos < it.outer_count; pos++) {
+    /* one run of `one`'s bytes (the loop below is a macro argument, so this
+     * is defined outside it) */
+#define FILL(T)                                                \
+    {                                                          \
+        T v;                                                   \
+        memcpy(&v, one, sizeof v);                             \
+        for (int64_t i = 0; i < it.inner; i++) ((T *)p)[i * s] = v; \
+    }                                                          \
+    break;
+    CH_PAR_FOR(total >= CH_PARALLEL_GRAIN && it.outer_count > 1, int64_t pos = 0; pos < it.outer_count; pos++, {
         int64_t off;
         ch_iter_offsets(&it, pos, &off);
         char *p = base + off * (int64_t)z;
@@ -103,20 +110,13 @@ ch_status ch_fill(ch_tensor *t, double value) {
             continue;
         }
         switch (z) {
-#define FILL(T)                                                \
-    {                                                          \
-        T v;                                                   \
-        memcpy(&v, one, sizeof v);                             \
-        for (int64_t i = 0; i < it.inner; i++) ((T *)p)[i * s] = v; \
-    }                                                          \
-    break;
         case 1: FILL(uint8_t)
         case 2: FILL(uint16_t)
         case 4: FILL(uint32_t)
         case 8: FILL(uint64_t)
-#undef FILL
         }
-    }
+    });
+#undef FILL
     return CH_OK;
 }
 

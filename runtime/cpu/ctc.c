@@ -57,6 +57,9 @@ static ch_status read_lengths(const ch_tensor *v, int64_t B, int64_t dflt, int64
 /* One sequence: x (T, B, V) contiguous double, returns -logZ; g (T,B,V) or NULL. */
 static double ctc_one(const double *x, int64_t B, int64_t V, int64_t b, int64_t Tb, const int64_t *lab,
                       int64_t Lb, int64_t blank, double *g, int *oom) {
+    /* Tb >= 1 (read_lengths): said here so that GCC does not warn about a
+     * path where lp's first step is read but never written */
+    if (Tb < 1) __builtin_unreachable();
     int64_t S = 2 * Lb + 1;
     double *lp = malloc(sizeof(double) * (size_t)(Tb * V));
     double *al = malloc(sizeof(double) * (size_t)(Tb * S));
@@ -125,6 +128,15 @@ static double ctc_one(const double *x, int64_t B, int64_t V, int64_t b, int64_t 
     }
     free(lp), free(al), free(be), free(path);
     return -logz;
+}
+
+/* Sequence b of the batch: lp[b], its gradient into g (when given); sets
+ * *oom (atomically) when its tables cannot be allocated. */
+static void ctc_sequence(const double *x, int64_t B, int64_t V, int64_t b, const int64_t *tlen, const int64_t *tl,
+                         int64_t L, const int64_t *llen, int64_t blank, double *g, double *lp, int *oom) {
+    int o = 0;
+    lp[b] = ctc_one(x, B, V, b, tlen[b], tl + b * L, llen[b], blank, g, &o);
+    if (o) ch_flag_set(oom);
 }
 
 ch_status ch_ctc_loss(int T, ch_tensor *const *xs, const ch_tensor *t, const ch_tensor *input_length,
@@ -198,14 +210,15 @@ ch_status ch_ctc_loss(int T, ch_tensor *const *xs, const ch_tensor *t, const ch_
         double *lp = (double *)ch_base(lo64);
         double *g = go64 ? (double *)ch_base(go64) : NULL;
         int oom = 0;
-#pragma omp parallel for schedule(dynamic, 1) if (B > 1 && (int64_t)T * V * B >= 4096)
-        for (int64_t b = 0; b < B; b++) {
-            int o = 0;
-            lp[b] = ctc_one(x, B, V, b, tlen[b], tl + b * L, llen[b], blank, g, &o);
-            if (o) {
-#pragma omp atomic write
-                oom = 1;
-            }
+        /* sequences differ in length: dynamic schedule, and none of OpenMP for
+         * a small batch (a region costs more than a short sequence) */
+        if (B > 1 && (int64_t)T * V * B >= 4096) {
+#pragma omp parallel for schedule(dynamic, 1)
+            for (int64_t b = 0; b < B; b++)
+                ctc_sequence(x, B, V, b, tlen, tl, L, llen, blank, g, lp, &oom);
+        } else {
+            for (int64_t b = 0; b < B; b++)
+                ctc_sequence(x, B, V, b, tlen, tl, L, llen, blank, g, lp, &oom);
         }
         if (oom) st = ch_fail(CH_ERR_MEMORY, CTC_FN ": out of memory for the forward-backward tables");
     }

@@ -906,15 +906,8 @@ ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b
     bool fast = ad == od && bd == od && cd == CH_BOOL;
     bool exact_int = !ch_dtype_is_float(od);
     int64_t total = it.outer_count * it.inner;
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && it.outer_count > 1)
-    for (int64_t pos = 0; pos < it.outer_count; pos++) {
-        int64_t off[4];
-        ch_iter_offsets(&it, pos, off);
-        int64_t n = it.inner, so = it.inner_stride[0], sc = it.inner_stride[1], sa = it.inner_stride[2],
-                sb = it.inner_stride[3];
-        const uint8_t *c = (const uint8_t *)(cb + off[1] * zc);
-        if (fast) {
-            switch (zo) {
+    /* one run of the plain select (the loop below is a macro argument, so
+     * this is defined outside it) */
 #define SELECT(T)                                                                         \
     {                                                                                     \
         T *o = (T *)(ob + off[0] * zo);                                                   \
@@ -922,11 +915,18 @@ ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b
         for (int64_t i = 0; i < n; i++) o[i * so] = c[i * sc] ? x[i * sa] : y[i * sb];   \
     }                                                                                     \
     break;
+    CH_PAR_FOR(total >= CH_PARALLEL_GRAIN && it.outer_count > 1, int64_t pos = 0; pos < it.outer_count; pos++, {
+        int64_t off[4];
+        ch_iter_offsets(&it, pos, off);
+        int64_t n = it.inner, so = it.inner_stride[0], sc = it.inner_stride[1], sa = it.inner_stride[2],
+                sb = it.inner_stride[3];
+        const uint8_t *c = (const uint8_t *)(cb + off[1] * zc);
+        if (fast) {
+            switch (zo) {
             case 1: SELECT(uint8_t)
             case 2: SELECT(uint16_t)
             case 4: SELECT(uint32_t)
             case 8: SELECT(uint64_t)
-#undef SELECT
             }
             continue;
         }
@@ -940,7 +940,8 @@ ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b
             else
                 ch_store(od, dst, ch_load(sd, src));
         }
-    }
+    });
+#undef SELECT
     for (int k = 0; k < 3; k++)
         ch_tensor_release(cp[k]);
     finish(target, out, result);
@@ -970,21 +971,17 @@ ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y) {
             const float *px = (const float *)ch_base(xs);
             float fa = (float)a, fb = (float)b;
             if (b == 0) {
-#pragma omp parallel for schedule(static) if (n >= CH_PARALLEL_GRAIN)
-                for (int64_t i = 0; i < n; i++) py[i] = fa * px[i];
+                CH_PAR_FOR(n >= CH_PARALLEL_GRAIN, int64_t i = 0; i < n; i++, py[i] = fa * px[i];);
             } else {
-#pragma omp parallel for schedule(static) if (n >= CH_PARALLEL_GRAIN)
-                for (int64_t i = 0; i < n; i++) py[i] = fa * px[i] + fb * py[i];
+                CH_PAR_FOR(n >= CH_PARALLEL_GRAIN, int64_t i = 0; i < n; i++, py[i] = fa * px[i] + fb * py[i];);
             }
         } else {
             double *py = (double *)ch_base(y);
             const double *px = (const double *)ch_base(xs);
             if (b == 0) {
-#pragma omp parallel for schedule(static) if (n >= CH_PARALLEL_GRAIN)
-                for (int64_t i = 0; i < n; i++) py[i] = a * px[i];
+                CH_PAR_FOR(n >= CH_PARALLEL_GRAIN, int64_t i = 0; i < n; i++, py[i] = a * px[i];);
             } else {
-#pragma omp parallel for schedule(static) if (n >= CH_PARALLEL_GRAIN)
-                for (int64_t i = 0; i < n; i++) py[i] = a * px[i] + b * py[i];
+                CH_PAR_FOR(n >= CH_PARALLEL_GRAIN, int64_t i = 0; i < n; i++, py[i] = a * px[i] + b * py[i];);
             }
         }
     } else {
@@ -995,8 +992,7 @@ ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y) {
         int64_t zy = (int64_t)ch_dtype_size(dt), zx = (int64_t)ch_dtype_size(xd);
         char *yb = ch_base(y);
         const char *xb = ch_base(xs);
-#pragma omp parallel for schedule(static) if (n >= CH_PARALLEL_GRAIN && it.outer_count > 1)
-        for (int64_t pos = 0; pos < it.outer_count; pos++) {
+        CH_PAR_FOR(n >= CH_PARALLEL_GRAIN && it.outer_count > 1, int64_t pos = 0; pos < it.outer_count; pos++, {
             int64_t off[2];
             ch_iter_offsets(&it, pos, off);
             for (int64_t i = 0; i < it.inner; i++) {
@@ -1005,7 +1001,7 @@ ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y) {
                 double v = b == 0 ? a * xv : a * xv + b * ch_load(dt, py);
                 ch_store(dt, py, v);
             }
-        }
+        });
     }
     ch_tensor_release(xc);
     return CH_OK;

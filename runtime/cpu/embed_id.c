@@ -67,13 +67,12 @@ ch_status ch_embed_id_forward(const ch_tensor *x, const ch_tensor *w, int has_ig
         const char *wb = ch_base(wc);
         char *yb = (char *)y->data;
         int64_t n = ids->numel;
-#pragma omp parallel for schedule(static) if (n * D >= CH_PARALLEL_GRAIN && ch_threads() > 1)
-        for (int64_t i = 0; i < n; i++) {
+        CH_PAR_FOR(n * D >= CH_PARALLEL_GRAIN && ch_threads() > 1, int64_t i = 0; i < n; i++, {
             if (has_ignore && p[i] == ignore_label)
                 memset(yb + i * row, 0, row);
             else
                 memcpy(yb + i * row, wb + p[i] * row, row);
-        }
+        });
     }
     ch_tensor_release(ids);
     ch_tensor_release(wc);
@@ -92,8 +91,7 @@ ch_status ch_embed_id_forward(const ch_tensor *x, const ch_tensor *w, int has_ig
         const T *g = (const T *)ch_base(gc);                                             \
         T *o = (T *)gw->data;                                                            \
         int64_t nb = (D + EMB_BLOCK - 1) / EMB_BLOCK;                                    \
-        _Pragma("omp parallel for schedule(static) if (nb >= 2 && n * D >= CH_PARALLEL_GRAIN && ch_threads() > 1)") \
-        for (int64_t bk = 0; bk < nb; bk++) {                                            \
+        CH_PAR_FOR(nb >= 2 && n * D >= CH_PARALLEL_GRAIN && ch_threads() > 1, int64_t bk = 0; bk < nb; bk++, { \
             int64_t j0 = bk * EMB_BLOCK, j1 = j0 + EMB_BLOCK < D ? j0 + EMB_BLOCK : D;    \
             for (int64_t i = 0; i < n; i++) {                                            \
                 if (has_ignore && p[i] == ignore_label)                                  \
@@ -103,7 +101,7 @@ ch_status ch_embed_id_forward(const ch_tensor *x, const ch_tensor *w, int has_ig
                 for (int64_t j = j0; j < j1; j++)                                        \
                     dst[j] += src[j];                                                    \
             }                                                                            \
-        }                                                                                \
+        });                                                                              \
     } while (0)
 
 ch_status ch_embed_id_backward(const ch_tensor *x, const ch_tensor *gy, int64_t n_vocab, int has_ignore,

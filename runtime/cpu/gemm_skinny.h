@@ -332,11 +332,15 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
 #endif
     int par = threads > 1 && M * N * K >= GEMM_PAR_MIN;
     if (ta == CblasNoTrans && tb == CblasTrans && M <= 32 && N >= SK_DOT_MIN_N && K >= 32) {
-        int64_t parts = par ? threads : 1;
-#pragma omp parallel for schedule(static) if (par) num_threads(threads)
-        for (int64_t q = 0; q < parts; q++) {
-            int64_t j0 = N * q / parts / 4 * 4, j1 = q + 1 == parts ? N : N * (q + 1) / parts / 4 * 4;
-            if (j1 > j0) sk_dot_cols(A, lda, B, ldb, M, K, j0, j1, alpha, beta, C, ldc);
+        if (par) {
+            int64_t parts = threads;
+#pragma omp parallel for schedule(static) num_threads(threads)
+            for (int64_t q = 0; q < parts; q++) {
+                int64_t j0 = N * q / parts / 4 * 4, j1 = q + 1 == parts ? N : N * (q + 1) / parts / 4 * 4;
+                if (j1 > j0) sk_dot_cols(A, lda, B, ldb, M, K, j0, j1, alpha, beta, C, ldc);
+            }
+        } else {
+            sk_dot_cols(A, lda, B, ldb, M, K, 0, N, alpha, beta, C, ldc); /* one part: every column */
         }
         return true;
     }
@@ -344,10 +348,14 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
         int64_t parts = par && N >= 32 ? threads : 1;
         float *S = malloc((size_t)(M * N) * sizeof *S);
         if (!S) return false;
-#pragma omp parallel for schedule(static) if (parts > 1) num_threads(threads)
-        for (int64_t q = 0; q < parts; q++) {
-            int64_t c0 = N * q / parts / 16 * 16, c1 = q + 1 == parts ? N : N * (q + 1) / parts / 16 * 16;
-            if (c1 > c0) sk_axpy_cols(A, lda, B, ldb, M, K, c0, c1, alpha, beta, C, ldc, S + M * c0);
+        if (parts > 1) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+            for (int64_t q = 0; q < parts; q++) {
+                int64_t c0 = N * q / parts / 16 * 16, c1 = q + 1 == parts ? N : N * (q + 1) / parts / 16 * 16;
+                if (c1 > c0) sk_axpy_cols(A, lda, B, ldb, M, K, c0, c1, alpha, beta, C, ldc, S + M * c0);
+            }
+        } else {
+            sk_axpy_cols(A, lda, B, ldb, M, K, 0, N, alpha, beta, C, ldc, S); /* one part: every column */
         }
         free(S);
         return true;
@@ -356,10 +364,14 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
         int64_t parts = par ? threads : 1;
         float *S = malloc((size_t)(4 * N * parts) * sizeof *S);
         if (!S) return false;
-#pragma omp parallel for schedule(static) if (par) num_threads(threads)
-        for (int64_t q = 0; q < parts; q++) {
-            int64_t m0 = M * q / parts / 4 * 4, m1 = q + 1 == parts ? M : M * (q + 1) / parts / 4 * 4;
-            if (m1 > m0) sk_outer_rows(A, lda, B, ldb, N, K, m0, m1, alpha, beta, C, ldc, S + 4 * N * q);
+        if (par) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+            for (int64_t q = 0; q < parts; q++) {
+                int64_t m0 = M * q / parts / 4 * 4, m1 = q + 1 == parts ? M : M * (q + 1) / parts / 4 * 4;
+                if (m1 > m0) sk_outer_rows(A, lda, B, ldb, N, K, m0, m1, alpha, beta, C, ldc, S + 4 * N * q);
+            }
+        } else {
+            sk_outer_rows(A, lda, B, ldb, N, K, 0, M, alpha, beta, C, ldc, S); /* one part: every row */
         }
         free(S);
         return true;

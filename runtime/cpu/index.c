@@ -75,14 +75,13 @@ ch_status ch_take(const ch_tensor *x, const ch_tensor *indices, int axis, int fl
         size_t z = ch_dtype_size((ch_dtype)x->dt), row = (size_t)post * z;
         const char *src = ch_base(xc);
         char *dst = out->data;
-#pragma omp parallel for schedule(static) if (pre * ni * post >= CH_PARALLEL_GRAIN)
-        for (int64_t p = 0; p < pre * ni; p++) {
+        CH_PAR_FOR(pre * ni * post >= CH_PARALLEL_GRAIN, int64_t p = 0; p < pre * ni; p++, {
             int64_t i = p / ni, j = p % ni;
             const char *s = src + (i * n + ip[j]) * (int64_t)row;
             char *d = dst + p * (int64_t)row;
             if (post == 1) copy_elem(d, s, z);
             else memcpy(d, s, row);
-        }
+        });
     }
 done:
     ch_tensor_release(idx);
@@ -145,8 +144,7 @@ ch_status ch_take_along_axis(const ch_tensor *x, const ch_tensor *indices, int a
     const char *xb = ch_base(x);
     const int64_t *ib = (const int64_t *)idx->data;
     char *ob = out->data;
-#pragma omp parallel for schedule(static) if (out->numel >= CH_PARALLEL_GRAIN && it.outer_count > 1)
-    for (int64_t pos = 0; pos < it.outer_count; pos++) {
+    CH_PAR_FOR(out->numel >= CH_PARALLEL_GRAIN && it.outer_count > 1, int64_t pos = 0; pos < it.outer_count; pos++, {
         int64_t offs[3];
         ch_iter_offsets(&it, pos, offs);
         for (int64_t i = 0; i < it.inner; i++) {
@@ -154,7 +152,7 @@ ch_status ch_take_along_axis(const ch_tensor *x, const ch_tensor *indices, int a
             copy_elem(ob + (offs[0] + i * it.inner_stride[0]) * (int64_t)z,
                       xb + (offs[1] + i * it.inner_stride[1] + j * xax) * (int64_t)z, z);
         }
-    }
+    });
     ch_tensor_release(idx);
     *result = out;
     return CH_OK;

@@ -46,55 +46,71 @@ static void lrn_dims(const ch_tensor *x, int64_t *N, int64_t *C, int64_t *S) {
     }
 WINDOW_SUM(d)
 
+/* Runs image(n, v) for every image n, v being a scratch of 2 C + 1 doubles
+ * per thread; on OpenMP's threads only when par holds. */
+#define LRN_IMAGES(par, N, C, image)                                         \
+    do {                                                                     \
+        size_t vbytes_ = sizeof(double) * (size_t)(2 * (C) + 1);             \
+        if (par) {                                                           \
+            _Pragma("omp parallel")                                          \
+            {                                                                \
+                double *v = (double *)malloc(vbytes_);                       \
+                _Pragma("omp for schedule(static)")                          \
+                for (int64_t n = 0; n < (N); n++)                            \
+                    image;                                                   \
+                free(v);                                                     \
+            }                                                                \
+        } else {                                                             \
+            double *v = (double *)malloc(vbytes_);                           \
+            for (int64_t n = 0; n < (N); n++)                                \
+                image;                                                       \
+            free(v);                                                         \
+        }                                                                    \
+    } while (0)
+
 #define LRN_FWD(T)                                                                                      \
+    static void lrn_fwd_image_##T(int64_t n, int64_t C, int64_t S, const T *x, int64_t h, double k,      \
+                                  double al, double be, T *y, T *us, double *v) {                       \
+        for (int64_t s = 0; s < S; s++) {                                                               \
+            const T *px = x + n * C * S + s;                                                            \
+            for (int64_t c = 0; c < C; c++)                                                             \
+                v[c] = (double)px[c * S] * px[c * S];                                                   \
+            window_sum_d(v, C, h, v + C);                                                               \
+            for (int64_t c = 0; c < C; c++) {                                                           \
+                double u = k + al * v[C + c];                                                           \
+                us[n * C * S + c * S + s] = (T)u;                                                       \
+                y[n * C * S + c * S + s] = (T)(px[c * S] * pow(u, -be));                                \
+            }                                                                                           \
+        }                                                                                               \
+    }                                                                                                   \
     static void lrn_fwd_##T(int64_t N, int64_t C, int64_t S, const T *x, int64_t h, double k, double al,  \
                             double be, T *y, T *us) {                                                   \
         int par = N > 1 && N * C * S >= CH_PARALLEL_GRAIN / 8 && ch_threads() > 1;                      \
-        _Pragma("omp parallel if (par)")                                                                \
-        {                                                                                               \
-            double *v = (double *)malloc(sizeof(double) * (size_t)(2 * C + 1));                         \
-            _Pragma("omp for schedule(static)")                                                         \
-            for (int64_t n = 0; n < N; n++)                                                             \
-                for (int64_t s = 0; s < S; s++) {                                                       \
-                    const T *px = x + n * C * S + s;                                                    \
-                    for (int64_t c = 0; c < C; c++)                                                     \
-                        v[c] = (double)px[c * S] * px[c * S];                                           \
-                    window_sum_d(v, C, h, v + C);                                                       \
-                    for (int64_t c = 0; c < C; c++) {                                                   \
-                        double u = k + al * v[C + c];                                                   \
-                        us[n * C * S + c * S + s] = (T)u;                                               \
-                        y[n * C * S + c * S + s] = (T)(px[c * S] * pow(u, -be));                        \
-                    }                                                                                   \
-                }                                                                                       \
-            free(v);                                                                                    \
-        }                                                                                               \
+        LRN_IMAGES(par, N, C, lrn_fwd_image_##T(n, C, S, x, h, k, al, be, y, us, v));                   \
     }
 LRN_FWD(float)
 LRN_FWD(double)
 
 #define LRN_BWD(T)                                                                                        \
+    static void lrn_bwd_image_##T(int64_t n, int64_t C, int64_t S, const T *x, const T *y, const T *us,   \
+                                  const T *gy, int64_t h, double al, double be, T *gx, double *v) {       \
+        for (int64_t s = 0; s < S; s++) {                                                                 \
+            int64_t base = n * C * S + s;                                                                 \
+            for (int64_t c = 0; c < C; c++) {                                                             \
+                int64_t i = base + c * S;                                                                 \
+                v[c] = (double)y[i] * gy[i] / us[i];                                                      \
+            }                                                                                             \
+            window_sum_d(v, C, h, v + C);                                                                 \
+            for (int64_t c = 0; c < C; c++) {                                                             \
+                int64_t i = base + c * S;                                                                 \
+                gx[i] = (T)(gy[i] * pow((double)us[i], -be) - 2 * al * be * x[i] * v[C + c]);             \
+            }                                                                                             \
+        }                                                                                                 \
+    }                                                                                                     \
     static void lrn_bwd_##T(int64_t N, int64_t C, int64_t S, const T *x, const T *y, const T *us,         \
                             const T *gy, int64_t h, double al, double be, T *gx) {                        \
         int par = N > 1 && N * C * S >= CH_PARALLEL_GRAIN / 8 && ch_threads() > 1;                        \
-        _Pragma("omp parallel if (par)")                                                                  \
-        {                                                                                                 \
-            double *v = (double *)malloc(sizeof(double) * (size_t)(2 * C + 1));                           \
-            _Pragma("omp for schedule(static)")                                                           \
-            for (int64_t n = 0; n < N; n++)                                                               \
-                for (int64_t s = 0; s < S; s++) {                                                         \
-                    int64_t base = n * C * S + s;                                                         \
-                    for (int64_t c = 0; c < C; c++) {                                                     \
-                        int64_t i = base + c * S;                                                         \
-                        v[c] = (double)y[i] * gy[i] / us[i];                                              \
-                    }                                                                                     \
-                    window_sum_d(v, C, h, v + C);                                                         \
-                    for (int64_t c = 0; c < C; c++) {                                                     \
-                        int64_t i = base + c * S;                                                         \
-                        gx[i] = (T)(gy[i] * pow((double)us[i], -be) - 2 * al * be * x[i] * v[C + c]);     \
-                    }                                                                                     \
-                }                                                                                         \
-            free(v);                                                                                      \
-        }                                                                                                 \
+        LRN_IMAGES(par, N, C, lrn_bwd_image_##T(n, C, S, x, y, us, gy, h, al, be, gx, v));                \
     }
 LRN_BWD(float)
 LRN_BWD(double)

@@ -9,8 +9,7 @@
 static void LK_NAME(lk_forward)(const LK_T *cp, const LK_T *x, LK_T *c, LK_T *h, int64_t B, int64_t Bc,
                                 int64_t U, int64_t S) {
     int64_t US = U * S;
-#pragma omp parallel for schedule(static) if (B * US * 4 >= CH_PARALLEL_GRAIN)
-    for (int64_t b = 0; b < B; b++) {
+    CH_PAR_FOR(B * US * 4 >= CH_PARALLEL_GRAIN, int64_t b = 0; b < B; b++, {
         const LK_T *xr = x + b * 4 * US;
         const LK_T *cpr = cp + b * US;
         LK_T *cr = c + b * US, *hr = h + b * US;
@@ -25,7 +24,7 @@ static void LK_NAME(lk_forward)(const LK_T *cp, const LK_T *x, LK_T *c, LK_T *h,
                 hr[j] = o * LK_TANH(cv);
             }
         }
-    }
+    });
     if (Bc > B) memcpy(c + B * US, cp + B * US, sizeof(LK_T) * (size_t)((Bc - B) * US));
 }
 
@@ -33,8 +32,7 @@ static void LK_NAME(lk_forward)(const LK_T *cp, const LK_T *x, LK_T *c, LK_T *h,
 static void LK_NAME(lk_backward)(const LK_T *cp, const LK_T *x, const LK_T *gc, const LK_T *gh, LK_T *gcp, LK_T *gx,
                                  int64_t B, int64_t Bc, int64_t U, int64_t S) {
     int64_t US = U * S;
-#pragma omp parallel for schedule(static) if (B * US * 4 >= CH_PARALLEL_GRAIN)
-    for (int64_t b = 0; b < B; b++) {
+    CH_PAR_FOR(B * US * 4 >= CH_PARALLEL_GRAIN, int64_t b = 0; b < B; b++, {
         const LK_T *xr = x + b * 4 * US;
         LK_T *gxr = gx + b * 4 * US;
         for (int64_t u = 0; u < U; u++) {
@@ -55,7 +53,7 @@ static void LK_NAME(lk_backward)(const LK_T *cp, const LK_T *x, const LK_T *gc, 
                 gg[3 * S + s] = ghv * co * o * (1 - o);
             }
         }
-    }
+    });
     /* rows beyond x's batch pass c_prev straight through */
     for (int64_t j = B * US; j < Bc * US; j++) gcp[j] = gc ? gc[j] : 0;
 }
@@ -66,8 +64,7 @@ static void LK_NAME(lk_grad_grad)(const LK_T *cp, const LK_T *x, const LK_T *gc,
                                   const LK_T *ggx, LK_T *o_cp, LK_T *o_x, LK_T *o_gc, LK_T *o_gh, int64_t B,
                                   int64_t Bc, int64_t U, int64_t S) {
     int64_t US = U * S;
-#pragma omp parallel for schedule(static) if (B * US * 4 >= CH_PARALLEL_GRAIN)
-    for (int64_t b = 0; b < B; b++) {
+    CH_PAR_FOR(B * US * 4 >= CH_PARALLEL_GRAIN, int64_t b = 0; b < B; b++, {
         const LK_T *xr = x + b * 4 * US;
         const LK_T *ggr = ggx ? ggx + b * 4 * US : NULL;
         LK_T *oxr = o_x + b * 4 * US;
@@ -105,7 +102,7 @@ static void LK_NAME(lk_grad_grad)(const LK_T *cp, const LK_T *x, const LK_T *gc,
                 ox[3 * S + s] = d_o * dO;
             }
         }
-    }
+    });
     for (int64_t j = B * US; j < Bc * US; j++) {
         o_cp[j] = 0;
         o_gc[j] = ggcp ? ggcp[j] : 0;

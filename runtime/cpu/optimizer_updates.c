@@ -27,12 +27,12 @@ typedef struct opt_hp {
 /* NumPy-style clip: NaN passes through. */
 #define CLIP(x, lo, hi) ((x) < (lo) ? (lo) : ((x) > (hi) ? (hi) : (x)))
 
-#define PARFOR _Pragma("omp parallel for schedule(static) if (n >= CH_PARALLEL_GRAIN)") \
-    for (int64_t i = 0; i < n; i++)
+/* PARFOR({ body }): for i in [0, n), on OpenMP's threads for large n only */
+#define PARFOR(...) CH_PAR_FOR(n >= CH_PARALLEL_GRAIN, int64_t i = 0; i < n; i++, __VA_ARGS__)
 
 /* Adam's loop with the AMSGrad and AdaBound switches as constants. */
 #define ADAM_LOOP(T, SQRT, AMS, BOUNDED)                                              \
-    do { PARFOR {                                                                     \
+    do { PARFOR({                                                                     \
         T g = G[i];                                                                   \
         T m = S0[i] + b1 * (g - S0[i]);                                               \
         T v = S1[i] + b2 * (g * g - S1[i]);                                           \
@@ -49,7 +49,7 @@ typedef struct opt_hp {
             step = step < hi ? step : hi;                                             \
         }                                                                             \
         P[i] = keep * P[i] - eta * step * m;                                          \
-    } } while (0)
+    }); } while (0)
 
 /* The element loops for one element type T (SQRT is sqrtf or sqrt).  P is the
  * parameter, G the gradient, S0..S2 the states in the order of the public
@@ -60,58 +60,58 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
     switch (k) {                                                                      \
     case K_SGD: {                                                                     \
         const T lr = (T)h->lr;                                                        \
-        PARFOR P[i] -= lr * G[i];                                                     \
+        PARFOR(P[i] -= lr * G[i];);                                                   \
         break;                                                                        \
     }                                                                                 \
     case K_MOMENTUM: {                                                                \
         const T lr = (T)h->lr, mu = (T)h->momentum;                                   \
-        PARFOR {                                                                      \
+        PARFOR({                                                                      \
             T v = mu * S0[i] - lr * G[i];                                             \
             S0[i] = v;                                                                \
             P[i] += v;                                                                \
-        }                                                                             \
+        });                                                                           \
         break;                                                                        \
     }                                                                                 \
     case K_CMOMENTUM: {                                                               \
         const T lr = (T)h->lr, mu = (T)h->momentum;                                   \
-        PARFOR {                                                                      \
+        PARFOR({                                                                      \
             T v = mu * S0[i] - G[i];                                                  \
             S0[i] = v;                                                                \
             P[i] += lr * v;                                                           \
-        }                                                                             \
+        });                                                                           \
         break;                                                                        \
     }                                                                                 \
     case K_NESTEROV: {                                                                \
         const T lr = (T)h->lr, mu = (T)h->momentum, mu2 = (T)(h->momentum * h->momentum); \
         const T c = (T)((1.0 + h->momentum) * h->lr);                                 \
-        PARFOR {                                                                      \
+        PARFOR({                                                                      \
             T g = G[i];                                                               \
             T v = mu * S0[i] - lr * g;                                                \
             S0[i] = v;                                                                \
             P[i] += mu2 * v - c * g;                                                  \
-        }                                                                             \
+        });                                                                           \
         break;                                                                        \
     }                                                                                 \
     case K_ADAGRAD: {                                                                 \
         const T lr = (T)h->lr, eps = (T)h->eps;                                       \
-        PARFOR {                                                                      \
+        PARFOR({                                                                      \
             T g = G[i];                                                               \
             T hh = S0[i] + g * g;                                                     \
             S0[i] = hh;                                                               \
             P[i] -= lr * g / (SQRT(hh) + eps);                                        \
-        }                                                                             \
+        });                                                                           \
         break;                                                                        \
     }                                                                                 \
     case K_ADADELTA: {                                                                \
         const T rho = (T)h->rho, omr = (T)(1.0 - h->rho), eps = (T)h->eps;            \
-        PARFOR {                                                                      \
+        PARFOR({                                                                      \
             T g = G[i];                                                               \
             T msg = rho * S0[i] + omr * g * g;                                        \
             T dx = SQRT((S1[i] + eps) / (msg + eps)) * g;                             \
             S0[i] = msg;                                                              \
             S1[i] = rho * S1[i] + omr * dx * dx;                                      \
             P[i] -= dx;                                                               \
-        }                                                                             \
+        });                                                                           \
         break;                                                                        \
     }                                                                                 \
     case K_ADAM: {                                                                    \
@@ -128,26 +128,26 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
     case K_RMSPROP: {                                                                 \
         const T lr = (T)h->lr, al = (T)h->beta1, oma = (T)(1.0 - h->beta1), eps = (T)h->eps; \
         if (h->eps_inside) {                                                          \
-            PARFOR {                                                                  \
+            PARFOR({                                                                  \
                 T g = G[i];                                                           \
                 T ms = al * S0[i] + oma * g * g;                                      \
                 S0[i] = ms;                                                           \
                 P[i] -= lr * g / SQRT(ms + eps);                                      \
-            }                                                                         \
+            });                                                                       \
         } else {                                                                      \
-            PARFOR {                                                                  \
+            PARFOR({                                                                  \
                 T g = G[i];                                                           \
                 T ms = al * S0[i] + oma * g * g;                                      \
                 S0[i] = ms;                                                           \
                 P[i] -= lr * g / (SQRT(ms) + eps);                                    \
-            }                                                                         \
+            });                                                                       \
         }                                                                             \
         break;                                                                        \
     }                                                                                 \
     case K_GRAVES: {                                                                  \
         const T lr = (T)h->lr, al = (T)h->beta1, oma = (T)(1.0 - h->beta1);          \
         const T mu = (T)h->momentum, eps = (T)h->eps;                                 \
-        PARFOR {                                                                      \
+        PARFOR({                                                                      \
             T g = G[i];                                                               \
             T nn = al * S0[i] + oma * g * g;                                          \
             T gm = al * S1[i] + oma * g;                                              \
@@ -156,12 +156,12 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
             S1[i] = gm;                                                               \
             S2[i] = d;                                                                \
             P[i] += d;                                                                \
-        }                                                                             \
+        });                                                                           \
         break;                                                                        \
     }                                                                                 \
     case K_SMORMS3: {                                                                 \
         const T lr = (T)h->lr, eps = (T)h->eps;                                       \
-        PARFOR {                                                                      \
+        PARFOR({                                                                      \
             T g = G[i], mem = S0[i];                                                  \
             T r = (T)1 / (mem + (T)1);                                                \
             T gm = ((T)1 - r) * S1[i] + r * g;                                        \
@@ -172,7 +172,7 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
             S0[i] = (T)1 + mem * ((T)1 - x);                                          \
             S1[i] = gm;                                                               \
             S2[i] = g2;                                                               \
-        }                                                                             \
+        });                                                                           \
         break;                                                                        \
     }                                                                                 \
     case K_MSVAG: {                                                                   \
@@ -180,7 +180,7 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
         const T wd = (T)h->wd, rho = (T)h->rho;                                       \
         const T inv_bias = (T)(1.0 / (1.0 - h->beta_power));                          \
         const T inv_omr = (T)(1.0 / (1.0 - h->rho));                                  \
-        PARFOR {                                                                      \
+        PARFOR({                                                                      \
             T g = G[i];                                                               \
             T m = S0[i] + omb * (g - S0[i]);                                          \
             T v = S1[i] + omb * (g * g - S1[i]);                                      \
@@ -193,7 +193,7 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
             f = f > (T)0 ? f : (T)0;  /* NaN (0/0 at a zero gradient) -> 0 */        \
             f = f < (T)1 ? f : (T)1;                                                  \
             P[i] -= eta * (lr * mt * f + wd * P[i]);                                  \
-        }                                                                             \
+        });                                                                           \
         break;                                                                        \
     }                                                                                 \
     }                                                                                 \
@@ -392,21 +392,21 @@ ch_status ch_msvag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m,
         const T *p = param ? (const T *)ch_base(param) : NULL;                         \
         const T sc = (T)scale, dc = (T)decay, lo = (T)lower, hi = (T)upper;            \
         if (p && decay_sign) {                                                         \
-            PARFOR {                                                                   \
+            PARFOR({                                                                   \
                 T d = p[i] > 0 ? (T)1 : (p[i] < 0 ? (T)-1 : (T)0);                     \
                 T x = sc * (g[i] + dc * d);                                            \
                 g[i] = clip ? CLIP(x, lo, hi) : x;                                     \
-            }                                                                          \
+            });                                                                        \
         } else if (p) {                                                                \
-            PARFOR {                                                                   \
+            PARFOR({                                                                   \
                 T x = sc * (g[i] + dc * p[i]);                                         \
                 g[i] = clip ? CLIP(x, lo, hi) : x;                                     \
-            }                                                                          \
+            });                                                                        \
         } else {                                                                       \
-            PARFOR {                                                                   \
+            PARFOR({                                                                   \
                 T x = sc * g[i];                                                       \
                 g[i] = clip ? CLIP(x, lo, hi) : x;                                     \
-            }                                                                          \
+            });                                                                        \
         }                                                                              \
     } while (0)
 
@@ -439,8 +439,7 @@ ch_status ch_grad_transform(ch_tensor *grad, const ch_tensor *param, double scal
     int64_t zg = (int64_t)ch_dtype_size(dt), zp = (int64_t)ch_dtype_size(pd);
     char *gb = ch_base(grad);
     const char *pb = param ? ch_base(param) : NULL;
-#pragma omp parallel for schedule(static) if (n >= CH_PARALLEL_GRAIN && it.outer_count > 1)
-    for (int64_t pos = 0; pos < it.outer_count; pos++) {
+    CH_PAR_FOR(n >= CH_PARALLEL_GRAIN && it.outer_count > 1, int64_t pos = 0; pos < it.outer_count; pos++, {
         int64_t off[2];
         ch_iter_offsets(&it, pos, off);
         for (int64_t i = 0; i < it.inner; i++) {
@@ -454,7 +453,7 @@ ch_status ch_grad_transform(ch_tensor *grad, const ch_tensor *param, double scal
             if (clip) x = CLIP(x, lower, upper);
             ch_store(dt, pg, x);
         }
-    }
+    });
     return CH_OK;
 }
 
@@ -482,8 +481,7 @@ ch_status ch_sqnorm(const ch_tensor *x, double *result) {
         return ch_fail(CH_ERR_MEMORY, "sqnorm: out of memory (%lld partial sums)", (long long)nb);
     }
     const char *base = ch_base(src);
-#pragma omp parallel for schedule(static) if (n >= CH_PARALLEL_GRAIN)
-    for (int64_t b = 0; b < nb; b++) {
+    CH_PAR_FOR(n >= CH_PARALLEL_GRAIN, int64_t b = 0; b < nb; b++, {
         int64_t lo = b * SQNORM_BLOCK, hi = lo + SQNORM_BLOCK < n ? lo + SQNORM_BLOCK : n;
         double s = 0;
         if (dt == CH_FLOAT32) {
@@ -494,7 +492,7 @@ ch_status ch_sqnorm(const ch_tensor *x, double *result) {
             for (int64_t i = lo; i < hi; i++) s += p[i] * p[i];
         }
         part[b] = s;
-    }
+    });
     double total = 0;
     for (int64_t b = 0; b < nb; b++) total += part[b];
     free(part);

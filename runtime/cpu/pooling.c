@@ -119,11 +119,11 @@ static inline int par_ok(const pool_geom *g, int64_t work) {
     }                                                                                                         \
     static void maxpool_fwd_##T(const pool_geom g, const T *x, T *y, int32_t *ix) {                          \
         int par = par_ok(&g, g.planes * g.out_n * g.kn);                                                      \
-        _Pragma("omp parallel for schedule(static) if (par)")                                                 \
-        for (int64_t pl = 0; pl < g.planes; pl++)                                                             \
+        CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                              \
             maxpool_plane_##T(x + pl * g.in_n, y + pl * g.out_n, ix ? ix + pl * g.out_n : NULL, g.in[0],      \
                               g.in[1], g.in[2], g.out[0], g.out[1], g.out[2], g.k[0], g.k[1], g.k[2], g.s[0], \
                               g.s[1], g.s[2], g.p[0], g.p[1], g.p[2]);                                        \
+        });                                                                                                   \
     }
 MAXPOOL_PLANE(float)
 MAXPOOL_PLANE(double)
@@ -192,8 +192,7 @@ static inline int64_t window_cell(const pool_geom *g, const int64_t *tab, int64_
 #define SCATTER(T)                                                                                  \
     static void scatter_##T(const pool_geom g, const int64_t *tab, const T *gy, const int32_t *ix, T *gx) {            \
         int par = par_ok(&g, g.planes * (g.out_n + g.in_n));      \
-        _Pragma("omp parallel for schedule(static) if (par)")      \
-        for (int64_t pl = 0; pl < g.planes; pl++) {                                                 \
+        CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                      \
             T *gp = gx + pl * g.in_n;                                                               \
             const T *yp = gy + pl * g.out_n;                                                        \
             const int32_t *ip = ix + pl * g.out_n;                                                  \
@@ -206,7 +205,7 @@ static inline int64_t window_cell(const pool_geom *g, const int64_t *tab, int64_
                         if (c >= 0)                                                                 \
                             gp[c] += yp[o];                                                         \
                     }                                                                               \
-        }                                                                                           \
+        });                                                                                         \
     }
 SCATTER(float)
 SCATTER(double)
@@ -214,8 +213,7 @@ SCATTER(double)
 #define GATHER(T)                                                                                   \
     static void gather_##T(const pool_geom g, const int64_t *tab, const T *x, const int32_t *ix, T *y) {               \
         int par = par_ok(&g, g.planes * g.out_n);                 \
-        _Pragma("omp parallel for schedule(static) if (par)")                 \
-        for (int64_t pl = 0; pl < g.planes; pl++) {                                                 \
+        CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                      \
             const T *xp = x + pl * g.in_n;                                                          \
             T *yp = y + pl * g.out_n;                                                               \
             const int32_t *ip = ix + pl * g.out_n;                                                  \
@@ -226,7 +224,7 @@ SCATTER(double)
                         int64_t c = window_cell(&g, tab, od, oh, ow, ip[o]);                             \
                         yp[o] = c >= 0 ? xp[c] : (T)0;                                              \
                     }                                                                               \
-        }                                                                                           \
+        });                                                                                         \
     }
 GATHER(float)
 GATHER(double)
@@ -351,8 +349,7 @@ static inline double avg_div(const pool_geom *g, int mode, int64_t od, int64_t o
 #define AVGPOOL(T)                                                                                         \
     static void avgpool_fwd_##T(const pool_geom g, int mode, const T *x, T *y) {                          \
         int par = par_ok(&g, g.planes * g.out_n * g.kn);                 \
-        _Pragma("omp parallel for schedule(static) if (par)")                 \
-        for (int64_t pl = 0; pl < g.planes; pl++) {                                                        \
+        CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                             \
             const T *xp = x + pl * g.in_n;                                                                 \
             T *yp = y + pl * g.out_n;                                                                      \
             int64_t o = 0;                                                                                 \
@@ -371,12 +368,11 @@ static inline double avg_div(const pool_geom *g, int mode, int64_t od, int64_t o
                             }                                                                              \
                         yp[o] = (T)(acc / (T)avg_div(&g, mode, od, oh, ow));                               \
                     }                                                                                      \
-        }                                                                                                  \
+        });                                                                                                \
     }                                                                                                      \
     static void avgpool_bwd_##T(const pool_geom g, int mode, const T *gy, T *gx) {                        \
         int par = par_ok(&g, g.planes * g.out_n * g.kn);                 \
-        _Pragma("omp parallel for schedule(static) if (par)")                 \
-        for (int64_t pl = 0; pl < g.planes; pl++) {                                                        \
+        CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                             \
             T *gp = gx + pl * g.in_n;                                                                      \
             const T *yp = gy + pl * g.out_n;                                                               \
             memset(gp, 0, sizeof(T) * (size_t)g.in_n);                                                     \
@@ -395,7 +391,7 @@ static inline double avg_div(const pool_geom *g, int mode, int64_t od, int64_t o
                                     row[w] += v;                                                           \
                             }                                                                              \
                     }                                                                                      \
-        }                                                                                                  \
+        });                                                                                                \
     }
 AVGPOOL(float)
 AVGPOOL(double)

@@ -74,86 +74,80 @@ static void gen_run(ch_dtype dt, char *p, int64_t n, uint64_t seed, uint64_t fir
         if (dt == CH_FLOAT32) {
             float *d = (float *)p;
             float hi = (float)b, below = nextafterf(hi, -INFINITY);
-#pragma omp parallel for schedule(static) if (par)
-            for (int64_t i = 0; i < n; i++) {
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 uint32_t w[4];
                 ch_philox_words(seed, first + (uint64_t)i, 0, w);
                 float v = (float)(a + span * ch_u24(w[0]));
                 d[i] = (v >= hi && span > 0) ? below : v;   /* rounding must not reach high */
-            }
+            });
         } else if (dt == CH_FLOAT64) {
             double *d = (double *)p;
             double below = nextafter(b, -INFINITY);
-#pragma omp parallel for schedule(static) if (par)
-            for (int64_t i = 0; i < n; i++) {
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 uint32_t w[4];
                 ch_philox_words(seed, first + (uint64_t)i, 0, w);
                 double v = a + span * ch_u53(w[0], w[1]);
                 d[i] = (v >= b && span > 0) ? below : v;
-            }
+            });
         } else { /* float16: 24 bits are plenty for 11 */
             uint16_t hi = ch_float_to_half((float)b);
-#pragma omp parallel for schedule(static) if (par)
-            for (int64_t i = 0; i < n; i++) {
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 uint32_t w[4];
                 ch_philox_words(seed, first + (uint64_t)i, 0, w);
                 uint16_t h = ch_float_to_half((float)(a + span * ch_u24(w[0])));
                 if (h == hi && span > 0)   /* one half-ulp below high */
                     h = (hi & 0x8000) ? (uint16_t)(hi + 1) : ((hi & 0x7fff) ? (uint16_t)(hi - 1) : (uint16_t)0x8001);
                 ((uint16_t *)p)[i] = h;
-            }
+            });
         }
         break;
     }
     case K_NORMAL:
         if (dt == CH_FLOAT32) {
             float *d = (float *)p;
-#pragma omp parallel for schedule(static) if (par)
-            for (int64_t i = 0; i < n; i++) {
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 uint32_t w[4];
                 ch_philox_words(seed, first + (uint64_t)i, 0, w);
                 d[i] = (float)(a + b * std_normal(w));
-            }
+            });
         } else {
-#pragma omp parallel for schedule(static) if (par)
-            for (int64_t i = 0; i < n; i++) {
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 uint32_t w[4];
                 ch_philox_words(seed, first + (uint64_t)i, 0, w);
                 ch_store(dt, p + i * (int64_t)z, a + b * std_normal(w));
-            }
+            });
         }
         break;
     case K_BERNOULLI:
-#pragma omp parallel for schedule(static) if (par)
-        for (int64_t i = 0; i < n; i++) {
+        CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
             uint32_t w[4];
             ch_philox_words(seed, first + (uint64_t)i, 0, w);
             ch_store(dt, p + i * (int64_t)z, ch_u53(w[0], w[1]) < a ? 1.0 : 0.0);
-        }
+        });
         break;
     case K_RANDINT: {
         int64_t lo = pr->lo;
         uint64_t range = pr->range;
         if (dt == CH_INT64) {
             int64_t *d = (int64_t *)p;
-#pragma omp parallel for schedule(static) if (par)
-            for (int64_t i = 0; i < n; i++)
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 d[i] = (int64_t)((uint64_t)lo + bounded(seed, first + (uint64_t)i, range));
+            });
         } else if (dt == CH_INT32) {
             int32_t *d = (int32_t *)p;
-#pragma omp parallel for schedule(static) if (par)
-            for (int64_t i = 0; i < n; i++)
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 d[i] = (int32_t)(lo + (int64_t)bounded(seed, first + (uint64_t)i, range));
+            });
         } else if (ch_dtype_is_float(dt)) {
-#pragma omp parallel for schedule(static) if (par)
-            for (int64_t i = 0; i < n; i++)
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 ch_store(dt, p + i * (int64_t)z,
                          (double)(int64_t)((uint64_t)lo + bounded(seed, first + (uint64_t)i, range)));
+            });
         } else {
-#pragma omp parallel for schedule(static) if (par)
-            for (int64_t i = 0; i < n; i++)
+            CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 ch_store_i64(dt, p + i * (int64_t)z,
                              (int64_t)((uint64_t)lo + bounded(seed, first + (uint64_t)i, range)));
+            });
         }
         break;
     }
@@ -380,9 +374,9 @@ ch_status ch_random_choice(int64_t n, int64_t k, int replace, const ch_tensor *p
     }
     int64_t *out = (int64_t *)ch_base(t);
     if (replace && !p) {
-#pragma omp parallel for schedule(static) if (k >= CH_PARALLEL_GRAIN / 4)
-        for (int64_t i = 0; i < k; i++)
+        CH_PAR_FOR(k >= CH_PARALLEL_GRAIN / 4, int64_t i = 0; i < k; i++, {
             out[i] = (int64_t)bounded(seed, first + (uint64_t)i, (uint64_t)n);
+        });
     } else if (replace) {
         /* inverse CDF by binary search: the first i with cdf[i] > u */
         double acc = 0;
@@ -393,8 +387,7 @@ ch_status ch_random_choice(int64_t n, int64_t k, int replace, const ch_tensor *p
                 last = i;
             p[i] = acc;
         }
-#pragma omp parallel for schedule(static) if (k >= CH_PARALLEL_GRAIN / 4)
-        for (int64_t i = 0; i < k; i++) {
+        CH_PAR_FOR(k >= CH_PARALLEL_GRAIN / 4, int64_t i = 0; i < k; i++, {
             uint32_t w[4];
             ch_philox_words(seed, first + (uint64_t)i, 0, w);
             double u = ch_u53(w[0], w[1]) * acc;
@@ -405,7 +398,7 @@ ch_status ch_random_choice(int64_t n, int64_t k, int replace, const ch_tensor *p
                 else lo = mid + 1;
             }
             out[i] = lo < n ? lo : last;   /* u == acc only through rounding */
-        }
+        });
     } else if (!p) {
         /* partial Fisher-Yates: step i swaps i with a uniform j in [i, n) */
         int64_t *a = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));

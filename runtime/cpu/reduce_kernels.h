@@ -214,13 +214,12 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
     if (I == 1) {
         int64_t np = R > RK_RUN_PIECE ? (R + RK_RUN_PIECE - 1) / RK_RUN_PIECE : 1;
         if (np == 1) {
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O > 1)
-            for (int64_t o = 0; o < O; o++) {
+            CH_PAR_FOR(total >= CH_PARALLEL_GRAIN && O > 1, int64_t o = 0; o < O; o++, {
                 if (arg)
                     RK_NAME(arg_run)(x + o * R, R, ismax, 0, out + o, idx + o);
                 else
                     out[o] = RK_NAME(run)(kop, x + o * R, R);
-            }
+            });
             return 0;
         }
         RK_T *pv = malloc((size_t)(O * np) * sizeof(RK_T));
@@ -230,15 +229,14 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
             free(pi);
             return -1;
         }
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN)
-        for (int64_t t = 0; t < O * np; t++) {
+        CH_PAR_FOR(total >= CH_PARALLEL_GRAIN, int64_t t = 0; t < O * np; t++, {
             int64_t o = t / np, p = t % np;
             int64_t r0 = p * RK_RUN_PIECE, n = R - r0 < RK_RUN_PIECE ? R - r0 : RK_RUN_PIECE;
             if (arg)
                 RK_NAME(arg_run)(x + o * R + r0, n, ismax, r0, pv + t, pi + t);
             else
                 pv[t] = RK_NAME(run)(kop, x + o * R + r0, n);
-        }
+        });
         for (int64_t o = 0; o < O; o++) {
             if (arg) {
                 out[o] = pv[o * np];
@@ -262,8 +260,7 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
     size_t wsz = (size_t)(rk_depth(R < RK_ROW_PIECE ? R : RK_ROW_PIECE) * tile) * sizeof(RK_T);
     int wsfail = 0;
     if (np == 1) {
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O * nt > 1)
-        for (int64_t t = 0; t < O * nt; t++) {
+        CH_PAR_FOR(total >= CH_PARALLEL_GRAIN && O * nt > 1, int64_t t = 0; t < O * nt; t++, {
             int64_t o = t / nt, j0 = (t % nt) * tile, w = I - j0 < tile ? I - j0 : tile;
             const RK_T *src = x + o * R * I + j0;
             if (arg) {
@@ -271,14 +268,13 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
             } else {
                 RK_T *ws = kop == RK_SUM ? malloc(wsz) : NULL;
                 if (kop == RK_SUM && !ws) {
-#pragma omp atomic write
-                    wsfail = 1;
+                    ch_flag_set(&wsfail);
                     continue;
                 }
                 RK_NAME(rows)(kop, src, R, I, w, out + o * I + j0, ws);
                 free(ws);
             }
-        }
+        });
         return wsfail ? -1 : 0;
     }
     /* tall blocks: partials laid out (O, np, I), then combined over np */
@@ -289,8 +285,7 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
         free(pi);
         return -1;
     }
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN)
-    for (int64_t t = 0; t < O * np * nt; t++) {
+    CH_PAR_FOR(total >= CH_PARALLEL_GRAIN, int64_t t = 0; t < O * np * nt; t++, {
         int64_t o = t / (np * nt), p = (t / nt) % np, j0 = (t % nt) * tile;
         int64_t w = I - j0 < tile ? I - j0 : tile;
         int64_t r0 = p * RK_ROW_PIECE, n = R - r0 < RK_ROW_PIECE ? R - r0 : RK_ROW_PIECE;
@@ -301,16 +296,14 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
         } else {
             RK_T *ws = kop == RK_SUM ? malloc(wsz) : NULL;
             if (kop == RK_SUM && !ws) {
-#pragma omp atomic write
-                wsfail = 1;
+                ch_flag_set(&wsfail);
                 continue;
             }
             RK_NAME(rows)(kop, src, n, I, w, dst, ws);
             free(ws);
         }
-    }
-#pragma omp parallel for schedule(static) if (O * np * I >= CH_PARALLEL_GRAIN && O * nt > 1)
-    for (int64_t t = 0; t < O * nt; t++) {
+    });
+    CH_PAR_FOR(O * np * I >= CH_PARALLEL_GRAIN && O * nt > 1, int64_t t = 0; t < O * nt; t++, {
         int64_t o = t / nt, j0 = (t % nt) * tile, w = I - j0 < tile ? I - j0 : tile;
         const RK_T *src = pv + o * np * I + j0;
         if (arg) {
@@ -325,14 +318,13 @@ RK_STATIC int RK_NAME(pass)(int kop, const RK_T *x, int64_t O, int64_t R, int64_
         } else {
             RK_T *ws = kop == RK_SUM ? malloc((size_t)(rk_depth(np) * tile) * sizeof(RK_T)) : NULL;
             if (kop == RK_SUM && !ws) {
-#pragma omp atomic write
-                wsfail = 1;
+                ch_flag_set(&wsfail);
                 continue;
             }
             RK_NAME(rows)(kop, src, np, I, w, out + o * I + j0, ws);
             free(ws);
         }
-    }
+    });
     free(pv);
     free(pi);
     return wsfail ? -1 : 0;
@@ -344,8 +336,7 @@ RK_STATIC void RK_NAME(cum_pass)(int prod, const RK_T *x, int64_t O, int64_t R, 
     if (total == 0)
         return;     /* empty: the tiling below would divide by a zero tile width */
     if (I == 1) {
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O > 1)
-        for (int64_t o = 0; o < O; o++) {
+        CH_PAR_FOR(total >= CH_PARALLEL_GRAIN && O > 1, int64_t o = 0; o < O; o++, {
             const RK_T *src = x + o * R;
             RK_T *dst = out + o * R;
             RK_T acc = prod ? 1 : 0;
@@ -353,13 +344,12 @@ RK_STATIC void RK_NAME(cum_pass)(int prod, const RK_T *x, int64_t O, int64_t R, 
                 acc = prod ? acc * src[r] : acc + src[r];
                 dst[r] = acc;
             }
-        }
+        });
         return;
     }
     int64_t tile = rk_tile_width(O, I);
     int64_t nt = (I + tile - 1) / tile;
-#pragma omp parallel for schedule(static) if (total >= CH_PARALLEL_GRAIN && O * nt > 1)
-    for (int64_t t = 0; t < O * nt; t++) {
+    CH_PAR_FOR(total >= CH_PARALLEL_GRAIN && O * nt > 1, int64_t t = 0; t < O * nt; t++, {
         int64_t o = t / nt, j0 = (t % nt) * tile, w = I - j0 < tile ? I - j0 : tile;
         const RK_T *src = x + o * R * I + j0;
         RK_T *dst = out + o * R * I + j0;
@@ -375,7 +365,7 @@ RK_STATIC void RK_NAME(cum_pass)(int prod, const RK_T *x, int64_t O, int64_t R, 
             else
                 for (int64_t j = 0; j < w; j++) d[j] = prev[j] + s[j];
         }
-    }
+    });
 }
 
 #undef RK_GT

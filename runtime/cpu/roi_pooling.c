@@ -92,8 +92,7 @@ static inline void bin_range(int64_t b, double bin, int64_t start, int64_t size,
     static void roi_max_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,         \
                             int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, T *y, int32_t *am) { \
         int par = par_ok(R * C, R * C * H * W);                                                             \
-        _Pragma("omp parallel for schedule(static) if (par)")                                               \
-        for (int64_t rc = 0; rc < R * C; rc++) {                                                            \
+        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
             const double *b = rois + 4 * r;                                                                 \
             /* nearbyint: round half to even, as Python's round() in Chainer */                             \
@@ -125,7 +124,7 @@ static inline void bin_range(int64_t b, double bin, int64_t start, int64_t size,
                     ap[i * OW + j] = (int32_t)bi;                                                           \
                 }                                                                                           \
             }                                                                                               \
-        }                                                                                                   \
+        });                                                                                                 \
     }
 ROI_MAX(float)
 ROI_MAX(double)
@@ -184,8 +183,7 @@ static ch_status check_argmax(const char *fn, const ch_tensor *argmax, int64_t R
     static void roi_scatter_##T(const T *g, const int32_t *am, const int64_t *idx, int64_t R, int64_t C,      \
                                 int64_t HW, int64_t OHW, int64_t N, T *gx) {                                 \
         int par = par_ok(C, R * C * OHW + N * C * HW);                                                      \
-        _Pragma("omp parallel for schedule(static) if (par)")                                               \
-        for (int64_t c = 0; c < C; c++) {                                                                   \
+        CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
             for (int64_t n = 0; n < N; n++)                                                                 \
                 memset(gx + (n * C + c) * HW, 0, sizeof(T) * (size_t)HW);                                   \
             for (int64_t r = 0; r < R; r++) {                                                               \
@@ -196,7 +194,7 @@ static ch_status check_argmax(const char *fn, const ch_tensor *argmax, int64_t R
                     if (ap[o] >= 0 && ap[o] < HW)                                                           \
                         gp[ap[o]] += src[o];                                                                \
             }                                                                                               \
-        }                                                                                                   \
+        });                                                                                                 \
     }
 ROI_SCATTER(float)
 ROI_SCATTER(double)
@@ -256,14 +254,13 @@ ch_status ch_roi_max_pool_2d_scatter(const ch_tensor *g, const ch_tensor *roi_in
     static void roi_gather_##T(const T *x, const int32_t *am, const int64_t *idx, int64_t R, int64_t C,       \
                                int64_t HW, int64_t OHW, T *y) {                                             \
         int par = par_ok(R * C, R * C * OHW);                                                               \
-        _Pragma("omp parallel for schedule(static) if (par)")                                               \
-        for (int64_t rc = 0; rc < R * C; rc++) {                                                            \
+        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
             const T *xp = x + (idx[r] * C + c) * HW;                                                        \
             const int32_t *ap = am + rc * OHW;                                                              \
             for (int64_t o = 0; o < OHW; o++)                                                               \
                 y[rc * OHW + o] = (ap[o] >= 0 && ap[o] < HW) ? xp[ap[o]] : (T)0;                            \
-        }                                                                                                   \
+        });                                                                                                 \
     }
 ROI_GATHER(float)
 ROI_GATHER(double)
@@ -382,8 +379,7 @@ static inline void align_geometry(const double *b, double scale, int64_t OH, int
                               int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,        \
                               int64_t sw, T *y) {                                                           \
         int par = par_ok(R * C, R * C * OH * OW * 4);                                                       \
-        _Pragma("omp parallel for schedule(static) if (par)")                                               \
-        for (int64_t rc = 0; rc < R * C; rc++) {                                                            \
+        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
             align_geom g;                                                                                   \
             align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                        \
@@ -404,7 +400,7 @@ static inline void align_geometry(const double *b, double scale, int64_t OH, int
                     }                                                                                       \
                     y[(rc * OH + i) * OW + j] = count > 0 ? (T)(acc / count) : (T)0;                        \
                 }                                                                                           \
-        }                                                                                                   \
+        });                                                                                                 \
     }
 ROI_ALIGN(float)
 ROI_ALIGN(double)
@@ -452,8 +448,7 @@ ch_status ch_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, con
                                    int64_t N, int64_t H, int64_t W, int64_t OH, int64_t OW, double scale,   \
                                    int64_t sh, int64_t sw, T *gx) {                                         \
         int par = par_ok(C, R * C * OH * OW * 4 + N * C * H * W);                                           \
-        _Pragma("omp parallel for schedule(static) if (par)")                                               \
-        for (int64_t c = 0; c < C; c++) {                                                                   \
+        CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
             for (int64_t n = 0; n < N; n++)                                                                 \
                 memset(gx + (n * C + c) * H * W, 0, sizeof(T) * (size_t)(H * W));                           \
             for (int64_t r = 0; r < R; r++) {                                                               \
@@ -480,7 +475,7 @@ ch_status ch_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, con
                         }                                                                                   \
                     }                                                                                       \
             }                                                                                               \
-        }                                                                                                   \
+        });                                                                                                 \
     }
 ROI_ALIGN_BACK(float)
 ROI_ALIGN_BACK(double)

@@ -52,8 +52,7 @@ static ch_status check_labels(const ch_tensor *x, const ch_tensor *t, const int6
                      int64_t C, int64_t S, T *loss, T *grad, T *y) {                            \
         int64_t P = N * S;                                                                      \
         int par = P * C >= CH_PARALLEL_GRAIN;                                                   \
-        _Pragma("omp parallel for schedule(static) if (par)")                                   \
-        for (int64_t p = 0; p < P; p++) {                                                       \
+        CH_PAR_FOR(par, int64_t p = 0; p < P; p++, {                                            \
             int64_t n = p / S, s = p % S;                                                       \
             const T *xp = x + n * C * S + s;                                                    \
             double m = -INFINITY;                                                               \
@@ -77,7 +76,7 @@ static ch_status check_labels(const ch_tensor *x, const ch_tensor *t, const int6
                     if (gp) gp[c * S] = (T)((pc - (c == lab ? 1.0 : 0.0)) * wt);                \
                 }                                                                               \
             }                                                                                   \
-        }                                                                                       \
+        });                                                                                     \
     }
 
 DEFINE_SCE(sce_f32, float, exp, log)
@@ -133,12 +132,12 @@ static void sce_row_f32(const float *x, int64_t C, int64_t lab, double wt, float
 static void sce_rows_f32(const float *x, const int64_t *tl, const float *w, int64_t ignore, int64_t N, int64_t C,
                          float *loss, float *grad, float *y) {
     int par = N * C >= CH_PARALLEL_GRAIN && N > 1;
-    _Pragma("omp parallel for schedule(static) if (par)") for (int64_t n = 0; n < N; n++) {
+    CH_PAR_FOR(par, int64_t n = 0; n < N; n++, {
         int64_t lab = tl[n];
         int valid = lab != ignore;
         double wt = valid ? (w ? (double)w[lab] : 1.0) : 0.0;
         sce_row_f32(x + n * C, C, valid ? lab : -1, wt, loss + n, grad ? grad + n * C : NULL, y ? y + n * C : NULL);
-    }
+    });
 }
 DEFINE_SCE(sce_f64, double, exp, log)
 

@@ -85,13 +85,12 @@ static void SM_NAME(softmax_fwd)(const SM_T *x, SM_T *y, int64_t O, int64_t N, i
     int64_t items = O * tiles;
     if (N == 0 || items == 0) return;
     int par = O * N * I > CH_PARALLEL_GRAIN && items > 1;
-#pragma omp parallel for schedule(static) if (par)
-    for (int64_t k = 0; k < items; k++) {
+    CH_PAR_FOR(par, int64_t k = 0; k < items; k++, {
         int64_t o = k / tiles, i0 = (k % tiles) * SM_TILE;
         int64_t w = I - i0 < SM_TILE ? I - i0 : SM_TILE;
         int64_t base = o * N * I + i0;
         SM_NAME(sm_item)(x + base, y + base, N, I, w, lg);
-    }
+    });
 }
 
 /* Gradient of one item. */
@@ -124,13 +123,12 @@ static void SM_NAME(softmax_bwd)(const SM_T *y, const SM_T *gy, SM_T *gx, int64_
     int64_t items = O * tiles;
     if (N == 0 || items == 0) return;
     int par = O * N * I > CH_PARALLEL_GRAIN && items > 1;
-#pragma omp parallel for schedule(static) if (par)
-    for (int64_t k = 0; k < items; k++) {
+    CH_PAR_FOR(par, int64_t k = 0; k < items; k++, {
         int64_t o = k / tiles, i0 = (k % tiles) * SM_TILE;
         int64_t w = I - i0 < SM_TILE ? I - i0 : SM_TILE;
         int64_t base = o * N * I + i0;
         SM_NAME(sm_grad_item)(y + base, gy + base, gx + base, N, I, w, lg);
-    }
+    });
 }
 
 #undef SM_T

@@ -59,6 +59,63 @@ DEFINE_MSORT(sort_f_desc, fkey, F_DESC_LT)
 DEFINE_MSORT(sort_i_asc, ikey, I_ASC_LT)
 DEFINE_MSORT(sort_i_desc, ikey, I_DESC_LT)
 
+/* Where the lines of one sort_lines call lie and where their results go. */
+typedef struct sort_job {
+    const char *xb;        /* x's first element */
+    ch_dtype dt;
+    bool fl;               /* float keys (else int64) */
+    int descending;
+    int64_t n, xs, os;     /* line length, its stride in x and in the results */
+    int m;                 /* the other axes: extents, strides in x and in the results */
+    const int64_t *odim, *xstr, *ostr;
+    size_t z;
+    ch_tensor *vals, *args;
+} sort_job;
+
+/* Sorts line l of the job, with buf (2 n key pairs) as scratch. */
+static void sort_line(const sort_job *jb, int64_t l, char *buf) {
+    int64_t n = jb->n, xs = jb->xs, os = jb->os;
+    ch_dtype dt = jb->dt;
+    size_t z = jb->z;
+    int64_t rem = l, xo = 0, oo = 0;
+    for (int d = jb->m - 1; d >= 0; d--) {
+        int64_t k = rem % jb->odim[d];
+        rem /= jb->odim[d];
+        xo += k * jb->xstr[d];
+        oo += k * jb->ostr[d];
+    }
+    const char *src = jb->xb + xo * (int64_t)z;
+    const int64_t *pos;
+    if (jb->fl) {
+        fkey *v = (fkey *)buf;
+        if (dt == CH_FLOAT32)
+            for (int64_t i = 0; i < n; i++) v[i].k = ((const float *)src)[i * xs], v[i].i = i;
+        else if (dt == CH_FLOAT64)
+            for (int64_t i = 0; i < n; i++) v[i].k = ((const double *)src)[i * xs], v[i].i = i;
+        else
+            for (int64_t i = 0; i < n; i++) v[i].k = ch_load(dt, src + i * xs * (int64_t)z), v[i].i = i;
+        if (jb->descending) sort_f_desc(v, v + n, n);
+        else sort_f_asc(v, v + n, n);
+        pos = &v[0].i;
+    } else {
+        ikey *v = (ikey *)buf;
+        for (int64_t i = 0; i < n; i++) v[i].k = ch_load_i64(dt, src + i * xs * (int64_t)z), v[i].i = i;
+        if (jb->descending) sort_i_desc(v, v + n, n);
+        else sort_i_asc(v, v + n, n);
+        pos = &v[0].i;
+    }
+    /* pos[2*i] is the source position of the i-th sorted element (pairs are 16 bytes) */
+    if (jb->args) {
+        int64_t *a = (int64_t *)jb->args->data + oo;
+        for (int64_t i = 0; i < n; i++) a[i * os] = pos[2 * i];
+    }
+    if (jb->vals) {
+        char *o = (char *)jb->vals->data + oo * (int64_t)z;
+        for (int64_t i = 0; i < n; i++)
+            memcpy(o + i * os * (int64_t)z, src + pos[2 * i] * xs * (int64_t)z, z);
+    }
+}
+
 /* Sorts every line of x along axis; writes the sorted values to vals
  * and/or the source positions (int64) to args (either may be NULL).
  * vals and args are contiguous tensors shaped like x. */
@@ -66,7 +123,7 @@ static ch_status sort_lines(const ch_tensor *x, int axis, int descending, ch_ten
     ch_dtype dt = (ch_dtype)x->dt;
     bool fl = ch_dtype_is_float(dt);
     int nd = x->nd;
-    int64_t n = x->dim[axis], xs = x->stride[axis];
+    int64_t n = x->dim[axis];
     int64_t lines = n ? x->numel / n : 0;
     /* the other axes, for locating each line */
     int64_t odim[CH_MAX_DIMS], xstr[CH_MAX_DIMS], ostr[CH_MAX_DIMS], cstr[CH_MAX_DIMS];
@@ -74,55 +131,20 @@ static ch_status sort_lines(const ch_tensor *x, int axis, int descending, ch_ten
     int m = 0;
     for (int d = 0; d < nd; d++)
         if (d != axis) odim[m] = x->dim[d], xstr[m] = x->stride[d], ostr[m++] = cstr[d];
-    int64_t os = cstr[axis];
-    size_t z = ch_dtype_size(dt);
-    const char *xb = ch_base(x);
-    size_t pair = fl ? sizeof(fkey) : sizeof(ikey);
+    sort_job jb = {ch_base(x), dt, fl, descending, n, x->stride[axis], cstr[axis], m, odim, xstr, ostr,
+                   ch_dtype_size(dt), vals, args};
+    size_t per = 2 * (size_t)n * (fl ? sizeof(fkey) : sizeof(ikey));   /* scratch of one thread */
     int nth = ch_threads();
     bool par = lines > 1 && x->numel >= CH_PARALLEL_GRAIN / 4;
-    char *scratch = malloc(2 * (size_t)n * pair * (size_t)(par ? nth : 1) + 1);
+    char *scratch = malloc(per * (size_t)(par ? nth : 1) + 1);
     if (!scratch) return ch_fail(CH_ERR_MEMORY, "sort: out of memory for %lld elements", (long long)n);
-#pragma omp parallel for schedule(static) if (par) num_threads(nth)
-    for (int64_t l = 0; l < lines; l++) {
-        int tid = par ? omp_get_thread_num() : 0;
-        char *buf = scratch + (size_t)tid * 2 * (size_t)n * pair;
-        int64_t rem = l, xo = 0, oo = 0;
-        for (int d = m - 1; d >= 0; d--) {
-            int64_t k = rem % odim[d];
-            rem /= odim[d];
-            xo += k * xstr[d];
-            oo += k * ostr[d];
-        }
-        const char *src = xb + xo * (int64_t)z;
-        const int64_t *pos;
-        if (fl) {
-            fkey *v = (fkey *)buf;
-            if (dt == CH_FLOAT32)
-                for (int64_t i = 0; i < n; i++) v[i].k = ((const float *)src)[i * xs], v[i].i = i;
-            else if (dt == CH_FLOAT64)
-                for (int64_t i = 0; i < n; i++) v[i].k = ((const double *)src)[i * xs], v[i].i = i;
-            else
-                for (int64_t i = 0; i < n; i++) v[i].k = ch_load(dt, src + i * xs * (int64_t)z), v[i].i = i;
-            if (descending) sort_f_desc(v, v + n, n);
-            else sort_f_asc(v, v + n, n);
-            pos = &v[0].i;
-        } else {
-            ikey *v = (ikey *)buf;
-            for (int64_t i = 0; i < n; i++) v[i].k = ch_load_i64(dt, src + i * xs * (int64_t)z), v[i].i = i;
-            if (descending) sort_i_desc(v, v + n, n);
-            else sort_i_asc(v, v + n, n);
-            pos = &v[0].i;
-        }
-        /* pos[2*i] is the source position of the i-th sorted element (pairs are 16 bytes) */
-        if (args) {
-            int64_t *a = (int64_t *)args->data + oo;
-            for (int64_t i = 0; i < n; i++) a[i * os] = pos[2 * i];
-        }
-        if (vals) {
-            char *o = (char *)vals->data + oo * (int64_t)z;
-            for (int64_t i = 0; i < n; i++)
-                memcpy(o + i * os * (int64_t)z, src + pos[2 * i] * xs * (int64_t)z, z);
-        }
+    if (par) {
+#pragma omp parallel for schedule(static) num_threads(nth)
+        for (int64_t l = 0; l < lines; l++)
+            sort_line(&jb, l, scratch + (size_t)omp_get_thread_num() * per);
+    } else {
+        for (int64_t l = 0; l < lines; l++)
+            sort_line(&jb, l, scratch);
     }
     free(scratch);
     return CH_OK;

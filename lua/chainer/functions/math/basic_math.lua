@@ -186,9 +186,9 @@ end
 local Mul = FunctionNode:extend('Mul')
 M.Mul = Mul
 function Mul:label() return '_ * _' end
+Mul._input_indexes_to_retain = R12   -- always both (a class field: see var_node)
 function Mul:forward2(a, b)
   check_dtypes('mul', a, b)
-  self._input_indexes_to_retain = R12
   local y = T_mul(a, b)
   note_broadcast(self, a, b, y)
   return y
@@ -253,9 +253,9 @@ end
 local Div = FunctionNode:extend('Div')
 M.Div = Div
 function Div:label() return '_ / _' end
+Div._input_indexes_to_retain = R12   -- always both (a class field: see var_node)
 function Div:forward2(a, b)
   check_dtypes('div', a, b)
-  self._input_indexes_to_retain = R12
   local y = T_div(a, b)
   note_broadcast(self, a, b, y)
   return y
@@ -289,8 +289,8 @@ end
 local DivFromConstant = FunctionNode:extend('DivFromConstant')
 M.DivFromConstant = DivFromConstant
 function DivFromConstant:label() return 'const / _' end
+DivFromConstant._input_indexes_to_retain = R1
 function DivFromConstant:forward1(x)
-  self._input_indexes_to_retain = R1
   return T_div(self.value, x)
 end
 DivFromConstant.forward = forward_from1
@@ -343,8 +343,8 @@ end
 local PowVarConst = FunctionNode:extend('PowVarConst')
 M.PowVarConst = PowVarConst
 function PowVarConst:label() return '_ ** const' end
+PowVarConst._input_indexes_to_retain = R1
 function PowVarConst:forward1(x)
-  self._input_indexes_to_retain = R1
   return T_pow(x, self.value)
 end
 PowVarConst.forward = forward_from1
@@ -445,20 +445,22 @@ end
 
 -- The nodes are built with every field apply1/apply2 and backprop will
 -- set, so the table is allocated at its final size once instead of growing
--- (and rehashing) key by key; false reads as "absent" everywhere.
+-- (and rehashing) key by key; false reads as "absent" everywhere.  Four
+-- fields keep a two-input node's hash part at four slots: what is the same
+-- for every node of a class (which inputs Mul retains, "no broadcasting")
+-- lives on the class, and only a broadcasting node grows a field.
 local function const_node(cls, x, c, d)
-  local f = setmetatable({ value = c, rank = 0, inputs = false, outputs = false, _bp = 0,
-    _input_indexes_to_retain = false }, cls)
+  local f = setmetatable({ value = c, rank = 0, inputs = false, outputs = false, _bp = 0 }, cls)
   if cls.forward1 then local r = f:apply1(x, d) return r end
   return f:apply({ x })[1]
 end
 
 local function var_node(cls, a, b, da, db)
-  local f = setmetatable({ rank = 0, inputs = false, outputs = false, _bp = 0,
-    _input_indexes_to_retain = false, _sa = false, _sb = false }, cls)
+  local f = setmetatable({ rank = 0, inputs = false, outputs = false, _bp = 0 }, cls)
   if cls.forward2 then local r = f:apply2(a, b, da, db) return r end
   return f:apply({ a, b })[1]
 end
+for _, cls in ipairs({ Add, Sub, Mul, Div, PowVarVar, Mod }) do cls._sa, cls._sb = false, false end
 
 local function add(a, b)
   local ta, tb = type(a), type(b)

@@ -8,7 +8,7 @@
 
 #include "chainlua.h"
 
-#define CH_CUDA_ABI 4
+#define CH_CUDA_ABI 5
 
 /*
  * One elementwise operation for the backend.  The core has already decided
@@ -29,6 +29,30 @@ typedef struct ch_cuda_ew {
     ch_tensor *out;
     const ch_tensor *in[2];
 } ch_cuda_ew;
+
+/*
+ * One fused optimizer update (ABI 5), the GPU twin of the typed loops of
+ * runtime/cpu/optimizer_updates.c.  The core has checked shapes, dtypes and
+ * aliasing: param, grad and the nstate states are contiguous tensors of one
+ * dtype (float32 or float64) on one device.  The fields are Chainer's
+ * hyperparameters, already resolved; each kind reads the ones it needs.
+ */
+typedef enum ch_cuda_opt_kind {
+    CH_CUDA_OPT_SGD,        /* p -= lr*g */
+    CH_CUDA_OPT_MOMENTUM,   /* v = momentum*v - lr*g; p += v */
+    CH_CUDA_OPT_CMOMENTUM,  /* v = momentum*v - g; p += lr*v */
+    CH_CUDA_OPT_NESTEROV,   /* v = momentum*v - lr*g; p += momentum^2*v - (1+momentum)*lr*g */
+    CH_CUDA_OPT_ADAM        /* Adam / AdamW / AMSGrad / AdaBound (ch_adam_update) */
+} ch_cuda_opt_kind;
+
+typedef struct ch_cuda_opt {
+    int kind;                      /* ch_cuda_opt_kind */
+    double lr, momentum, beta1, beta2, eps, eta, wd, lower, upper;
+    int bounded, amsgrad;
+    ch_tensor *param;
+    const ch_tensor *grad;
+    ch_tensor *state[3];           /* v; or m, v, vhat (amsgrad) */
+} ch_cuda_opt;
 
 typedef struct ch_cuda_hooks {
     int abi;                       /* set by the core before init */
@@ -68,6 +92,18 @@ typedef struct ch_cuda_hooks {
      * axes), transposing the last two axes of a/b when transa/transb; a, b
      * and out share one float dtype and out is contiguous with the result shape. */
     ch_status (*matmul)(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor *out);
+    /* ABI 5: the ops of an MLP training step. */
+    /* out = cond ? a : b; cond is bool, a, b and out share one dtype, cond,
+     * a and b broadcast to out's shape and none overlaps out partially. */
+    ch_status (*where)(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b, ch_tensor *out);
+    /* y = a*x + b*y (b == 0: y is not read); x and y have one float dtype
+     * and one shape, any strides, x does not overlap y partially. */
+    ch_status (*axpby)(double a, const ch_tensor *x, double b, ch_tensor *y);
+    /* c = alpha * op(a) @ op(b) + beta * c for 2-d a, b, c of one float
+     * dtype (float32/float64), c contiguous (beta == 0: c is not read). */
+    ch_status (*gemm)(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
+                      ch_tensor *c);
+    ch_status (*opt_update)(const ch_cuda_opt *u);
 } ch_cuda_hooks;
 
 typedef int (*ch_cuda_init_fn)(ch_cuda_hooks *hooks);

@@ -49,3 +49,29 @@ ch_status ch_device_matmul(const char *fn, const ch_tensor *a, const ch_tensor *
         return missing(fn, "matmul");
     return ch_cuda_table.matmul(a, b, transa, transb, out);
 }
+
+ch_status ch_device_where(const char *fn, const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b,
+                          ch_tensor *out) {
+    if (!ch_cuda_table.where)
+        return missing(fn, "where");
+    return ch_cuda_table.where(cond, a, b, out);
+}
+
+ch_status ch_device_axpby(const char *fn, double a, const ch_tensor *x, double b, ch_tensor *y) {
+    if (!ch_cuda_table.axpby)
+        return missing(fn, "axpby");
+    return ch_cuda_table.axpby(a, x, b, y);
+}
+
+ch_status ch_device_gemm(const char *fn, int transa, int transb, double alpha, const ch_tensor *a,
+                         const ch_tensor *b, double beta, ch_tensor *c) {
+    if (!ch_cuda_table.gemm)
+        return missing(fn, "gemm");
+    return ch_cuda_table.gemm(transa, transb, alpha, a, b, beta, c);
+}
+
+ch_status ch_device_opt_update(const char *fn, const ch_cuda_opt *u) {
+    if (!ch_cuda_table.opt_update)
+        return missing(fn, "optimizer update");
+    return ch_cuda_table.opt_update(u);
+}

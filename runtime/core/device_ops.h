@@ -18,5 +18,11 @@ ch_status ch_device_elementwise(const char *fn, const ch_cuda_ew *w);
 ch_status ch_device_reduce(const char *fn, int op, const ch_tensor *x, const uint8_t *red, ch_tensor *out);
 ch_status ch_device_matmul(const char *fn, const ch_tensor *a, const ch_tensor *b, int transa, int transb,
                            ch_tensor *out);
+ch_status ch_device_where(const char *fn, const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b,
+                          ch_tensor *out);
+ch_status ch_device_axpby(const char *fn, double a, const ch_tensor *x, double b, ch_tensor *y);
+ch_status ch_device_gemm(const char *fn, int transa, int transb, double alpha, const ch_tensor *a,
+                         const ch_tensor *b, double beta, ch_tensor *c);
+ch_status ch_device_opt_update(const char *fn, const ch_cuda_opt *u);
 
 #endif

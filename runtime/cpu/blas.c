@@ -9,9 +9,9 @@
  * than gemm there (batch-1 inference).  Other dtypes take a plain loop in
  * int64 (integers, bool) or go through float32 (float16).
  *
- * matmul on CUDA tensors checks shapes and dtypes here and hands the product
- * to the backend (cuBLAS, float dtypes only); the other functions of this
- * file run only on the CPU so far.
+ * matmul, gemm and linear on CUDA tensors check shapes and dtypes here and
+ * hand the product to the backend (cuBLAS, float dtypes only); dot and
+ * tensordot run only on the CPU so far.
  */
 #include "../core/internal.h"
 #include "../core/device_ops.h"
@@ -452,12 +452,35 @@ done:
     return CH_OK;
 }
 
+/* gemm on a GPU (a, b already of c's dtype): the backend packs operands
+ * that fit no BLAS layout itself and writes a contiguous c; any other c goes
+ * through a contiguous copy. */
+static ch_status gemm_device(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b,
+                             double beta, ch_tensor *c) {
+    if (c->numel == 0)
+        return CH_OK;
+    if (ch_is_contiguous(c))
+        return ch_device_gemm("gemm", transa, transb, alpha, a, b, beta, c);
+    ch_tensor *tmp;
+    CH_TRY(ch_copy(c, &tmp));
+    ch_status st = ch_device_gemm("gemm", transa, transb, alpha, a, b, beta, tmp);
+    if (st == CH_OK)
+        st = ch_copy_into(c, tmp);
+    ch_tensor_release(tmp);
+    return st;
+}
+
 ch_status ch_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
                   ch_tensor *c) {
     static const char *fn = "gemm";
-    CH_CHECK_CPU(a, fn, "a");
-    CH_CHECK_CPU(b, fn, "b");
-    CH_CHECK_CPU(c, fn, "c");
+    CH_CHECK_ARG(a, fn, "a");
+    CH_CHECK_ARG(b, fn, "b");
+    CH_CHECK_ARG(c, fn, "c");
+    bool gpu = a->dev != CH_CPU || b->dev != CH_CPU || c->dev != CH_CPU;
+    if (gpu) {
+        CH_TRY(ch_same_device(fn, "a", a, "b", b));
+        CH_TRY(ch_same_device(fn, "a", a, "c", c));
+    }
     if (a->nd != 2 || b->nd != 2 || c->nd != 2)
         return ch_fail(CH_ERR_SHAPE, "gemm: a, b and c must be 2-d (got %d-d, %d-d and %d-d)", a->nd, b->nd, c->nd);
     ch_dtype dt = (ch_dtype)c->dt;
@@ -480,6 +503,10 @@ ch_status ch_gemm(int transa, int transb, double alpha, const ch_tensor *a, cons
     ch_status st = CH_OK;
     if ((st = ch_contiguous_as_if(a, dt, &A)) != CH_OK) goto done;
     if ((st = ch_contiguous_as_if(b, dt, &B)) != CH_OK) goto done;
+    if (gpu) {
+        st = gemm_device(transa, transb, alpha, A, B, beta, c);
+        goto done;
+    }
     describe(A, transa, 1, &ma);
     describe(B, transb, 0, &mb);
     if (!blas_layout(&ma)) {
@@ -523,9 +550,14 @@ done:
  * bias costs one pass over y and no broadcast temporary. */
 ch_status ch_linear(const ch_tensor *x, const ch_tensor *W, const ch_tensor *b, ch_tensor **result) {
     static const char *fn = "linear";
-    CH_CHECK_CPU(x, fn, "x");
-    CH_CHECK_CPU(W, fn, "W");
-    if (b) CH_CHECK_CPU(b, fn, "b");
+    CH_CHECK_ARG(x, fn, "x");
+    CH_CHECK_ARG(W, fn, "W");
+    if (b) CH_CHECK_ARG(b, fn, "b");
+    bool gpu = x->dev != CH_CPU || W->dev != CH_CPU || (b && b->dev != CH_CPU);
+    if (gpu) {
+        CH_TRY(ch_same_device(fn, "x", x, "W", W));
+        if (b) CH_TRY(ch_same_device(fn, "x", x, "b", b));
+    }
     if (!result) return ch_fail(CH_ERR_ARG, "linear: result must not be NULL");
     if (x->nd != 2 || W->nd != 2)
         return ch_fail(CH_ERR_SHAPE, "linear: x and W must be 2-d (got %d-d and %d-d)", x->nd, W->nd);
@@ -543,7 +575,20 @@ ch_status ch_linear(const ch_tensor *x, const ch_tensor *W, const ch_tensor *b, 
         return ch_fail(CH_ERR_SHAPE, "linear: b must have shape (%lld,) to match W", (long long)N);
     int64_t odim[2] = {M, N};
     ch_tensor *y;
-    CH_TRY(ch_tensor_new(dt, 2, odim, CH_CPU, &y));
+    CH_TRY(ch_tensor_new(dt, 2, odim, x->dev, &y));
+    if (gpu) {
+        /* y = b broadcast over the rows (a copy on the device), then
+         * y += x W^T; without b, beta = 0 never reads y */
+        ch_status st = b && y->numel ? ch_copy_into(y, b) : CH_OK;
+        if (st == CH_OK)
+            st = ch_gemm(0, 1, 1.0, x, W, b ? 1.0 : 0.0, y);
+        if (st != CH_OK) {
+            ch_tensor_release(y);
+            return st;
+        }
+        *result = y;
+        return CH_OK;
+    }
     if (M > 0 && N > 0) {
         size_t z = ch_dtype_size(dt), row = (size_t)N * z;
         char *o = y->data;

@@ -13,7 +13,7 @@
  *
  * Unary ops, clip and the binary ops on CUDA tensors take the same dtype,
  * shape and aliasing decisions here and hand the work to the backend
- * (ew_device); where and axpby run only on the CPU so far.
+ * (ew_device); so do where (where_device) and axpby (axpby_device).
  */
 #include "../core/internal.h"
 #include "../core/device_ops.h"
@@ -859,13 +859,35 @@ ch_status ch_binary_scalar(ch_binary_op op, const ch_tensor *a, double s, int sc
 }
 
 /* ---- where --------------------------------------------------------------- */
+/* where on a GPU: the backend selects elements of one dtype under a bool
+ * condition, so operands of other dtypes are converted first, with the same
+ * conversions as the CPU loop (ch_astype); the copies (in cp) are released
+ * by the caller. */
+static ch_status where_device(ch_tensor *target, const ch_tensor *in[3], ch_tensor *cp[3]) {
+    for (int k = 0; k < 3; k++) {
+        ch_dtype want = k == 0 ? CH_BOOL : (ch_dtype)target->dt;
+        if (in[k]->dt == (int32_t)want)
+            continue;
+        ch_tensor *c;
+        CH_TRY(ch_astype(in[k], want, &c));
+        ch_tensor_release(cp[k]);
+        cp[k] = c;
+        in[k] = c;
+    }
+    return ch_device_where("where", in[0], in[1], in[2], target);
+}
+
 ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b, ch_tensor *out,
                    ch_tensor **result) {
-    CH_CHECK_CPU(cond, "where", "cond");
-    CH_CHECK_CPU(a, "where", "a");
-    CH_CHECK_CPU(b, "where", "b");
+    CH_CHECK_ARG(cond, "where", "cond");
+    CH_CHECK_ARG(a, "where", "a");
+    CH_CHECK_ARG(b, "where", "b");
     if (!out && !result)
         return ch_fail(CH_ERR_ARG, "where: neither out nor result was given");
+    if (cond->dev != CH_CPU || a->dev != CH_CPU || b->dev != CH_CPU) {
+        CH_TRY(ch_same_device("where", "a", a, "b", b));
+        CH_TRY(ch_same_device("where", "cond", cond, "a", a));
+    }
     int nd1, nd;
     int64_t d1[CH_MAX_DIMS], dim[CH_MAX_DIMS];
     CH_TRY(ch_broadcast_shape(cond->nd, cond->dim, a->nd, a->dim, &nd1, d1, "where"));
@@ -890,6 +912,17 @@ ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b
             in[k] = cp[k];
             ch_broadcast_strides(in[k], nd, dim, s[k + 1]);
         }
+    }
+    if (target->dev != CH_CPU) {
+        ch_status st = where_device(target, in, cp);
+        for (int k = 0; k < 3; k++)
+            ch_tensor_release(cp[k]);
+        if (st != CH_OK) {
+            ch_tensor_release(target);
+            return st;
+        }
+        finish(target, out, result);
+        return CH_OK;
     }
     for (int i = 0; i < nd; i++)
         s[0][i] = target->stride[i];
@@ -949,9 +982,25 @@ ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b
 }
 
 /* ---- axpby --------------------------------------------------------------- */
+/* axpby on a GPU: the backend takes x in y's dtype (converted first when it
+ * differs; the CPU's mixed-dtype loop converts through float64 instead). */
+static ch_status axpby_device(double a, const ch_tensor *x, double b, ch_tensor *y) {
+    if (y->numel == 0)
+        return CH_OK;
+    if (x->dt == y->dt)
+        return ch_device_axpby("axpby", a, x, b, y);
+    ch_tensor *xc;
+    CH_TRY(ch_astype(x, (ch_dtype)y->dt, &xc));
+    ch_status st = ch_device_axpby("axpby", a, xc, b, y);
+    ch_tensor_release(xc);
+    return st;
+}
+
 ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y) {
-    CH_CHECK_CPU(x, "axpby", "x");
-    CH_CHECK_CPU(y, "axpby", "y");
+    CH_CHECK_ARG(x, "axpby", "x");
+    CH_CHECK_ARG(y, "axpby", "y");
+    if (x->dev != CH_CPU || y->dev != CH_CPU)
+        CH_TRY(ch_same_device("axpby", "x", x, "y", y));
     if (!ch_dtype_is_float((ch_dtype)y->dt))
         return ch_fail(CH_ERR_DTYPE, "axpby: y must be a float tensor (got %s)", ch_dtype_name((ch_dtype)y->dt));
     if (!ch_same_shape(x, y)) {
@@ -962,6 +1011,11 @@ ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y) {
     ch_tensor *xc = NULL;
     CH_TRY(unalias(y, x, x->stride, &xc));
     const ch_tensor *xs = xc ? xc : x;
+    if (y->dev != CH_CPU) {
+        ch_status st = axpby_device(a, xs, b, y);
+        ch_tensor_release(xc);
+        return st;
+    }
     int64_t n = y->numel;
     ch_dtype dt = (ch_dtype)y->dt;
     /* b == 0 does not read y (BLAS convention): NaN garbage in y is dropped */

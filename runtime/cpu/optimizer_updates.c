@@ -7,8 +7,13 @@
  * own precision there, so float32 trajectories track Chainer's NumPy ones.
  * Anything else (float16, strided views, a grad of another dtype) runs the
  * float64 loop on contiguous float64 copies and writes the results back.
+ *
+ * On CUDA tensors SGD, the momentum variants and Adam take the same checks
+ * here and run the same formulas in the backend (update_device); the other
+ * optimizers refuse GPU tensors so far.
  */
 #include "../core/internal.h"
+#include "../core/device_ops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -207,8 +212,12 @@ static const char *kind_name[] = {
     "adagrad_update", "adadelta_update", "adam_update", "rmsprop_update", "rmsprop_graves_update",
     "smorms3_update", "msvag_update"};
 
+/* Checks operand t of an update against the parameter (the first checked):
+ * on param's device, float, param's shape, not sharing param's memory. */
 static ch_status check_operand(const ch_tensor *t, const ch_tensor *param, const char *fn, const char *arg) {
-    CH_CHECK_CPU(t, fn, arg);
+    CH_CHECK_ARG(t, fn, arg);
+    if (t != param && t->dev != param->dev)
+        return ch_same_device(fn, "param", param, arg, t);
     if (!ch_dtype_is_float((ch_dtype)t->dt))
         return ch_fail(CH_ERR_DTYPE, "%s: %s must be a float tensor (got %s)", fn, arg,
                        ch_dtype_name((ch_dtype)t->dt));
@@ -228,6 +237,58 @@ static bool fast_operand(const ch_tensor *t, ch_dtype dt) {
     return t == NULL || (t->dt == (int32_t)dt && ch_is_contiguous(t));
 }
 
+/* The kinds with a GPU kernel (runtime/cuda/optimizer.cu), by opt_kind;
+ * -1: CPU only so far. */
+static const int device_kind[] = {
+    [K_SGD] = CH_CUDA_OPT_SGD, [K_MOMENTUM] = CH_CUDA_OPT_MOMENTUM, [K_CMOMENTUM] = CH_CUDA_OPT_CMOMENTUM,
+    [K_NESTEROV] = CH_CUDA_OPT_NESTEROV, [K_ADAGRAD] = -1, [K_ADADELTA] = -1, [K_ADAM] = CH_CUDA_OPT_ADAM,
+    [K_RMSPROP] = -1, [K_GRAVES] = -1, [K_SMORMS3] = -1, [K_MSVAG] = -1};
+
+/* An update of GPU tensors (already validated): the backend's typed kernel
+ * directly, or, as on the CPU, on contiguous float64 working copies (on
+ * the device) that are written back. */
+static ch_status update_device(opt_kind k, const opt_hp *h, ch_tensor *param, const ch_tensor *grad,
+                               ch_tensor *const st[3], int nstate) {
+    const char *fn = kind_name[k];
+    if (device_kind[k] < 0)
+        return ch_check_cpu(param, fn, "param");
+    if (param->numel == 0)
+        return CH_OK;
+    ch_cuda_opt u;
+    memset(&u, 0, sizeof u);
+    u.kind = device_kind[k];
+    u.lr = h->lr, u.momentum = h->momentum, u.beta1 = h->beta1, u.beta2 = h->beta2, u.eps = h->eps;
+    u.eta = h->eta, u.wd = h->wd, u.lower = h->lower, u.upper = h->upper;
+    u.bounded = h->bounded, u.amsgrad = h->amsgrad;
+    ch_dtype dt = (ch_dtype)param->dt;
+    bool fast = (dt == CH_FLOAT32 || dt == CH_FLOAT64) && fast_operand(param, dt) && fast_operand(grad, dt);
+    for (int j = 0; j < nstate && fast; j++) fast = fast_operand(st[j], dt);
+    if (fast) {
+        u.param = param;
+        u.grad = grad;
+        for (int j = 0; j < nstate; j++) u.state[j] = st[j];
+        return ch_device_opt_update(fn, &u);
+    }
+    ch_tensor *wp = NULL, *wg = NULL, *ws[3] = {NULL, NULL, NULL};
+    /* an operand that is already contiguous float64 is its own working copy */
+    ch_status rc = ch_contiguous_as(param, CH_FLOAT64, &wp);
+    if (rc == CH_OK) rc = ch_contiguous_as(grad, CH_FLOAT64, &wg);
+    for (int j = 0; j < nstate && rc == CH_OK; j++) rc = ch_contiguous_as(st[j], CH_FLOAT64, &ws[j]);
+    if (rc == CH_OK) {
+        u.param = wp;
+        u.grad = wg;
+        for (int j = 0; j < nstate; j++) u.state[j] = ws[j];
+        rc = ch_device_opt_update(fn, &u);
+    }
+    if (rc == CH_OK && wp != param) rc = ch_copy_into(param, wp);
+    for (int j = 0; j < nstate && rc == CH_OK; j++)
+        if (ws[j] != st[j]) rc = ch_copy_into(st[j], ws[j]);
+    ch_tensor_release(wp);
+    ch_tensor_release(wg);
+    for (int j = 0; j < 3; j++) ch_tensor_release(ws[j]);
+    return rc;
+}
+
 /* Validates, then runs the typed loop directly or on float64 copies. */
 static ch_status run_update(opt_kind k, const opt_hp *h, ch_tensor *param, const ch_tensor *grad,
                             ch_tensor *s0, ch_tensor *s1, ch_tensor *s2, int nstate) {
@@ -243,6 +304,8 @@ static ch_status run_update(opt_kind k, const opt_hp *h, ch_tensor *param, const
         if (st[j] == param)
             return ch_fail(CH_ERR_ARG, "%s: %s shares its memory with the parameter", fn, sname[j]);
     }
+    if (param->dev != CH_CPU)
+        return update_device(k, h, param, grad, st, nstate);
     int64_t n = param->numel;
     if (n == 0) return CH_OK;
     ch_dtype dt = (ch_dtype)param->dt;
@@ -415,6 +478,7 @@ static double sign_of(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : (x != x ?
 ch_status ch_grad_transform(ch_tensor *grad, const ch_tensor *param, double scale, double decay, int decay_sign,
                             double lower, double upper) {
     const char *fn = "grad_transform";
+    CH_CHECK_CPU(grad, fn, "grad");
     CH_TRY(check_operand(grad, grad, fn, "grad"));
     if (decay == 0) param = NULL;
     if (param) CH_TRY(check_operand(param, grad, fn, "param"));

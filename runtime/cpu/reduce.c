@@ -11,8 +11,8 @@
  *
  * On a CUDA tensor the same dtype and axis decisions are taken here; each
  * (O, R, I) pass is replaced by one backend reduction over all the reduced
- * axes (reduce_core_device).  logsumexp, cumsum, cumprod and sum_to run
- * only on the CPU so far.
+ * axes (reduce_core_device); sum_to is one such sum.  logsumexp, cumsum
+ * and cumprod run only on the CPU so far.
  */
 #include "../core/internal.h"
 #include "../core/device_ops.h"
@@ -495,7 +495,7 @@ ch_status ch_cumprod(const ch_tensor *x, int axis, ch_tensor **result) { return 
 
 /* ---- sum_to: the gradient of broadcasting --------------------------------- */
 ch_status ch_sum_to(const ch_tensor *x, int ndim, const int64_t *shape, ch_tensor **result) {
-    CH_CHECK_CPU(x, "sum_to", "x");
+    CH_CHECK_ARG(x, "sum_to", "x");  /* a GPU tensor sums there through reduce_impl */
     char sx[CH_SHAPE_BUF], ss[CH_SHAPE_BUF];
     if (ndim < 0 || ndim > x->nd || (ndim > 0 && !shape))
         return ch_fail(CH_ERR_SHAPE, "sum_to: cannot sum a tensor of shape %s to a shape with %d dimensions", 

@@ -96,6 +96,19 @@ ch_status cu_ew_launch(const char *fn, const struct cu_ew_plan *p, const cu_ew_a
  * float32/float64/int64; out contiguous (rows elements). */
 ch_status cu_reduce_launch(const char *fn, int op, int dt, const struct cu_reduce_plan *p, const char *x, void *out);
 
+/* out[i] = cond[i] ? a[i] : b[i] over plan p (operands out, cond, a, b);
+ * cond is bool, the others share one element size `size` (1, 2, 4 or 8). */
+ch_status cu_where_launch(const struct cu_ew_plan *p, int size, char *out, const char *cond, const char *a,
+                          const char *b);
+/* y = a*x + b*y over plan p (operands y, x) of float dtype dt; b == 0
+ * does not read y. */
+ch_status cu_axpby_launch(const struct cu_ew_plan *p, int dt, double a, const char *x, double b, char *y);
+/* One fused optimizer update over n contiguous elements of dtype dt
+ * (float32/float64): param, grad and up to three states. */
+struct ch_cuda_opt;
+ch_status cu_opt_launch(const struct ch_cuda_opt *u, int dt, int64_t n, char *param, const char *grad,
+                        char *s0, char *s1, char *s2);
+
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
 void cu_image_free(void *p);
@@ -113,6 +126,11 @@ struct ch_cuda_ew;
 ch_status cu_elementwise(const struct ch_cuda_ew *w);
 ch_status cu_reduce(int op, const ch_tensor *x, const uint8_t *red, ch_tensor *out);
 ch_status cu_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor *out);
+ch_status cu_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b, ch_tensor *out);
+ch_status cu_axpby(double a, const ch_tensor *x, double b, ch_tensor *y);
+ch_status cu_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
+                  ch_tensor *c);
+ch_status cu_opt_update(const struct ch_cuda_opt *u);
 
 #ifdef __cplusplus
 }

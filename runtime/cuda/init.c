@@ -143,5 +143,9 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->elementwise = cu_elementwise;
     hooks->reduce = cu_reduce;
     hooks->matmul = cu_matmul;
+    hooks->where = cu_where;
+    hooks->axpby = cu_axpby;
+    hooks->gemm = cu_gemm;
+    hooks->opt_update = cu_opt_update;
     return 0;
 }

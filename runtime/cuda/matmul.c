@@ -1,6 +1,7 @@
 /*
- * matmul.c -- the matmul hook: NumPy matmul of float16/float32/float64 on
- * cuBLAS.  plan_gemm.c maps the row-major, possibly transposed, strided and
+ * matmul.c -- the matmul and gemm hooks: NumPy matmul of
+ * float16/float32/float64, and BLAS's c = alpha op(a) op(b) + beta c of
+ * float32/float64 2-d operands (gemm, linear), on cuBLAS.  plan_gemm.c maps the row-major, possibly transposed, strided and
  * batched operands onto column-major calls (C^T = B^T A^T); an operand whose
  * matrices fit no BLAS layout is first packed densely on the device.  A
  * merged batch axis becomes one cublasGemmStridedBatchedEx call (stride 0
@@ -79,15 +80,17 @@ static ch_status pack(const ch_tensor *x, ch_tensor *view, size_t *bytes) {
 
 static int fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
-/* The products of plan p on the (packed if needed) operands a, b into out. */
-static ch_status run(cublasHandle_t h, const cu_gemm_plan *p, const ch_tensor *a, const ch_tensor *b, ch_tensor *out) {
+/* out = alpha * (the products of plan p on the (packed if needed) operands
+ * a, b) + beta * out; beta == 0 does not read out. */
+static ch_status run(cublasHandle_t h, const cu_gemm_plan *p, const ch_tensor *a, const ch_tensor *b, ch_tensor *out,
+                     double alpha_v, double beta_v) {
     int dt = out->dt;
     cudaDataType ty = dt == CH_FLOAT16 ? CUDA_R_16F : dt == CH_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
     cublasComputeType_t ct = dt == CH_FLOAT64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
-    const float one_f = 1, zero_f = 0;
-    const double one_d = 1, zero_d = 0;
-    const void *alpha = dt == CH_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
-    const void *beta = dt == CH_FLOAT64 ? (const void *)&zero_d : (const void *)&zero_f;
+    /* the scalars have the compute type's precision */
+    const float alpha_f = (float)alpha_v, beta_f = (float)beta_v;
+    const void *alpha = dt == CH_FLOAT64 ? (const void *)&alpha_v : (const void *)&alpha_f;
+    const void *beta = dt == CH_FLOAT64 ? (const void *)&beta_v : (const void *)&beta_f;
     if (!fits_int(p->M) || !fits_int(p->N) || !fits_int(p->K) || !fits_int(p->a.ld) || !fits_int(p->b.ld))
         return cu_fail(CH_ERR_UNSUPPORTED, "matmul: a dimension exceeds cuBLAS's 32-bit limit (M=%lld, N=%lld, K=%lld)",
                        (long long)p->M, (long long)p->N, (long long)p->K);
@@ -125,26 +128,48 @@ static ch_status run(cublasHandle_t h, const cu_gemm_plan *p, const ch_tensor *a
     return CH_OK;
 }
 
+static ch_status product(const char *fn, const ch_tensor *a, const ch_tensor *b, int transa, int transb,
+                         ch_tensor *out, double alpha, double beta);
+
 ch_status cu_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor *out) {
+    return product("matmul", a, b, transa, transb, out, 1.0, 0.0);
+}
+
+ch_status cu_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
+                  ch_tensor *c) {
+    if (!a || !b || !c || (!c->data && c->numel))
+        return cu_fail(CH_ERR_ARG, "gemm: a tensor argument is NULL or has been freed");
+    if (a->nd != 2 || b->nd != 2 || c->nd != 2)
+        return cu_fail(CH_ERR_SHAPE, "gemm: a, b and c must be 2-d (got %d-d, %d-d and %d-d)", a->nd, b->nd, c->nd);
+    if (c->dt != CH_FLOAT32 && c->dt != CH_FLOAT64)
+        return cu_fail(CH_ERR_DTYPE, "gemm: c must be float32 or float64 on the GPU (got %s)", cu_dtype_name(c->dt));
+    if ((c->dim[0] > 1 && c->stride[0] != c->dim[1]) || (c->dim[1] > 1 && c->stride[1] != 1))
+        return cu_fail(CH_ERR_INTERNAL, "gemm: c must be contiguous (the core copies other layouts)");
+    return product("gemm", a, b, transa, transb, c, alpha, beta);
+}
+
+/* out = alpha * op(a) @ op(b) + beta * out, out contiguous. */
+static ch_status product(const char *fn, const ch_tensor *a, const ch_tensor *b, int transa, int transb,
+                         ch_tensor *out, double alpha, double beta) {
     if (!a || !b || !out || (!a->data && a->numel) || (!b->data && b->numel) || (!out->data && out->numel))
-        return cu_fail(CH_ERR_ARG, "matmul: a tensor argument is NULL or has been freed");
+        return cu_fail(CH_ERR_ARG, "%s: a tensor argument is NULL or has been freed", fn);
     if ((out->dt != CH_FLOAT16 && out->dt != CH_FLOAT32 && out->dt != CH_FLOAT64) || a->dt != out->dt ||
         b->dt != out->dt)
-        return cu_fail(CH_ERR_DTYPE, "matmul: the GPU multiplies float16, float32 or float64 operands of one dtype "
-                       "(got %s @ %s into %s)", cu_dtype_name(a->dt), cu_dtype_name(b->dt), cu_dtype_name(out->dt));
+        return cu_fail(CH_ERR_DTYPE, "%s: the GPU multiplies float16, float32 or float64 operands of one dtype "
+                       "(got %s @ %s into %s)", fn, cu_dtype_name(a->dt), cu_dtype_name(b->dt), cu_dtype_name(out->dt));
     if (a->dev != out->dev || b->dev != out->dev)
-        return cu_fail(CH_ERR_DEVICE, "matmul: operands on devices %d and %d, output on %d", a->dev, b->dev, out->dev);
+        return cu_fail(CH_ERR_DEVICE, "%s: operands on devices %d and %d, output on %d", fn, a->dev, b->dev, out->dev);
     cu_gemm_plan p;
     if (cu_gemm_plan_init(&p, a->nd, a->dim, a->stride, transa, b->nd, b->dim, b->stride, transb) != 0)
-        return cu_fail(CH_ERR_SHAPE, "matmul: the operand shapes do not fit (%d-d @ %d-d)", a->nd, b->nd);
+        return cu_fail(CH_ERR_SHAPE, "%s: the operand shapes do not fit (%d-d @ %d-d)", fn, a->nd, b->nd);
     if (p.batch * p.M * p.N != out->numel)
-        return cu_fail(CH_ERR_SHAPE, "matmul: the output has %lld elements (expected %lld)", (long long)out->numel,
+        return cu_fail(CH_ERR_SHAPE, "%s: the output has %lld elements (expected %lld)", fn, (long long)out->numel,
                        (long long)(p.batch * p.M * p.N));
     if (out->numel == 0)
         return CH_OK;
-    CU_TRY(cu_use(out->dev, "matmul"));
-    if (p.K == 0)
-        return cu_fill(out, 0.0);  /* empty sums */
+    CU_TRY(cu_use(out->dev, fn));
+    if (p.K == 0)  /* empty sums: out = beta * out */
+        return beta == 0 ? cu_fill(out, 0.0) : beta == 1 ? CH_OK : cu_axpby(beta, out, 0.0, out);
 
     ch_tensor pa, pb;
     size_t na = 0, nb = 0;
@@ -160,14 +185,14 @@ ch_status cu_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int tran
     }
     if (st == CH_OK && (A != a || B != b) &&
         cu_gemm_plan_init(&p, A->nd, A->dim, A->stride, transa, B->nd, B->dim, B->stride, transb) != 0)
-        st = cu_fail(CH_ERR_INTERNAL, "matmul: planning failed after packing the operands");
+        st = cu_fail(CH_ERR_INTERNAL, "%s: planning failed after packing the operands", fn);
     if (st == CH_OK && (p.a.copy || p.b.copy))
-        st = cu_fail(CH_ERR_INTERNAL, "matmul: a packed operand still fits no BLAS layout");
+        st = cu_fail(CH_ERR_INTERNAL, "%s: a packed operand still fits no BLAS layout", fn);
     cublasHandle_t h = NULL;
     if (st == CH_OK)
         st = handle_for(out->dev, &h);
     if (st == CH_OK)
-        st = run(h, &p, A, B, out);
+        st = run(h, &p, A, B, out, alpha, beta);
     /* the scratch buffers return to the cache; later work on the same
      * stream runs after these products */
     if (A != a)

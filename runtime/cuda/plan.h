@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* ---- elementwise (plan_elementwise.c) ----------------------------------- */
-#define CU_EW_MAXOPS 3   /* the output and up to two inputs */
+#define CU_EW_MAXOPS 4   /* the output and up to three inputs (where: cond, a, b) */
 
 /* Strides of a tensor (xnd, xdim, xstride) read under NumPy broadcasting in
  * the shape (nd, dim): aligned on the right, 0 on broadcast axes.  Returns

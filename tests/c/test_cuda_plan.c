@@ -143,9 +143,35 @@ static void test_gemm_plan(void) {
     CHECK(cu_gemm_plan_init(&p, 3, I64(2, 2, 3), I64(6, 3, 1), 0, 3, I64(3, 3, 4), I64(12, 4, 1), 0) == -1);
 }
 
+/* where plans four operands (out, cond, a, b): the fourth constrains
+ * merging like the others. */
+static void test_where_plan(void) {
+    cu_ew_plan p;
+    const int64_t *dense[4] = {I64(12, 4, 1), I64(12, 4, 1), I64(12, 4, 1), I64(12, 4, 1)};
+    cu_ew_plan_init(&p, 3, I64(2, 3, 4), 4, dense);
+    CHECK(p.nops == 4 && p.nd == 1 && p.dim[0] == 24 && p.dense && p.index32);
+    /* a per-column a (4,) and a scalar b: only the leading axes merge */
+    const int64_t *bias[4] = {I64(12, 4, 1), I64(12, 4, 1), I64(0, 0, 1), I64(0, 0, 0)};
+    cu_ew_plan_init(&p, 3, I64(2, 3, 4), 4, bias);
+    CHECK(p.nd == 2 && p.dim[0] == 6 && p.dim[1] == 4 && !p.dense);
+    CHECK(p.stride[2][0] == 0 && p.stride[2][1] == 1 && p.stride[3][0] == 0 && p.stride[3][1] == 0);
+    /* a dense run with a broadcast single-element b stays dense */
+    const int64_t *scal[4] = {I64(4, 1), I64(4, 1), I64(4, 1), I64(0, 0)};
+    cu_ew_plan_init(&p, 2, I64(3, 4), 4, scal);
+    CHECK(p.nd == 1 && p.dense && p.stride[3][0] == 0);
+    /* b alone transposed: nothing merges and the run is not dense */
+    const int64_t *tr[4] = {I64(4, 1), I64(4, 1), I64(4, 1), I64(1, 3)};
+    cu_ew_plan_init(&p, 2, I64(3, 4), 4, tr);
+    CHECK(p.nd == 2 && !p.dense && p.stride[3][0] == 1 && p.stride[3][1] == 3);
+    /* three operands leave the fourth's strides at 0 */
+    cu_ew_plan_init(&p, 2, I64(3, 4), 3, tr);
+    CHECK(p.nd == 1 && p.dense && p.stride[3][0] == 0);
+}
+
 int main(void) {
     test_broadcast_strides();
     test_ew_plan();
+    test_where_plan();
     test_reduce_plan();
     test_gemm_plan();
     return check_done("test_cuda_plan");

@@ -29,21 +29,22 @@ local AXIS0 = { axis = 0 }
 
 local RETAIN = { 1, 2 }
 local box = ffi.new('ch_tensor*[1]')
-local FLOAT32, FLOAT64, CPU = 7, 8, -1
+local FLOAT32, FLOAT64 = 7, 8
 
 function LinearFunction:forward(inputs)
   local x, W, b = inputs[1], inputs[2], inputs[3]
   self:retain_inputs(RETAIN)
   local xp = x.ptr
   local dt = xp.dt
-  if (dt == FLOAT32 or dt == FLOAT64) and xp.dev == CPU and W.ptr.dev == CPU and (b == nil or b.ptr.dev == CPU) then
+  -- ch_linear runs on either device (cuBLAS on a GPU) and names mixed ones
+  if dt == FLOAT32 or dt == FLOAT64 then
     check(C.ch_linear(xp, W.ptr, b ~= nil and b.ptr or nil, box), 3)
     self._x, self._W = x, W
     return { T.wrap(box[0]) }
   end
   local y
   if b ~= nil then
-    y = T.empty({ x.shape[1], W.shape[1] }, x.dtype)
+    y = T.empty({ x.shape[1], W.shape[1] }, x.dtype, xp.dev)
     y:copy_(b:broadcast_to(y.shape))
     T.gemm(y, x, W, GEMM_B)
   else

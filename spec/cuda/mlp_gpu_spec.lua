@@ -1,0 +1,260 @@
+-- The ops of an MLP training step on a real GPU (issue 7): sum_to (the
+-- broadcasting backward), where, axpby, gemm / linear on cuBLAS, and the
+-- fused SGD / MomentumSGD / Adam updates.  Tagged `gpu`: scripts/run-tests
+-- excludes it when chainer.cuda.available is false, and run directly it
+-- reports one pending line instead.
+--
+-- Every GPU result is compared with the CPU's for the same input, the CPU
+-- being the reference: exactly where both move or select the same bits,
+-- within a dtype-dependent tolerance where summation orders differ.
+--
+-- NOTE: these specs were written without access to a GPU and have not yet
+-- run on one; they were checked by reading and by loading them here.
+local T = require 'chainer.tensor'
+local cuda = require 'chainer.cuda'
+local lib = require 'chainer._lib'
+local C, check = lib.C, lib.check
+
+local dev = 'cuda:0'
+local R = T.random
+
+local TOL = { float16 = { 2e-3, 2e-3 }, float32 = { 2e-5, 1e-6 }, float64 = { 1e-12, 1e-14 } }
+
+-- GPU tensor g agrees with CPU tensor c: device, shape, dtype and values
+-- (exactly when `exact`, else within TOL scaled by `scale`).
+local function agree(g, c, msg, scale, exact)
+  assert.are.equal(dev, g.device, msg)
+  assert.are.same(c.shape, g.shape, msg)
+  assert.are.equal(c.dtype, g.dtype, msg)
+  local gv = g:to_cpu():astype('float64'):flatten():tolist()
+  local cv = c:astype('float64'):flatten():tolist()
+  local tol = (not exact and TOL[c.dtype]) or { 0, 0 }
+  local rtol, atol = tol[1] * (scale or 1), tol[2] * (scale or 1)
+  for i = 1, #cv do
+    local a, b = gv[i], cv[i]
+    if b ~= b then
+      assert(a ~= a, string.format('%s [%d]: NaN expected, got %.17g', msg, i, a))
+    else
+      assert(math.abs(a - b) <= atol + rtol * math.abs(b),
+        string.format('%s [%d]: %.17g expected, got %.17g', msg, i, b, a))
+    end
+  end
+end
+
+local function rand(dtype, shape, lo, hi)
+  if dtype == 'bool' then return R.uniform(0, 1, shape, 'float32'):lt(0.5) end
+  if dtype == 'float16' or dtype == 'float32' or dtype == 'float64' then
+    return R.uniform(lo or -1, hi or 1, shape, dtype)
+  end
+  return R.randint(lo or -9, hi or 9, shape, dtype)
+end
+
+local FLOATS = { 'float16', 'float32', 'float64' }
+
+describe('MLP training ops on a GPU #gpu', function()
+  if not cuda.available then
+    it('need a GPU', function()
+      pending('no usable GPU here, MLP-op GPU specs not run: ' .. cuda.info())
+    end)
+    return
+  end
+
+  before_each(function() R.seed(11) end)
+
+  describe('sum_to', function()
+    it('agrees with the CPU for the shapes broadcasting produces', function()
+      local cases = {
+        { { 4, 3, 5 }, { 3, 5 } }, { { 4, 3, 5 }, { 1, 5 } }, { { 4, 3, 5 }, { 3, 1 } },
+        { { 4, 3, 5 }, { 1, 1, 1 } }, { { 4, 3, 5 }, {} }, { { 7, 1 }, { 1 } }, { { 64, 10 }, { 10 } },
+      }
+      for _, dt in ipairs({ 'float16', 'float32', 'float64', 'int32', 'int64' }) do
+        for _, c in ipairs(cases) do
+          local x = rand(dt, c[1])
+          local msg = dt .. ' ' .. table.concat(c[1], 'x') .. ' -> ' .. table.concat(c[2], 'x')
+          agree(x:to_gpu():sum_to(c[2]), x:sum_to(c[2]), msg, dt == 'float16' and 4 or 2)
+        end
+      end
+    end)
+
+    it('returns x itself for its own shape and names bad shapes', function()
+      local g = T.ones({ 2, 3 }, 'float32', dev)
+      assert.are.equal(g, g:sum_to({ 2, 3 }))
+      local ok, err = pcall(T.sum_to, g, { 4 })
+      assert.is_false(ok)
+      assert.matches('sum_to: cannot sum a tensor of shape (2, 3) to shape (4,)', err, 1, true)
+    end)
+  end)
+
+  describe('where', function()
+    it('selects exactly like the CPU, broadcasting, for every dtype', function()
+      for _, dt in ipairs({ 'float16', 'float32', 'float64', 'int8', 'int32', 'int64', 'bool' }) do
+        local c, a, b = rand('bool', { 4, 1, 5 }), rand(dt, { 3, 5 }), rand(dt, { 4, 3, 1 })
+        agree(T.where(c:to_gpu(), a:to_gpu(), b:to_gpu()), T.where(c, a, b), 'where ' .. dt, 1, true)
+        -- transposed and stepped views
+        local at = rand(dt, { 5, 3 }):transpose()
+        agree(T.where(c:to_gpu(), at:to_gpu(), b:to_gpu()), T.where(c, at, b), 'where transposed ' .. dt, 1, true)
+      end
+    end)
+
+    it('converts mixed dtypes and non-bool conditions as the CPU does', function()
+      local c = rand('float32', { 6, 7 })  -- nonzero is true
+      local a, b = rand('int32', { 6, 7 }), rand('float64', { 7 })
+      agree(T.where(c:to_gpu(), a:to_gpu(), b:to_gpu()), T.where(c, a, b), 'where float cond int32/float64', 1, true)
+      local a16, b32 = rand('float16', { 6, 7 }), rand('float32', { 6, 7 })
+      agree(T.where(c:gt(0):to_gpu(), a16:to_gpu(), b32:to_gpu()), T.where(c:gt(0), a16, b32), 'where f16/f32', 1, true)
+      agree(T.where(c:gt(0):to_gpu(), 0, b32:to_gpu()), T.where(c:gt(0), 0, b32), 'where scalar a', 1, true)
+    end)
+
+    it('names mixed devices', function()
+      local g = T.ones({ 2, 3 }, 'float32', dev)
+      local ok, err = pcall(T.where, g:gt(0), g, T.ones({ 2, 3 }, 'float32'))
+      assert.is_false(ok)
+      assert.matches("where: argument 'a' is on cuda:0 but argument 'b' is on the CPU", err, 1, true)
+    end)
+  end)
+
+  describe('axpby', function()
+    it('agrees with the CPU for the float dtypes, contiguous and strided', function()
+      for _, dt in ipairs(FLOATS) do
+        local x, y = rand(dt, { 33, 17 }), rand(dt, { 33, 17 })
+        local gy = y:to_gpu()
+        T.axpby(0.75, x:to_gpu(), -1.5, gy)
+        T.axpby(0.75, x, -1.5, y)
+        agree(gy, y, 'axpby ' .. dt, 1, dt == 'float32' or dt == 'float64')
+        local ys, xs = rand(dt, { 17, 33 }), rand(dt, { 33, 17 })
+        local gys = ys:to_gpu()
+        T.axpby(2, xs:to_gpu(), 0.5, gys:transpose())
+        T.axpby(2, xs, 0.5, ys:transpose())
+        agree(gys, ys, 'axpby transposed ' .. dt, 1, dt == 'float64')
+      end
+    end)
+
+    it('does not read y when b is 0 and converts x of another dtype', function()
+      local y = T.full({ 5 }, 0 / 0, 'float32', dev)
+      local x = T.arange(5, 'float32')
+      T.axpby(2, x:to_gpu(), 0, y)
+      agree(y, T.mul(x, 2), 'axpby b=0', 1, true)
+      local xi = T.arange(5, 'int32')
+      local gy, cy = T.ones({ 5 }, 'float64', dev), T.ones({ 5 }, 'float64')
+      T.axpby(3, xi:to_gpu(), 1, gy)
+      T.axpby(3, xi, 1, cy)
+      agree(gy, cy, 'axpby int32 x', 1, true)
+    end)
+  end)
+
+  describe('gemm and linear', function()
+    it('gemm agrees with the CPU for transposes, alpha, beta and strided c', function()
+      for _, dt in ipairs({ 'float32', 'float64' }) do
+        for _, tr in ipairs({ { false, false }, { true, false }, { false, true }, { true, true } }) do
+          local a = rand(dt, tr[1] and { 9, 6 } or { 6, 9 })
+          local b = rand(dt, tr[2] and { 5, 9 } or { 9, 5 })
+          local c = rand(dt, { 6, 5 })
+          local gc = c:to_gpu()
+          local opts = { alpha = 0.5, beta = 2, transa = tr[1], transb = tr[2] }
+          T.gemm(gc, a:to_gpu(), b:to_gpu(), opts)
+          T.gemm(c, a, b, opts)
+          agree(gc, c, string.format('gemm %s %s%s', dt, tr[1] and 'T' or 'N', tr[2] and 'T' or 'N'), 10)
+        end
+        -- a transposed (non-contiguous) c goes through a copy
+        local a, b, c = rand(dt, { 4, 7 }), rand(dt, { 7, 3 }), rand(dt, { 3, 4 })
+        local gc = c:to_gpu()
+        T.gemm(gc:transpose(), a:to_gpu(), b:to_gpu(), { beta = 1 })
+        T.gemm(c:transpose(), a, b, { beta = 1 })
+        agree(gc, c, 'gemm into a transposed c ' .. dt, 10)
+      end
+    end)
+
+    it('linear agrees with the CPU with and without a bias', function()
+      local F = require 'chainer.functions'
+      for _, dt in ipairs({ 'float32', 'float64' }) do
+        local x, W, b = rand(dt, { 16, 20 }), rand(dt, { 10, 20 }), rand(dt, { 10 })
+        agree(F.linear(x:to_gpu(), W:to_gpu(), b:to_gpu()).array, F.linear(x, W, b).array, 'linear+b ' .. dt, 20)
+        agree(F.linear(x:to_gpu(), W:to_gpu()).array, F.linear(x, W).array, 'linear ' .. dt, 20)
+      end
+      local ok, err = pcall(F.linear, T.ones({ 2, 3 }, 'float32', dev), T.ones({ 4, 3 }, 'float32'))
+      assert.is_false(ok)
+      assert.matches("linear: argument 'x' is on cuda:0 but argument 'W' is on the CPU", err, 1, true)
+    end)
+  end)
+
+  describe('optimizer updates', function()
+    -- n steps of `step(p, g, states...)` on both devices from one start
+    local function steps(dt, nstate, step, msg, exact)
+      local p, sts = rand(dt, { 40, 7 }), {}
+      for j = 1, nstate do sts[j] = j == 3 and rand(dt, { 40, 7 }, 0, 1) or T.zeros({ 40, 7 }, dt) end
+      local gp, gsts = p:to_gpu(), {}
+      for j = 1, nstate do gsts[j] = sts[j]:to_gpu() end
+      for _ = 1, 3 do
+        local g = rand(dt, { 40, 7 })
+        step(p, g, sts)
+        step(gp, g:to_gpu(), gsts)
+      end
+      agree(gp, p, msg .. ' param', 4, exact)
+      for j = 1, nstate do agree(gsts[j], sts[j], msg .. ' state ' .. j, 4, exact) end
+    end
+
+    it('SGD and the momentum variants agree with the CPU bit for bit', function()
+      for _, dt in ipairs({ 'float32', 'float64' }) do
+        steps(dt, 0, function(p, g) check(C.ch_sgd_update(p.ptr, g.ptr, 0.1)) end, 'sgd ' .. dt, true)
+        for _, f in ipairs({ 'ch_momentum_sgd_update', 'ch_corrected_momentum_sgd_update', 'ch_nesterov_ag_update' }) do
+          steps(dt, 1, function(p, g, s) check(C[f](p.ptr, g.ptr, s[1].ptr, 0.05, 0.9)) end, f .. ' ' .. dt, true)
+        end
+      end
+    end)
+
+    it('Adam, AdamW, AMSGrad and AdaBound agree with the CPU', function()
+      for _, dt in ipairs({ 'float32', 'float64' }) do
+        for _, v in ipairs({ { 0, 0, false }, { 0.01, 0, false }, { 0, 0, true }, { 0, 1, false } }) do
+          local wd, bounded, ams = v[1], v[2], v[3]
+          steps(dt, ams and 3 or 2, function(p, g, s)
+            check(C.ch_adam_update(p.ptr, g.ptr, s[1].ptr, s[2].ptr, ams and s[3].ptr or nil, 0.001, 0.9, 0.999,
+              1e-8, 1, wd, bounded, 0.01, 0.2))
+          end, string.format('adam %s wd=%g bounded=%d ams=%s', dt, wd, bounded, tostring(ams)), false)
+        end
+      end
+    end)
+
+    it('runs float16 and strided operands through float64 working copies', function()
+      steps('float16', 1, function(p, g, s) check(C.ch_momentum_sgd_update(p.ptr, g.ptr, s[1].ptr, 0.05, 0.9)) end,
+        'momentum float16', true)
+      steps('float32', 0, function(p, g) check(C.ch_sgd_update(p:transpose().ptr, g:transpose().ptr, 0.1)) end,
+        'sgd transposed', false)
+    end)
+
+    it('let the SGD, MomentumSGD and Adam optimizers update GPU parameters', function()
+      local chainer = require 'chainer'
+      local optimizers = require 'chainer.optimizers'
+      local Link = chainer.Link
+      local makers = { function() return optimizers.SGD(0.1) end, function() return optimizers.MomentumSGD(0.1) end,
+        function() return optimizers.Adam() end }
+      for k, make in ipairs(makers) do
+        local w0, g = rand('float32', { 3, 4 }), rand('float32', { 3, 4 })
+        local results = {}
+        for _, on_gpu in ipairs({ false, true }) do
+          local m = Link()
+          local p = chainer.Parameter(on_gpu and w0:to_gpu() or w0:copy())
+          m:add_param('w', p)
+          local opt = make()
+          opt:setup(m)
+          for _ = 1, 2 do
+            p.grad = on_gpu and g:to_gpu() or g:copy()
+            opt:update()
+          end
+          results[#results + 1] = p.array
+        end
+        agree(results[2], results[1], 'optimizer ' .. k, 4)
+      end
+    end)
+
+    it('names the optimizers that run only on the CPU', function()
+      local g = T.ones({ 3 }, 'float32', dev)
+      local ok, err = pcall(function() check(C.ch_rmsprop_update(g.ptr, g:copy().ptr, T.zeros({ 3 }, 'float32', dev).ptr,
+        0.01, 0.99, 1e-8, 0)) end)
+      assert.is_false(ok)
+      assert.matches("rmsprop_update: argument 'param' is on cuda:0, but this operation runs only on the CPU", err, 1, true)
+      ok, err = pcall(function() check(C.ch_sgd_update(g.ptr, T.ones({ 3 }, 'float32').ptr, 0.1)) end)
+      assert.is_false(ok)
+      assert.matches("sgd_update: argument 'param' is on cuda:0 but argument 'grad' is on the CPU", err, 1, true)
+    end)
+  end)
+end)

@@ -8,7 +8,7 @@
 
 #include "chainlua.h"
 
-#define CH_CUDA_ABI 5
+#define CH_CUDA_ABI 6
 
 /*
  * One elementwise operation for the backend.  The core has already decided
@@ -53,6 +53,33 @@ typedef struct ch_cuda_opt {
     const ch_tensor *grad;
     ch_tensor *state[3];           /* v; or m, v, vhat (amsgrad) */
 } ch_cuda_opt;
+
+/*
+ * Softmax-family rows (ABI 6), the GPU twin of runtime/cpu/softmax.c and
+ * softmax_cross_entropy.c.  Every tensor is contiguous, of the compute dtype
+ * (float32 or float64) unless noted, on one device, and viewed as (O, N, I):
+ * a row is one (o, i) pair, its N elements I apart.
+ */
+typedef enum ch_cuda_softmax_kind {
+    CH_CUDA_SOFTMAX_FWD,   /* out = softmax(x) (log_softmax when log) */
+    CH_CUDA_SOFTMAX_BWD,   /* out = gx from x = y (the forward output) and gy */
+    CH_CUDA_SOFTMAX_SCE    /* softmax cross-entropy with N the classes, O*I label positions */
+} ch_cuda_softmax_kind;
+
+typedef struct ch_cuda_softmax {
+    int kind;                      /* ch_cuda_softmax_kind */
+    int log;                       /* FWD/BWD: log_softmax */
+    int64_t O, N, I;
+    const ch_tensor *x;            /* FWD/SCE: the input; BWD: y */
+    const ch_tensor *gy;           /* BWD */
+    ch_tensor *out;                /* FWD: y; BWD: gx; SCE: the loss per position (O*I) */
+    /* SCE: labels (int64, O*I, already checked to be in 0..N-1 or
+     * ignore_label), optional class weights (N), optional gradient
+     * (softmax - onehot) * weight and softmax (both shaped like x) */
+    const ch_tensor *labels, *weight;
+    int64_t ignore_label;
+    ch_tensor *grad, *prob;
+} ch_cuda_softmax;
 
 typedef struct ch_cuda_hooks {
     int abi;                       /* set by the core before init */
@@ -104,6 +131,8 @@ typedef struct ch_cuda_hooks {
     ch_status (*gemm)(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
                       ch_tensor *c);
     ch_status (*opt_update)(const ch_cuda_opt *u);
+    /* ABI 6 */
+    ch_status (*softmax)(const ch_cuda_softmax *s);
 } ch_cuda_hooks;
 
 typedef int (*ch_cuda_init_fn)(ch_cuda_hooks *hooks);

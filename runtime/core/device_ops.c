@@ -75,3 +75,9 @@ ch_status ch_device_opt_update(const char *fn, const ch_cuda_opt *u) {
         return missing(fn, "optimizer update");
     return ch_cuda_table.opt_update(u);
 }
+
+ch_status ch_device_softmax(const char *fn, const ch_cuda_softmax *s) {
+    if (!ch_cuda_table.softmax)
+        return missing(fn, "softmax");
+    return ch_cuda_table.softmax(s);
+}

@@ -24,5 +24,6 @@ ch_status ch_device_axpby(const char *fn, double a, const ch_tensor *x, double b
 ch_status ch_device_gemm(const char *fn, int transa, int transb, double alpha, const ch_tensor *a,
                          const ch_tensor *b, double beta, ch_tensor *c);
 ch_status ch_device_opt_update(const char *fn, const ch_cuda_opt *u);
+ch_status ch_device_softmax(const char *fn, const ch_cuda_softmax *s);
 
 #endif

@@ -7,8 +7,12 @@
  * and every column of a tile is read in one sequential sweep per pass.
  * Sums accumulate in double; each item is independent, so results do not
  * depend on the thread count.  float16 computes in float32.
+ *
+ * CUDA tensors take the same checks and conversions here and run one block
+ * per row in the backend (runtime/cuda/softmax.cu).
  */
 #include "../core/internal.h"
+#include "../core/device_ops.h"
 
 #include <math.h>
 
@@ -50,8 +54,13 @@ static ch_status finish(ch_tensor *r, ch_dtype dt, ch_tensor **result) {
         return CH_OK;
     }
     ch_tensor *o = NULL;
-    ch_status st = ch_tensor_new_like(r, dt, &o);
-    if (st == CH_OK) st = ch_cpu_copy(o, r);
+    ch_status st;
+    if (r->dev != CH_CPU) {
+        st = ch_astype(r, dt, &o);
+    } else {
+        st = ch_tensor_new_like(r, dt, &o);
+        if (st == CH_OK) st = ch_cpu_copy(o, r);
+    }
     ch_tensor_release(r);
     if (st != CH_OK) {
         if (o) ch_tensor_release(o);
@@ -63,7 +72,7 @@ static ch_status finish(ch_tensor *r, ch_dtype dt, ch_tensor **result) {
 
 ch_status ch_softmax(const ch_tensor *x, int axis, int log, ch_tensor **result) {
     const char *fn = log ? "log_softmax" : "softmax";
-    CH_CHECK_CPU(x, fn, "x");
+    CH_CHECK_ARG(x, fn, "x");
     if (!result) return ch_fail(CH_ERR_ARG, "%s: result must not be NULL", fn);
     CH_TRY(check_float(x, fn, "x"));
     if (x->nd == 0) return ch_fail(CH_ERR_SHAPE, "%s: x must have at least one axis (got a 0-d tensor)", fn);
@@ -78,6 +87,16 @@ ch_status ch_softmax(const ch_tensor *x, int axis, int log, ch_tensor **result) 
     }
     int64_t O, N, I;
     split_dims(xc, axis, &O, &N, &I);
+    if (xc->dev != CH_CPU) {
+        ch_cuda_softmax d = {.kind = CH_CUDA_SOFTMAX_FWD, .log = log, .O = O, .N = N, .I = I, .x = xc, .out = y};
+        st = ch_device_softmax(fn, &d);
+        ch_tensor_release(xc);
+        if (st != CH_OK) {
+            ch_tensor_release(y);
+            return st;
+        }
+        return finish(y, (ch_dtype)x->dt, result);
+    }
     if (ct == CH_FLOAT32)
         softmax_fwd_f32((const float *)ch_base(xc), (float *)ch_base(y), O, N, I, log);
     else
@@ -88,8 +107,10 @@ ch_status ch_softmax(const ch_tensor *x, int axis, int log, ch_tensor **result) 
 
 ch_status ch_softmax_grad(const ch_tensor *y, const ch_tensor *gy, int axis, int log, ch_tensor **result) {
     const char *fn = log ? "log_softmax_grad" : "softmax_grad";
-    CH_CHECK_CPU(y, fn, "y");
-    CH_CHECK_CPU(gy, fn, "gy");
+    CH_CHECK_ARG(y, fn, "y");
+    CH_CHECK_ARG(gy, fn, "gy");
+    if (y->dev != gy->dev)
+        return ch_same_device(fn, "y", y, "gy", gy);
     if (!result) return ch_fail(CH_ERR_ARG, "%s: result must not be NULL", fn);
     CH_TRY(check_float(y, fn, "y"));
     if (y->dt != gy->dt)
@@ -114,6 +135,18 @@ ch_status ch_softmax_grad(const ch_tensor *y, const ch_tensor *gy, int axis, int
     }
     int64_t O, N, I;
     split_dims(yc, axis, &O, &N, &I);
+    if (yc->dev != CH_CPU) {
+        ch_cuda_softmax d = {.kind = CH_CUDA_SOFTMAX_BWD, .log = log, .O = O, .N = N, .I = I, .x = yc, .gy = gc,
+                             .out = gx};
+        st = ch_device_softmax(fn, &d);
+        ch_tensor_release(yc);
+        ch_tensor_release(gc);
+        if (st != CH_OK) {
+            ch_tensor_release(gx);
+            return st;
+        }
+        return finish(gx, (ch_dtype)y->dt, result);
+    }
     if (ct == CH_FLOAT32)
         softmax_bwd_f32((const float *)ch_base(yc), (const float *)ch_base(gc), (float *)ch_base(gx), O, N, I, log);
     else

@@ -14,8 +14,13 @@
  * double; the exponentials are kept in the gradient (or softmax) buffer
  * and scaled by 1/sum.  A language model's (20, 10000) loss spent most of
  * its time in exp.
+ *
+ * On CUDA tensors the labels are checked on a host copy first (the same
+ * errors, before any work), then one block per label position computes
+ * loss, gradient and softmax in double (runtime/cuda/softmax.cu).
  */
 #include "../core/internal.h"
+#include "../core/device_ops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -145,8 +150,13 @@ DEFINE_SCE(sce_f64, double, exp, log)
 static ch_status cast_result(ch_tensor **t, ch_dtype dt) {
     if (!*t || (*t)->dt == (int32_t)dt) return CH_OK;
     ch_tensor *o = NULL;
-    CH_TRY(ch_tensor_new_like(*t, dt, &o));
-    ch_status st = ch_cpu_copy(o, *t);
+    ch_status st;
+    if ((*t)->dev != CH_CPU) {
+        st = ch_astype(*t, dt, &o);
+    } else {
+        CH_TRY(ch_tensor_new_like(*t, dt, &o));
+        st = ch_cpu_copy(o, *t);
+    }
     ch_tensor_release(*t);
     *t = o;
     if (st != CH_OK) {
@@ -159,8 +169,10 @@ static ch_status cast_result(ch_tensor **t, ch_dtype dt) {
 ch_status ch_softmax_cross_entropy(const ch_tensor *x, const ch_tensor *t, const ch_tensor *class_weight,
                                    int64_t ignore_label, ch_tensor **loss, ch_tensor **grad, ch_tensor **y,
                                    int64_t *count) {
-    CH_CHECK_CPU(x, SCE_FN, "x");
-    CH_CHECK_CPU(t, SCE_FN, "t");
+    CH_CHECK_ARG(x, SCE_FN, "x");
+    CH_CHECK_ARG(t, SCE_FN, "t");
+    if (x->dev != t->dev)
+        return ch_same_device(SCE_FN, "x", x, "t", t);
     if (!loss) return ch_fail(CH_ERR_ARG, SCE_FN ": loss result pointer is NULL");
     if (!ch_dtype_is_float((ch_dtype)x->dt))
         return ch_fail(CH_ERR_DTYPE, SCE_FN ": x must be a float tensor (got %s)", ch_dtype_name((ch_dtype)x->dt));
@@ -180,7 +192,9 @@ ch_status ch_softmax_cross_entropy(const ch_tensor *x, const ch_tensor *t, const
     int64_t N = x->dim[0], C = x->dim[1], S = 1;
     for (int i = 2; i < x->nd; i++) S *= x->dim[i];
     if (class_weight) {
-        CH_CHECK_CPU(class_weight, SCE_FN, "class_weight");
+        CH_CHECK_ARG(class_weight, SCE_FN, "class_weight");
+        if (class_weight->dev != x->dev)
+            return ch_same_device(SCE_FN, "x", x, "class_weight", class_weight);
         if (class_weight->nd != 1 || class_weight->dim[0] != C)
             return ch_fail(CH_ERR_SHAPE, SCE_FN ": class_weight must have shape (%lld,) (one weight per class), got %s",
                            (long long)C, ch_shape_str(b1, sizeof b1, class_weight->nd, class_weight->dim));
@@ -189,13 +203,28 @@ ch_status ch_softmax_cross_entropy(const ch_tensor *x, const ch_tensor *t, const
     ch_tensor *xc = NULL, *tc = NULL, *wc = NULL, *lo = NULL, *go = NULL, *yo = NULL;
     ch_status st = ch_contiguous_as(t, CH_INT64, &tc);
     int64_t cnt = 0;
-    if (st == CH_OK) st = check_labels(x, t, (const int64_t *)ch_base(tc), tc->numel, C, ignore_label, &cnt);
+    bool gpu = x->dev != CH_CPU;
+    if (st == CH_OK && gpu) {
+        ch_tensor *th = NULL;
+        st = ch_to_device(tc, CH_CPU, &th);
+        if (st == CH_OK) st = check_labels(x, t, (const int64_t *)ch_base(th), th->numel, C, ignore_label, &cnt);
+        ch_tensor_release(th);
+    } else if (st == CH_OK) {
+        st = check_labels(x, t, (const int64_t *)ch_base(tc), tc->numel, C, ignore_label, &cnt);
+    }
     if (st == CH_OK) st = ch_contiguous_as(x, wt, &xc);
     if (st == CH_OK && class_weight) st = ch_contiguous_as(class_weight, wt, &wc);
-    if (st == CH_OK) st = ch_tensor_new(wt, t->nd, t->dim, CH_CPU, &lo);
-    if (st == CH_OK && grad) st = ch_tensor_new(wt, x->nd, x->dim, CH_CPU, &go);
-    if (st == CH_OK && y) st = ch_tensor_new(wt, x->nd, x->dim, CH_CPU, &yo);
-    if (st == CH_OK && N * S > 0) {
+    if (st == CH_OK) st = ch_tensor_new(wt, t->nd, t->dim, x->dev, &lo);
+    if (st == CH_OK && grad) st = ch_tensor_new(wt, x->nd, x->dim, x->dev, &go);
+    if (st == CH_OK && y) st = ch_tensor_new(wt, x->nd, x->dim, x->dev, &yo);
+    if (st == CH_OK && gpu) {
+        ch_cuda_softmax d = {.kind = CH_CUDA_SOFTMAX_SCE, .O = N, .N = C, .I = S, .x = xc, .out = lo, .labels = tc,
+                             .weight = wc, .ignore_label = ignore_label, .grad = go, .prob = yo};
+        if (N * S > 0)
+            st = ch_device_softmax(SCE_FN, &d);
+        else if (go)
+            st = ch_fill(go, 0);
+    } else if (st == CH_OK && N * S > 0) {
         const int64_t *tl = (const int64_t *)ch_base(tc);
         if (wt == CH_FLOAT64)
             sce_f64((const double *)ch_base(xc), tl, wc ? (const double *)ch_base(wc) : NULL, ignore_label, N, C, S,
@@ -207,7 +236,7 @@ ch_status ch_softmax_cross_entropy(const ch_tensor *x, const ch_tensor *t, const
             sce_f32((const float *)ch_base(xc), tl, wc ? (const float *)ch_base(wc) : NULL, ignore_label, N, C, S,
                     (float *)ch_base(lo), go ? (float *)ch_base(go) : NULL, yo ? (float *)ch_base(yo) : NULL);
     }
-    if (st == CH_OK && go && N * S == 0) memset(ch_base(go), 0, (size_t)go->numel * ch_dtype_size(wt));
+    if (st == CH_OK && !gpu && go && N * S == 0) memset(ch_base(go), 0, (size_t)go->numel * ch_dtype_size(wt));
     if (st == CH_OK) st = cast_result(&lo, (ch_dtype)x->dt);
     if (st == CH_OK) st = cast_result(&go, (ch_dtype)x->dt);
     if (st == CH_OK) st = cast_result(&yo, (ch_dtype)x->dt);

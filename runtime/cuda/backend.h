@@ -109,6 +109,12 @@ struct ch_cuda_opt;
 ch_status cu_opt_launch(const struct ch_cuda_opt *u, int dt, int64_t n, char *param, const char *grad,
                         char *s0, char *s1, char *s2);
 
+/* The rows of a softmax-family op (see ch_cuda_softmax): plain pointers,
+ * checked by softmax.c. */
+struct ch_cuda_softmax;
+ch_status cu_softmax_launch(const struct ch_cuda_softmax *s, int dt, const char *x, const char *gy, char *out,
+                            const int64_t *labels, const char *weight, char *grad, char *prob);
+
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
 void cu_image_free(void *p);
@@ -131,6 +137,7 @@ ch_status cu_axpby(double a, const ch_tensor *x, double b, ch_tensor *y);
 ch_status cu_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
                   ch_tensor *c);
 ch_status cu_opt_update(const struct ch_cuda_opt *u);
+ch_status cu_softmax(const struct ch_cuda_softmax *s);
 
 #ifdef __cplusplus
 }

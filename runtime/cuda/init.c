@@ -147,5 +147,6 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->axpby = cu_axpby;
     hooks->gemm = cu_gemm;
     hooks->opt_update = cu_opt_update;
+    hooks->softmax = cu_softmax;
     return 0;
 }

@@ -1,6 +1,7 @@
 -- The ops of an MLP training step on a real GPU (issue 7): sum_to (the
--- broadcasting backward), where, axpby, gemm / linear on cuBLAS, and the
--- fused SGD / MomentumSGD / Adam updates.  Tagged `gpu`: scripts/run-tests
+-- broadcasting backward), where, axpby, gemm / linear on cuBLAS, the fused
+-- SGD / MomentumSGD / Adam updates, softmax / log_softmax and their
+-- gradients, and softmax_cross_entropy forward and backward.  Tagged `gpu`: scripts/run-tests
 -- excludes it when chainer.cuda.available is false, and run directly it
 -- reports one pending line instead.
 --
@@ -14,6 +15,8 @@ local T = require 'chainer.tensor'
 local cuda = require 'chainer.cuda'
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
+local ffi = require 'ffi'
+local box = ffi.new('ch_tensor*[1]')
 
 local dev = 'cuda:0'
 local R = T.random
@@ -174,6 +177,126 @@ describe('MLP training ops on a GPU #gpu', function()
       local ok, err = pcall(F.linear, T.ones({ 2, 3 }, 'float32', dev), T.ones({ 4, 3 }, 'float32'))
       assert.is_false(ok)
       assert.matches("linear: argument 'x' is on cuda:0 but argument 'W' is on the CPU", err, 1, true)
+    end)
+  end)
+
+  describe('softmax', function()
+    it('softmax and log_softmax agree with the CPU along every axis', function()
+      for _, dt in ipairs(FLOATS) do
+        for _, shape in ipairs({ { 8, 10 }, { 3, 300 }, { 4, 5, 6 }, { 2, 1500 } }) do
+          local x = rand(dt, shape, -4, 4)
+          for axis = 0, #shape - 1 do
+            for _, lg in ipairs({ 0, 1 }) do
+              local msg = string.format('%s %s axis %d log %d', dt, table.concat(shape, 'x'), axis, lg)
+              local gy = rand(dt, shape)
+              local run = function(a, g)
+                check(C.ch_softmax(a.ptr, axis, lg, box))
+                local y = T.wrap(box[0])
+                check(C.ch_softmax_grad(y.ptr, g.ptr, axis, lg, box))
+                return y, T.wrap(box[0])
+              end
+              local cy, cgx = run(x, gy)
+              local gy_, ggx = run(x:to_gpu(), gy:to_gpu())
+              agree(gy_, cy, msg .. ' forward', dt == 'float16' and 2 or 10)
+              agree(ggx, cgx, msg .. ' backward', dt == 'float16' and 4 or 50)
+            end
+          end
+        end
+      end
+    end)
+
+    it('F.softmax and F.log_softmax differentiate on the GPU', function()
+      local F = require 'chainer.functions'
+      local chainer = require 'chainer'
+      local x = rand('float32', { 5, 7 }, -3, 3)
+      for _, f in ipairs({ 'softmax', 'log_softmax' }) do
+        local outs = {}
+        for _, on_gpu in ipairs({ false, true }) do
+          local v = chainer.Variable(on_gpu and x:to_gpu() or x:copy())
+          local y = F[f](v)
+          F.sum(y * y):backward()
+          outs[#outs + 1] = { y.array, v.grad }
+        end
+        agree(outs[2][1], outs[1][1], f .. ' y', 10)
+        agree(outs[2][2], outs[1][2], f .. ' gx', 50)
+      end
+    end)
+  end)
+
+  describe('softmax_cross_entropy', function()
+    it('loss, gradient and softmax agree with the CPU', function()
+      local box_l, box_g, box_y = ffi.new('ch_tensor*[1]'), ffi.new('ch_tensor*[1]'), ffi.new('ch_tensor*[1]')
+      local cnt = ffi.new('int64_t[1]')
+      local function run(x, t, w)
+        check(C.ch_softmax_cross_entropy(x.ptr, t.ptr, w and w.ptr or nil, -1, box_l, box_g, box_y, cnt))
+        return T.wrap(box_l[0]), T.wrap(box_g[0]), T.wrap(box_y[0]), tonumber(cnt[0])
+      end
+      for _, dt in ipairs(FLOATS) do
+        for _, case in ipairs({ { { 16, 10 }, { 16 } }, { { 4, 1000 }, { 4 } }, { { 3, 5, 4, 2 }, { 3, 4, 2 } } }) do
+          local x = rand(dt, case[1], -5, 5)
+          local t = R.randint(-1, case[1][2], case[2], 'int32')  -- -1: ignored
+          local w = rand(dt, { case[1][2] }, 0.5, 2)
+          for _, weight in ipairs({ false, true }) do
+            local msg = string.format('%s %s weight %s', dt, table.concat(case[1], 'x'), tostring(weight))
+            local cl, cg, cy, cc = run(x, t, weight and w or nil)
+            local gl, gg, gy, gc = run(x:to_gpu(), t:to_gpu(), weight and w:to_gpu() or nil)
+            assert.are.equal(cc, gc, msg .. ' count')
+            agree(gl, cl, msg .. ' loss', dt == 'float16' and 2 or 10)
+            agree(gg, cg, msg .. ' grad', dt == 'float16' and 2 or 10)
+            agree(gy, cy, msg .. ' softmax', dt == 'float16' and 2 or 10)
+          end
+        end
+      end
+    end)
+
+    it('checks labels before computing, with the CPU message', function()
+      local F = require 'chainer.functions'
+      local x, t = rand('float32', { 3, 4 }), T.array({ 0, 4, 1 }, 'int32')
+      local _, cerr = pcall(F.softmax_cross_entropy, x, t)
+      local ok, gerr = pcall(F.softmax_cross_entropy, x:to_gpu(), t:to_gpu())
+      assert.is_false(ok)
+      assert.matches('label t[1] (flat position in t of shape (3,)) is 4, out of range', gerr, 1, true)
+      assert.are.equal(cerr:match('softmax_cross_entropy: .*$'), gerr:match('softmax_cross_entropy: .*$'))
+      ok, gerr = pcall(F.softmax_cross_entropy, x:to_gpu(), T.array({ 0, 1, 1 }, 'int32'))
+      assert.is_false(ok)
+      assert.matches("softmax_cross_entropy: argument 'x' is on cuda:0 but argument 't' is on the CPU", gerr, 1, true)
+    end)
+  end)
+
+  describe('a training step', function()
+    it('Linear -> Linear -> softmax_cross_entropy with Adam matches the CPU', function()
+      local chainer = require 'chainer'
+      local F, L = require 'chainer.functions', require 'chainer.links'
+      local optimizers = require 'chainer.optimizers'
+      local x = rand('float32', { 32, 20 })
+      local t = R.randint(0, 5, { 32 }, 'int32')
+      local function model()
+        R.seed(3)
+        local m = chainer.Chain()
+        m:add_link('l1', L.Linear(20, 16))
+        m:add_link('l2', L.Linear(16, 5))
+        return m
+      end
+      local results = {}
+      for _, on_gpu in ipairs({ false, true }) do
+        local m = model()
+        if on_gpu then m:to_gpu() end
+        local opt = optimizers.Adam()
+        opt:setup(m)
+        local xs, ts = on_gpu and x:to_gpu() or x, on_gpu and t:to_gpu() or t
+        local losses = {}
+        for step = 1, 3 do
+          m:cleargrads()
+          local loss = F.softmax_cross_entropy(m.l2(m.l1(xs)), ts)
+          loss:backward()
+          opt:update()
+          losses[step] = loss.array
+        end
+        results[#results + 1] = { losses, m.l1.W.array, m.l2.b.array }
+      end
+      for step = 1, 3 do agree(results[2][1][step], results[1][1][step], 'loss ' .. step, 50) end
+      agree(results[2][2], results[1][2], 'l1.W after 3 steps', 200)
+      agree(results[2][3], results[1][3], 'l2.b after 3 steps', 200)
     end)
   end)
 

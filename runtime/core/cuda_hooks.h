@@ -8,7 +8,7 @@
 
 #include "chainlua.h"
 
-#define CH_CUDA_ABI 6
+#define CH_CUDA_ABI 7
 
 /*
  * One elementwise operation for the backend.  The core has already decided
@@ -133,6 +133,10 @@ typedef struct ch_cuda_hooks {
     ch_status (*opt_update)(const ch_cuda_opt *u);
     /* ABI 6 */
     ch_status (*softmax)(const ch_cuda_softmax *s);
+    /* ABI 7: gx = the gradient of activation op (a ch_act_grad_op) from its
+     * output y and upstream gy; contiguous tensors of one float dtype
+     * (float32/float64) and shape. */
+    ch_status (*activation_grad)(int op, const ch_tensor *y, const ch_tensor *gy, ch_tensor *gx);
 } ch_cuda_hooks;
 
 typedef int (*ch_cuda_init_fn)(ch_cuda_hooks *hooks);

@@ -81,3 +81,9 @@ ch_status ch_device_softmax(const char *fn, const ch_cuda_softmax *s) {
         return missing(fn, "softmax");
     return ch_cuda_table.softmax(s);
 }
+
+ch_status ch_device_activation_grad(const char *fn, int op, const ch_tensor *y, const ch_tensor *gy, ch_tensor *gx) {
+    if (!ch_cuda_table.activation_grad)
+        return missing(fn, "activation-gradient");
+    return ch_cuda_table.activation_grad(op, y, gy, gx);
+}

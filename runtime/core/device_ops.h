@@ -25,5 +25,6 @@ ch_status ch_device_gemm(const char *fn, int transa, int transb, double alpha, c
                          const ch_tensor *b, double beta, ch_tensor *c);
 ch_status ch_device_opt_update(const char *fn, const ch_cuda_opt *u);
 ch_status ch_device_softmax(const char *fn, const ch_cuda_softmax *s);
+ch_status ch_device_activation_grad(const char *fn, int op, const ch_tensor *y, const ch_tensor *gy, ch_tensor *gx);
 
 #endif

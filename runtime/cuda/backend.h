@@ -115,6 +115,10 @@ struct ch_cuda_softmax;
 ch_status cu_softmax_launch(const struct ch_cuda_softmax *s, int dt, const char *x, const char *gy, char *out,
                             const int64_t *labels, const char *weight, char *grad, char *prob);
 
+/* gx[i] from y[i] and gy[i] for activation op over n contiguous elements
+ * of dtype dt (float32/float64). */
+ch_status cu_activation_grad_launch(int op, int dt, int64_t n, const char *y, const char *gy, char *gx);
+
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
 void cu_image_free(void *p);
@@ -138,6 +142,7 @@ ch_status cu_gemm(int transa, int transb, double alpha, const ch_tensor *a, cons
                   ch_tensor *c);
 ch_status cu_opt_update(const struct ch_cuda_opt *u);
 ch_status cu_softmax(const struct ch_cuda_softmax *s);
+ch_status cu_activation_grad(int op, const ch_tensor *y, const ch_tensor *gy, ch_tensor *gx);
 
 #ifdef __cplusplus
 }

@@ -148,5 +148,6 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->gemm = cu_gemm;
     hooks->opt_update = cu_opt_update;
     hooks->softmax = cu_softmax;
+    hooks->activation_grad = cu_activation_grad;
     return 0;
 }

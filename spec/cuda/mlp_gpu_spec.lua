@@ -1,7 +1,8 @@
 -- The ops of an MLP training step on a real GPU (issue 7): sum_to (the
 -- broadcasting backward), where, axpby, gemm / linear on cuBLAS, the fused
 -- SGD / MomentumSGD / Adam updates, softmax / log_softmax and their
--- gradients, and softmax_cross_entropy forward and backward.  Tagged `gpu`: scripts/run-tests
+-- gradients, softmax_cross_entropy forward and backward, and the relu /
+-- sigmoid / tanh gradients.  Tagged `gpu`: scripts/run-tests
 -- excludes it when chainer.cuda.available is false, and run directly it
 -- reports one pending line instead.
 --
@@ -263,8 +264,34 @@ describe('MLP training ops on a GPU #gpu', function()
     end)
   end)
 
+  describe('activation gradients', function()
+    it('relu, sigmoid and tanh gradients agree with the CPU bit for bit', function()
+      local ops = { relu = C.CH_ACT_RELU, sigmoid = C.CH_ACT_SIGMOID, tanh = C.CH_ACT_TANH }
+      for _, dt in ipairs(FLOATS) do
+        for name, op in pairs(ops) do
+          local y = name == 'relu' and rand(dt, { 7, 33 }) or rand(dt, { 7, 33 }, 0, 1)
+          local gy = rand(dt, { 7, 33 })
+          check(C.ch_activation_grad(op, y.ptr, gy.ptr, box))
+          local c = T.wrap(box[0])
+          check(C.ch_activation_grad(op, y:to_gpu().ptr, gy:to_gpu().ptr, box))
+          agree(T.wrap(box[0]), c, name .. '_grad ' .. dt, 1, true)
+          -- a transposed gy is made contiguous first, on both devices
+          local gt = rand(dt, { 33, 7 }):transpose()
+          check(C.ch_activation_grad(op, y.ptr, gt.ptr, box))
+          c = T.wrap(box[0])
+          check(C.ch_activation_grad(op, y:to_gpu().ptr, gt:to_gpu().ptr, box))
+          agree(T.wrap(box[0]), c, name .. '_grad transposed ' .. dt, 1, true)
+        end
+      end
+      local g = T.ones({ 3 }, 'float32', dev)
+      local ok, err = pcall(function() check(C.ch_activation_grad(C.CH_ACT_RELU, g.ptr, T.ones({ 3 }, 'float32').ptr, box)) end)
+      assert.is_false(ok)
+      assert.matches("relu_grad: argument 'y' is on cuda:0 but argument 'gy' is on the CPU", err, 1, true)
+    end)
+  end)
+
   describe('a training step', function()
-    it('Linear -> Linear -> softmax_cross_entropy with Adam matches the CPU', function()
+    it('Linear -> relu -> Linear -> softmax_cross_entropy with Adam matches the CPU', function()
       local chainer = require 'chainer'
       local F, L = require 'chainer.functions', require 'chainer.links'
       local optimizers = require 'chainer.optimizers'
@@ -287,7 +314,7 @@ describe('MLP training ops on a GPU #gpu', function()
         local losses = {}
         for step = 1, 3 do
           m:cleargrads()
-          local loss = F.softmax_cross_entropy(m.l2(m.l1(xs)), ts)
+          local loss = F.softmax_cross_entropy(m.l2(F.relu(m.l1(xs))), ts)
           loss:backward()
           opt:update()
           losses[step] = loss.array

@@ -1,0 +1,36 @@
+/*
+ * activation.c -- the activation-gradient hook: the core
+ * (runtime/cpu/activation_grad.c) has checked the op, dtypes and shapes and
+ * made y and gy contiguous in the compute dtype; here that is verified once
+ * more and the kernel of activation.cu launched.
+ *
+ * Compiled only: this code has not yet been run on a GPU.
+ */
+#include "backend.h"
+
+static int dense_as(const ch_tensor *t, const ch_tensor *ref) {
+    if (!t || (!t->data && t->numel) || t->dt != ref->dt || t->dev != ref->dev || t->nd != ref->nd)
+        return 0;
+    int64_t s = 1;
+    for (int i = t->nd - 1; i >= 0; i--) {
+        if (t->dim[i] != ref->dim[i] || (t->dim[i] > 1 && t->stride[i] != s))
+            return 0;
+        s *= t->dim[i];
+    }
+    return 1;
+}
+
+ch_status cu_activation_grad(int op, const ch_tensor *y, const ch_tensor *gy, ch_tensor *gx) {
+    static const char *const names[] = {"relu_grad", "sigmoid_grad", "tanh_grad"};
+    if (op < CH_ACT_RELU || op > CH_ACT_TANH)
+        return cu_fail(CH_ERR_INTERNAL, "activation_grad: unknown op %d", op);
+    const char *fn = names[op];
+    if (!y || (y->dt != CH_FLOAT32 && y->dt != CH_FLOAT64) || !dense_as(y, y) || !dense_as(gy, y) ||
+        !dense_as(gx, y))
+        return cu_fail(CH_ERR_INTERNAL, "%s: y, gy and gx must be contiguous float32 or float64 tensors of one "
+                       "dtype, shape and device", fn);
+    if (y->numel == 0)
+        return CH_OK;
+    CU_TRY(cu_use(y->dev, fn));
+    return cu_activation_grad_launch(op, y->dt, y->numel, cu_base(y), cu_base(gy), cu_base(gx));
+}

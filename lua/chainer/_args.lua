@@ -1,0 +1,163 @@
+-- _args.lua: the one argument layer of chainlua (internal; not exported).
+--
+-- Every function, link, optimizer, iterator, extension, dataset and updater
+-- reads its arguments through these helpers, so that a misspelled option is
+-- an error everywhere and every message has the same shape:
+--   "<fn>: unknown option 'axes' (accepted: axis, keepdims)"
+--   "<fn>: x must be a Variable or a tensor (got string)"
+--
+-- `level` arguments follow Lua's error(): the level as seen by the helper's
+-- caller (2, the default, blames the caller's caller, i.e. user code when the
+-- caller is a public function).
+local T = require 'chainer.tensor'
+
+local M = {}
+
+local EMPTY = setmetatable({}, {
+  __newindex = function() error('_args: the shared empty options table is read-only', 2) end,
+})
+M.EMPTY = EMPTY
+
+---------------------------------------------------------------------------
+-- accepted option names
+---------------------------------------------------------------------------
+-- A set of accepted option names, built once per function at load time:
+--   local SUM_OPTIONS = args.accept { 'axis', 'keepdims' }
+-- The sorted list is kept for the error message.
+function M.accept(names)
+  local set = { _names = {} }
+  for i, n in ipairs(names) do
+    assert(type(n) == 'string' and n ~= '_names', '_args.accept: option names are strings')
+    set[n] = true
+    set._names[i] = n
+  end
+  table.sort(set._names)
+  set._list = table.concat(set._names, ', ')
+  return set
+end
+
+local function as_accept(allowed)
+  if allowed._names then return allowed end
+  -- a plain list or set given inline: build (slower; prefer accept() at load time)
+  local names = {}
+  if allowed[1] ~= nil then
+    for _, n in ipairs(allowed) do names[#names + 1] = n end
+  else
+    for n in pairs(allowed) do names[#names + 1] = n end
+  end
+  return M.accept(names)
+end
+
+-- True for a value that can be a trailing options table: a plain table
+-- with no metatable, not a tensor, not a list.
+function M.is_options(v)
+  return type(v) == 'table' and getmetatable(v) == nil and v[1] == nil and not T.is_tensor(v)
+    and not v._is_variable and not v._is_link
+end
+
+-- Checks an options table (nil: none) against the accepted names and
+-- returns it (or a shared, read-only empty table).  No allocation on the
+-- common paths, so it is fine in hot functions.
+function M.options(fn, opts, allowed, level)
+  if opts == nil then return EMPTY end
+  if type(opts) ~= 'table' or getmetatable(opts) ~= nil or T.is_tensor(opts) then
+    error(string.format('%s: options must be a table (got %s)', fn, T.is_tensor(opts) and 'a tensor' or type(opts)),
+      (level or 2) + 1)
+  end
+  local acc = allowed._names and allowed or as_accept(allowed)
+  for k in pairs(opts) do
+    if acc[k] ~= true or k == '_names' or k == '_list' then
+      error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k),
+        acc._list ~= '' and acc._list or 'none'), (level or 2) + 1)
+    end
+  end
+  return opts
+end
+
+-- Chainer's positional arguments with a trailing options table, as one
+-- table name -> value: parse(fn, names, n, ...) with names the accepted
+-- arguments in Chainer's order (an accept() set or a list), n = select('#', ...).
+-- Positional values fill the names in order; a trailing plain table
+-- (is_options) holds the rest by name.  Unknown names, too many positional
+-- values and a name given both ways are errors.
+function M.parse(fn, names, n, ...)
+  local acc = names._names and names or M.accept(names)
+  local order = acc._order or (names[1] ~= nil and names) or acc._names
+  local out = {}
+  local last = n
+  while last > 0 and select(last, ...) == nil do last = last - 1 end
+  local opts
+  if last > 0 then
+    local v = select(last, ...)
+    if M.is_options(v) then
+      opts = v
+      last = last - 1
+    end
+  end
+  if last > #order then
+    error(string.format('%s: too many positional arguments (%d given, at most %d: %s)', fn, last, #order,
+      table.concat(order, ', ')), 3)
+  end
+  for i = 1, last do
+    local v = select(i, ...)
+    if v ~= nil then out[order[i]] = v end
+  end
+  if opts then
+    for k, v in pairs(opts) do
+      if acc[k] ~= true then
+        error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k), table.concat(order, ', ')), 3)
+      end
+      if out[k] ~= nil then error(string.format('%s: %s given both positionally and in the options', fn, k), 3) end
+      out[k] = v
+    end
+  end
+  return out
+end
+
+-- An ordered set for parse(): keeps Chainer's argument order.
+function M.signature(names)
+  local acc = M.accept(names)
+  acc._order = {}
+  for i, n in ipairs(names) do acc._order[i] = n end
+  return acc
+end
+
+---------------------------------------------------------------------------
+-- arrays from Variable-or-tensor arguments (always fn, name, value)
+---------------------------------------------------------------------------
+local floats = { float16 = true, float32 = true, float64 = true }
+
+local function describe(v)
+  if T.is_tensor(v) then return v.dtype .. ' tensor' end
+  return type(v)
+end
+
+-- The tensor of a Variable or tensor argument, or an error.
+function M.array(fn, name, v, level)
+  if type(v) == 'table' and v._is_variable then v = v._data end
+  if not T.is_tensor(v) then
+    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, describe(v)), (level or 2) + 1)
+  end
+  return v
+end
+
+-- The same, and the tensor must have a float dtype.
+function M.float_array(fn, name, v, level)
+  local d = M.array(fn, name, v, (level or 2) + 1)
+  if not floats[d.dtype] then
+    error(string.format('%s: %s must be a float tensor (float16, float32 or float64; got %s)', fn, name, d.dtype),
+      (level or 2) + 1)
+  end
+  return d
+end
+
+-- The same, and the tensor must have an integer dtype (labels, indices).
+function M.int_array(fn, name, v, level)
+  local d = M.array(fn, name, v, (level or 2) + 1)
+  if floats[d.dtype] or d.dtype == 'bool' then
+    error(string.format('%s: %s must be an integer tensor (got %s)', fn, name, d.dtype), (level or 2) + 1)
+  end
+  return d
+end
+
+return M

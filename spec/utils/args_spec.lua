@@ -1,0 +1,66 @@
+-- chainer._args: the one argument layer (options, positional signatures,
+-- arrays from Variable-or-tensor arguments).
+local chainer = require 'chainer'
+local T = chainer.tensor
+local args = require 'chainer._args'
+
+describe('_args.options', function()
+  local ACC = args.accept { 'keepdims', 'axis' }
+
+  it('returns the options, or a shared read-only empty table for nil', function()
+    local o = { axis = 1 }
+    assert.equal(o, args.options('f', o, ACC))
+    local e = args.options('f', nil, ACC)
+    assert.is_nil(e.axis)
+    assert.has_error(function() e.axis = 1 end)
+  end)
+
+  it('rejects unknown keys, listing the accepted ones', function()
+    local ok, err = pcall(args.options, 'F.sum', { axes = 1 }, ACC)
+    assert.is_false(ok)
+    assert.matches("F.sum: unknown option 'axes' %(accepted: axis, keepdims%)", err)
+  end)
+
+  it('rejects a non-table and a tensor as options', function()
+    assert.has_error(function() args.options('f', 3, ACC) end, 'f: options must be a table (got number)')
+    assert.has_error(function() args.options('f', T.zeros { 2 }, ACC) end, 'f: options must be a table (got a tensor)')
+  end)
+
+  it('takes an inline list too', function()
+    assert.has_error(function() args.options('g', { b = 1 }, { 'a' }) end, "g: unknown option 'b' (accepted: a)")
+  end)
+end)
+
+describe('_args.parse', function()
+  local SIG = args.signature { 'in_size', 'out_size', 'nobias' }
+  local function p(...) return args.parse('L.Linear', SIG, select('#', ...), ...) end
+
+  it('fills names in order and merges a trailing options table', function()
+    local a = p(3, 4, { nobias = true })
+    assert.same({ in_size = 3, out_size = 4, nobias = true }, a)
+    assert.same({ in_size = 3 }, p(3, nil, nil))
+  end)
+
+  it('rejects unknown names, extra positions and duplicates', function()
+    assert.has_error(function() p(3, { outsize = 4 }) end,
+      "L.Linear: unknown option 'outsize' (accepted: in_size, out_size, nobias)")
+    assert.has_error(function() p(1, 2, 3, 4) end)
+    assert.has_error(function() p(3, 4, { out_size = 5 }) end, 'L.Linear: out_size given both positionally and in the options')
+  end)
+end)
+
+describe('_args arrays', function()
+  it('gives the tensor of a Variable or a tensor', function()
+    local t = T.ones { 2 }
+    assert.equal(t, args.array('f', 'x', t))
+    assert.equal(t, args.array('f', 'x', chainer.Variable(t)))
+  end)
+
+  it('names the function, the argument and what came', function()
+    assert.has_error(function() args.array('F.relu', 'x', 'a') end, 'F.relu: x must be a Variable or a tensor (got string)')
+    assert.has_error(function() args.float_array('F.relu', 'x', T.ones({ 2 }, 'int32')) end,
+      'F.relu: x must be a float tensor (float16, float32 or float64; got int32)')
+    assert.has_error(function() args.int_array('F.embed_id', 'x', T.ones { 2 }) end,
+      'F.embed_id: x must be an integer tensor (got float32)')
+  end)
+end)

@@ -60,9 +60,9 @@ bench: build
 examples-check: build
 	@bash scripts/examples-check $(BUILD)
 
-# Regenerates lua/chainer/_ffi.lua from runtime/include/chainlua.h.
+# Regenerates lua/chainer/_ffi.lua and _ops.lua from runtime/include/chainlua.h and chainlua_ops.h.
 ffi:
-	luajit scripts/gen-ffi.lua runtime/include/chainlua.h lua/chainer/_ffi.lua
+	luajit scripts/gen-ffi.lua runtime/include/chainlua.h lua/chainer
 
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log

@@ -128,22 +128,75 @@ ch_status ch_to_device(const ch_tensor *x, int device, ch_tensor **result);
 ch_status ch_copy_into(ch_tensor *dst, const ch_tensor *src);
 
 typedef enum ch_unary_op {
-    CH_NEG = 0, CH_ABS, CH_SIGN, CH_RECIPROCAL,
-    CH_EXP, CH_EXPM1, CH_EXP2, CH_LOG, CH_LOG1P, CH_LOG2, CH_LOG10,
-    CH_SQRT, CH_RSQRT, CH_SQUARE, CH_CBRT,
-    CH_SIN, CH_COS, CH_TAN, CH_ARCSIN, CH_ARCCOS, CH_ARCTAN,
-    CH_SINH, CH_COSH, CH_TANH, CH_ARCSINH, CH_ARCCOSH, CH_ARCTANH,
-    CH_ERF, CH_ERFC, CH_FLOOR, CH_CEIL, CH_TRUNC, CH_RINT,
-    CH_SIGMOID, CH_RELU, CH_SOFTPLUS, CH_LGAMMA, CH_DIGAMMA, CH_ERFINV, CH_NDTR,
-    CH_LOGICAL_NOT, CH_ISNAN, CH_ISINF, CH_ISFINITE,
+    CH_NEG = 0,
+    CH_ABS,
+    CH_SIGN,
+    CH_RECIPROCAL,
+    CH_EXP,
+    CH_EXPM1,
+    CH_EXP2,
+    CH_LOG,
+    CH_LOG1P,
+    CH_LOG2,
+    CH_LOG10,
+    CH_SQRT,
+    CH_RSQRT,
+    CH_SQUARE,
+    CH_CBRT,
+    CH_SIN,
+    CH_COS,
+    CH_TAN,
+    CH_ARCSIN,
+    CH_ARCCOS,
+    CH_ARCTAN,
+    CH_SINH,
+    CH_COSH,
+    CH_TANH,
+    CH_ARCSINH,
+    CH_ARCCOSH,
+    CH_ARCTANH,
+    CH_ERF,
+    CH_ERFC,
+    CH_FLOOR,
+    CH_CEIL,
+    CH_TRUNC,
+    CH_RINT,
+    CH_SIGMOID,
+    CH_RELU,
+    CH_SOFTPLUS,
+    CH_LGAMMA,
+    CH_DIGAMMA,
+    CH_ERFINV,
+    CH_NDTR,
+    CH_LOGICAL_NOT,
+    CH_ISNAN,
+    CH_ISINF,
+    CH_ISFINITE,
     CH_NUNARY
 } ch_unary_op;
 
 typedef enum ch_binary_op {
-    CH_ADD = 0, CH_SUB, CH_MUL, CH_DIV, CH_FLOOR_DIVIDE, CH_MOD, CH_FMOD,
-    CH_POW, CH_MAXIMUM, CH_MINIMUM, CH_ARCTAN2, CH_HYPOT,
-    CH_EQ, CH_NE, CH_LT, CH_LE, CH_GT, CH_GE,
-    CH_LOGICAL_AND, CH_LOGICAL_OR, CH_LOGICAL_XOR,
+    CH_ADD = 0,
+    CH_SUB,
+    CH_MUL,
+    CH_DIV,
+    CH_FLOOR_DIVIDE,
+    CH_MOD,
+    CH_FMOD,
+    CH_POW,
+    CH_MAXIMUM,
+    CH_MINIMUM,
+    CH_ARCTAN2,
+    CH_HYPOT,
+    CH_EQ,
+    CH_NE,
+    CH_LT,
+    CH_LE,
+    CH_GT,
+    CH_GE,
+    CH_LOGICAL_AND,
+    CH_LOGICAL_OR,
+    CH_LOGICAL_XOR,
     CH_NBINARY
 } ch_binary_op;
 
@@ -161,8 +214,19 @@ ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y);
 ch_status ch_addmul(ch_tensor *acc, const ch_tensor *x, const ch_tensor *y);
 
 typedef enum ch_reduce_op {
-    CH_SUM = 0, CH_MEAN, CH_PROD, CH_MAX, CH_MIN, CH_ARGMAX, CH_ARGMIN,
-    CH_VAR, CH_STD, CH_LOGSUMEXP, CH_ALL, CH_ANY, CH_COUNT_NONZERO,
+    CH_SUM = 0,
+    CH_MEAN,
+    CH_PROD,
+    CH_MAX,
+    CH_MIN,
+    CH_ARGMAX,
+    CH_ARGMIN,
+    CH_VAR,
+    CH_STD,
+    CH_LOGSUMEXP,
+    CH_ALL,
+    CH_ANY,
+    CH_COUNT_NONZERO,
     CH_NREDUCE
 } ch_reduce_op;
 
@@ -204,7 +268,12 @@ ch_status ch_roll(const ch_tensor *x, int64_t shift, int axis, int flat, ch_tens
 ch_status ch_tile(const ch_tensor *x, int n, const int64_t *reps, ch_tensor **result);
 
 ch_status ch_repeat(const ch_tensor *x, const int64_t *counts, int ncounts, int axis, int flat, ch_tensor **result);
-typedef enum ch_pad_mode { CH_PAD_CONSTANT = 0, CH_PAD_EDGE, CH_PAD_REFLECT } ch_pad_mode;
+typedef enum ch_pad_mode {
+    CH_PAD_CONSTANT = 0,
+    CH_PAD_EDGE,
+    CH_PAD_REFLECT,
+    CH_NPAD_MODES
+} ch_pad_mode;
 
 ch_status ch_pad(const ch_tensor *x, const int64_t *pads, ch_pad_mode mode, double value, ch_tensor **result);
 
@@ -285,7 +354,8 @@ ch_status ch_softmax_grad(const ch_tensor *y, const ch_tensor *gy, int axis, int
 typedef enum ch_act_grad_op {
     CH_ACT_RELU = 0,
     CH_ACT_SIGMOID,
-    CH_ACT_TANH
+    CH_ACT_TANH,
+    CH_NACT_GRAD
 } ch_act_grad_op;
 ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const ch_tensor *gy, ch_tensor **result);
 
@@ -313,7 +383,8 @@ typedef enum ch_rnn_cell {
     CH_RNN_TANH = 0,
     CH_RNN_RELU,
     CH_RNN_LSTM,
-    CH_RNN_GRU
+    CH_RNN_GRU,
+    CH_NRNN_CELLS
 } ch_rnn_cell;
 ch_status ch_rnn_seq_forward(ch_rnn_cell cell, int reverse, int T, const int64_t *batch, const ch_tensor *x, const ch_tensor *h0, const ch_tensor *c0, const ch_tensor *wx, const ch_tensor *wh, const ch_tensor *bx, const ch_tensor *bh, ch_tensor **y, ch_tensor **hy, ch_tensor **cy, ch_tensor **ws);
 

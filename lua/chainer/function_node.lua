@@ -173,7 +173,7 @@ FunctionNode._hooks_of = hooks_of
 -- debug mode
 ---------------------------------------------------------------------------
 local function has_nan(t)
-  if t.ptr.dt < 6 or t.ptr.numel == 0 then return false end  -- not a float tensor
+  if not T.is_float_code[t.ptr.dt] or t.ptr.numel == 0 then return false end  -- not a float tensor
   local m = T.isnan(t)
   local a = T.any(m)
   if type(a) == 'boolean' then return a end

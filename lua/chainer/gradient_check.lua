@@ -28,7 +28,7 @@ local function set_flat(t, i, v)
   T.check(C.ch_set_flat(t.ptr, i, v), 3)
 end
 
-local function is_float(t) return t.ptr.dt >= 6 end
+local function is_float(t) return T.is_float_code[t.ptr.dt] == true end
 
 local function as_table(v)
   if v == nil then return {} end

@@ -4,8 +4,9 @@
 #include <math.h>
 
 static const size_t sizes[CH_NDTYPES] = {1, 1, 1, 2, 4, 8, 2, 4, 8};
-static const char *const names[CH_NDTYPES] = {"bool",  "int8",    "uint8",   "int16",  "int32",
-                                              "int64", "float16", "float32", "float64"};
+static const char *const names[] = {CH_DTYPE_LIST(CH_OP_NAME)};
+_Static_assert(sizeof sizes / sizeof *sizes == CH_NDTYPES, "dtype sizes: one per entry of CH_DTYPE_LIST");
+_Static_assert(sizeof names / sizeof *names == CH_NDTYPES, "dtype names: one per entry of CH_DTYPE_LIST");
 
 size_t ch_dtype_size(ch_dtype dt) { return (unsigned)dt < CH_NDTYPES ? sizes[dt] : 0; }
 

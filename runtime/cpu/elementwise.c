@@ -447,16 +447,11 @@ static void ew_execute(const ew_plan *pl, ch_tensor *out, const ew_operand *a, c
 }
 
 /* ---- op tables and dtype rules ------------------------------------------- */
-static const char *const unary_names[CH_NUNARY + 1] = {
-    "neg", "abs", "sign", "reciprocal", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10",
-    "sqrt", "rsqrt", "square", "cbrt", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-    "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "erf", "erfc", "floor", "ceil", "trunc", "rint",
-    "sigmoid", "relu", "softplus", "lgamma", "digamma", "erfinv", "ndtr",
-    "logical_not", "isnan", "isinf", "isfinite", "clip"};
-
-static const char *const binary_names[CH_NBINARY] = {
-    "add", "sub", "mul", "div", "floor_divide", "mod", "fmod", "pow", "maximum", "minimum", "arctan2", "hypot",
-    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"};
+/* the op list's names, and clip (EW_CLIP) after the unary ops */
+static const char *const unary_names[] = {CH_UNARY_OP_LIST(CH_OP_NAME) "clip"};
+static const char *const binary_names[] = {CH_BINARY_OP_LIST(CH_OP_NAME)};
+_Static_assert(sizeof unary_names / sizeof *unary_names == CH_NUNARY + 1, "unary names: the list and clip");
+_Static_assert(sizeof binary_names / sizeof *binary_names == CH_NBINARY, "binary names: one per list entry");
 
 static bool bool_result_binary(int op) { return op >= CH_EQ; }
 static bool bool_result_unary(int op) { return op >= CH_LOGICAL_NOT && op <= CH_ISFINITE; }

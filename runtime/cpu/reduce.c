@@ -75,9 +75,8 @@ static int64_t rk_tile_width(int64_t O, int64_t I) {
 #define RK_ISNAN(v) 0
 #include "reduce_kernels.h"
 
-static const char *const reduce_names[CH_NREDUCE] = {
-    "sum", "mean", "prod", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "all", "any",
-    "count_nonzero"};
+static const char *const reduce_names[] = {CH_REDUCE_OP_LIST(CH_OP_NAME)};
+_Static_assert(sizeof reduce_names / sizeof *reduce_names == CH_NREDUCE, "reduce names: one per list entry");
 
 /* The compute type of a dtype: float16 computes in float32, integers and
  * bools in int64. */

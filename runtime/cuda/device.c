@@ -21,9 +21,10 @@ ch_status cu_synchronize(int device) {
     return cu_check(cudaDeviceSynchronize(), "synchronize", "cudaDeviceSynchronize");
 }
 
-static const size_t sizes[CH_NDTYPES] = {1, 1, 1, 2, 4, 8, 2, 4, 8};
-static const char *const names[CH_NDTYPES] = {"bool",  "int8",    "uint8",   "int16",  "int32",
-                                               "int64", "float16", "float32", "float64"};
+static const size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 4, 8};
+static const char *const names[] = {CH_DTYPE_LIST(CH_OP_NAME)};
+_Static_assert(sizeof sizes / sizeof *sizes == CH_NDTYPES, "dtype sizes: one per entry of CH_DTYPE_LIST");
+_Static_assert(sizeof names / sizeof *names == CH_NDTYPES, "dtype names: one per entry of CH_DTYPE_LIST");
 
 size_t cu_dtype_size(int dt) { return dt >= 0 && dt < CH_NDTYPES ? sizes[dt] : 0; }
 const char *cu_dtype_name(int dt) { return dt >= 0 && dt < CH_NDTYPES ? names[dt] : "invalid"; }

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chainlua_ops.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -40,15 +42,7 @@ enum { CH_MAX_DIMS = 16 };
 
 /* Element types.  The order is the promotion lattice used by ch_promote. */
 typedef enum ch_dtype {
-    CH_BOOL = 0,
-    CH_INT8,
-    CH_UINT8,
-    CH_INT16,
-    CH_INT32,
-    CH_INT64,
-    CH_FLOAT16,
-    CH_FLOAT32,
-    CH_FLOAT64,
+    CH_DTYPE_LIST(CH_OP_ENUM)
     CH_NDTYPES
 } ch_dtype;
 
@@ -183,22 +177,12 @@ CH_API ch_status ch_copy_into(ch_tensor *dst, const ch_tensor *src);
 
 /* ---- elementwise ------------------------------------------------------- */
 typedef enum ch_unary_op {
-    CH_NEG = 0, CH_ABS, CH_SIGN, CH_RECIPROCAL,
-    CH_EXP, CH_EXPM1, CH_EXP2, CH_LOG, CH_LOG1P, CH_LOG2, CH_LOG10,
-    CH_SQRT, CH_RSQRT, CH_SQUARE, CH_CBRT,
-    CH_SIN, CH_COS, CH_TAN, CH_ARCSIN, CH_ARCCOS, CH_ARCTAN,
-    CH_SINH, CH_COSH, CH_TANH, CH_ARCSINH, CH_ARCCOSH, CH_ARCTANH,
-    CH_ERF, CH_ERFC, CH_FLOOR, CH_CEIL, CH_TRUNC, CH_RINT,
-    CH_SIGMOID, CH_RELU, CH_SOFTPLUS, CH_LGAMMA, CH_DIGAMMA, CH_ERFINV, CH_NDTR,
-    CH_LOGICAL_NOT, CH_ISNAN, CH_ISINF, CH_ISFINITE,  /* these give bool */
+    CH_UNARY_OP_LIST(CH_OP_ENUM)
     CH_NUNARY
 } ch_unary_op;
 
 typedef enum ch_binary_op {
-    CH_ADD = 0, CH_SUB, CH_MUL, CH_DIV, CH_FLOOR_DIVIDE, CH_MOD, CH_FMOD,
-    CH_POW, CH_MAXIMUM, CH_MINIMUM, CH_ARCTAN2, CH_HYPOT,
-    CH_EQ, CH_NE, CH_LT, CH_LE, CH_GT, CH_GE,              /* these give bool */
-    CH_LOGICAL_AND, CH_LOGICAL_OR, CH_LOGICAL_XOR,         /* these give bool */
+    CH_BINARY_OP_LIST(CH_OP_ENUM)
     CH_NBINARY
 } ch_binary_op;
 
@@ -222,8 +206,7 @@ CH_API ch_status ch_addmul(ch_tensor *acc, const ch_tensor *x, const ch_tensor *
 
 /* ---- reductions -------------------------------------------------------- */
 typedef enum ch_reduce_op {
-    CH_SUM = 0, CH_MEAN, CH_PROD, CH_MAX, CH_MIN, CH_ARGMAX, CH_ARGMIN,
-    CH_VAR, CH_STD, CH_LOGSUMEXP, CH_ALL, CH_ANY, CH_COUNT_NONZERO,
+    CH_REDUCE_OP_LIST(CH_OP_ENUM)
     CH_NREDUCE
 } ch_reduce_op;
 /* axes == NULL reduces over every axis.  ARGMAX/ARGMIN take at most one
@@ -272,7 +255,10 @@ CH_API ch_status ch_roll(const ch_tensor *x, int64_t shift, int axis, int flat, 
 CH_API ch_status ch_tile(const ch_tensor *x, int n, const int64_t *reps, ch_tensor **result);
 /* numpy.repeat: counts has 1 entry (same for all) or dim[axis] entries. */
 CH_API ch_status ch_repeat(const ch_tensor *x, const int64_t *counts, int ncounts, int axis, int flat, ch_tensor **result);
-typedef enum ch_pad_mode { CH_PAD_CONSTANT = 0, CH_PAD_EDGE, CH_PAD_REFLECT } ch_pad_mode;
+typedef enum ch_pad_mode {
+    CH_PAD_MODE_LIST(CH_OP_ENUM)
+    CH_NPAD_MODES
+} ch_pad_mode;
 /* pads has 2*x->nd entries: (before, after) per axis. */
 CH_API ch_status ch_pad(const ch_tensor *x, const int64_t *pads, ch_pad_mode mode, double value, ch_tensor **result);
 /* Stable sort along an axis. */
@@ -386,9 +372,8 @@ CH_API ch_status ch_softmax(const ch_tensor *x, int axis, int log, ch_tensor **r
 CH_API ch_status ch_softmax_grad(const ch_tensor *y, const ch_tensor *gy, int axis, int log, ch_tensor **result);
 /* Elementwise activation gradients from the output y and upstream gy. */
 typedef enum ch_act_grad_op {
-    CH_ACT_RELU = 0,  /* gy * (y > 0) */
-    CH_ACT_SIGMOID,   /* gy * y * (1 - y) */
-    CH_ACT_TANH       /* gy * (1 - y * y) */
+    CH_ACT_GRAD_OP_LIST(CH_OP_ENUM)
+    CH_NACT_GRAD
 } ch_act_grad_op;
 CH_API ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const ch_tensor *gy, ch_tensor **result);
 /* end nn: activation */
@@ -443,10 +428,8 @@ CH_API ch_status ch_lstm_grad_grad(const ch_tensor *c_prev, const ch_tensor *x, 
  * steps from T-1 down to 0.  y (N, H) gets every step's output, hy/cy
  * (B, H) the final states, ws a workspace that the backward needs. */
 typedef enum ch_rnn_cell {
-    CH_RNN_TANH = 0,
-    CH_RNN_RELU,
-    CH_RNN_LSTM,
-    CH_RNN_GRU
+    CH_RNN_CELL_LIST(CH_OP_ENUM)
+    CH_NRNN_CELLS
 } ch_rnn_cell;
 CH_API ch_status ch_rnn_seq_forward(ch_rnn_cell cell, int reverse, int T, const int64_t *batch, const ch_tensor *x, const ch_tensor *h0, const ch_tensor *c0, const ch_tensor *wx, const ch_tensor *wh, const ch_tensor *bx, const ch_tensor *bh, ch_tensor **y, ch_tensor **hy, ch_tensor **cy, ch_tensor **ws);
 /* Its gradient from gy (N, H), ghy, gcy (B, H) (each NULL for zero): gx

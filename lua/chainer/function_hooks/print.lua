@@ -23,7 +23,7 @@ local function describe(t)
     '- shape: ' .. T.shape_str(t.shape),
     '- dtype: ' .. t.dtype,
   }
-  if t.ptr.dt >= 6 and t.size > 0 then
+  if T.is_float_code[t.ptr.dt] and t.size > 0 then
     local ok, mean, std = pcall(function()
       local x = t:astype('float64')
       return T.mean(x):item(), T.std(x):item()

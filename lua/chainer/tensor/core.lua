@@ -20,17 +20,27 @@ ffi.cdef [[ typedef struct ch_lua_tensor { ch_tensor *ptr; } ch_lua_tensor;
 ---------------------------------------------------------------------------
 -- dtypes
 ---------------------------------------------------------------------------
-local dtype_names = { [0] = 'bool', 'int8', 'uint8', 'int16', 'int32', 'int64',
-  'float16', 'float32', 'float64' }
+-- Codes and names come from the op list (runtime/include/chainlua_ops.h,
+-- generated into chainer._ops); DT.float32 is the code of float32.
+local ops = require 'chainer._ops'
+local DT = ops.dtype
+M.ops, M.DT = ops, DT
+local dtype_names = ops.dtype_names
 local dtype_codes = {}
-for code = 0, 8 do dtype_codes[dtype_names[code]] = code end
-dtype_codes.half, dtype_codes.float, dtype_codes.single = 6, 7, 7
-dtype_codes.double, dtype_codes.int, dtype_codes.long = 8, 5, 5
+for name, code in pairs(DT) do dtype_codes[name] = code end
+dtype_codes.half, dtype_codes.float, dtype_codes.single = DT.float16, DT.float32, DT.float32
+dtype_codes.double, dtype_codes.int, dtype_codes.long = DT.float64, DT.int64, DT.int64
 M.dtype_names = dtype_names
 M.dtype_codes = dtype_codes
 -- C element types, for reading data through ffi.cast.
-M.ctypes = { [0] = 'uint8_t', 'int8_t', 'uint8_t', 'int16_t', 'int32_t', 'int64_t',
-  'uint16_t', 'float', 'double' }
+M.ctypes = {
+  [DT.bool] = 'uint8_t', [DT.int8] = 'int8_t', [DT.uint8] = 'uint8_t', [DT.int16] = 'int16_t',
+  [DT.int32] = 'int32_t', [DT.int64] = 'int64_t', [DT.float16] = 'uint16_t', [DT.float32] = 'float',
+  [DT.float64] = 'double',
+}
+-- Float codes (float16, float32, float64): is_float_code[t.ptr.dt].
+local is_float_code = { [DT.float16] = true, [DT.float32] = true, [DT.float64] = true }
+M.is_float_code = is_float_code
 
 M.default_float = 'float32'   -- chainer.config.dtype overrides it at run time
 
@@ -38,13 +48,13 @@ M.default_float = 'float32'   -- chainer.config.dtype overrides it at run time
 local function dtype_code(d, fn)
   local c = dtype_codes[d]
   if c then return c end
-  if type(d) == 'number' and d >= 0 and d <= 8 then return d end
+  if type(d) == 'number' and dtype_names[d] then return d end
   error(string.format("%s: unknown dtype %s (expected one of bool, int8, uint8, int16, int32, int64, " ..
     "float16, float32, float64)", fn or 'dtype', tostring(d)), 3)
 end
 M.dtype_code = dtype_code
 function M.dtype_name(d) return dtype_names[dtype_code(d)] end
-function M.is_float_dtype(d) local c = dtype_code(d) return c >= 6 end
+function M.is_float_dtype(d) return is_float_code[dtype_code(d)] == true end
 
 ---------------------------------------------------------------------------
 -- devices: 'cpu' / -1 and 'cuda:N' / N
@@ -345,8 +355,8 @@ function M.array(v, dtype, device)
       end
       d[i - 1] = x
     end
-  elseif code == 7 or code == 8 then
-    local d = ffi.cast(code == 7 and 'float*' or 'double*', p.data)
+  elseif code == DT.float32 or code == DT.float64 then
+    local d = ffi.cast(M.ctypes[code] .. '*', p.data)
     for i = 1, n do
       local x = flat[i]
       if type(x) ~= 'number' then

@@ -4,6 +4,7 @@ local M = require 'chainer.tensor.core'
 local ffi, C, check = M.ffi, M.C, M.check
 local wrap, box, shape_arg, dtype_code, device_id = M.wrap, M.box, M.shape_arg, M.dtype_code, M.device_id
 local methods = M.methods
+local DT = M.DT
 
 local function default_dtype(dtype) return dtype_code(dtype or M.default_float) end
 
@@ -112,10 +113,10 @@ local ibox = ffi.new('int64_t[1]')
 
 local function read_flat(t, pos)
   local p = t.ptr
-  if p.dt == 0 then
+  if p.dt == DT.bool then
     check(C.ch_get_flat(p, pos, dbox), 3)
     return dbox[0] ~= 0
-  elseif p.dt == 5 then
+  elseif p.dt == DT.int64 then
     check(C.ch_get_flat_i64(p, pos, ibox), 3)
     return tonumber(ibox[0])
   end
@@ -169,9 +170,9 @@ function methods.totable(t)
   local data = ffi.cast(M.ctypes[p.dt] .. '*', C.ch_tensor_ptr(p))
   local dt = p.dt
   local conv
-  if dt == 0 then conv = function(x) return x ~= 0 end
-  elseif dt == 5 then conv = tonumber
-  elseif dt == 6 then conv = function(x) return C.ch_half_to_float(x) end
+  if dt == DT.bool then conv = function(x) return x ~= 0 end
+  elseif dt == DT.int64 then conv = tonumber
+  elseif dt == DT.float16 then conv = function(x) return C.ch_half_to_float(x) end
   else conv = function(x) return x end end
   local pos = 0
   local function build(depth)

@@ -38,12 +38,7 @@ M.coerce_operand = coerce
 ---------------------------------------------------------------------------
 -- binary ops
 ---------------------------------------------------------------------------
-local binary_ops = {
-  add = 0, sub = 1, mul = 2, div = 3, floor_divide = 4, mod = 5, fmod = 6, pow = 7,
-  maximum = 8, minimum = 9, arctan2 = 10, hypot = 11,
-  eq = 12, ne = 13, lt = 14, le = 15, gt = 16, ge = 17,
-  logical_and = 18, logical_or = 19, logical_xor = 20,
-}
+local binary_ops = M.ops.binary_op   -- name -> C code, from the op list
 M.binary_ops = binary_ops
 
 -- Runs op on (a, b) into o (or a new tensor in box[0]); returns the status.
@@ -104,14 +99,7 @@ end
 ---------------------------------------------------------------------------
 -- unary ops
 ---------------------------------------------------------------------------
-local unary_ops = {
-  neg = 0, abs = 1, sign = 2, reciprocal = 3, exp = 4, expm1 = 5, exp2 = 6, log = 7, log1p = 8,
-  log2 = 9, log10 = 10, sqrt = 11, rsqrt = 12, square = 13, cbrt = 14, sin = 15, cos = 16, tan = 17,
-  arcsin = 18, arccos = 19, arctan = 20, sinh = 21, cosh = 22, tanh = 23, arcsinh = 24, arccosh = 25,
-  arctanh = 26, erf = 27, erfc = 28, floor = 29, ceil = 30, trunc = 31, rint = 32, sigmoid = 33,
-  relu = 34, softplus = 35, lgamma = 36, digamma = 37, erfinv = 38, ndtr = 39,
-  logical_not = 40, isnan = 41, isinf = 42, isfinite = 43,
-}
+local unary_ops = M.ops.unary_op   -- name -> C code, from the op list
 M.unary_ops = unary_ops
 
 local function make_unary(op, name)

@@ -206,7 +206,7 @@ end
 M['repeat'] = M.repeat_
 methods.repeat_ = M.repeat_
 
-local pad_modes = { constant = 0, edge = 1, reflect = 2 }
+local pad_modes = M.ops.pad_mode   -- name -> C code, from the op list
 local pad_buf = ffi.new('int64_t[32]')
 
 -- pad(x, pad_width, {mode = 'constant'|'edge'|'reflect', constant_values = 0}).

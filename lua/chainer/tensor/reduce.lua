@@ -14,10 +14,7 @@ local function fail(level)
   error(ffi.string(C.ch_last_error()), level + 1)
 end
 
-local reduce_ops = {
-  sum = 0, mean = 1, prod = 2, max = 3, min = 4, argmax = 5, argmin = 6, var = 7, std = 8,
-  logsumexp = 9, all = 10, any = 11, count_nonzero = 12,
-}
+local reduce_ops = M.ops.reduce_op   -- name -> C code, from the op list
 M.reduce_ops = reduce_ops
 
 local function make_reduce(op, name)

@@ -18,7 +18,7 @@ function K.softmax_grad(y, gy, axis, log)
   return wrap(box[0])
 end
 
-K.RELU, K.SIGMOID, K.TANH = 0, 1, 2
+K.RELU, K.SIGMOID, K.TANH = T.ops.act_grad_op.relu, T.ops.act_grad_op.sigmoid, T.ops.act_grad_op.tanh
 function K.activation_grad(op, y, gy)
   check(C.ch_activation_grad(op, y.ptr, gy.ptr, box), 3)
   return wrap(box[0])

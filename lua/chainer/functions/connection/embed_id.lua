@@ -12,7 +12,7 @@ local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 local config = require('chainer.config').config
 local global_hooks = require('chainer.function_hook').list
 local owned = require('chainer.functions._owned_grad').owned
-local FLOAT32, FLOAT64, CPU = 7, 8, -1
+local FLOAT32, FLOAT64, CPU = T.DT.float32, T.DT.float64, T.C.CH_CPU
 
 local M = {}
 

@@ -29,7 +29,7 @@ local AXIS0 = { axis = 0 }
 
 local RETAIN = { 1, 2 }
 local box = ffi.new('ch_tensor*[1]')
-local FLOAT32, FLOAT64 = 7, 8
+local FLOAT32, FLOAT64 = T.DT.float32, T.DT.float64
 
 function LinearFunction:forward(inputs)
   local x, W, b = inputs[1], inputs[2], inputs[3]
@@ -119,7 +119,7 @@ function M.linear(x, W, b, ...)
     error('linear: W must be 2-d (out_size, in_size), got shape ' .. T.shape_str(Wd.shape), 2)
   end
   local dt = xp.dt
-  if dt < 6 then
+  if not T.is_float_code[dt] then
     error('linear: x must be floating point (got ' .. xd.dtype .. ')', 2)
   end
   if dt ~= Wp.dt then

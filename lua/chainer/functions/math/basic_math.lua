@@ -246,7 +246,7 @@ MulConstant.forward = forward_from1
 function MulConstant:backward(idx, gys) return { M.mul(gys[1], self.value) } end
 -- In place only for float gradients: a weak scalar keeps their dtype.
 function MulConstant:backward_fast(gy, w1, w2, own)
-  local r = T_mul(gy, self.value, own and gy.ptr.dt >= 6 and gy or nil)
+  local r = T_mul(gy, self.value, own and T.is_float_code[gy.ptr.dt] and gy or nil)
   return r, nil, true, false
 end
 

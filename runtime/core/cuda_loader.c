@@ -18,7 +18,6 @@ extern void (*ch_device_free_hook)(int device, void *p, size_t nbytes);
 extern void (*ch_device_cache_free_hook)(int device);
 extern int64_t (*ch_device_cache_bytes_hook)(int device);
 extern ch_status (*ch_device_copy_hook)(ch_tensor *dst, const ch_tensor *src);
-extern ch_status (*ch_device_fill_hook)(ch_tensor *t, double value);
 
 ch_cuda_hooks ch_cuda_table;
 static int loaded = -1;            /* -1 not tried, 0 failed, 1 loaded */
@@ -73,13 +72,20 @@ int ch_cuda_load(const char *libpath) {
         loaded = 0;
         return 0;
     }
+    if (!ch_cuda_table.kernels || !ch_cuda_table.kernel_list ||
+        strcmp(ch_cuda_table.kernel_list, CH_KERNEL_LIST_STR) != 0) {
+        snprintf(info, sizeof info, "CUDA backend not used: libchainlua_cuda was built against another kernel "
+                 "list than libchainlua; rebuild both together");
+        memset(&ch_cuda_table, 0, sizeof ch_cuda_table);
+        loaded = 0;
+        return 0;
+    }
     snprintf(info, sizeof info, "%s", ch_cuda_table.info);
     ch_device_alloc_hook = ch_cuda_table.alloc;
     ch_device_free_hook = ch_cuda_table.free;
     ch_device_cache_free_hook = ch_cuda_table.cache_free_all;
     ch_device_cache_bytes_hook = ch_cuda_table.cache_bytes;
     ch_device_copy_hook = ch_cuda_table.copy;
-    ch_device_fill_hook = ch_cuda_table.fill;
     loaded = 1;
     return ch_cuda_table.device_count;
 }

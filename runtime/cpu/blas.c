@@ -1,5 +1,6 @@
-/* blas.c -- matrix products on the CPU: matmul, gemm, dot, tensordot,
- * outer, trace, and linear (y = x W^T + b).
+/* blas.c -- the CPU's matrix-product kernels (matmul, gemm); their front
+ * doors, and dot, tensordot, outer, trace and linear composed from them,
+ * are in runtime/ops/blas.c.
  *
  * float32/float64 go to OpenBLAS.  Operands are described by their logical
  * (rows, cols, row stride, col stride) after the optional transposition, and
@@ -8,13 +9,9 @@
  * One-row or one-column products go to gemv, which is several times faster
  * than gemm there (batch-1 inference).  Other dtypes take a plain loop in
  * int64 (integers, bool) or go through float32 (float16).
- *
- * matmul, gemm and linear on CUDA tensors check shapes and dtypes here and
- * hand the product to the backend (cuBLAS, float dtypes only); dot and
- * tensordot run only on the CPU so far.
  */
 #include "../core/internal.h"
-#include "../core/device_ops.h"
+#include "../core/kernels.h"
 
 #include <cblas.h>
 #ifdef _OPENMP
@@ -310,61 +307,27 @@ static void batch_product(const mat_desc *ma, const mat_desc *mb, int nb, const 
               N, K, 1.0, 0.0, obase + p * M * N * (int64_t)z, N);
 }
 
-ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor **result) {
-    static const char *fn = "matmul";
-    CH_CHECK_ARG(a, fn, "a");
-    CH_CHECK_ARG(b, fn, "b");
-    bool gpu = a->dev != CH_CPU || b->dev != CH_CPU;
-    if (gpu)
-        CH_TRY(ch_same_device(fn, "a", a, "b", b));
-    if (a->nd == 0 || b->nd == 0)
-        return ch_fail(CH_ERR_SHAPE, "matmul: operand %s is 0-d (matmul needs at least 1-d operands; use mul for scalars)",
-                       a->nd == 0 ? "a" : "b");
-    ch_dtype rdt = ch_promote((ch_dtype)a->dt, (ch_dtype)b->dt);
+/* The matmul kernel (core/kernels.h): a, b and out of one dtype (the
+ * result's), out contiguous with the result shape; computed in float32 for
+ * float16 (rounded once) and in int64 for integers and bool. */
+ch_status ch_cpu_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor *out) {
+    ch_dtype rdt = (ch_dtype)out->dt;
     ch_dtype cdt = rdt == CH_FLOAT64 ? CH_FLOAT64 : (rdt == CH_FLOAT32 || rdt == CH_FLOAT16) ? CH_FLOAT32 : CH_INT64;
-    if (gpu) {
-        if (cdt == CH_INT64)
-            return ch_fail(CH_ERR_UNSUPPORTED, "matmul: %s @ %s on cuda:%d: integer and bool products run only on the "
-                           "CPU (cuBLAS has no such GEMM); convert to a float dtype or move with :to_cpu()",
-                           ch_dtype_name((ch_dtype)a->dt), ch_dtype_name((ch_dtype)b->dt), a->dev);
-        cdt = rdt;  /* cuBLAS takes float16 as it is (accumulating in float32) */
-    }
-
-    ch_tensor *A = NULL, *B = NULL, *out = NULL, *tmp = NULL;
+    ch_tensor *A = NULL, *B = NULL, *tmp = NULL;
     ch_status st = CH_OK;
     if ((st = ch_contiguous_as_if(a, cdt, &A)) != CH_OK) goto done;
     if ((st = ch_contiguous_as_if(b, cdt, &B)) != CH_OK) goto done;
-
     mat_desc ma, mb;
     describe(A, transa, 1, &ma);
     describe(B, transb, 0, &mb);
-    if (ma.C != mb.R) {
-        char sa[CH_SHAPE_BUF], sb[CH_SHAPE_BUF];
-        st = ch_fail(CH_ERR_SHAPE,
-                     "matmul: shapes %s%s and %s%s do not match: a has %lld columns but b has %lld rows",
-                     ch_shape_str(sa, sizeof sa, a->nd, a->dim), transa && a->nd > 1 ? " (transposed)" : "",
-                     ch_shape_str(sb, sizeof sb, b->nd, b->dim), transb && b->nd > 1 ? " (transposed)" : "",
-                     (long long)ma.C, (long long)mb.R);
-        goto done;
-    }
     int64_t M = ma.R, N = mb.C, K = ma.C;
-    /* batch axes broadcast */
     int nba = a->nd > 2 ? a->nd - 2 : 0, nbb = b->nd > 2 ? b->nd - 2 : 0, nb;
     int64_t bdim[CH_MAX_DIMS];
-    if ((st = ch_broadcast_shape(nba, a->dim, nbb, b->dim, &nb, bdim, fn)) != CH_OK) goto done;
-    int64_t odim[CH_MAX_DIMS];
-    int ond = nb;
-    for (int i = 0; i < nb; i++) odim[i] = bdim[i];
-    if (a->nd > 1) odim[ond++] = M;
-    if (b->nd > 1) odim[ond++] = N;
-    if ((st = ch_tensor_new(rdt, ond, odim, a->dev, &out)) != CH_OK) goto done;
+    if ((st = ch_broadcast_shape(nba, a->dim, nbb, b->dim, &nb, bdim, "matmul")) != CH_OK) goto done;
+    int ond = out->nd;
+    const int64_t *odim = out->dim;
     int64_t nbatch = ch_numel(nb, bdim);
     if (out->numel == 0) goto done;
-    if (gpu) {
-        st = ch_device_matmul(fn, A, B, transa, transb, out);
-        goto done;
-    }
-
     if (cdt == CH_INT64) {
         batch_strides(A, nb, bdim, ma.bstride);
         batch_strides(B, nb, bdim, mb.bstride);
@@ -444,69 +407,21 @@ done:
     ch_tensor_release(A);
     ch_tensor_release(B);
     ch_tensor_release(tmp);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
-}
-
-/* gemm on a GPU (a, b already of c's dtype): the backend packs operands
- * that fit no BLAS layout itself and writes a contiguous c; any other c goes
- * through a contiguous copy. */
-static ch_status gemm_device(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b,
-                             double beta, ch_tensor *c) {
-    if (c->numel == 0)
-        return CH_OK;
-    if (ch_is_contiguous(c))
-        return ch_device_gemm("gemm", transa, transb, alpha, a, b, beta, c);
-    ch_tensor *tmp;
-    CH_TRY(ch_copy(c, &tmp));
-    ch_status st = ch_device_gemm("gemm", transa, transb, alpha, a, b, beta, tmp);
-    if (st == CH_OK)
-        st = ch_copy_into(c, tmp);
-    ch_tensor_release(tmp);
     return st;
 }
 
-ch_status ch_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
-                  ch_tensor *c) {
-    static const char *fn = "gemm";
-    CH_CHECK_ARG(a, fn, "a");
-    CH_CHECK_ARG(b, fn, "b");
-    CH_CHECK_ARG(c, fn, "c");
-    bool gpu = a->dev != CH_CPU || b->dev != CH_CPU || c->dev != CH_CPU;
-    if (gpu) {
-        CH_TRY(ch_same_device(fn, "a", a, "b", b));
-        CH_TRY(ch_same_device(fn, "a", a, "c", c));
-    }
-    if (a->nd != 2 || b->nd != 2 || c->nd != 2)
-        return ch_fail(CH_ERR_SHAPE, "gemm: a, b and c must be 2-d (got %d-d, %d-d and %d-d)", a->nd, b->nd, c->nd);
+
+/* The gemm kernel (core/kernels.h): c = alpha op(a) op(b) + beta c for 2-d
+ * a, b, c of one dtype (float32/float64), any strides; operands that fit no
+ * BLAS layout are copied, c is written in place. */
+ch_status ch_cpu_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
+                      ch_tensor *c) {
     ch_dtype dt = (ch_dtype)c->dt;
-    if (dt != CH_FLOAT32 && dt != CH_FLOAT64)
-        return ch_fail(CH_ERR_DTYPE, "gemm: c must be float32 or float64 (got %s)", ch_dtype_name(dt));
     mat_desc ma, mb, mc;
-    describe(a, transa, 1, &ma);
-    describe(b, transb, 0, &mb);
-    if (ma.C != mb.R || ma.R != c->dim[0] || mb.C != c->dim[1]) {
-        char sa[CH_SHAPE_BUF], sb[CH_SHAPE_BUF], sc[CH_SHAPE_BUF];
-        return ch_fail(CH_ERR_SHAPE,
-                       "gemm: op(a) is %lldx%lld and op(b) is %lldx%lld, so c must be %lldx%lld and the inner sizes "
-                       "equal (a %s%s, b %s%s, c %s)",
-                       (long long)ma.R, (long long)ma.C, (long long)mb.R, (long long)mb.C, (long long)ma.R,
-                       (long long)mb.C, ch_shape_str(sa, sizeof sa, 2, a->dim), transa ? " transposed" : "",
-                       ch_shape_str(sb, sizeof sb, 2, b->dim), transb ? " transposed" : "",
-                       ch_shape_str(sc, sizeof sc, 2, c->dim));
-    }
-    ch_tensor *A = NULL, *B = NULL, *Ctmp = NULL;
+    ch_tensor *A = (ch_tensor *)a, *B = (ch_tensor *)b, *Ctmp = NULL;
+    ch_tensor_retain(A);
+    ch_tensor_retain(B);
     ch_status st = CH_OK;
-    if ((st = ch_contiguous_as_if(a, dt, &A)) != CH_OK) goto done;
-    if ((st = ch_contiguous_as_if(b, dt, &B)) != CH_OK) goto done;
-    if (gpu) {
-        st = gemm_device(transa, transb, alpha, A, B, beta, c);
-        goto done;
-    }
     describe(A, transa, 1, &ma);
     describe(B, transb, 0, &mb);
     if (!blas_layout(&ma)) {
@@ -545,228 +460,3 @@ done:
     return st;
 }
 
-/* y = x W^T + b in one call (Linear's forward): y's rows start as b and
- * the product is added by gemm with beta = 1 (gemv for one row), so the
- * bias costs one pass over y and no broadcast temporary. */
-ch_status ch_linear(const ch_tensor *x, const ch_tensor *W, const ch_tensor *b, ch_tensor **result) {
-    static const char *fn = "linear";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(W, fn, "W");
-    if (b) CH_CHECK_ARG(b, fn, "b");
-    bool gpu = x->dev != CH_CPU || W->dev != CH_CPU || (b && b->dev != CH_CPU);
-    if (gpu) {
-        CH_TRY(ch_same_device(fn, "x", x, "W", W));
-        if (b) CH_TRY(ch_same_device(fn, "x", x, "b", b));
-    }
-    if (!result) return ch_fail(CH_ERR_ARG, "linear: result must not be NULL");
-    if (x->nd != 2 || W->nd != 2)
-        return ch_fail(CH_ERR_SHAPE, "linear: x and W must be 2-d (got %d-d and %d-d)", x->nd, W->nd);
-    ch_dtype dt = (ch_dtype)x->dt;
-    if (dt != CH_FLOAT32 && dt != CH_FLOAT64)
-        return ch_fail(CH_ERR_DTYPE, "linear: x must be float32 or float64 (got %s)", ch_dtype_name(dt));
-    if (W->dt != x->dt || (b && b->dt != x->dt))
-        return ch_fail(CH_ERR_DTYPE, "linear: x, W and b must have one dtype (got %s, %s and %s)", ch_dtype_name(dt),
-                       ch_dtype_name((ch_dtype)W->dt), b ? ch_dtype_name((ch_dtype)b->dt) : "none");
-    int64_t M = x->dim[0], K = x->dim[1], N = W->dim[0];
-    if (W->dim[1] != K)
-        return ch_fail(CH_ERR_SHAPE, "linear: x has %lld input features but W has %lld columns", (long long)K,
-                       (long long)W->dim[1]);
-    if (b && (b->nd != 1 || b->dim[0] != N))
-        return ch_fail(CH_ERR_SHAPE, "linear: b must have shape (%lld,) to match W", (long long)N);
-    int64_t odim[2] = {M, N};
-    ch_tensor *y;
-    CH_TRY(ch_tensor_new(dt, 2, odim, x->dev, &y));
-    if (gpu) {
-        /* y = b broadcast over the rows (a copy on the device), then
-         * y += x W^T; without b, beta = 0 never reads y */
-        ch_status st = b && y->numel ? ch_copy_into(y, b) : CH_OK;
-        if (st == CH_OK)
-            st = ch_gemm(0, 1, 1.0, x, W, b ? 1.0 : 0.0, y);
-        if (st != CH_OK) {
-            ch_tensor_release(y);
-            return st;
-        }
-        *result = y;
-        return CH_OK;
-    }
-    if (M > 0 && N > 0) {
-        size_t z = ch_dtype_size(dt), row = (size_t)N * z;
-        char *o = y->data;
-        if (!b) {
-            memset(o, 0, row * (size_t)M);
-        } else {
-            const char *src = ch_base(b);
-            int64_t s = b->stride[0];
-            if (s == 1) {
-                memcpy(o, src, row);
-            } else if (dt == CH_FLOAT32) {
-                for (int64_t j = 0; j < N; j++) ((float *)o)[j] = ((const float *)src)[j * s];
-            } else {
-                for (int64_t j = 0; j < N; j++) ((double *)o)[j] = ((const double *)src)[j * s];
-            }
-            for (int64_t i = 1; i < M; i++) memcpy(o + (size_t)i * row, o, row);
-        }
-    }
-    ch_status st = ch_gemm(0, 1, 1.0, x, W, 1.0, y);
-    if (st != CH_OK) {
-        ch_tensor_release(y);
-        return st;
-    }
-    *result = y;
-    return CH_OK;
-}
-
-/* out = a * s for a 0-d operand of numpy.dot. */
-static ch_status scalar_mul(const ch_tensor *x, const ch_tensor *s, ch_tensor **result) {
-    ch_dtype dt = ch_promote((ch_dtype)x->dt, (ch_dtype)s->dt);
-    ch_tensor *out;
-    CH_TRY(ch_tensor_new(dt, x->nd, x->dim, CH_CPU, &out));
-    ch_status st = ch_cpu_copy(out, x);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    char *p = out->data;
-    size_t z = ch_dtype_size(dt);
-    if (ch_dtype_is_float(dt)) {
-        double v = ch_load((ch_dtype)s->dt, ch_base(s));
-        for (int64_t i = 0; i < out->numel; i++) ch_store(dt, p + i * z, ch_load(dt, p + i * z) * v);
-    } else {
-        int64_t v = ch_load_i64((ch_dtype)s->dt, ch_base(s));
-        for (int64_t i = 0; i < out->numel; i++) ch_store_i64(dt, p + i * z, ch_load_i64(dt, p + i * z) * v);
-    }
-    *result = out;
-    return CH_OK;
-}
-
-ch_status ch_dot(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
-    CH_CHECK_CPU(a, "dot", "a");
-    CH_CHECK_CPU(b, "dot", "b");
-    if (a->nd == 0) return scalar_mul(b, a, result);
-    if (b->nd == 0) return scalar_mul(a, b, result);
-    if (b->nd <= 2) {
-        int64_t ka = a->dim[a->nd - 1], kb = b->dim[b->nd == 1 ? 0 : b->nd - 2];
-        if (ka != kb) {
-            char sa[CH_SHAPE_BUF], sb[CH_SHAPE_BUF];
-            return ch_fail(CH_ERR_SHAPE, "dot: shapes %s and %s are not aligned: %lld (last axis of a) != %lld (%s of b)",
-                           ch_shape_str(sa, sizeof sa, a->nd, a->dim), ch_shape_str(sb, sizeof sb, b->nd, b->dim),
-                           (long long)ka, (long long)kb, b->nd == 1 ? "axis 0" : "second-to-last axis");
-        }
-        if (a->nd <= 2 || b->nd == 1)
-            return ch_matmul(a, b, 0, 0, result);
-    }
-    /* N-D: sum over the last axis of a and the second-to-last of b */
-    int32_t axa = a->nd - 1, axb = b->nd >= 2 ? b->nd - 2 : 0;
-    return ch_tensordot(a, b, &axa, &axb, 1, result);
-}
-
-ch_status ch_tensordot(const ch_tensor *a, const ch_tensor *b, const int32_t *axes_a, const int32_t *axes_b, int naxes,
-                       ch_tensor **result) {
-    static const char *fn = "tensordot";
-    CH_CHECK_CPU(a, fn, "a");
-    CH_CHECK_CPU(b, fn, "b");
-    if (naxes < 0 || naxes > a->nd || naxes > b->nd)
-        return ch_fail(CH_ERR_ARG, "tensordot: %d contracted axes for a %d-d and a %d-d tensor", naxes, a->nd, b->nd);
-    int ca[CH_MAX_DIMS], cb[CH_MAX_DIMS];
-    bool useda[CH_MAX_DIMS] = {0}, usedb[CH_MAX_DIMS] = {0};
-    int64_t K = 1;
-    for (int i = 0; i < naxes; i++) {
-        ca[i] = axes_a[i];
-        cb[i] = axes_b[i];
-        CH_TRY(ch_norm_axis(&ca[i], a->nd, fn));
-        CH_TRY(ch_norm_axis(&cb[i], b->nd, fn));
-        if (useda[ca[i]] || usedb[cb[i]])
-            return ch_fail(CH_ERR_ARG, "tensordot: axis %d of %s is listed twice", useda[ca[i]] ? ca[i] : cb[i],
-                           useda[ca[i]] ? "a" : "b");
-        useda[ca[i]] = usedb[cb[i]] = true;
-        if (a->dim[ca[i]] != b->dim[cb[i]]) {
-            char sa[CH_SHAPE_BUF], sb[CH_SHAPE_BUF];
-            return ch_fail(CH_ERR_SHAPE, "tensordot: shape mismatch for contracted pair %d: axis %d of a %s has %lld, "
-                           "axis %d of b %s has %lld", i, ca[i], ch_shape_str(sa, sizeof sa, a->nd, a->dim),
-                           (long long)a->dim[ca[i]], cb[i], ch_shape_str(sb, sizeof sb, b->nd, b->dim),
-                           (long long)b->dim[cb[i]]);
-        }
-        K *= a->dim[ca[i]];
-    }
-    /* a -> (free_a..., contracted...), b -> (contracted..., free_b...) */
-    int32_t pa[CH_MAX_DIMS], pb[CH_MAX_DIMS];
-    int64_t odim[2 * CH_MAX_DIMS];
-    int na = 0, ond = 0;
-    int64_t Ma = 1, Nb = 1;
-    for (int i = 0; i < a->nd; i++)
-        if (!useda[i]) { pa[na++] = i; odim[ond++] = a->dim[i]; Ma *= a->dim[i]; }
-    for (int i = 0; i < naxes; i++) pa[na++] = ca[i];
-    int nbb = 0;
-    for (int i = 0; i < naxes; i++) pb[nbb++] = cb[i];
-    for (int i = 0; i < b->nd; i++)
-        if (!usedb[i]) { pb[nbb++] = i; odim[ond++] = b->dim[i]; Nb *= b->dim[i]; }
-    if (ond > CH_MAX_DIMS)
-        return ch_fail(CH_ERR_SHAPE, "tensordot: the result would have %d axes (at most %d)", ond, CH_MAX_DIMS);
-    ch_tensor *ta = NULL, *tb = NULL, *ra = NULL, *rb = NULL, *prod = NULL;
-    ch_status st;
-    int64_t s2a[2] = {Ma, K}, s2b[2] = {K, Nb};
-    if ((st = ch_permute(a, pa, &ta)) != CH_OK) goto done;
-    if ((st = ch_permute(b, pb, &tb)) != CH_OK) goto done;
-    if ((st = ch_reshape(ta, 2, s2a, &ra)) != CH_OK) goto done;
-    if ((st = ch_reshape(tb, 2, s2b, &rb)) != CH_OK) goto done;
-    if ((st = ch_matmul(ra, rb, 0, 0, &prod)) != CH_OK) goto done;
-    st = ch_reshape(prod, ond, odim, result);
-done:
-    ch_tensor_release(ta);
-    ch_tensor_release(tb);
-    ch_tensor_release(ra);
-    ch_tensor_release(rb);
-    ch_tensor_release(prod);
-    return st;
-}
-
-ch_status ch_outer(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
-    CH_CHECK_CPU(a, "outer", "a");
-    CH_CHECK_CPU(b, "outer", "b");
-    int64_t sa[2] = {a->numel, 1}, sb[2] = {1, b->numel};
-    ch_tensor *ra = NULL, *rb = NULL;
-    ch_status st;
-    if ((st = ch_reshape(a, 2, sa, &ra)) == CH_OK && (st = ch_reshape(b, 2, sb, &rb)) == CH_OK)
-        st = ch_matmul(ra, rb, 0, 0, result);
-    ch_tensor_release(ra);
-    ch_tensor_release(rb);
-    return st;
-}
-
-ch_status ch_trace(const ch_tensor *x, ch_tensor **result) {
-    CH_CHECK_CPU(x, "trace", "x");
-    if (x->nd < 2)
-        return ch_fail(CH_ERR_SHAPE, "trace: x must be at least 2-d (got %d-d)", x->nd);
-    ch_dtype dt = (ch_dtype)x->dt;
-    /* NumPy sums small integers and bool in int64 */
-    ch_dtype rdt = ch_dtype_is_float(dt) ? dt : CH_INT64;
-    ch_tensor *d, *out;
-    CH_TRY(ch_diagonal(x, 0, 0, 1, &d));
-    ch_status st = ch_tensor_new(rdt, d->nd - 1, d->dim, CH_CPU, &out);
-    if (st != CH_OK) {
-        ch_tensor_release(d);
-        return st;
-    }
-    int64_t n = d->dim[d->nd - 1], s = d->stride[d->nd - 1];
-    size_t zi = ch_dtype_size(dt), zo = ch_dtype_size(rdt);
-    for (int64_t p = 0; p < out->numel; p++) {
-        int64_t rem = p, off = 0;
-        for (int k = d->nd - 2; k >= 0; k--) {
-            off += (rem % d->dim[k]) * d->stride[k];
-            rem /= d->dim[k];
-        }
-        const char *src = ch_base(d) + off * (int64_t)zi;
-        if (rdt == CH_INT64) {
-            int64_t acc = 0;
-            for (int64_t i = 0; i < n; i++) acc += ch_load_i64(dt, src + i * s * (int64_t)zi);
-            ch_store_i64(rdt, (char *)out->data + p * (int64_t)zo, acc);
-        } else {
-            double acc = 0;
-            for (int64_t i = 0; i < n; i++) acc += ch_load(dt, src + i * s * (int64_t)zi);
-            ch_store(rdt, (char *)out->data + p * (int64_t)zo, acc);
-        }
-    }
-    ch_tensor_release(d);
-    *result = out;
-    return CH_OK;
-}

@@ -9,66 +9,13 @@
  * cases get their own loops so the compiler can vectorise them.
  */
 #ifndef EW_T
-#error "define EW_T and EW_NAME before including elementwise_kernels.h"
+#error "define EW_T, EW_NAME and EW_SM before including elementwise_kernels.h"
 #endif
 
-/* Python's floor division: NumPy's npy_divmod, including the rounding fix
- * for quotients that land just below an integer; division by 0 gives a/b. */
-static inline EW_T EW_NAME(floordiv)(EW_T a, EW_T b) {
-    if (b == 0)
-        return a / b;
-    EW_T m = fmod(a, b);
-    EW_T d = (a - m) / b;
-    if (m != 0 && ((b < 0) != (m < 0)))
-        d -= 1;
-    if (d != 0) {
-        EW_T f = floor(d);
-        if (d - f > (EW_T)0.5)
-            f += 1;
-        return f;
-    }
-    return copysign((EW_T)0, a / b);
-}
-
-/* Python's modulo: the result takes the divisor's sign. */
-static inline EW_T EW_NAME(pymod)(EW_T a, EW_T b) {
-    if (b == 0)
-        return fmod(a, b); /* NaN, as NumPy */
-    EW_T m = fmod(a, b);
-    if (m != 0) {
-        if ((b < 0) != (m < 0))
-            m += b;
-    } else {
-        m = copysign((EW_T)0, b);
-    }
-    return m;
-}
-
-/* exp of a non-positive number only, so neither branch overflows. */
-static inline EW_T EW_NAME(sigmoid)(EW_T x) {
-    if (x >= 0)
-        return (EW_T)1 / ((EW_T)1 + exp(-x));
-    EW_T e = exp(x);
-    return e / ((EW_T)1 + e);
-}
-
-static inline EW_T EW_NAME(softplus)(EW_T x) {
-    return (x > 0 ? x : (EW_T)0) + log1p(exp(-fabs(x)));
-}
-
-/* min(max(x, lo), hi) as NumPy: lo > hi gives hi everywhere. */
-static inline EW_T EW_NAME(clip)(EW_T x, EW_T lo, EW_T hi) {
-    EW_T v = x < lo ? lo : x;
-    return v > hi ? hi : v;
-}
-
-static inline EW_T EW_NAME(sign)(EW_T x) {
-    return x > 0 ? (EW_T)1 : x < 0 ? (EW_T)-1 : x == x ? (EW_T)0 : x;
-}
-
-/* maximum/minimum propagate NaN from either side (NumPy). */
-#define EW_MAX(x, y) (((x) >= (y) || (x) != (x)) ? (x) : (y))
-#define EW_MIN(x, y) (((x) <= (y) || (x) != (x)) ? (x) : (y))
+/* The formulas (floordiv, pymod, sigmoid, softplus, clip, sign, maximum,
+ * minimum) are shared with the CUDA kernels: core/scalar_math.h. */
+#define EW_MAX CH_SM_MAX
+#define EW_MIN CH_SM_MIN
 
 #define EW_BIN_LOOP(OT, EXPR)                                                   \
     do {                                                                        \
@@ -106,8 +53,8 @@ static void EW_NAME(binary)(int op, void *o, int64_t so, const EW_T *a, int64_t 
     case CH_SUB: EW_BIN_LOOP(EW_T, x - y); break;
     case CH_MUL: EW_BIN_LOOP(EW_T, x * y); break;
     case CH_DIV: EW_BIN_LOOP(EW_T, x / y); break;
-    case CH_FLOOR_DIVIDE: EW_BIN_LOOP(EW_T, EW_NAME(floordiv)(x, y)); break;
-    case CH_MOD: EW_BIN_LOOP(EW_T, EW_NAME(pymod)(x, y)); break;
+    case CH_FLOOR_DIVIDE: EW_BIN_LOOP(EW_T, EW_SM(floordiv)(x, y)); break;
+    case CH_MOD: EW_BIN_LOOP(EW_T, EW_SM(pymod)(x, y)); break;
     case CH_FMOD: EW_BIN_LOOP(EW_T, fmod(x, y)); break;
     case CH_POW: EW_BIN_LOOP(EW_T, pow(x, y)); break;
     case CH_MAXIMUM: EW_BIN_LOOP(EW_T, EW_MAX(x, y)); break;
@@ -150,7 +97,7 @@ static void EW_NAME(unary)(int op, void *o, int64_t so, const EW_T *a, int64_t s
     switch (op) {
     case CH_NEG: EW_UN_LOOP(EW_T, -x); break;
     case CH_ABS: EW_UN_LOOP(EW_T, fabs(x)); break;
-    case CH_SIGN: EW_UN_LOOP(EW_T, EW_NAME(sign)(x)); break;
+    case CH_SIGN: EW_UN_LOOP(EW_T, EW_SM(sign)(x)); break;
     case CH_RECIPROCAL: EW_UN_LOOP(EW_T, (EW_T)1 / x); break;
     case CH_EXP: EW_UN_LOOP(EW_T, exp(x)); break;
     case CH_EXPM1: EW_UN_LOOP(EW_T, expm1(x)); break;
@@ -181,12 +128,12 @@ static void EW_NAME(unary)(int op, void *o, int64_t so, const EW_T *a, int64_t s
     case CH_CEIL: EW_UN_LOOP(EW_T, ceil(x)); break;
     case CH_TRUNC: EW_UN_LOOP(EW_T, trunc(x)); break;
     case CH_RINT: EW_UN_LOOP(EW_T, rint(x)); break;
-    case CH_SIGMOID: EW_UN_LOOP(EW_T, EW_NAME(sigmoid)(x)); break;
+    case CH_SIGMOID: EW_UN_LOOP(EW_T, EW_SM(sigmoid)(x)); break;
     case CH_RELU: EW_UN_LOOP(EW_T, x < 0 ? (EW_T)0 : x); break;
-    case CH_SOFTPLUS: EW_UN_LOOP(EW_T, EW_NAME(softplus)(x)); break;
+    case CH_SOFTPLUS: EW_UN_LOOP(EW_T, EW_SM(softplus)(x)); break;
     case CH_LGAMMA: EW_UN_LOOP(EW_T, ew_lgamma((double)x)); break;
-    case CH_DIGAMMA: EW_UN_LOOP(EW_T, ew_digamma((double)x)); break;
-    case CH_ERFINV: EW_UN_LOOP(EW_T, ew_erfinv((double)x)); break;
+    case CH_DIGAMMA: EW_UN_LOOP(EW_T, ch_digamma((double)x)); break;
+    case CH_ERFINV: EW_UN_LOOP(EW_T, ch_erfinv((double)x)); break;
     case CH_NDTR: EW_UN_LOOP(EW_T, (EW_T)0.5 * erfc(-x * (EW_T)M_SQRT1_2)); break;
     case CH_LOGICAL_NOT: EW_UN_LOOP(uint8_t, x == 0); break;
     case CH_ISNAN: EW_UN_LOOP(uint8_t, x != x); break;
@@ -196,7 +143,7 @@ static void EW_NAME(unary)(int op, void *o, int64_t so, const EW_T *a, int64_t s
         /* NaN bounds were turned into infinities by the caller; x < lo and
          * x > hi are false for NaN x, so NaN passes through (NumPy). */
         const EW_T l = (EW_T)lo, h = (EW_T)hi;
-        EW_UN_LOOP(EW_T, EW_NAME(clip)(x, l, h));
+        EW_UN_LOOP(EW_T, EW_SM(clip)(x, l, h));
         break;
     }
     default: break;
@@ -209,3 +156,4 @@ static void EW_NAME(unary)(int op, void *o, int64_t so, const EW_T *a, int64_t s
 #undef EW_MIN
 #undef EW_T
 #undef EW_NAME
+#undef EW_SM

@@ -3,24 +3,15 @@
  * axes; each (n, s) column runs a sliding window sum over c, so the cost
  * is O(N C S) whatever the window size.  Columns are independent: they
  * are split over threads by n, in a fixed order per column.
+ * Front door (checks, contiguous float32/float64 operands, outputs):
+ * runtime/ops/lrn.c.
  */
 #include "../core/internal.h"
+#include "../core/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static ch_status check_x(const char *fn, const char *arg, const ch_tensor *t, const ch_tensor *like) {
-    CH_CHECK_CPU(t, fn, arg);
-    if (t->dt != CH_FLOAT32 && t->dt != CH_FLOAT64)
-        return ch_fail(CH_ERR_DTYPE, "%s: %s must be float32 or float64 (got %s)", fn, arg,
-                       ch_dtype_name((ch_dtype)t->dt));
-    if (t->nd < 2)
-        return ch_fail(CH_ERR_SHAPE, "%s: %s must have at least 2 dimensions (N, C, ...), got %d-d", fn, arg, t->nd);
-    if (like && (t->dt != like->dt || !ch_same_shape(t, like)))
-        return ch_fail(CH_ERR_SHAPE, "%s: %s must have the shape and dtype of x", fn, arg);
-    return CH_OK;
-}
 
 static void lrn_dims(const ch_tensor *x, int64_t *N, int64_t *C, int64_t *S) {
     *N = x->dim[0];
@@ -115,84 +106,29 @@ LRN_FWD(double)
 LRN_BWD(float)
 LRN_BWD(double)
 
-ch_status ch_lrn_forward(const ch_tensor *x, int64_t n, double k, double alpha, double beta, ch_tensor **y,
-                         ch_tensor **unit_scale) {
-    const char *fn = "local_response_normalization";
-    CH_TRY(check_x(fn, "x", x, NULL));
-    if (!y || !unit_scale)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    if (n < 1)
-        return ch_fail(CH_ERR_ARG, "%s: n must be >= 1 (got %lld)", fn, (long long)n);
+ch_status ch_cpu_lrn_forward(const ch_tensor *x, int64_t half, double k, double alpha, double beta, ch_tensor *y,
+                            ch_tensor *unit_scale) {
     int64_t N, C, S;
     lrn_dims(x, &N, &C, &S);
-    ch_dtype dt = (ch_dtype)x->dt;
-    ch_tensor *xc = NULL, *yt = NULL, *ut = NULL;
-    ch_status st = ch_contiguous_as(x, dt, &xc);
-    if (st == CH_OK)
-        st = ch_tensor_new_like(x, dt, &yt);
-    if (st == CH_OK)
-        st = ch_tensor_new_like(x, dt, &ut);
-    if (st == CH_OK) {
-        if (dt == CH_FLOAT32)
-            lrn_fwd_float(N, C, S, (const float *)ch_base(xc), n / 2, k, alpha, beta, (float *)yt->data,
-                          (float *)ut->data);
-        else
-            lrn_fwd_double(N, C, S, (const double *)ch_base(xc), n / 2, k, alpha, beta, (double *)yt->data,
-                           (double *)ut->data);
-    }
-    ch_tensor_release(xc);
-    if (st != CH_OK) {
-        ch_tensor_release(yt);
-        ch_tensor_release(ut);
-        return st;
-    }
-    *y = yt;
-    *unit_scale = ut;
+    if (x->dt == CH_FLOAT32)
+        lrn_fwd_float(N, C, S, (const float *)ch_base(x), half, k, alpha, beta, (float *)ch_base(y),
+                      (float *)ch_base(unit_scale));
+    else
+        lrn_fwd_double(N, C, S, (const double *)ch_base(x), half, k, alpha, beta, (double *)ch_base(y),
+                       (double *)ch_base(unit_scale));
     return CH_OK;
 }
 
-ch_status ch_lrn_backward(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale, const ch_tensor *gy,
-                          int64_t n, double alpha, double beta, ch_tensor **gx) {
-    const char *fn = "local_response_normalization_grad";
-    CH_TRY(check_x(fn, "x", x, NULL));
-    CH_TRY(check_x(fn, "y", y, x));
-    CH_TRY(check_x(fn, "unit_scale", unit_scale, x));
-    CH_TRY(check_x(fn, "gy", gy, x));
-    if (!gx)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    if (n < 1)
-        return ch_fail(CH_ERR_ARG, "%s: n must be >= 1 (got %lld)", fn, (long long)n);
+ch_status ch_cpu_lrn_backward(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale, const ch_tensor *gy,
+                             int64_t half, double alpha, double beta, ch_tensor *gx) {
     int64_t N, C, S;
     lrn_dims(x, &N, &C, &S);
-    ch_dtype dt = (ch_dtype)x->dt;
-    ch_tensor *xc = NULL, *yc = NULL, *uc = NULL, *gc = NULL, *out = NULL;
-    ch_status st = ch_contiguous_as(x, dt, &xc);
-    if (st == CH_OK)
-        st = ch_contiguous_as(y, dt, &yc);
-    if (st == CH_OK)
-        st = ch_contiguous_as(unit_scale, dt, &uc);
-    if (st == CH_OK)
-        st = ch_contiguous_as(gy, dt, &gc);
-    if (st == CH_OK)
-        st = ch_tensor_new_like(x, dt, &out);
-    if (st == CH_OK) {
-        if (dt == CH_FLOAT32)
-            lrn_bwd_float(N, C, S, (const float *)ch_base(xc), (const float *)ch_base(yc),
-                          (const float *)ch_base(uc), (const float *)ch_base(gc), n / 2, alpha, beta,
-                          (float *)out->data);
-        else
-            lrn_bwd_double(N, C, S, (const double *)ch_base(xc), (const double *)ch_base(yc),
-                           (const double *)ch_base(uc), (const double *)ch_base(gc), n / 2, alpha, beta,
-                           (double *)out->data);
-    }
-    ch_tensor_release(xc);
-    ch_tensor_release(yc);
-    ch_tensor_release(uc);
-    ch_tensor_release(gc);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *gx = out;
+    if (x->dt == CH_FLOAT32)
+        lrn_bwd_float(N, C, S, (const float *)ch_base(x), (const float *)ch_base(y), (const float *)ch_base(unit_scale),
+                      (const float *)ch_base(gy), half, alpha, beta, (float *)ch_base(gx));
+    else
+        lrn_bwd_double(N, C, S, (const double *)ch_base(x), (const double *)ch_base(y),
+                       (const double *)ch_base(unit_scale), (const double *)ch_base(gy), half, alpha, beta,
+                       (double *)ch_base(gx));
     return CH_OK;
 }

@@ -1,19 +1,16 @@
-/* optimizer_updates.c -- fused per-parameter optimizer updates and gradient hooks.
+/* optimizer_updates.c -- the CPU kernels of the fused per-parameter
+ * optimizer updates and of the gradient hooks (front doors, with the checks
+ * and the float64 working copies for other layouts and dtypes:
+ * runtime/ops/optimizer_updates.c).
  *
  * Each update reads the gradient and the state once and writes the parameter
  * and the state once: one pass over memory, no temporaries, on the typed
  * fast path (param, grad and states contiguous and of one dtype, float32 or
  * float64).  The arithmetic follows Chainer's formulas in the parameter's
  * own precision there, so float32 trajectories track Chainer's NumPy ones.
- * Anything else (float16, strided views, a grad of another dtype) runs the
- * float64 loop on contiguous float64 copies and writes the results back.
- *
- * On CUDA tensors SGD, the momentum variants and Adam take the same checks
- * here and run the same formulas in the backend (update_device); the other
- * optimizers refuse GPU tensors so far.
  */
 #include "../core/internal.h"
-#include "../core/device_ops.h"
+#include "../core/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -207,246 +204,37 @@ static void run_##SUF(opt_kind k, const opt_hp *h, int64_t n, T *P, const T *G, 
 DEFINE_KERNELS(float, sqrtf, f32)
 DEFINE_KERNELS(double, sqrt, f64)
 
-static const char *kind_name[] = {
-    "sgd_update", "momentum_sgd_update", "corrected_momentum_sgd_update", "nesterov_ag_update",
-    "adagrad_update", "adadelta_update", "adam_update", "rmsprop_update", "rmsprop_graves_update",
-    "smorms3_update", "msvag_update"};
 
-/* Checks operand t of an update against the parameter (the first checked):
- * on param's device, float, param's shape, not sharing param's memory. */
-static ch_status check_operand(const ch_tensor *t, const ch_tensor *param, const char *fn, const char *arg) {
-    CH_CHECK_ARG(t, fn, arg);
-    if (t != param && t->dev != param->dev)
-        return ch_same_device(fn, "param", param, arg, t);
-    if (!ch_dtype_is_float((ch_dtype)t->dt))
-        return ch_fail(CH_ERR_DTYPE, "%s: %s must be a float tensor (got %s)", fn, arg,
-                       ch_dtype_name((ch_dtype)t->dt));
-    if (t != param && !ch_same_shape(t, param)) {
-        char s1[CH_SHAPE_BUF], s2[CH_SHAPE_BUF];
-        return ch_fail(CH_ERR_SHAPE, "%s: %s has shape %s but the parameter has shape %s", fn, arg,
-                       ch_shape_str(s1, sizeof s1, t->nd, t->dim),
-                       ch_shape_str(s2, sizeof s2, param->nd, param->dim));
-    }
-    if (t != param && t->data == param->data && t->data != NULL && t->numel > 0 &&
-        t->offset == param->offset)
-        return ch_fail(CH_ERR_ARG, "%s: %s shares its memory with the parameter", fn, arg);
+/* The update kernels of the table: contiguous param, grad and states of one
+ * float dtype (float32 or float64), checked by the front door. */
+static ch_status run_kind(opt_kind k, const ch_opt_args *u, int rms_alpha) {
+    opt_hp h = {.lr = u->lr, .momentum = u->momentum, .eps = u->eps, .beta1 = rms_alpha ? u->alpha : u->beta1,
+                .beta2 = u->beta2, .eta = u->eta, .wd = u->wd, .lower = u->lower, .upper = u->upper, .rho = u->rho,
+                .beta_power = u->beta_power, .bounded = u->bounded, .amsgrad = u->amsgrad,
+                .eps_inside = u->eps_inside_sqrt};
+    int64_t n = u->param->numel;
+    char *sp[3];
+    for (int j = 0; j < 3; j++) sp[j] = u->state[j] ? ch_base(u->state[j]) : NULL;
+    if (u->param->dt == CH_FLOAT32)
+        run_f32(k, &h, n, (float *)ch_base(u->param), (const float *)ch_base(u->grad), (float *)sp[0],
+                (float *)sp[1], (float *)sp[2]);
+    else
+        run_f64(k, &h, n, (double *)ch_base(u->param), (const double *)ch_base(u->grad), (double *)sp[0],
+                (double *)sp[1], (double *)sp[2]);
     return CH_OK;
 }
 
-static bool fast_operand(const ch_tensor *t, ch_dtype dt) {
-    return t == NULL || (t->dt == (int32_t)dt && ch_is_contiguous(t));
-}
-
-/* The kinds with a GPU kernel (runtime/cuda/optimizer.cu), by opt_kind;
- * -1: CPU only so far. */
-static const int device_kind[] = {
-    [K_SGD] = CH_CUDA_OPT_SGD, [K_MOMENTUM] = CH_CUDA_OPT_MOMENTUM, [K_CMOMENTUM] = CH_CUDA_OPT_CMOMENTUM,
-    [K_NESTEROV] = CH_CUDA_OPT_NESTEROV, [K_ADAGRAD] = -1, [K_ADADELTA] = -1, [K_ADAM] = CH_CUDA_OPT_ADAM,
-    [K_RMSPROP] = -1, [K_GRAVES] = -1, [K_SMORMS3] = -1, [K_MSVAG] = -1};
-
-/* An update of GPU tensors (already validated): the backend's typed kernel
- * directly, or, as on the CPU, on contiguous float64 working copies (on
- * the device) that are written back. */
-static ch_status update_device(opt_kind k, const opt_hp *h, ch_tensor *param, const ch_tensor *grad,
-                               ch_tensor *const st[3], int nstate) {
-    const char *fn = kind_name[k];
-    if (device_kind[k] < 0)
-        return ch_check_cpu(param, fn, "param");
-    if (param->numel == 0)
-        return CH_OK;
-    ch_cuda_opt u;
-    memset(&u, 0, sizeof u);
-    u.kind = device_kind[k];
-    u.lr = h->lr, u.momentum = h->momentum, u.beta1 = h->beta1, u.beta2 = h->beta2, u.eps = h->eps;
-    u.eta = h->eta, u.wd = h->wd, u.lower = h->lower, u.upper = h->upper;
-    u.bounded = h->bounded, u.amsgrad = h->amsgrad;
-    ch_dtype dt = (ch_dtype)param->dt;
-    bool fast = (dt == CH_FLOAT32 || dt == CH_FLOAT64) && fast_operand(param, dt) && fast_operand(grad, dt);
-    for (int j = 0; j < nstate && fast; j++) fast = fast_operand(st[j], dt);
-    if (fast) {
-        u.param = param;
-        u.grad = grad;
-        for (int j = 0; j < nstate; j++) u.state[j] = st[j];
-        return ch_device_opt_update(fn, &u);
-    }
-    ch_tensor *wp = NULL, *wg = NULL, *ws[3] = {NULL, NULL, NULL};
-    /* an operand that is already contiguous float64 is its own working copy */
-    ch_status rc = ch_contiguous_as(param, CH_FLOAT64, &wp);
-    if (rc == CH_OK) rc = ch_contiguous_as(grad, CH_FLOAT64, &wg);
-    for (int j = 0; j < nstate && rc == CH_OK; j++) rc = ch_contiguous_as(st[j], CH_FLOAT64, &ws[j]);
-    if (rc == CH_OK) {
-        u.param = wp;
-        u.grad = wg;
-        for (int j = 0; j < nstate; j++) u.state[j] = ws[j];
-        rc = ch_device_opt_update(fn, &u);
-    }
-    if (rc == CH_OK && wp != param) rc = ch_copy_into(param, wp);
-    for (int j = 0; j < nstate && rc == CH_OK; j++)
-        if (ws[j] != st[j]) rc = ch_copy_into(st[j], ws[j]);
-    ch_tensor_release(wp);
-    ch_tensor_release(wg);
-    for (int j = 0; j < 3; j++) ch_tensor_release(ws[j]);
-    return rc;
-}
-
-/* Validates, then runs the typed loop directly or on float64 copies. */
-static ch_status run_update(opt_kind k, const opt_hp *h, ch_tensor *param, const ch_tensor *grad,
-                            ch_tensor *s0, ch_tensor *s1, ch_tensor *s2, int nstate) {
-    const char *fn = kind_name[k];
-    CH_TRY(check_operand(param, param, fn, "param"));
-    CH_TRY(check_operand(grad, param, fn, "grad"));
-    ch_tensor *st[3] = {s0, s1, s2};
-    static const char *sname[3] = {"state 1", "state 2", "state 3"};
-    for (int j = 0; j < nstate; j++) {
-        if (st[j] == NULL)
-            return ch_fail(CH_ERR_ARG, "%s: %s is NULL", fn, sname[j]);
-        CH_TRY(check_operand(st[j], param, fn, sname[j]));
-        if (st[j] == param)
-            return ch_fail(CH_ERR_ARG, "%s: %s shares its memory with the parameter", fn, sname[j]);
-    }
-    if (param->dev != CH_CPU)
-        return update_device(k, h, param, grad, st, nstate);
-    int64_t n = param->numel;
-    if (n == 0) return CH_OK;
-    ch_dtype dt = (ch_dtype)param->dt;
-    bool fast = (dt == CH_FLOAT32 || dt == CH_FLOAT64) && fast_operand(param, dt) && fast_operand(grad, dt);
-    for (int j = 0; j < nstate && fast; j++) fast = fast_operand(st[j], dt);
-    if (fast) {
-        char *sp[3];
-        for (int j = 0; j < 3; j++) sp[j] = j < nstate ? ch_base(st[j]) : NULL;
-        if (dt == CH_FLOAT32)
-            run_f32(k, h, n, (float *)ch_base(param), (const float *)ch_base(grad), (float *)sp[0],
-                    (float *)sp[1], (float *)sp[2]);
-        else
-            run_f64(k, h, n, (double *)ch_base(param), (const double *)ch_base(grad), (double *)sp[0],
-                    (double *)sp[1], (double *)sp[2]);
-        return CH_OK;
-    }
-    /* Slow path: float64 working copies (float16 and strided layouts). */
-    ch_tensor *wp = NULL, *wg = NULL, *ws[3] = {NULL, NULL, NULL};
-    ch_status rc = ch_tensor_new(CH_FLOAT64, param->nd, param->dim, CH_CPU, &wp);
-    if (rc == CH_OK) rc = ch_cpu_copy(wp, param);
-    if (rc == CH_OK) rc = ch_contiguous_as(grad, CH_FLOAT64, &wg);
-    for (int j = 0; j < nstate && rc == CH_OK; j++) {
-        rc = ch_tensor_new(CH_FLOAT64, param->nd, param->dim, CH_CPU, &ws[j]);
-        if (rc == CH_OK) rc = ch_cpu_copy(ws[j], st[j]);
-    }
-    if (rc == CH_OK) {
-        run_f64(k, h, n, (double *)ch_base(wp), (const double *)ch_base(wg),
-                ws[0] ? (double *)ch_base(ws[0]) : NULL, ws[1] ? (double *)ch_base(ws[1]) : NULL,
-                ws[2] ? (double *)ch_base(ws[2]) : NULL);
-        rc = ch_cpu_copy(param, wp);
-        for (int j = 0; j < nstate && rc == CH_OK; j++) rc = ch_cpu_copy(st[j], ws[j]);
-    }
-    ch_tensor_release(wp);
-    ch_tensor_release(wg);
-    for (int j = 0; j < 3; j++) ch_tensor_release(ws[j]);
-    return rc;
-}
-
-ch_status ch_sgd_update(ch_tensor *param, const ch_tensor *grad, double lr) {
-    opt_hp h = {0};
-    h.lr = lr;
-    return run_update(K_SGD, &h, param, grad, NULL, NULL, NULL, 0);
-}
-
-ch_status ch_momentum_sgd_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum) {
-    opt_hp h = {0};
-    h.lr = lr;
-    h.momentum = momentum;
-    return run_update(K_MOMENTUM, &h, param, grad, v, NULL, NULL, 1);
-}
-
-ch_status ch_corrected_momentum_sgd_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr,
-                                           double momentum) {
-    opt_hp h = {0};
-    h.lr = lr;
-    h.momentum = momentum;
-    return run_update(K_CMOMENTUM, &h, param, grad, v, NULL, NULL, 1);
-}
-
-ch_status ch_nesterov_ag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum) {
-    opt_hp h = {0};
-    h.lr = lr;
-    h.momentum = momentum;
-    return run_update(K_NESTEROV, &h, param, grad, v, NULL, NULL, 1);
-}
-
-ch_status ch_adagrad_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *hs, double lr, double eps) {
-    opt_hp h = {0};
-    h.lr = lr;
-    h.eps = eps;
-    return run_update(K_ADAGRAD, &h, param, grad, hs, NULL, NULL, 1);
-}
-
-ch_status ch_adadelta_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *msg, ch_tensor *msdx, double rho,
-                             double eps) {
-    opt_hp h = {0};
-    h.rho = rho;
-    h.eps = eps;
-    return run_update(K_ADADELTA, &h, param, grad, msg, msdx, NULL, 2);
-}
-
-ch_status ch_adam_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m, ch_tensor *v, ch_tensor *vhat,
-                         double alpha_t, double beta1, double beta2, double eps, double eta,
-                         double weight_decay_rate, int bounded, double lower, double upper) {
-    opt_hp h = {0};
-    h.lr = alpha_t;
-    h.beta1 = beta1;
-    h.beta2 = beta2;
-    h.eps = eps;
-    h.eta = eta;
-    h.wd = weight_decay_rate;
-    h.bounded = bounded != 0;
-    h.lower = lower;
-    h.upper = upper;
-    h.amsgrad = vhat != NULL;
-    return run_update(K_ADAM, &h, param, grad, m, v, vhat, vhat ? 3 : 2);
-}
-
-ch_status ch_rmsprop_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *ms, double lr, double alpha,
-                            double eps, int eps_inside_sqrt) {
-    opt_hp h = {0};
-    h.lr = lr;
-    h.beta1 = alpha;
-    h.eps = eps;
-    h.eps_inside = eps_inside_sqrt != 0;
-    return run_update(K_RMSPROP, &h, param, grad, ms, NULL, NULL, 1);
-}
-
-ch_status ch_rmsprop_graves_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *n, ch_tensor *gm,
-                                   ch_tensor *delta, double lr, double alpha, double momentum, double eps) {
-    opt_hp h = {0};
-    h.lr = lr;
-    h.beta1 = alpha;
-    h.momentum = momentum;
-    h.eps = eps;
-    return run_update(K_GRAVES, &h, param, grad, n, gm, delta, 3);
-}
-
-ch_status ch_smorms3_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *mem, ch_tensor *g, ch_tensor *g2,
-                            double lr, double eps) {
-    opt_hp h = {0};
-    h.lr = lr;
-    h.eps = eps;
-    return run_update(K_SMORMS3, &h, param, grad, mem, g, g2, 3);
-}
-
-ch_status ch_msvag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m, ch_tensor *v, double lr,
-                          double beta, double beta_power, double rho, double eta, double weight_decay_rate) {
-    if (beta_power == 1.0)
-        return ch_fail(CH_ERR_ARG, "msvag_update: beta_power must differ from 1 (got 1; is beta 1?)");
-    if (rho == 1.0)
-        return ch_fail(CH_ERR_ARG, "msvag_update: rho must differ from 1 (got 1)");
-    opt_hp h = {0};
-    h.lr = lr;
-    h.beta1 = beta;
-    h.beta_power = beta_power;
-    h.rho = rho;
-    h.eta = eta;
-    h.wd = weight_decay_rate;
-    return run_update(K_MSVAG, &h, param, grad, m, v, NULL, 2);
-}
+ch_status ch_cpu_sgd_update(const ch_opt_args *u) { return run_kind(K_SGD, u, 0); }
+ch_status ch_cpu_momentum_sgd_update(const ch_opt_args *u) { return run_kind(K_MOMENTUM, u, 0); }
+ch_status ch_cpu_corrected_momentum_sgd_update(const ch_opt_args *u) { return run_kind(K_CMOMENTUM, u, 0); }
+ch_status ch_cpu_nesterov_ag_update(const ch_opt_args *u) { return run_kind(K_NESTEROV, u, 0); }
+ch_status ch_cpu_adagrad_update(const ch_opt_args *u) { return run_kind(K_ADAGRAD, u, 0); }
+ch_status ch_cpu_adadelta_update(const ch_opt_args *u) { return run_kind(K_ADADELTA, u, 0); }
+ch_status ch_cpu_adam_update(const ch_opt_args *u) { return run_kind(K_ADAM, u, 0); }
+ch_status ch_cpu_rmsprop_update(const ch_opt_args *u) { return run_kind(K_RMSPROP, u, 1); }
+ch_status ch_cpu_rmsprop_graves_update(const ch_opt_args *u) { return run_kind(K_GRAVES, u, 1); }
+ch_status ch_cpu_smorms3_update(const ch_opt_args *u) { return run_kind(K_SMORMS3, u, 0); }
+ch_status ch_cpu_msvag_update(const ch_opt_args *u) { return run_kind(K_MSVAG, u, 0); }
 
 /* ---- gradient hooks ------------------------------------------------------ */
 #define TRANSFORM_LOOP(T)                                                              \
@@ -475,20 +263,13 @@ ch_status ch_msvag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m,
 
 static double sign_of(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : (x != x ? x : 0.0)); }
 
-ch_status ch_grad_transform(ch_tensor *grad, const ch_tensor *param, double scale, double decay, int decay_sign,
-                            double lower, double upper) {
-    const char *fn = "grad_transform";
-    CH_CHECK_CPU(grad, fn, "grad");
-    CH_TRY(check_operand(grad, grad, fn, "grad"));
-    if (decay == 0) param = NULL;
-    if (param) CH_TRY(check_operand(param, grad, fn, "param"));
-    if (lower > upper)
-        return ch_fail(CH_ERR_ARG, "%s: lower (%g) must not exceed upper (%g)", fn, lower, upper);
+ch_status ch_cpu_grad_transform(ch_tensor *grad, const ch_tensor *param, double scale, double decay, int decay_sign,
+                                double lower, double upper) {
     int64_t n = grad->numel;
     if (n == 0) return CH_OK;
     const int clip = lower > -INFINITY || upper < INFINITY;
     ch_dtype dt = (ch_dtype)grad->dt;
-    if ((dt == CH_FLOAT32 || dt == CH_FLOAT64) && ch_is_contiguous(grad) && fast_operand(param, dt)) {
+    if ((dt == CH_FLOAT32 || dt == CH_FLOAT64) && ch_is_contiguous(grad) && (!param || (param->dt == (int32_t)dt && ch_is_contiguous(param)))) {
         if (dt == CH_FLOAT32)
             TRANSFORM_LOOP(float);
         else
@@ -525,9 +306,7 @@ ch_status ch_grad_transform(ch_tensor *grad, const ch_tensor *param, double scal
  * the number of threads. */
 #define SQNORM_BLOCK 8192
 
-ch_status ch_sqnorm(const ch_tensor *x, double *result) {
-    CH_CHECK_CPU(x, "sqnorm", "x");
-    if (result == NULL) return ch_fail(CH_ERR_ARG, "sqnorm: result is NULL");
+ch_status ch_cpu_sqnorm(const ch_tensor *x, double *result) {
     *result = 0;
     int64_t n = x->numel;
     if (n == 0) return CH_OK;

@@ -1,6 +1,6 @@
 /*
- * activation.c -- the activation-gradient hook: the core
- * (runtime/cpu/activation_grad.c) has checked the op, dtypes and shapes and
+ * activation.c -- the activation-gradient kernel of the table: the front
+ * door (runtime/ops/activation_grad.c) has checked the op, dtypes and shapes and
  * made y and gy contiguous in the compute dtype; here that is verified once
  * more and the kernel of activation.cu launched.
  *
@@ -21,10 +21,9 @@ static int dense_as(const ch_tensor *t, const ch_tensor *ref) {
 }
 
 ch_status cu_activation_grad(int op, const ch_tensor *y, const ch_tensor *gy, ch_tensor *gx) {
-    static const char *const names[] = {"relu_grad", "sigmoid_grad", "tanh_grad"};
-    if (op < CH_ACT_RELU || op > CH_ACT_TANH)
+    if (op < 0 || op >= CH_NACT_GRAD)
         return cu_fail(CH_ERR_INTERNAL, "activation_grad: unknown op %d", op);
-    const char *fn = names[op];
+    const char *fn = "activation_grad";
     if (!y || (y->dt != CH_FLOAT32 && y->dt != CH_FLOAT64) || !dense_as(y, y) || !dense_as(gy, y) ||
         !dense_as(gx, y))
         return cu_fail(CH_ERR_INTERNAL, "%s: y, gy and gx must be contiguous float32 or float64 tensors of one "

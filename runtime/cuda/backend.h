@@ -2,14 +2,15 @@
  * backend.h -- declarations shared by the files of libchainlua_cuda.
  *
  * The backend is self-contained: it links the CUDA libraries but not
- * libchainlua, and talks to the core only through the ch_cuda_hooks table
- * (runtime/core/cuda_hooks.h).  Errors go through cu_fail, which forwards to
+ * libchainlua, and talks to the core only through the ch_cuda_hooks struct
+ * (runtime/core/cuda_hooks.h), which carries its kernel table.  Errors go through cu_fail, which forwards to
  * the core's ch_fail so that ch_last_error() shows them.
  */
 #ifndef CHAINLUA_CUDA_BACKEND_H
 #define CHAINLUA_CUDA_BACKEND_H
 
 #include "chainlua.h"
+#include "kernels.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -105,14 +106,20 @@ ch_status cu_where_launch(const struct cu_ew_plan *p, int size, char *out, const
 ch_status cu_axpby_launch(const struct cu_ew_plan *p, int dt, double a, const char *x, double b, char *y);
 /* One fused optimizer update over n contiguous elements of dtype dt
  * (float32/float64): param, grad and up to three states. */
-struct ch_cuda_opt;
-ch_status cu_opt_launch(const struct ch_cuda_opt *u, int dt, int64_t n, char *param, const char *grad,
+typedef enum cu_opt_kind {
+    CU_OPT_SGD,        /* p -= lr*g */
+    CU_OPT_MOMENTUM,   /* v = momentum*v - lr*g; p += v */
+    CU_OPT_CMOMENTUM,  /* v = momentum*v - g; p += lr*v */
+    CU_OPT_NESTEROV,   /* v = momentum*v - lr*g; p += momentum^2*v - (1+momentum)*lr*g */
+    CU_OPT_ADAM        /* Adam / AdamW / AMSGrad / AdaBound (ch_adam_update) */
+} cu_opt_kind;
+ch_status cu_opt_launch(int kind, const ch_opt_args *u, int dt, int64_t n, char *param, const char *grad,
                         char *s0, char *s1, char *s2);
 
-/* The rows of a softmax-family op (see ch_cuda_softmax): plain pointers,
+/* The rows of a softmax-family op (see ch_softmax_args): plain pointers,
  * checked by softmax.c. */
-struct ch_cuda_softmax;
-ch_status cu_softmax_launch(const struct ch_cuda_softmax *s, int dt, const char *x, const char *gy, char *out,
+typedef enum cu_softmax_kind { CU_SOFTMAX_FWD, CU_SOFTMAX_BWD, CU_SOFTMAX_SCE } cu_softmax_kind;
+ch_status cu_softmax_launch(int kind, const ch_softmax_args *s, int dt, const char *x, const char *gy, char *out,
                             const int64_t *labels, const char *weight, char *grad, char *prob);
 
 /* gx[i] from y[i] and gy[i] for activation op over n contiguous elements
@@ -129,20 +136,19 @@ int cu_device_arch(int device);
 
 /* ---- host side of copies (copy.c) --------------------------------------- */
 ch_status cu_copy(ch_tensor *dst, const ch_tensor *src);
-ch_status cu_fill(ch_tensor *t, double value);
 
-/* ---- hooks of the tensor ops ---------------------------------------------- */
-struct ch_cuda_ew;
-ch_status cu_elementwise(const struct ch_cuda_ew *w);
-ch_status cu_reduce(int op, const ch_tensor *x, const uint8_t *red, ch_tensor *out);
-ch_status cu_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor *out);
-ch_status cu_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b, ch_tensor *out);
-ch_status cu_axpby(double a, const ch_tensor *x, double b, ch_tensor *y);
-ch_status cu_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
-                  ch_tensor *c);
-ch_status cu_opt_update(const struct ch_cuda_opt *u);
-ch_status cu_softmax(const struct ch_cuda_softmax *s);
-ch_status cu_activation_grad(int op, const ch_tensor *y, const ch_tensor *gy, ch_tensor *gx);
+/* ---- the kernel table (kernel_table.c; the kernels: core/kernels.h) ------ */
+extern const ch_kernel_table cu_kernels;
+ch_fill_kernel cu_fill;
+ch_elementwise_kernel cu_elementwise;
+ch_reduce_kernel cu_reduce;
+ch_matmul_kernel cu_matmul;
+ch_where_kernel cu_where;
+ch_axpby_kernel cu_axpby;
+ch_gemm_kernel cu_gemm;
+ch_activation_grad_kernel cu_activation_grad;
+ch_status cu_opt_update(int kind, const ch_opt_args *u);
+ch_status cu_softmax(int kind, const ch_softmax_args *s);
 
 #ifdef __cplusplus
 }

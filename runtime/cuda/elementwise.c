@@ -1,6 +1,6 @@
 /*
- * elementwise.c -- the elementwise hook: the core (runtime/cpu/elementwise.c)
- * has chosen the dtypes and the output; here the inputs' broadcast strides
+ * elementwise.c -- the elementwise kernel of the table: the front door
+ * (runtime/ops/elementwise.c) has chosen the dtypes and the output; here the inputs' broadcast strides
  * and the collapsed index space are planned (plan_elementwise.c) and the
  * kernels of elementwise.cu launched on the output's device.
  *
@@ -8,12 +8,11 @@
  * been run on a GPU.
  */
 #include "backend.h"
-#include "cuda_hooks.h"
 #include "plan.h"
 
 #include <string.h>
 
-ch_status cu_elementwise(const ch_cuda_ew *w) {
+ch_status cu_elementwise(const ch_ew_args *w) {
     const char *fn = w->name ? w->name : "elementwise";
     ch_tensor *out = w->out;
     if (!out || (!out->data && out->numel))

@@ -18,6 +18,7 @@
 #include "backend.h"
 #include "convert.cuh"
 #include "plan.h"
+#include "scalar_math.h"
 
 #include <cuda_runtime.h>
 
@@ -134,105 +135,9 @@ template <typename CT, typename F> __device__ __forceinline__ void ew_loop1(cons
     }
 }
 
-/* ---- float math with the CPU's definitions ---------------------------------- */
-template <typename T> __device__ __forceinline__ T ew_floordiv(T a, T b) {
-    if (b == 0)
-        return a / b;
-    T m = fmod(a, b);
-    T d = (a - m) / b;
-    if (m != 0 && ((b < 0) != (m < 0)))
-        d -= 1;
-    if (d != 0) {
-        T f = floor(d);
-        if (d - f > (T)0.5)
-            f += 1;
-        return f;
-    }
-    return copysign((T)0, a / b);
-}
-template <typename T> __device__ __forceinline__ T ew_pymod(T a, T b) {
-    if (b == 0)
-        return fmod(a, b);
-    T m = fmod(a, b);
-    if (m != 0) {
-        if ((b < 0) != (m < 0))
-            m += b;
-    } else {
-        m = copysign((T)0, b);
-    }
-    return m;
-}
-template <typename T> __device__ __forceinline__ T ew_sigmoid(T x) {
-    if (x >= 0)
-        return (T)1 / ((T)1 + exp(-x));
-    T e = exp(x);
-    return e / ((T)1 + e);
-}
-template <typename T> __device__ __forceinline__ T ew_sign(T x) {
-    return x > 0 ? (T)1 : x < 0 ? (T)-1 : x == x ? (T)0 : x;
-}
-/* digamma as the CPU computes it (reflection, recurrence, asymptotic series) */
-__device__ double ew_digamma(double x) {
-    const double pi = 3.14159265358979323846;
-    if (x != x || x == INFINITY)
-        return x;
-    if (x == -INFINITY)
-        return NAN;
-    if (x <= 0 && x == floor(x))
-        return x == 0 ? copysign(INFINITY, -x) : NAN;
-    double r = 0;
-    if (x < 0) {
-        r = -pi / tan(pi * x);
-        x = 1 - x;
-    }
-    while (x < 6) {
-        r -= 1 / x;
-        x += 1;
-    }
-    double f = 1 / (x * x);
-    double t = f * (-1 / 12.0 + f * (1 / 120.0 + f * (-1 / 252.0 + f * (1 / 240.0 + f * (-1 / 132.0 +
-               f * (691 / 32760.0 + f * (-1 / 12.0)))))));
-    return r + log(x) - 0.5 / x + t;
-}
-
-/* maximum/minimum propagate NaN from either side (NumPy) */
-#define EW_MAX(x, y) (((x) >= (y) || (x) != (x)) ? (x) : (y))
-#define EW_MIN(x, y) (((x) <= (y) || (x) != (x)) ? (x) : (y))
-
-/* ---- integer helpers (wrap like the CPU; division by 0 gives 0) ------------ */
-__device__ __forceinline__ int64_t i_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
-__device__ __forceinline__ int64_t i_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
-__device__ __forceinline__ int64_t i_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
-__device__ __forceinline__ int64_t i_floordiv(int64_t a, int64_t b) {
-    if (b == 0)
-        return 0;
-    if (b == -1)
-        return i_sub(0, a);
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-__device__ __forceinline__ int64_t i_mod(int64_t a, int64_t b) {
-    if (b == 0 || b == -1)
-        return 0;
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
-}
-__device__ __forceinline__ int64_t i_fmod(int64_t a, int64_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
-/* the core has refused negative exponents */
-__device__ __forceinline__ int64_t i_pow(int64_t a, int64_t b) {
-    uint64_t r = 1, base = (uint64_t)a;
-    while (b > 0) {
-        if (b & 1)
-            r *= base;
-        base *= base;
-        b >>= 1;
-    }
-    return (int64_t)r;
-}
+/* ---- the formulas: shared with the CPU kernels (core/scalar_math.h) ------ */
+#define EW_MAX CH_SM_MAX
+#define EW_MIN CH_SM_MIN
 
 /* ---- kernels ---------------------------------------------------------------- */
 template <typename T> __global__ void ew_binary_float(cu_ew_plan p, cu_ew_args a) {
@@ -241,8 +146,8 @@ template <typename T> __global__ void ew_binary_float(cu_ew_plan p, cu_ew_args a
     case CH_SUB: ew_loop2<T>(p, a, [](T x, T y) { return x - y; }); break;
     case CH_MUL: ew_loop2<T>(p, a, [](T x, T y) { return x * y; }); break;
     case CH_DIV: ew_loop2<T>(p, a, [](T x, T y) { return x / y; }); break;
-    case CH_FLOOR_DIVIDE: ew_loop2<T>(p, a, [](T x, T y) { return ew_floordiv(x, y); }); break;
-    case CH_MOD: ew_loop2<T>(p, a, [](T x, T y) { return ew_pymod(x, y); }); break;
+    case CH_FLOOR_DIVIDE: ew_loop2<T>(p, a, [](T x, T y) { return ch_floordiv(x, y); }); break;
+    case CH_MOD: ew_loop2<T>(p, a, [](T x, T y) { return ch_pymod(x, y); }); break;
     case CH_FMOD: ew_loop2<T>(p, a, [](T x, T y) { return (T)fmod(x, y); }); break;
     case CH_POW: ew_loop2<T>(p, a, [](T x, T y) { return (T)pow(x, y); }); break;
     case CH_MAXIMUM: ew_loop2<T>(p, a, [](T x, T y) { return EW_MAX(x, y); }); break;
@@ -265,13 +170,13 @@ template <typename T> __global__ void ew_binary_float(cu_ew_plan p, cu_ew_args a
 __global__ void ew_binary_int(cu_ew_plan p, cu_ew_args a) {
     typedef int64_t T;
     switch (a.op) {
-    case CH_ADD: ew_loop2<T>(p, a, [](T x, T y) { return i_add(x, y); }); break;
-    case CH_SUB: ew_loop2<T>(p, a, [](T x, T y) { return i_sub(x, y); }); break;
-    case CH_MUL: ew_loop2<T>(p, a, [](T x, T y) { return i_mul(x, y); }); break;
-    case CH_FLOOR_DIVIDE: ew_loop2<T>(p, a, [](T x, T y) { return i_floordiv(x, y); }); break;
-    case CH_MOD: ew_loop2<T>(p, a, [](T x, T y) { return i_mod(x, y); }); break;
-    case CH_FMOD: ew_loop2<T>(p, a, [](T x, T y) { return i_fmod(x, y); }); break;
-    case CH_POW: ew_loop2<T>(p, a, [](T x, T y) { return i_pow(x, y); }); break;
+    case CH_ADD: ew_loop2<T>(p, a, [](T x, T y) { return ch_i_add(x, y); }); break;
+    case CH_SUB: ew_loop2<T>(p, a, [](T x, T y) { return ch_i_sub(x, y); }); break;
+    case CH_MUL: ew_loop2<T>(p, a, [](T x, T y) { return ch_i_mul(x, y); }); break;
+    case CH_FLOOR_DIVIDE: ew_loop2<T>(p, a, [](T x, T y) { return ch_i_floordiv(x, y); }); break;
+    case CH_MOD: ew_loop2<T>(p, a, [](T x, T y) { return ch_i_mod(x, y); }); break;
+    case CH_FMOD: ew_loop2<T>(p, a, [](T x, T y) { return ch_i_fmod(x, y); }); break;
+    case CH_POW: ew_loop2<T>(p, a, [](T x, T y) { return ch_i_pow(x, y); }); break;
     case CH_MAXIMUM: ew_loop2<T>(p, a, [](T x, T y) { return x > y ? x : y; }); break;
     case CH_MINIMUM: ew_loop2<T>(p, a, [](T x, T y) { return x < y ? x : y; }); break;
     case CH_EQ: ew_loop2<T>(p, a, [](T x, T y) { return x == y; }); break;
@@ -291,7 +196,7 @@ template <typename T> __global__ void ew_unary_float(cu_ew_plan p, cu_ew_args a)
     switch (a.op) {
     case CH_NEG: ew_loop1<T>(p, a, [](T x) { return -x; }); break;
     case CH_ABS: ew_loop1<T>(p, a, [](T x) { return (T)fabs(x); }); break;
-    case CH_SIGN: ew_loop1<T>(p, a, [](T x) { return ew_sign(x); }); break;
+    case CH_SIGN: ew_loop1<T>(p, a, [](T x) { return ch_sign(x); }); break;
     case CH_RECIPROCAL: ew_loop1<T>(p, a, [](T x) { return (T)1 / x; }); break;
     case CH_EXP: ew_loop1<T>(p, a, [](T x) { return (T)exp(x); }); break;
     case CH_EXPM1: ew_loop1<T>(p, a, [](T x) { return (T)expm1(x); }); break;
@@ -322,13 +227,14 @@ template <typename T> __global__ void ew_unary_float(cu_ew_plan p, cu_ew_args a)
     case CH_CEIL: ew_loop1<T>(p, a, [](T x) { return (T)ceil(x); }); break;
     case CH_TRUNC: ew_loop1<T>(p, a, [](T x) { return (T)trunc(x); }); break;
     case CH_RINT: ew_loop1<T>(p, a, [](T x) { return (T)rint(x); }); break;
-    case CH_SIGMOID: ew_loop1<T>(p, a, [](T x) { return ew_sigmoid(x); }); break;
+    case CH_SIGMOID: ew_loop1<T>(p, a, [](T x) { return ch_sigmoid(x); }); break;
     case CH_RELU: ew_loop1<T>(p, a, [](T x) { return x < 0 ? (T)0 : x; }); break;
-    case CH_SOFTPLUS: ew_loop1<T>(p, a, [](T x) { return (x > 0 ? x : (T)0) + (T)log1p(exp(-fabs(x))); }); break;
-    /* the CPU computes these three in double for both float types */
+    case CH_SOFTPLUS: ew_loop1<T>(p, a, [](T x) { return ch_softplus(x); }); break;
+    /* the CPU computes these three in double for both float types; lgamma is
+     * the device's (the CPU's lgamma_r has no device twin) */
     case CH_LGAMMA: ew_loop1<T>(p, a, [](T x) { return (T)lgamma((double)x); }); break;
-    case CH_DIGAMMA: ew_loop1<T>(p, a, [](T x) { return (T)ew_digamma((double)x); }); break;
-    case CH_ERFINV: ew_loop1<T>(p, a, [](T x) { return (T)erfinv((double)x); }); break;
+    case CH_DIGAMMA: ew_loop1<T>(p, a, [](T x) { return (T)ch_digamma((double)x); }); break;
+    case CH_ERFINV: ew_loop1<T>(p, a, [](T x) { return (T)ch_erfinv((double)x); }); break;
     case CH_NDTR: ew_loop1<T>(p, a, [](T x) { return (T)0.5 * (T)erfc(-x * (T)0.70710678118654752440); }); break;
     case CH_LOGICAL_NOT: ew_loop1<T>(p, a, [](T x) { return x == 0; }); break;
     case CH_ISNAN: ew_loop1<T>(p, a, [](T x) { return x != x; }); break;
@@ -337,10 +243,7 @@ template <typename T> __global__ void ew_unary_float(cu_ew_plan p, cu_ew_args a)
     case EW_CLIP: {
         /* NaN bounds arrive as infinities; NaN x passes through (NumPy) */
         const T lo = (T)a.lo, hi = (T)a.hi;
-        ew_loop1<T>(p, a, [lo, hi](T x) {
-            T v = x < lo ? lo : x;
-            return v > hi ? hi : v;
-        });
+        ew_loop1<T>(p, a, [lo, hi](T x) { return ch_clip(x, lo, hi); });
         break;
     }
     default: break;
@@ -350,10 +253,10 @@ template <typename T> __global__ void ew_unary_float(cu_ew_plan p, cu_ew_args a)
 __global__ void ew_unary_int(cu_ew_plan p, cu_ew_args a) {
     typedef int64_t T;
     switch (a.op) {
-    case CH_NEG: ew_loop1<T>(p, a, [](T x) { return i_sub(0, x); }); break;
-    case CH_ABS: ew_loop1<T>(p, a, [](T x) { return x < 0 ? i_sub(0, x) : x; }); break;
+    case CH_NEG: ew_loop1<T>(p, a, [](T x) { return ch_i_sub(0, x); }); break;
+    case CH_ABS: ew_loop1<T>(p, a, [](T x) { return x < 0 ? ch_i_sub(0, x) : x; }); break;
     case CH_SIGN: ew_loop1<T>(p, a, [](T x) { return (T)((x > 0) - (x < 0)); }); break;
-    case CH_SQUARE: ew_loop1<T>(p, a, [](T x) { return i_mul(x, x); }); break;
+    case CH_SQUARE: ew_loop1<T>(p, a, [](T x) { return ch_i_mul(x, x); }); break;
     case CH_LOGICAL_NOT: ew_loop1<T>(p, a, [](T x) { return x == 0; }); break;
     case CH_ISNAN: ew_loop1<T>(p, a, [](T) { return false; }); break;
     case CH_ISINF: ew_loop1<T>(p, a, [](T) { return false; }); break;

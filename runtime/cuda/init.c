@@ -135,19 +135,11 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->cache_free_all = cu_cache_free_all;
     hooks->cache_bytes = cu_cache_bytes;
     hooks->copy = cu_copy;
-    hooks->fill = cu_fill;
     hooks->synchronize = cu_synchronize;
     hooks->kernel_load = cu_kernel_load;
     hooks->launch = cu_launch;
     hooks->device_arch = cu_device_arch;
-    hooks->elementwise = cu_elementwise;
-    hooks->reduce = cu_reduce;
-    hooks->matmul = cu_matmul;
-    hooks->where = cu_where;
-    hooks->axpby = cu_axpby;
-    hooks->gemm = cu_gemm;
-    hooks->opt_update = cu_opt_update;
-    hooks->softmax = cu_softmax;
-    hooks->activation_grad = cu_activation_grad;
+    hooks->kernels = &cu_kernels;
+    hooks->kernel_list = CH_KERNEL_LIST_STR;
     return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * matmul.c -- the matmul and gemm hooks: NumPy matmul of
+ * matmul.c -- the matmul and gemm kernels of the table: NumPy matmul of
  * float16/float32/float64, and BLAS's c = alpha op(a) op(b) + beta c of
  * float32/float64 2-d operands (gemm, linear), on cuBLAS.  plan_gemm.c maps the row-major, possibly transposed, strided and
  * batched operands onto column-major calls (C^T = B^T A^T); an operand whose
@@ -132,6 +132,10 @@ static ch_status product(const char *fn, const ch_tensor *a, const ch_tensor *b,
                          ch_tensor *out, double alpha, double beta);
 
 ch_status cu_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor *out) {
+    if (out && out->dt != CH_FLOAT16 && out->dt != CH_FLOAT32 && out->dt != CH_FLOAT64)
+        return cu_fail(CH_ERR_UNSUPPORTED, "matmul: %s @ %s on cuda:%d: integer and bool products run only on the "
+                       "CPU (cuBLAS has no such GEMM); convert to a float dtype or move with :to_cpu()",
+                       cu_dtype_name(a->dt), cu_dtype_name(b->dt), out->dev);
     return product("matmul", a, b, transa, transb, out, 1.0, 0.0);
 }
 
@@ -143,9 +147,22 @@ ch_status cu_gemm(int transa, int transb, double alpha, const ch_tensor *a, cons
         return cu_fail(CH_ERR_SHAPE, "gemm: a, b and c must be 2-d (got %d-d, %d-d and %d-d)", a->nd, b->nd, c->nd);
     if (c->dt != CH_FLOAT32 && c->dt != CH_FLOAT64)
         return cu_fail(CH_ERR_DTYPE, "gemm: c must be float32 or float64 on the GPU (got %s)", cu_dtype_name(c->dt));
-    if ((c->dim[0] > 1 && c->stride[0] != c->dim[1]) || (c->dim[1] > 1 && c->stride[1] != 1))
-        return cu_fail(CH_ERR_INTERNAL, "gemm: c must be contiguous (the core copies other layouts)");
-    return product("gemm", a, b, transa, transb, c, alpha, beta);
+    if ((c->dim[0] <= 1 || c->stride[0] == c->dim[1]) && (c->dim[1] <= 1 || c->stride[1] == 1))
+        return product("gemm", a, b, transa, transb, c, alpha, beta);
+    /* any other layout of c: through a dense scratch copy, written back */
+    CU_TRY(cu_use(c->dev, "gemm"));
+    ch_tensor dense;
+    size_t bytes;
+    CU_TRY(pack(c, &dense, &bytes));
+    ch_status st = product("gemm", a, b, transa, transb, &dense, alpha, beta);
+    if (st == CH_OK) {
+        const int64_t *strides[2] = {c->stride, dense.stride};
+        cu_geom g;
+        cu_geom_init(&g, c->nd, c->dim, 2, strides);
+        st = cu_copy_kernel(&g, c->dt, cu_base(c), c->dt, dense.data);
+    }
+    cu_scratch_release(c->dev, dense.data, bytes);
+    return st;
 }
 
 /* out = alpha * op(a) @ op(b) + beta * out, out contiguous. */

@@ -1,30 +1,18 @@
 /*
- * optimizer.c -- the optimizer-update hook: the core
- * (runtime/cpu/optimizer_updates.c) has checked shapes and aliasing and made
+ * optimizer.c -- the optimizer-update kernels of the table: the front door
+ * (runtime/ops/optimizer_updates.c) has checked shapes and aliasing and made
  * every operand a contiguous tensor of one float dtype on one device; here
  * that is verified once more and the kernel of optimizer.cu launched.
  *
  * Compiled only: this code has not yet been run on a GPU.
  */
 #include "backend.h"
-#include "cuda_hooks.h"
-
-static const char *opt_name(int kind) {
-    switch (kind) {
-    case CH_CUDA_OPT_SGD: return "sgd_update";
-    case CH_CUDA_OPT_MOMENTUM: return "momentum_sgd_update";
-    case CH_CUDA_OPT_CMOMENTUM: return "corrected_momentum_sgd_update";
-    case CH_CUDA_OPT_NESTEROV: return "nesterov_ag_update";
-    case CH_CUDA_OPT_ADAM: return "adam_update";
-    default: return NULL;
-    }
-}
 
 /* States each kind reads: v for the momentum kinds; m, v (and vhat) for Adam. */
-static int states_of(const ch_cuda_opt *u) {
-    switch (u->kind) {
-    case CH_CUDA_OPT_SGD: return 0;
-    case CH_CUDA_OPT_ADAM: return u->amsgrad ? 3 : 2;
+static int states_of(int kind, const ch_opt_args *u) {
+    switch (kind) {
+    case CU_OPT_SGD: return 0;
+    case CU_OPT_ADAM: return u->amsgrad ? 3 : 2;
     default: return 1;
     }
 }
@@ -42,14 +30,12 @@ static int dense_like(const ch_tensor *t, const ch_tensor *p) {
     return 1;
 }
 
-ch_status cu_opt_update(const ch_cuda_opt *u) {
-    const char *fn = u ? opt_name(u->kind) : NULL;
-    if (!fn)
-        return cu_fail(CH_ERR_INTERNAL, "optimizer update: invalid kind %d", u ? u->kind : -1);
+ch_status cu_opt_update(int kind, const ch_opt_args *u) {
+    const char *fn = u->name ? u->name : "optimizer update";
     const ch_tensor *p = u->param;
     if (!p || (p->dt != CH_FLOAT32 && p->dt != CH_FLOAT64) || !dense_like(p, p))
         return cu_fail(CH_ERR_INTERNAL, "%s: the GPU updates a contiguous float32 or float64 parameter", fn);
-    int ns = states_of(u);
+    int ns = states_of(kind, u);
     int ok = dense_like(u->grad, p);
     for (int j = 0; j < ns; j++)
         ok = ok && dense_like(u->state[j], p);
@@ -62,5 +48,5 @@ ch_status cu_opt_update(const ch_cuda_opt *u) {
     char *s[3] = {NULL, NULL, NULL};
     for (int j = 0; j < ns; j++)
         s[j] = cu_base(u->state[j]);
-    return cu_opt_launch(u, p->dt, p->numel, cu_base(p), cu_base(u->grad), s[0], s[1], s[2]);
+    return cu_opt_launch(kind, u, p->dt, p->numel, cu_base(p), cu_base(u->grad), s[0], s[1], s[2]);
 }

@@ -13,7 +13,6 @@
  */
 #include "backend.h"
 #include "convert.cuh"
-#include "cuda_hooks.h"
 
 #include <cuda_runtime.h>
 
@@ -32,22 +31,22 @@ __global__ void opt_kernel(int kind, int amsgrad, int bounded, opt_consts<T> k, 
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
         T g = G[i];
         switch (kind) {
-        case CH_CUDA_OPT_SGD:
+        case CU_OPT_SGD:
             P[i] -= k.lr * g;
             break;
-        case CH_CUDA_OPT_MOMENTUM: {
+        case CU_OPT_MOMENTUM: {
             T v = k.mu * S0[i] - k.lr * g;
             S0[i] = v;
             P[i] += v;
             break;
         }
-        case CH_CUDA_OPT_CMOMENTUM: {
+        case CU_OPT_CMOMENTUM: {
             T v = k.mu * S0[i] - g;
             S0[i] = v;
             P[i] += k.lr * v;
             break;
         }
-        case CH_CUDA_OPT_NESTEROV: {
+        case CU_OPT_NESTEROV: {
             T v = k.mu * S0[i] - k.lr * g;
             S0[i] = v;
             P[i] += k.mu2 * v - k.c * g;
@@ -75,7 +74,7 @@ __global__ void opt_kernel(int kind, int amsgrad, int bounded, opt_consts<T> k, 
     }
 }
 
-template <typename T> static opt_consts<T> consts_of(const ch_cuda_opt *u) {
+template <typename T> static opt_consts<T> consts_of(const ch_opt_args *u) {
     opt_consts<T> k;
     k.lr = (T)u->lr;
     k.mu = (T)u->momentum;
@@ -91,15 +90,15 @@ template <typename T> static opt_consts<T> consts_of(const ch_cuda_opt *u) {
     return k;
 }
 
-extern "C" ch_status cu_opt_launch(const ch_cuda_opt *u, int dt, int64_t n, char *param, const char *grad, char *s0,
+extern "C" ch_status cu_opt_launch(int kind, const ch_opt_args *u, int dt, int64_t n, char *param, const char *grad, char *s0,
                                    char *s1, char *s2) {
     unsigned blocks = cu_blocks(n);
     int ams = u->amsgrad != 0, bounded = u->bounded != 0;
     if (dt == CH_FLOAT32)
-        opt_kernel<float><<<blocks, 256>>>(u->kind, ams, bounded, consts_of<float>(u), n, (float *)param,
+        opt_kernel<float><<<blocks, 256>>>(kind, ams, bounded, consts_of<float>(u), n, (float *)param,
                                            (const float *)grad, (float *)s0, (float *)s1, (float *)s2);
     else
-        opt_kernel<double><<<blocks, 256>>>(u->kind, ams, bounded, consts_of<double>(u), n, (double *)param,
+        opt_kernel<double><<<blocks, 256>>>(kind, ams, bounded, consts_of<double>(u), n, (double *)param,
                                             (const double *)grad, (double *)s0, (double *)s1, (double *)s2);
     return cu_check(cudaGetLastError(), "optimizer update", "kernel launch");
 }

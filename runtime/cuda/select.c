@@ -1,5 +1,6 @@
 /*
- * select.c -- the where and axpby hooks: the core (runtime/cpu/elementwise.c)
+ * select.c -- the where and axpby kernels of the table: the front door
+ * (runtime/ops/elementwise.c)
  * has chosen the dtypes, converted the operands and checked aliasing; here
  * the broadcast strides and the collapsed index space are planned
  * (plan_elementwise.c) and the kernels of select.cu launched.
@@ -8,7 +9,6 @@
  * been run on a GPU.
  */
 #include "backend.h"
-#include "cuda_hooks.h"
 #include "plan.h"
 
 static int alive(const ch_tensor *t) { return t && (t->data || !t->numel); }

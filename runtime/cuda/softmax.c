@@ -1,22 +1,13 @@
 /*
- * softmax.c -- the softmax hook: the core (runtime/cpu/softmax.c,
- * softmax_cross_entropy.c) has checked shapes, dtypes and labels and made
+ * softmax.c -- the softmax-family kernels of the table: the front doors
+ * (runtime/ops/softmax.c, softmax_cross_entropy.c) have checked shapes,
+ * dtypes and labels and made
  * every operand contiguous in the compute dtype; here that is verified once
  * more and the row kernels of softmax.cu launched.
  *
  * Compiled only: this code has not yet been run on a GPU.
  */
 #include "backend.h"
-#include "cuda_hooks.h"
-
-static const char *kind_name(const ch_cuda_softmax *s) {
-    switch (s->kind) {
-    case CH_CUDA_SOFTMAX_FWD: return s->log ? "log_softmax" : "softmax";
-    case CH_CUDA_SOFTMAX_BWD: return s->log ? "log_softmax_grad" : "softmax_grad";
-    case CH_CUDA_SOFTMAX_SCE: return "softmax_cross_entropy";
-    default: return NULL;
-    }
-}
 
 /* t is a live contiguous tensor of dtype dt with n elements on device dev. */
 static int dense(const ch_tensor *t, int dt, int64_t n, int dev) {
@@ -31,30 +22,28 @@ static int dense(const ch_tensor *t, int dt, int64_t n, int dev) {
     return 1;
 }
 
-ch_status cu_softmax(const ch_cuda_softmax *s) {
-    const char *fn = s ? kind_name(s) : NULL;
-    if (!fn)
-        return cu_fail(CH_ERR_INTERNAL, "softmax: invalid kind %d", s ? s->kind : -1);
+ch_status cu_softmax(int kind, const ch_softmax_args *s) {
+    const char *fn = s->name ? s->name : "softmax";
     const ch_tensor *x = s->x;
     if (!x || (x->dt != CH_FLOAT32 && x->dt != CH_FLOAT64))
         return cu_fail(CH_ERR_INTERNAL, "%s: the GPU computes float32 or float64 rows", fn);
     int dt = x->dt, dev = x->dev;
     int64_t n = s->O * s->N * s->I, rows = s->O * s->I;
     int ok = s->O >= 0 && s->N >= 0 && s->I >= 0 && dense(x, dt, n, dev);
-    if (s->kind == CH_CUDA_SOFTMAX_SCE) {
+    if (kind == CU_SOFTMAX_SCE) {
         ok = ok && dense(s->out, dt, rows, dev) && dense(s->labels, CH_INT64, rows, dev);
         ok = ok && (!s->weight || dense(s->weight, dt, s->N, dev));
         ok = ok && (!s->grad || dense(s->grad, dt, n, dev)) && (!s->prob || dense(s->prob, dt, n, dev));
     } else {
-        ok = ok && dense(s->out, dt, n, dev) && (s->kind != CH_CUDA_SOFTMAX_BWD || dense(s->gy, dt, n, dev));
+        ok = ok && dense(s->out, dt, n, dev) && (kind != CU_SOFTMAX_BWD || dense(s->gy, dt, n, dev));
     }
     if (!ok)
         return cu_fail(CH_ERR_INTERNAL, "%s: the operands must be contiguous, of one float dtype and of the "
                        "planned sizes, on one device", fn);
-    if (rows == 0 || (s->N == 0 && s->kind != CH_CUDA_SOFTMAX_SCE))
+    if (rows == 0 || (s->N == 0 && kind != CU_SOFTMAX_SCE))
         return CH_OK;
     CU_TRY(cu_use(dev, fn));
-    return cu_softmax_launch(s, dt, cu_base(x), s->gy ? cu_base(s->gy) : NULL, cu_base(s->out),
+    return cu_softmax_launch(kind, s, dt, cu_base(x), s->gy ? cu_base(s->gy) : NULL, cu_base(s->out),
                              s->labels ? (const int64_t *)cu_base(s->labels) : NULL,
                              s->weight ? cu_base(s->weight) : NULL, s->grad ? cu_base(s->grad) : NULL,
                              s->prob ? cu_base(s->prob) : NULL);

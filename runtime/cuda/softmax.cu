@@ -14,7 +14,6 @@
  */
 #include "backend.h"
 #include "convert.cuh"
-#include "cuda_hooks.h"
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -152,17 +151,17 @@ __global__ void sce_kernel(sm_rows r, const T *x, const int64_t *labels, const T
 }
 
 template <typename T>
-static void launch(const ch_cuda_softmax *s, const char *x, const char *gy, char *out, const int64_t *labels,
+static void launch(int kind, const ch_softmax_args *s, const char *x, const char *gy, char *out, const int64_t *labels,
                    const char *weight, char *grad, char *prob) {
     sm_rows r = {s->O * s->I, s->N, s->I};
     /* a warp for short rows (a classifier's ten classes), up to 256 threads */
     unsigned threads = s->N > 128 ? 256 : s->N > 32 ? 128 : 32;
     unsigned blocks = (unsigned)(r.rows < 65535 ? r.rows : 65535);
-    switch (s->kind) {
-    case CH_CUDA_SOFTMAX_FWD:
+    switch (kind) {
+    case CU_SOFTMAX_FWD:
         softmax_fwd_kernel<T><<<blocks, threads>>>(r, s->log, (const T *)x, (T *)out);
         break;
-    case CH_CUDA_SOFTMAX_BWD:
+    case CU_SOFTMAX_BWD:
         softmax_bwd_kernel<T><<<blocks, threads>>>(r, s->log, (const T *)x, (const T *)gy, (T *)out);
         break;
     default:
@@ -172,11 +171,11 @@ static void launch(const ch_cuda_softmax *s, const char *x, const char *gy, char
     }
 }
 
-extern "C" ch_status cu_softmax_launch(const ch_cuda_softmax *s, int dt, const char *x, const char *gy, char *out,
+extern "C" ch_status cu_softmax_launch(int kind, const ch_softmax_args *s, int dt, const char *x, const char *gy, char *out,
                                        const int64_t *labels, const char *weight, char *grad, char *prob) {
     if (dt == CH_FLOAT32)
-        launch<float>(s, x, gy, out, labels, weight, grad, prob);
+        launch<float>(kind, s, x, gy, out, labels, weight, grad, prob);
     else
-        launch<double>(s, x, gy, out, labels, weight, grad, prob);
+        launch<double>(kind, s, x, gy, out, labels, weight, grad, prob);
     return cu_check(cudaGetLastError(), "softmax", "kernel launch");
 }

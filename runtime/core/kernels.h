@@ -1,0 +1,202 @@
+/*
+ * kernels.h -- the kernel table: what a device backend implements.
+ *
+ * The runtime is layered as
+ *   runtime/ops/    front doors: the public ch_* entry points.  They check
+ *                   arguments (with the messages users see), decide dtypes
+ *                   and shapes, make operands contiguous where a kernel
+ *                   wants that, allocate outputs on the inputs' device, and
+ *                   then call one kernel from that device's table;
+ *   runtime/cpu/    the CPU's kernels and its table (cpu/kernel_table.c);
+ *   runtime/cuda/   the CUDA backend's kernels and its table
+ *                   (cuda/kernel_table.c), handed over at load time.
+ * A kernel gets only what its front door has checked: it never validates
+ * user input and never allocates its outputs (scratch space is its own).
+ *
+ * Adding a kernel: its signature typedef and one CH_KERNEL_LIST line here,
+ * its file under cpu/ (and cuda/), and one line in each device's table.  A
+ * device whose table lacks it gives the error of ch_no_kernel(): "softmax
+ * has no kernel for cuda:0 yet; move the tensor with :to_cpu()".
+ *
+ * The table is part of the CUDA backend's ABI: the core and the backend
+ * compare CH_KERNEL_LIST_STR at load time, so a backend built against
+ * another list is refused instead of calling the wrong slot.
+ */
+#ifndef CHAINLUA_KERNELS_H
+#define CHAINLUA_KERNELS_H
+
+#include "chainlua.h"
+
+/* ---- argument blocks of the kernels with many parameters ---------------- */
+
+/*
+ * One elementwise operation: the front door (ops/elementwise.c) has decided
+ * every dtype (the result type and the compute type), the output shape,
+ * allocated or checked `out` on the inputs' device, and copied inputs that
+ * partially overlap `out`.  Inputs broadcast to out's shape (the kernel
+ * works out their strides).
+ */
+typedef struct ch_ew_args {
+    const char *name;     /* the op's name, for messages */
+    int op;               /* ch_binary_op when nin == 2, ch_unary_op when nin == 1 (CH_NUNARY: clip) */
+    int nin;              /* 1 or 2 */
+    int ct;               /* compute dtype: CH_FLOAT32 (also for float16), CH_FLOAT64 or CH_INT64 */
+    int scalar_pos;       /* -1; or 0/1: that input is the scalar below, not a tensor */
+    double scalar_f;      /* the scalar already rounded to the compute type (float ct) */
+    int64_t scalar_i;     /* the scalar when ct is CH_INT64 */
+    double lo, hi;        /* clip bounds (infinite for no bound) */
+    int flat;             /* the front door's fast route: every operand is C-contiguous, of out's shape
+                           * and of the compute dtype, and there is no scalar */
+    ch_tensor *out;
+    const ch_tensor *in[2];
+} ch_ew_args;
+
+/*
+ * One fused optimizer update.  The front door (ops/optimizer_updates.c) has
+ * checked shapes, dtypes and aliasing: param, grad and the states are
+ * contiguous tensors of one float dtype on one device.  The fields are
+ * Chainer's hyperparameters, already resolved; each kernel reads the ones
+ * it needs (see the formulas in chainlua.h).
+ */
+typedef struct ch_opt_args {
+    const char *name;
+    double lr, momentum, alpha, rho, beta1, beta2, beta_power, eps, eta, wd, lower, upper;  /* MSVAG's beta is beta1 */
+    int bounded, amsgrad, eps_inside_sqrt;
+    ch_tensor *param;
+    const ch_tensor *grad;
+    ch_tensor *state[3];
+} ch_opt_args;
+
+/*
+ * Softmax-family rows.  Every tensor is contiguous, of the compute dtype
+ * (float32 or float64) unless noted, on one device, and viewed as (O, N, I):
+ * a row is one (o, i) pair, its N elements I apart.
+ */
+typedef struct ch_softmax_args {
+    const char *name;
+    int log;                       /* log_softmax */
+    int64_t O, N, I;
+    const ch_tensor *x;            /* forward and cross entropy: the input; backward: y */
+    const ch_tensor *gy;           /* backward */
+    ch_tensor *out;                /* forward: y; backward: gx; cross entropy: the loss per position (O*I) */
+    /* cross entropy: labels (int64, O*I, already checked to be in 0..N-1 or
+     * ignore_label), optional class weights (N), optional gradient
+     * (softmax - onehot) * weight and softmax (both shaped like x) */
+    const ch_tensor *labels, *weight;
+    int64_t ignore_label;
+    ch_tensor *grad, *prob;
+} ch_softmax_args;
+
+/* ---- kernel signatures -------------------------------------------------- */
+typedef ch_status ch_fill_kernel(ch_tensor *t, double value);
+typedef ch_status ch_elementwise_kernel(const ch_ew_args *w);
+/* out = cond ? a : b; cond is bool, a, b and out share one dtype, all
+ * broadcast to out's shape and none overlaps out partially. */
+typedef ch_status ch_where_kernel(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b, ch_tensor *out);
+/* y = a*x + b*y (b == 0: y is not read); x and y of one shape, x in y's
+ * dtype or (CPU) any dtype, x not overlapping y partially. */
+typedef ch_status ch_axpby_kernel(double a, const ch_tensor *x, double b, ch_tensor *y);
+/* out = op over the axes flagged in red[0..x->nd) of x; op is CH_SUM,
+ * CH_PROD, CH_MAX, CH_MIN, CH_ARGMAX or CH_ARGMIN.  x has its compute dtype
+ * (float32, float64 or int64; integer sums and products wrap); out is a new
+ * contiguous tensor of x's dtype (int64 for the arg ops) holding the kept
+ * axes in order.  The arg ops give the C-order position within the reduced
+ * axes. */
+typedef ch_status ch_reduce_kernel(int op, const ch_tensor *x, const uint8_t *red, ch_tensor *out);
+/* out = a @ b with NumPy's matmul rules (1-D promotion, broadcast batch
+ * axes), transposing the last two axes of a/b when transa/transb; a, b and
+ * out share one float dtype and out is contiguous with the result shape. */
+/* out (contiguous, x's dtype) = the running sum (prod == 0) or product of
+ * contiguous x (float32, float64 or int64, wrapping) along the R axis of its
+ * (O, R, I) view. */
+typedef ch_status ch_cumulative_kernel(int prod, const ch_tensor *x, int64_t O, int64_t R, int64_t I, ch_tensor *out);
+typedef ch_status ch_matmul_kernel(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor *out);
+/* c = alpha * op(a) @ op(b) + beta * c for 2-d a, b, c of one float dtype,
+ * c contiguous (beta == 0: c is not read). */
+typedef ch_status ch_gemm_kernel(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b,
+                                 double beta, ch_tensor *c);
+typedef ch_status ch_softmax_kernel(const ch_softmax_args *s);
+typedef ch_status ch_opt_update_kernel(const ch_opt_args *u);
+/* Gradient hooks in one pass over grad (in place, any layout):
+ * g = clip(scale*(g + decay*d), lower, upper), d = param or sign(param);
+ * param NULL when decay is 0. */
+typedef ch_status ch_grad_transform_kernel(ch_tensor *grad, const ch_tensor *param, double scale, double decay,
+                                           int decay_sign, double lower, double upper);
+/* *result = sum of squares of float x in float64, independent of threads. */
+typedef ch_status ch_sqnorm_kernel(const ch_tensor *x, double *result);
+/* gx = the gradient of activation op (a ch_act_grad_op) from its output y
+ * and upstream gy; contiguous tensors of one float dtype (float32/float64)
+ * and shape. */
+typedef ch_status ch_activation_grad_kernel(int op, const ch_tensor *y, const ch_tensor *gy, ch_tensor *gx);
+/* Local response normalization over axis 1 of contiguous x (N, C, S...):
+ * y and unit_scale allocated like x; `half` is n / 2. */
+typedef ch_status ch_lrn_forward_kernel(const ch_tensor *x, int64_t half, double k, double alpha, double beta,
+                                        ch_tensor *y, ch_tensor *unit_scale);
+typedef ch_status ch_lrn_backward_kernel(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale,
+                                         const ch_tensor *gy, int64_t half, double alpha, double beta, ch_tensor *gx);
+
+/* ---- the list ------------------------------------------------------------ */
+/* X(name): the table field `name` of type ch_<name>_kernel. */
+#define CH_KERNEL_LIST(X)      \
+    X(fill)                    \
+    X(elementwise)             \
+    X(where)                   \
+    X(axpby)                   \
+    X(reduce)                  \
+    X(cumulative)              \
+    X(matmul)                  \
+    X(gemm)                    \
+    X(softmax_forward)         \
+    X(softmax_backward)        \
+    X(softmax_cross_entropy)   \
+    X(sgd_update)              \
+    X(momentum_sgd_update)     \
+    X(corrected_momentum_sgd_update) \
+    X(nesterov_ag_update)      \
+    X(adagrad_update)          \
+    X(adadelta_update)         \
+    X(adam_update)             \
+    X(rmsprop_update)          \
+    X(rmsprop_graves_update)   \
+    X(smorms3_update)          \
+    X(msvag_update)            \
+    X(grad_transform)          \
+    X(sqnorm)                  \
+    X(activation_grad)         \
+    X(lrn_forward)             \
+    X(lrn_backward)
+
+/* several entries share a signature */
+typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;
+typedef ch_opt_update_kernel ch_sgd_update_kernel, ch_momentum_sgd_update_kernel,
+    ch_corrected_momentum_sgd_update_kernel, ch_nesterov_ag_update_kernel, ch_adagrad_update_kernel,
+    ch_adadelta_update_kernel, ch_adam_update_kernel, ch_rmsprop_update_kernel, ch_rmsprop_graves_update_kernel,
+    ch_smorms3_update_kernel, ch_msvag_update_kernel;
+
+#define CH_KERNEL_FIELD(name) ch_##name##_kernel *name;
+typedef struct ch_kernel_table {
+    CH_KERNEL_LIST(CH_KERNEL_FIELD)
+} ch_kernel_table;
+
+/* The list as one string ("fill elementwise where ..."), for the ABI check. */
+#define CH_KERNEL_NAME_STR(name) #name " "
+#define CH_KERNEL_LIST_STR CH_KERNEL_LIST(CH_KERNEL_NAME_STR)
+
+/* ---- lookup (core/kernels.c) -------------------------------------------- */
+/* The table of a device: the CPU's, the CUDA backend's, or an empty one. */
+const ch_kernel_table *ch_kernels(int device);
+/* The failure for a missing kernel: "<fn> has no kernel for cuda:0 yet;
+ * move the tensor with :to_cpu()". */
+ch_status ch_no_kernel(const char *fn, int device);
+
+/* In a front door: `k` = device dev's kernel `name`, or return the failure
+ * naming fn.  Use it before allocating anything.
+ *   CH_KERNEL(k, lrn_forward, x->dev, fn);  ...  CH_TRY(k(xc, ...)); */
+#define CH_KERNEL(var, name, dev, fn)                          \
+    ch_##name##_kernel *var = ch_kernels(dev)->name;           \
+    if (!var)                                                  \
+        return ch_no_kernel((fn), (dev))
+
+extern const ch_kernel_table ch_cpu_kernels;   /* cpu/kernel_table.c */
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * kernel_table.c -- the CUDA backend's kernel table (core/kernels.h), handed
+ * to the core at load time (init.c).  A kernel missing here is one the GPU
+ * does not have yet: the core's front door then fails with "<fn> has no
+ * kernel for cuda:N yet; move the tensor with :to_cpu()".  Adding one is
+ * its .cu (and host .c) file plus one line here.
+ */
+#include "backend.h"
+
+static ch_status softmax_forward(const ch_softmax_args *s) { return cu_softmax(CU_SOFTMAX_FWD, s); }
+static ch_status softmax_backward(const ch_softmax_args *s) { return cu_softmax(CU_SOFTMAX_BWD, s); }
+static ch_status softmax_cross_entropy(const ch_softmax_args *s) { return cu_softmax(CU_SOFTMAX_SCE, s); }
+static ch_status sgd(const ch_opt_args *u) { return cu_opt_update(CU_OPT_SGD, u); }
+static ch_status momentum(const ch_opt_args *u) { return cu_opt_update(CU_OPT_MOMENTUM, u); }
+static ch_status corrected_momentum(const ch_opt_args *u) { return cu_opt_update(CU_OPT_CMOMENTUM, u); }
+static ch_status nesterov(const ch_opt_args *u) { return cu_opt_update(CU_OPT_NESTEROV, u); }
+static ch_status adam(const ch_opt_args *u) { return cu_opt_update(CU_OPT_ADAM, u); }
+
+const ch_kernel_table cu_kernels = {
+    .fill = cu_fill,
+    .elementwise = cu_elementwise,
+    .where = cu_where,
+    .axpby = cu_axpby,
+    .reduce = cu_reduce,
+    .matmul = cu_matmul,
+    .gemm = cu_gemm,
+    .softmax_forward = softmax_forward,
+    .softmax_backward = softmax_backward,
+    .softmax_cross_entropy = softmax_cross_entropy,
+    .sgd_update = sgd,
+    .momentum_sgd_update = momentum,
+    .corrected_momentum_sgd_update = corrected_momentum,
+    .nesterov_ag_update = nesterov,
+    .adam_update = adam,
+    .activation_grad = cu_activation_grad,
+};

@@ -46,4 +46,9 @@ typedef struct ch_cuda_hooks {
 
 typedef int (*ch_cuda_init_fn)(ch_cuda_hooks *hooks);
 
+/* In libchainlua (core/cuda_loader.c): the table, and the backend's copy
+ * service once a GPU is usable (NULL before). */
+extern ch_cuda_hooks ch_cuda_table;
+extern ch_status (*ch_device_copy_hook)(ch_tensor *dst, const ch_tensor *src);
+
 #endif

@@ -17,9 +17,9 @@ extern void *(*ch_device_alloc_hook)(int device, size_t nbytes);
 extern void (*ch_device_free_hook)(int device, void *p, size_t nbytes);
 extern void (*ch_device_cache_free_hook)(int device);
 extern int64_t (*ch_device_cache_bytes_hook)(int device);
-extern ch_status (*ch_device_copy_hook)(ch_tensor *dst, const ch_tensor *src);
 
 ch_cuda_hooks ch_cuda_table;
+ch_status (*ch_device_copy_hook)(ch_tensor *dst, const ch_tensor *src) = NULL;
 static int loaded = -1;            /* -1 not tried, 0 failed, 1 loaded */
 static char info[768] = "CUDA backend not loaded";
 

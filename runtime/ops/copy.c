@@ -5,9 +5,9 @@
  * backend's copy service, which also moves data between host and device.
  */
 #include "prologue.h"
+#include "../core/cuda_hooks.h"
 
 /* Device-aware copy between same-shaped tensors. */
-ch_status (*ch_device_copy_hook)(ch_tensor *dst, const ch_tensor *src) = NULL;
 
 static ch_status copy_any(ch_tensor *dst, const ch_tensor *src) {
     if (dst->dev == CH_CPU && src->dev == CH_CPU)

@@ -29,4 +29,21 @@ ch_status ch_contiguous_all(const ch_tensor *const *in, int n, ch_dtype dt, ch_t
 /* Releases n tensors (NULL entries are fine). */
 void ch_release_all(ch_tensor **t, int n);
 
+/* ---- the kernel of a device (dispatch.c) --------------------------------- */
+/* The table of a device: the CPU's, the CUDA backend's, or an empty one. */
+const ch_kernel_table *ch_kernels(int device);
+/* The failure for a missing kernel: "<fn> has no kernel for cuda:0 yet;
+ * move the tensor with :to_cpu()". */
+ch_status ch_no_kernel(const char *fn, int device);
+
+/* In a front door: `k` = device dev's kernel `name`, or return the failure
+ * naming fn.  Use it before allocating anything.
+ *   CH_KERNEL(k, lrn_forward, x->dev, fn);  ...  CH_TRY(k(xc, ...)); */
+#define CH_KERNEL(var, name, dev, fn)                          \
+    ch_##name##_kernel *var = ch_kernels(dev)->name;           \
+    if (!var)                                                  \
+        return ch_no_kernel((fn), (dev))
+
+extern const ch_kernel_table ch_cpu_kernels;   /* cpu/kernel_table.c */
+
 #endif

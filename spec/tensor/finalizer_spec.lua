@@ -1,5 +1,5 @@
 -- Specs for the tensor handle's finalizer (tensor/core.lua, the chainlua_gc
--- module in runtime/luagc/): dead tensors release their C reference with
+-- module in runtime/host/chainlua_gc.c): dead tensors release their C reference with
 -- either finalizer, and the module is used when it sits next to libchainlua.
 local chainer = require 'chainer'
 local T = chainer.tensor

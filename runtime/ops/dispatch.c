@@ -1,11 +1,9 @@
 /*
- * kernels.c -- which kernel table serves a device (see kernels.h).
+ * dispatch.c -- which kernel table serves a device (core/kernels.h): the
+ * CPU's own, or the one the CUDA backend handed over when it loaded.
  */
-#include "internal.h"
-#include "kernels.h"
-#include "cuda_hooks.h"
-
-extern ch_cuda_hooks ch_cuda_table;
+#include "prologue.h"
+#include "../core/cuda_hooks.h"
 
 /* every entry NULL: a device whose backend is not loaded */
 static const ch_kernel_table no_kernels;

@@ -1,8 +1,6 @@
 -- Shared helpers for the dataset, datasets and iterators specs.
 local T = require 'chainer.tensor'
-local ffi = T.ffi
-
-pcall(ffi.cdef, 'int setenv(const char *name, const char *value, int overwrite); int unsetenv(const char *name);')
+local libc = require 'chainer._libc'
 
 local H = {}
 
@@ -15,9 +13,7 @@ function H.errors_with(f, ...)
   return tostring(err)
 end
 
-function H.setenv(k, v)
-  if v == nil then ffi.C.unsetenv(k) else ffi.C.setenv(k, v, 1) end
-end
+H.setenv = libc.setenv
 
 -- Runs fn with environment variables set (restored afterwards, even on error).
 function H.with_env(vars, fn)

@@ -11,6 +11,7 @@
 -- (keys train_x, train_y, test_x, test_y as uint8, Chainer's cache keys).
 local T = require 'chainer.tensor'
 local dl = require 'chainer.dataset.download'
+local fs = require 'chainer._fs'
 local files = require 'chainer.datasets.files'
 
 local M = {}
@@ -57,11 +58,11 @@ local function bin_folder(spec)
   local root = dl.get_dataset_root()
   local cand = { root .. '/' .. spec.dir .. '/' .. spec.folder, root .. '/' .. spec.folder }
   for _, d in ipairs(cand) do
-    if dl.exists(d .. '/' .. spec.test[1]) then return d, nil end
+    if fs.exists(d .. '/' .. spec.test[1]) then return d, nil end
   end
   local tar = files.raw_file(spec.fn, spec.dir, spec.tarball, spec.url)
-  local tmp = dl.temp_name(files.converted_dir('pfnet/chainer/cifar') .. '/extract')
-  if not dl.mkdir_p(tmp) or not dl.run(string.format('tar -xzf %s -C %s', dl.shell_quote(tar), dl.shell_quote(tmp))) then
+  local tmp = fs.temp_path(files.converted_dir('pfnet/chainer/cifar') .. '/extract')
+  if not fs.mkdir_p(tmp) or not dl.run(string.format('tar -xzf %s -C %s', dl.shell_quote(tar), dl.shell_quote(tmp))) then
     dl.run('rm -rf ' .. dl.shell_quote(tmp))
     error(string.format("%s: cannot extract '%s' (is it the binary version, %s?)", spec.fn, tar, spec.tarball), 3)
   end

@@ -16,6 +16,7 @@ local reporter_mod = require 'chainer.reporter'
 local triggers = require 'chainer.training.triggers'
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 
 local Trainer = class.Object:extend('Trainer')
 
@@ -172,7 +173,7 @@ end
 function Trainer:run(opts)
   opts = opts or {}
   if self._done then error('Trainer:run: cannot run the training loop more than once', 2) end
-  util.makedirs(self.out)
+  fs.mkdir_p(self.out)
   local entries = self:_sorted_entries()
   local n = #entries
   local exts, trigs = {}, {}

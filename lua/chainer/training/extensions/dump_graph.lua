@@ -8,6 +8,7 @@
 local extension = require 'chainer.training.extension'
 local cfg = require 'chainer.config'
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 
 local DumpGraph = extension.Extension:extend('DumpGraph')
 DumpGraph.default_name = 'dump_graph'
@@ -49,11 +50,11 @@ DumpGraph.__call = function(self, trainer)
     local cg = require('chainer.computational_graph').build_computational_graph({ var }, {
       variable_style = self._variable_style, function_style = self._function_style,
     })
-    util.makedirs(trainer.out)
-    local path = util.join(trainer.out, self._filename)
-    util.atomic_write(path, cg:dump())
+    fs.mkdir_p(trainer.out)
+    local path = fs.join(trainer.out, self._filename)
+    assert(fs.atomic_write(path, cg:dump()))
     if have_dot() then
-      local png = util.join(trainer.out, (self._filename:gsub('%.[^./]*$', '')) .. '.png')
+      local png = fs.join(trainer.out, (self._filename:gsub('%.[^./]*$', '')) .. '.png')
       os.execute(string.format("dot -Tpng '%s' -o '%s' >/dev/null 2>&1", path, png))
     end
   end)

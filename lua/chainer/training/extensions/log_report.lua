@@ -9,6 +9,7 @@ local extension = require 'chainer.training.extension'
 local reporter_mod = require 'chainer.reporter'
 local json = require 'chainer.utils.json'
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 
 local LogReport = extension.Extension:extend('LogReport')
 
@@ -59,8 +60,8 @@ LogReport.__call = function(self, trainer)
     self._log[#self._log + 1] = stats
     if self._log_name then
       local name = util.format_template(self._log_name, stats)
-      util.makedirs(trainer.out)
-      util.atomic_write(util.join(trainer.out, name), json.encode(json.array(self._log), { indent = 4 }))
+      fs.mkdir_p(trainer.out)
+      assert(fs.atomic_write(fs.join(trainer.out, name), json.encode(json.array(self._log), { indent = 4 })))
     end
     self._summary = reporter_mod.DictSummary()
   end

@@ -10,6 +10,7 @@ local extension = require 'chainer.training.extension'
 local reporter_mod = require 'chainer.reporter'
 local json = require 'chainer.utils.json'
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 local plot = require 'chainer.training.extensions._plot'
 
 local PlotReport = extension.Extension:extend('PlotReport')
@@ -70,8 +71,8 @@ PlotReport.__call = function(self, trainer)
     if not any then return end
     local fig = { series = series, x_label = self._x_key, marker = self._marker and true or false, grid = self._grid }
     if self._postprocess then self._postprocess(fig, trainer) end
-    util.makedirs(trainer.out)
-    self._path = util.join(trainer.out, self._file_name)
+    fs.mkdir_p(trainer.out)
+    self._path = fs.join(trainer.out, self._file_name)
     plot.write(self._path, fig, { min_interval = self._png_interval })
   end
 end

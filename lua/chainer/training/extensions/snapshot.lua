@@ -12,6 +12,7 @@
 -- --resume); n_retains keeps only the newest n files.
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 
 local Snapshot = extension.Extension:extend('_Snapshot')
 Snapshot.trigger = { 1, 'epoch' }
@@ -44,7 +45,7 @@ end
 function Snapshot:_matching_files(outdir)
   if type(self.filename) ~= 'string' then return {} end
   local pat, nfields = util.template_pattern(self.filename)
-  local names = util.listdir(outdir) or {}
+  local names = fs.listdir(outdir) or {}
   local found = {}
   for _, name in ipairs(names) do
     local caps = { name:match(pat) }
@@ -70,7 +71,7 @@ function Snapshot:initialize(trainer)
   local latest = files[#files]
   if latest then
     local target = self._target or trainer
-    serializers().load_npz(util.join(trainer.out, latest.name), target)
+    serializers().load_npz(fs.join(trainer.out, latest.name), target)
   end
 end
 
@@ -78,27 +79,18 @@ function Snapshot:_make_snapshot(trainer)
   local target = self._target or trainer
   local filename = util.format_template(self.filename, trainer)
   local outdir = trainer.out
-  util.makedirs(outdir)
-  local path = util.join(outdir, filename)
+  fs.mkdir_p(outdir)
+  local path = fs.join(outdir, filename)
   if self._writer then
     self._writer(filename, outdir, target)
   else
-    local tmp = util.temp_path(path)
     local save = self._savefun or serializers().save_npz
-    local ok, err = pcall(save, tmp, target)
-    if not ok then
-      os.remove(tmp)
-      error(err, 0)
-    end
-    local rok, rerr = os.rename(tmp, path)
-    if not rok then
-      os.remove(tmp)
-      error('snapshot: cannot move the snapshot into ' .. path .. ': ' .. tostring(rerr), 0)
-    end
+    local ok, err = fs.write_via_temp(path, function(tmp) save(tmp, target) end)
+    if not ok then error('snapshot: ' .. err, 0) end
   end
   if self.n_retains and self.n_retains > 0 then
     local files = self:_matching_files(outdir)
-    for i = 1, #files - self.n_retains do os.remove(util.join(outdir, files[i].name)) end
+    for i = 1, #files - self.n_retains do os.remove(fs.join(outdir, files[i].name)) end
   end
 end
 

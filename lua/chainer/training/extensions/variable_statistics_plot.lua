@@ -8,7 +8,7 @@
 -- percentile bands shaded: <stem>_data.png/.svg and <stem>_grad.png/.svg.
 local extension = require 'chainer.training.extension'
 local stats = require 'chainer.training.extensions._stats'
-local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 local plot = require 'chainer.training.extensions._plot'
 local T = require 'chainer.tensor'
 
@@ -88,8 +88,8 @@ VariableStatisticsPlot.__call = function(self, trainer)
         series[#series + 1] = { label = 'mean + std', points = up, color = '#2ca02c' }
         series[#series + 1] = { label = 'mean - std', points = lo, color = '#2ca02c' }
       end
-      util.makedirs(trainer.out)
-      local path = util.join(trainer.out, stem .. '_' .. kind .. '.png')
+      fs.mkdir_p(trainer.out)
+      local path = fs.join(trainer.out, stem .. '_' .. kind .. '.png')
       self._paths[kind] = path
       plot.write(path, { series = series, bands = bands, x_label = 'iteration', title = kind, marker = false, grid = true },
         { min_interval = 5 })

@@ -1,13 +1,20 @@
--- chainer.cuda.kernel: user-defined elementwise and reduction kernels
+-- chainer.user_kernel: user-defined elementwise and reduction kernels
 -- (CuPy's ElementwiseKernel / ReductionKernel, Chainer's cuda.elementwise /
--- cuda.reduce).  One kernel text runs on both devices: CPU tensors go to the
--- Lua translation (kernel_cpu.lua), CUDA tensors to an NVRTC-compiled CUDA
--- kernel (kernel_cuda.lua).  This file binds arguments: it checks counts,
--- devices and dtypes, binds type placeholders, broadcasts, allocates the
--- outputs and dispatches.
+-- cuda.reduce), i.e. a small compiler for kernel bodies written in C.
+--
+-- It lives here rather than under chainer/cuda/ because most of it is not
+-- CUDA: one kernel text runs on both devices, and the CPU path is the one
+-- every install has.  The pieces:
+--   init.lua          this file: binds arguments (counts, devices, dtypes,
+--                     type placeholders, broadcasting, outputs) and dispatches
+--   parse.lua         the front end: parameter lists and the body's C subset
+--   cpu_backend.lua   CPU tensors: the body translated to Lua over FFI pointers
+--   cuda_backend.lua  CUDA tensors: CUDA source compiled by NVRTC, disk-cached
+-- The user API stays chainer.cuda.elementwise / reduce / ElementwiseKernel /
+-- ReductionKernel (cuda/init.lua forwards here).
 local T = require 'chainer.tensor'
-local Pz = require 'chainer.cuda.kernel_parse'
-local CPU = require 'chainer.cuda.kernel_cpu'
+local Pz = require 'chainer.user_kernel.parse'
+local CPU = require 'chainer.user_kernel.cpu_backend'
 local ffi = require 'ffi'
 
 local M = {}
@@ -389,7 +396,7 @@ function Elementwise:__call(...)
   local outs = make_outputs(self, b, shape, nargs)
   self.given_outputs = nil
   if b.device >= 0 then
-    local G = require 'chainer.cuda.kernel_cuda'
+    local G = require 'chainer.user_kernel.cuda_backend'
     G.run_elementwise(self, b, shape)
   else
     self:run_cpu(b, shape)
@@ -410,7 +417,7 @@ function Elementwise:cuda_source(...)
   local shape = element_shape(self, b, opts, nargs)
   make_outputs(self, b, shape, nargs)
   self.given_outputs = nil
-  return require('chainer.cuda.kernel_cuda').prepare_elementwise(self, b, shape).src
+  return require('chainer.user_kernel.cuda_backend').prepare_elementwise(self, b, shape).src
 end
 
 function Elementwise:run_cpu(b, shape)
@@ -559,9 +566,9 @@ function Reduction:__call(...)
     for _, d in ipairs(outer) do n_out = n_out * full[d] end
     if n_reduced == 0 and n_out > 0 then kerr(self.name, 'zero-size reduction without an identity') end
   end
-  if self.source_only then return require('chainer.cuda.kernel_cuda').prepare_reduce(self, b, geom).src end
+  if self.source_only then return require('chainer.user_kernel.cuda_backend').prepare_reduce(self, b, geom).src end
   if b.device >= 0 then
-    local G = require 'chainer.cuda.kernel_cuda'
+    local G = require 'chainer.user_kernel.cuda_backend'
     G.run_reduce(self, b, geom)
   else
     self:run_cpu(b, geom)

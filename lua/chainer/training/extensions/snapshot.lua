@@ -10,6 +10,7 @@
 -- so a crash never leaves a half-written snapshot.  autoload loads the
 -- newest matching snapshot in <out> during initialize (resume without
 -- --resume); n_retains keeps only the newest n files.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
 local fs = require 'chainer._fs'
@@ -24,9 +25,17 @@ local function serializers()
   return s
 end
 
+-- Chainer's snapshot(savefun, filename, *, target, condition, writer,
+-- snapshot_on_error, n_retains, autoload) and snapshot_object(target,
+-- filename, savefun, *, ...); trigger and priority set the extension's own.
+local KEYWORDS = { 'target', 'condition', 'writer', 'snapshot_on_error', 'n_retains', 'autoload', 'trigger',
+  'priority' }
+local SNAPSHOT_SIGNATURE = args.signature({ 'savefun', 'filename' }, KEYWORDS)
+local OBJECT_SIGNATURE = args.signature({ 'savefun' }, { 'condition', 'writer', 'snapshot_on_error', 'n_retains',
+  'autoload', 'trigger', 'priority' })
+
 function Snapshot:init(opts)
-  opts = opts or {}
-  if type(opts) ~= 'table' then error('snapshot: options must be a table {filename =, ...}', 3) end
+  opts = args.options('snapshot', opts, SNAPSHOT_SIGNATURE, 3)
   if opts.savefun and opts.writer then error('snapshot: give savefun or writer, not both', 3) end
   self.filename = opts.filename or 'snapshot_iter_{.updater.iteration}'
   self._savefun = opts.savefun
@@ -109,21 +118,22 @@ end
 local M = {}
 M.Snapshot = Snapshot
 
--- snapshot(opts): the trainer (or opts.target) as an extension.
-function M.snapshot(opts)
-  return Snapshot(opts)
+-- snapshot(opts) / snapshot(savefun, filename, opts): the trainer (or
+-- opts.target) as an extension.
+function M.snapshot(...)
+  return Snapshot(args.parse_at(2, 'snapshot', SNAPSHOT_SIGNATURE, select('#', ...), ...))
 end
 
--- snapshot_object(target, filename, opts): one object (a model, an optimizer).
-function M.snapshot_object(target, filename, opts)
+-- snapshot_object(target, filename, opts) / (target, filename, savefun,
+-- opts): one object (a model, an optimizer).
+function M.snapshot_object(target, filename, ...)
   if type(target) ~= 'table' then
     error('snapshot_object: target must be a Link, an Optimizer or another serializable object', 2)
   end
   if type(filename) ~= 'string' and type(filename) ~= 'function' then
     error("snapshot_object: filename must be a template such as 'model_epoch-{.updater.epoch}'", 2)
   end
-  local o = {}
-  for k, v in pairs(opts or {}) do o[k] = v end
+  local o = args.parse_at(2, 'snapshot_object', OBJECT_SIGNATURE, select('#', ...), ...)
   o.target = target
   o.filename = filename
   return Snapshot(o)

@@ -10,6 +10,7 @@
 -- download.  Converted once into pfnet/chainer/cifar/cifar-10.npz
 -- (keys train_x, train_y, test_x, test_y as uint8, Chainer's cache keys).
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local dl = require 'chainer.dataset.download'
 local fs = require 'chainer._fs'
 local files = require 'chainer.datasets.files'
@@ -103,13 +104,12 @@ local function preprocess(x, y, o)
   return TupleDataset(images, y:astype('int32'))
 end
 
+-- Chainer's keyword arguments, by name only (get_cifar10{ndim = 1}).
+local OPTIONS = args.accept { 'withlabel', 'ndim', 'scale', 'dtype' }
+
 local function loader(spec)
   return function(opts)
-    if opts ~= nil and type(opts) ~= 'table' then
-      error(string.format('%s: options must be a table {withlabel =, ndim =, scale =, dtype =} (got %s)',
-        spec.fn, type(opts)), 2)
-    end
-    opts = opts or {}
+    opts = args.options(spec.fn, opts, OPTIONS)
     local o = { withlabel = opts.withlabel, ndim = opts.ndim or 3, scale = opts.scale or 1.0,
       dtype = opts.dtype or T.default_float }
     if o.withlabel == nil then o.withlabel = true end

@@ -9,6 +9,7 @@
 -- The reader below understands what these files use of MATLAB's level-5
 -- format: numeric matrices, stored plainly or zlib-compressed.
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local dl = require 'chainer.dataset.download'
 local files = require 'chainer.datasets.files'
 local ffi = T.ffi
@@ -127,11 +128,11 @@ local function split(name, fn)
   return x, y
 end
 
+-- Chainer's keyword arguments, by name only (get_svhn{add_extra = true}).
+local OPTIONS = args.accept { 'withlabel', 'scale', 'dtype', 'label_dtype', 'add_extra' }
+
 function M.get_svhn(opts)
-  if opts ~= nil and type(opts) ~= 'table' then
-    error(string.format('get_svhn: options must be a table (got %s)', type(opts)), 2)
-  end
-  opts = opts or {}
+  opts = args.options('get_svhn', opts, OPTIONS)
   local withlabel = opts.withlabel
   if withlabel == nil then withlabel = true end
   local scale, dtype = opts.scale or 1.0, opts.dtype or T.default_float

@@ -16,6 +16,16 @@ local T = require 'chainer.tensor'
 local Pz = require 'chainer.user_kernel.parse'
 local CPU = require 'chainer.user_kernel.cpu_backend'
 local ffi = require 'ffi'
+local accept_options = require('chainer._args').accept
+local check_options = require('chainer._args').options
+
+-- The option tables kernels take: at construction (CuPy's keyword
+-- arguments chainlua implements; reduce_dims is accepted, dimensions are
+-- always collapsed) and per call.
+local ELEMENTWISE_OPTIONS = accept_options { 'preamble', 'reduce_dims' }
+local REDUCTION_OPTIONS = accept_options { 'reduce_type', 'preamble', 'reduce_dims' }
+local ELEMENTWISE_CALL_OPTIONS = accept_options { 'size' }
+local REDUCTION_CALL_OPTIONS = accept_options { 'axis', 'keepdims' }
 
 local M = {}
 local kerr = Pz.kerr
@@ -360,7 +370,8 @@ function M.elementwise(in_params, out_params, body, name, options)
   make_params(self, in_params, out_params)
   if type(body) ~= 'string' then kerr(self.name, 'the body must be a string (got %s)', type(body)) end
   self.body = body
-  self.options = options or {}
+  self.label = 'kernel ' .. self.name   -- the prefix of its messages
+  self.options = check_options(self.label, options, ELEMENTWISE_OPTIONS)
   return self
 end
 
@@ -379,6 +390,7 @@ end
 
 function Elementwise:__call(...)
   local args, opts = split_args(...)
+  check_options(self.label, opts, ELEMENTWISE_CALL_OPTIONS)
   local nargs = #args
   local b = bind(self, args, opts)
   if nargs > #self.in_params then
@@ -408,6 +420,7 @@ end
 -- inspection and tests).
 function Elementwise:cuda_source(...)
   local args, opts = split_args(...)
+  check_options(self.label, opts, ELEMENTWISE_CALL_OPTIONS)
   local b = bind(self, args, opts)
   local nargs = #args
   if nargs > #self.in_params then
@@ -492,7 +505,8 @@ function M.reduce(in_params, out_params, map_expr, reduce_expr, post_map_expr, i
   self.map_expr, self.reduce_expr, self.post_map_expr = map_expr, reduce_expr, post_map_expr
   self.identity = identity ~= nil and tostring(identity) or nil
   if self.identity == '' then self.identity = nil end
-  self.options = options or {}
+  self.label = 'kernel ' .. self.name
+  self.options = check_options(self.label, options, REDUCTION_OPTIONS)
   self.reduce_type_name = self.options.reduce_type or self.out_params[1].type
   return self
 end
@@ -520,12 +534,7 @@ end
 
 function Reduction:__call(...)
   local args, opts = split_args(...)
-  opts = opts or {}
-  for key in pairs(opts) do
-    if key ~= 'axis' and key ~= 'keepdims' then
-      kerr(self.name, "unknown option '%s' (reduction kernels take axis and keepdims)", tostring(key))
-    end
-  end
+  opts = check_options(self.label, opts, REDUCTION_CALL_OPTIONS)
   local nargs = #args
   local b = bind(self, args, opts, true)
   local nin = #self.in_params

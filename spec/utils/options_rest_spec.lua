@@ -133,6 +133,14 @@ describe('constructors taking options', function()
     { 'save_npz', function() serializers.save_npz('/tmp/never.npz', model(), bad()) end },
     { 'load_npz', function() serializers.load_npz('/tmp/never.npz', model(), bad()) end },
     { 'NpzDeserializer', function() serializers.NpzDeserializer({}, bad()) end },
+    -- links and parameters (lua/chainer/link.lua, parameter.lua, sequential.lua)
+    { 'add_param', function() chainer.Link():add_param('W', { 2 }, bad { dtype = 'float32' }) end },
+    { 'params', function() model():params(bad()) end },
+    { 'namedlinks', function() model():namedlinks(bad()) end },
+    { 'copy', function() model():copy(bad { mode = 'copy' }) end },
+    { 'repeat_', function() model():repeat_(2, bad()) end },
+    { 'Sequential.repeat_', function() chainer.Sequential(L.Linear(1, 1)):repeat_(2, bad()) end },
+    { 'Parameter', function() chainer.Parameter(0, { 2 }, bad { name = 'W' }) end },
     -- others
     { 'PrintHook', function() chainer.function_hooks.PrintHook(bad()) end },
     { 'build_computational_graph', function()

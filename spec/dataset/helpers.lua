@@ -1,4 +1,5 @@
 -- Shared helpers for the dataset, datasets and iterators specs.
+local fs = require 'chainer._fs'
 local T = require 'chainer.tensor'
 local libc = require 'chainer._libc'
 
@@ -41,11 +42,7 @@ function H.write(path, s)
   f:close()
 end
 
-function H.exists(path)
-  local f = io.open(path, 'rb')
-  if f then f:close() return true end
-  return false
-end
+H.exists = fs.exists
 
 -- Big-endian uint32.
 function H.be32(v)

@@ -106,7 +106,8 @@ local function parse(level, fn, names, n, ...)
   if opts then
     for k, v in pairs(opts) do
       if acc[k] ~= true then
-        error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k), acc._list ~= '' and acc._list or 'none'), level)
+        error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k),
+          acc._list ~= '' and acc._list or 'none'), level)
       end
       if out[k] ~= nil then error(string.format('%s: %s given both positionally and in the options', fn, k), level) end
       out[k] = v

@@ -47,6 +47,25 @@ describe('_args.parse', function()
     assert.has_error(function() p(1, 2, 3, 4) end)
     assert.has_error(function() p(3, 4, { out_size = 5 }) end, 'L.Linear: out_size given both positionally and in the options')
   end)
+
+  it('accepts keyword-only names in the options table, never by position', function()
+    local KW = args.signature({ 'loop', 'shuffle' }, { 'repeat_' })
+    assert.same({ repeat_ = false }, args.parse('It', KW, 1, { repeat_ = false }))
+    assert.has_error(function() args.parse('It', KW, 3, true, true, false) end)
+    assert.has_error(function() args.parse('It', KW, 1, { rep = 1 }) end,
+      "It: unknown option 'rep' (accepted: loop, shuffle, repeat_)")
+  end)
+
+  it('parse_at blames the frame the caller names', function()
+    local SIG = args.signature { 'a' }
+    local function public(...)
+      local o = args.parse_at(2, 'public', SIG, select('#', ...), ...)   -- not a tail call: its frame counts
+      return o
+    end
+    local ok, err = pcall(function() public({ b = 1 }) end)   -- this line is the one blamed
+    assert.is_false(ok)
+    assert.matches('args_spec.lua:%d+: public: unknown option', err)
+  end)
 end)
 
 describe('_args arrays', function()

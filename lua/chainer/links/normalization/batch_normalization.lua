@@ -95,6 +95,16 @@ function BatchNormalization:_gamma_beta()
   return gamma, beta
 end
 
+-- The running averages' decay of a training forward: with finetune, the
+-- cumulative average over the N calls since start_finetuning().
+function BatchNormalization:_decay(opts)
+  if opts and opts.finetune then
+    rawset(self, 'N', self.N + 1)
+    return 1 - 1 / self.N
+  end
+  return self.decay
+end
+
 -- forward(x, {finetune = false})
 function BatchNormalization:forward(x, opts)
   local xd = U.data(x)
@@ -104,13 +114,8 @@ function BatchNormalization:forward(x, opts)
   local gamma, beta = self:_gamma_beta()
   local axis = self.axis
   if config.train then
-    local decay = self.decay
-    if opts and opts.finetune then
-      rawset(self, 'N', self.N + 1)
-      decay = 1 - 1 / self.N
-    end
     return F.batch_normalization(x, gamma, beta, { eps = self.eps, running_mean = self.avg_mean,
-      running_var = self.avg_var, decay = decay, axis = axis })
+      running_var = self.avg_var, decay = self:_decay(opts), axis = axis })
   end
   return F.fixed_batch_normalization(x, gamma, beta, self.avg_mean, self.avg_var, { eps = self.eps, axis = axis })
 end

@@ -30,13 +30,8 @@ function BatchRenormalization:forward(x, opts)
   if self.avg_mean == nil then self:_initialize_params(self:_param_shape(xd)) end
   local gamma, beta = self:_gamma_beta()
   if config.train then
-    local decay = self.decay
-    if opts and opts.finetune then
-      rawset(self, 'N', self.N + 1)
-      decay = 1 - 1 / self.N
-    end
     return F.batch_renormalization(x, gamma, beta, self.rmax, self.dmax, { eps = self.eps,
-      running_mean = self.avg_mean, running_var = self.avg_var, decay = decay,
+      running_mean = self.avg_mean, running_var = self.avg_var, decay = self:_decay(opts),
       update_statistics = self.update_statistics })
   end
   return F.fixed_batch_normalization(x, gamma, beta, self.avg_mean, self.avg_var, { eps = self.eps })

@@ -13,6 +13,7 @@
 -- NaN, as in Chainer.  Positions labelled ignore_label are left out.
 -- precision, recall and fbeta are Variables of y's dtype, support an int64
 -- Variable; none has a gradient.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local U = require 'chainer.functions.loss._util'
@@ -23,7 +24,7 @@ local function summary(fn, y, t, opts)
   local yd, td = U.data(fn, 'y', y, 3), U.data(fn, 't', t, 3)
   U.check_float(fn, 'y', yd, 3)
   U.check_int(fn, 't', td, 3)
-  local o = U.opts(fn, opts, 3)
+  local o = args.options(fn, opts, OPTIONS, 3)
   local ys, ts = yd.shape, td.shape
   local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]
   for i = 3, #ys do ok = ok and ts[i - 1] == ys[i] end

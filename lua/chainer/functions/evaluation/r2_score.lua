@@ -6,6 +6,7 @@
 -- 'uniform_average' returns their mean (0-d), 'raw_values' the columns.
 -- A Variable of pred's dtype, no gradient.  sample_weight is not supported
 -- (as in Chainer).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local U = require 'chainer.functions.loss._util'
@@ -17,7 +18,7 @@ function M.r2_score(pred, true_, opts)
   local pd, td = U.data(FN, 'pred', pred), U.data(FN, 'true', true_)
   U.check_float(FN, 'pred', pd)
   U.check_pair(FN, 'pred', pd, 'true', td)
-  local o = U.opts(FN, opts)
+  local o = args.options(FN, opts, OPTIONS)
   if o.sample_weight ~= nil and o.sample_weight ~= false then
     error(FN .. ': sample_weight is not supported (as in Chainer); leave it nil', 2)
   end

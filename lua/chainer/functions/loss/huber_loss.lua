@@ -6,6 +6,7 @@
 -- elsewhere.  reduce = 'sum_along_second_axis' sums over axis 1; 'no'
 -- keeps the elementwise loss.  gx = clip(d, -delta, delta) gy, gt = -gx; the
 -- backward is composed of FunctionNodes, so double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.loss._util'
@@ -44,7 +45,7 @@ end
 function M.huber_loss(x, t, delta, opts)
   local xd, td = U.data(FN, 'x', x), U.data(FN, 't', t)
   if type(delta) == 'table' and opts == nil then opts, delta = delta, delta.delta end
-  local o = U.opts(FN, opts)
+  local o = args.options(FN, opts, OPTIONS)
   if o.delta ~= nil and delta == nil then delta = o.delta end
   if type(delta) ~= 'number' then
     error(string.format('%s: delta must be a number (got %s)', FN, type(delta)), 2)

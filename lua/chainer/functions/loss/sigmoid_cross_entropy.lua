@@ -8,6 +8,7 @@
 -- false), never by less than 1; reduce = 'no' keeps the elementwise loss.
 -- Differentiable in x only; the backward (σ(x) - t) * mask * gy is
 -- composed of FunctionNodes, so double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.loss._util'
@@ -56,7 +57,7 @@ function M.sigmoid_cross_entropy(x, t, opts, reduce)
   U.check_int(fn, 't', td)
   -- Chainer's positional form (x, t, normalize, reduce)
   local o
-  if type(opts) == 'boolean' then o = { normalize = opts, reduce = reduce } else o = U.opts(fn, opts) end
+  if type(opts) == 'boolean' then o = { normalize = opts, reduce = reduce } else o = args.options(fn, opts, OPTIONS) end
   if not U.same_shape(xd, td) then
     error(string.format('%s: x and t must have the same shape (got %s and %s)', fn,
       T.shape_str(xd.shape), T.shape_str(td.shape)), 2)

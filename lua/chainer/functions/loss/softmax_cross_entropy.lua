@@ -18,6 +18,7 @@
 -- loss from log_softmax and products instead, so every order works.
 -- cache_score is accepted for compatibility (the fused kernel always keeps
 -- what backward needs).
+local args = require 'chainer._args'
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
@@ -174,7 +175,7 @@ function M.softmax_cross_entropy(x, t, opts)
   if not U.int_dtypes[td.dtype] then
     error(string.format('%s: labels t must be an integer tensor (int32 or int64), got %s', FN, td.dtype), 2)
   end
-  local o = U.opts(FN, opts)
+  local o = args.options(FN, opts, OPTIONS)
   local ignore = o.ignore_label
   if ignore == nil then ignore = -1 end
   if type(ignore) ~= 'number' or ignore ~= math.floor(ignore) then

@@ -2,6 +2,7 @@
 -- or false (Python None) for no bound.  The gradient passes where
 -- x_min <= x <= x_max (Chainer's rule) and is linear in gy, so double
 -- backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -28,7 +29,7 @@ function Clip:backward(idx, gys) return { gys[1] * self._mask } end
 
 -- F.clip(x, x_min, x_max) or F.clip(x, {x_min =, x_max =})
 function M.clip(x, x_min, x_max)
-  H.float_data(x, 'clip', 'x')
+  args.float_array('clip', 'x', x)
   if type(x_min) == 'table' then
     x_min, x_max = x_min.x_min, x_min.x_max
   elseif type(x_max) == 'table' then

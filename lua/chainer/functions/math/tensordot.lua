@@ -2,6 +2,7 @@
 -- F.tensordot(a, b, axes)), NumPy's tensordot: axes = n contracts the last
 -- n axes of a with the first n of b; {{axes of a}, {axes of b}} names them.
 -- The gradients are tensordots again (differentiable to any order).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -74,8 +75,8 @@ function TensorDot:backward(idx, gys)
 end
 
 function M.tensordot(a, b, axes)
-  local da = H.float_data(a, 'tensordot', 'a')
-  local db = H.float_data(b, 'tensordot', 'b')
+  local da = args.float_array('tensordot', 'a', a)
+  local db = args.float_array('tensordot', 'b', b)
   H.same_dtype(da, db, 'tensordot', 'a', 'b')
   if type(axes) == 'table' and axes.axes ~= nil then axes = axes.axes end
   if axes == nil then axes = 2 end

@@ -3,6 +3,7 @@
 -- from chainer's tensor RNG, or the given eps (a tensor shaped like mean).
 -- Sampled in training and test mode alike (as Chainer).  Composed of
 -- differentiable functions.  With return_eps, eps is the second result.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
@@ -18,7 +19,7 @@ function M.gaussian(mean, ln_var, opts)
     error(string.format('gaussian: mean %s %s and ln_var %s %s must have one shape and dtype', T.shape_str(md.shape),
       md.dtype, T.shape_str(ld.shape), ld.dtype), 2)
   end
-  opts = U.opts(fn, opts, { eps = true, return_eps = true }, 2)
+  opts = args.options(fn, opts, OPTIONS, { eps = true, return_eps = true }, 2)
   local eps
   if opts.eps ~= nil and opts.eps ~= false then
     eps = U.shaped(fn, 'eps', opts.eps, md.shape, md.dtype, 2)

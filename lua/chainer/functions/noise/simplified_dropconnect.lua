@@ -8,6 +8,7 @@
 -- x is flattened to (batch, in); b may be nil.  train = false is the plain
 -- linear layer (Chainer's explicit `train` argument, not config.train).
 -- Composed of differentiable functions.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
@@ -22,7 +23,7 @@ function M.simplified_dropconnect(x, W, b, opts)
   if type(b) == 'table' and getmetatable(b) == nil then b, opts = nil, b end
   local xd = U.float_data(fn, 'x', x, 2)
   local wd = U.float_data(fn, 'W', W, 2)
-  opts = U.opts(fn, opts, allowed, 2)
+  opts = args.options(fn, opts, OPTIONS, allowed, 2)
   if wd.ndim ~= 2 then error(string.format('simplified_dropconnect: W must be 2-d (out, in), got %d-d', wd.ndim), 2) end
   if xd.ndim < 1 then error('simplified_dropconnect: x must have a batch axis', 2) end
   local n, o, i = xd.shape[1], wd.shape[1], wd.shape[2]

@@ -2,6 +2,7 @@
 -- each element keeps the previous state h with probability ratio and takes
 -- the new x otherwise: y = h * flag_h + x * (1 - flag_h).  In test mode
 -- (chainer.config.train false) x is returned as is.  Linear in h and x.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local config = require('chainer.config').config
 local Variable = require 'chainer.variable'
@@ -21,7 +22,7 @@ function M.zoneout(h, x, opts)
   local hd = U.float_data(fn, 'h', h, 2)
   local xd = U.float_data(fn, 'x', x, 2)
   if type(opts) == 'number' then opts = { ratio = opts } end
-  opts = U.opts(fn, opts, { ratio = true }, 2)
+  opts = args.options(fn, opts, OPTIONS, { ratio = true }, 2)
   if not U.same_shape(hd.shape, xd.shape) or hd.dtype ~= xd.dtype then
     error(string.format('zoneout: h %s %s and x %s %s must have one shape and dtype', T.shape_str(hd.shape), hd.dtype,
       T.shape_str(xd.shape), xd.dtype), 2)

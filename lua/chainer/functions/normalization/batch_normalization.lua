@@ -15,6 +15,7 @@
 -- composed of differentiable functions, so double backprop works as in
 -- Chainer.  fixed_batch_normalization is composed of differentiable
 -- functions (all five inputs get gradients, to any order).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
@@ -90,7 +91,7 @@ function BNGrad:backward(idx, ggs)
 end
 
 local function check_param(fn, name, v, L, x, level)
-  local d = N.float_data(fn, name, v, level + 1)
+  local d = args.float_array(fn, name, v, level + 1)
   if not N.same_shape(d.shape, L.gshape) then
     error(string.format('%s: %s has shape %s, expected %s (the extents of the axes of x that are not reduced)', fn,
       name, N.shape_str(d.shape), N.shape_str(L.gshape)), level + 1)
@@ -113,8 +114,8 @@ local bn_allowed = { eps = true, running_mean = true, running_var = true, decay 
 
 function M.batch_normalization(x, gamma, beta, opts)
   local fn = 'batch_normalization'
-  local xd = N.float_data(fn, 'x', x, 2)
-  opts = N.opts(fn, opts, bn_allowed, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
+  opts = args.options(fn, opts, bn_allowed, 2)
   local L = N.layout(fn, xd.shape, opts.axis, 2)
   check_param(fn, 'gamma', gamma, L, xd, 2)
   check_param(fn, 'beta', beta, L, xd, 2)
@@ -142,8 +143,8 @@ local fbn_allowed = { eps = true, axis = true }
 
 function M.fixed_batch_normalization(x, gamma, beta, mean, var, opts)
   local fn = 'fixed_batch_normalization'
-  local xd = N.float_data(fn, 'x', x, 2)
-  opts = N.opts(fn, opts, fbn_allowed, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
+  opts = args.options(fn, opts, fbn_allowed, 2)
   local L = N.layout(fn, xd.shape, opts.axis, 2)
   check_param(fn, 'gamma', gamma, L, xd, 2)
   check_param(fn, 'beta', beta, L, xd, 2)

@@ -5,6 +5,7 @@
 -- then gamma, beta (C) scale and shift each channel.  Like Chainer, the
 -- normalization is batch normalization over the (1, N * groups, rest)
 -- view (the fused kernel; double backprop from BatchNormalizationGrad).
+local args = require 'chainer._args'
 local H = require 'chainer.functions.math._helpers'
 local N = require 'chainer.functions.normalization._util'
 local BN = require 'chainer.functions.normalization.batch_normalization'
@@ -14,13 +15,13 @@ local M = {}
 
 function M.group_normalization(x, groups, gamma, beta, opts)
   local fn = 'group_normalization'
-  local xd = N.float_data(fn, 'x', x, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
   if type(groups) ~= 'number' or groups < 1 or groups ~= math.floor(groups) then
     error(string.format('%s: groups must be a positive integer (got %s)', fn, tostring(groups)), 2)
   end
-  local gd = N.float_data(fn, 'gamma', gamma, 2)
-  local bd = N.float_data(fn, 'beta', beta, 2)
-  opts = N.opts(fn, opts, { eps = true }, 2)
+  local gd = args.float_array(fn, 'gamma', gamma, 2)
+  local bd = args.float_array(fn, 'beta', beta, 2)
+  opts = args.options(fn, opts, { eps = true }, 2)
   local eps = BN._number_opt(fn, 'eps', opts.eps, 1e-5, 2)
   local xs = xd.shape
   if #xs < 2 then error(string.format('%s: x must have at least 2 dimensions (N, C, ...), got %d-d', fn, #xs), 2) end

@@ -6,6 +6,7 @@
 -- the fused batch-norm kernel on the (1, rows, units) view (one "channel"
 -- per row, so double backprop comes from BatchNormalizationGrad); the
 -- affine part is a broadcast multiply-add.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local H = require 'chainer.functions.math._helpers'
 local N = require 'chainer.functions.normalization._util'
@@ -26,10 +27,10 @@ end
 
 function M.layer_normalization(x, gamma, beta, opts)
   local fn = 'layer_normalization'
-  local xd = N.float_data(fn, 'x', x, 2)
-  local gd = N.float_data(fn, 'gamma', gamma, 2)
-  local bd = N.float_data(fn, 'beta', beta, 2)
-  opts = N.opts(fn, opts, { eps = true }, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
+  local gd = args.float_array(fn, 'gamma', gamma, 2)
+  local bd = args.float_array(fn, 'beta', beta, 2)
+  opts = args.options(fn, opts, { eps = true }, 2)
   local eps = BN._number_opt(fn, 'eps', opts.eps, 1e-5, 2)
   local xs, gs = xd.shape, gd.shape
   if #xs < 2 or #gs < 1 or #gs >= #xs then

@@ -13,10 +13,11 @@ local U = require 'chainer.functions.loss._util'
 
 local M = {}
 local FN = 'r2_score'
+local OPTIONS = args.accept { 'sample_weight', 'multioutput' }
 
 function M.r2_score(pred, true_, opts)
-  local pd, td = U.data(FN, 'pred', pred), U.data(FN, 'true', true_)
-  U.check_float(FN, 'pred', pd)
+  local pd, td = args.array(FN, 'pred', pred), args.array(FN, 'true', true_)
+  args.float_array(FN, 'pred', pd)
   U.check_pair(FN, 'pred', pd, 'true', td)
   local o = args.options(FN, opts, OPTIONS)
   if o.sample_weight ~= nil and o.sample_weight ~= false then

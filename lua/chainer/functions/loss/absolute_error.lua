@@ -1,5 +1,6 @@
 -- functions/loss/absolute_error.lua: F.absolute_error(x0, x1) = |x0 - x1|
 -- elementwise; gx0 = sign(x0 - x1) gy (0 where x0 == x1), gx1 = -gx0.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.loss._util'
@@ -22,8 +23,8 @@ end
 
 function M.absolute_error(x0, x1)
   local fn = 'absolute_error'
-  local a, b = U.data(fn, 'x0', x0), U.data(fn, 'x1', x1)
-  U.check_float(fn, 'x0', a)
+  local a, b = args.array(fn, 'x0', x0), args.array(fn, 'x1', x1)
+  args.float_array(fn, 'x0', a)
   U.check_pair(fn, 'x0', a, 'x1', b)
   return setmetatable({}, AbsoluteError):apply({ x0, x1 })[1]
 end

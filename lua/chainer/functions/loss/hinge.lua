@@ -6,12 +6,14 @@
 -- ('L2'), summed and divided by N for reduce = 'mean', elementwise (N, K)
 -- for 'no'.  As in Chainer, the gradient of the 'mean' loss is not
 -- divided by N.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.loss._util'
 
 local M = {}
 local FN = 'hinge'
+local SIGNATURE = args.signature { 'norm', 'reduce' }
 
 local Hinge = FunctionNode:extend('Hinge')
 M.Hinge = Hinge
@@ -42,11 +44,10 @@ function Hinge:backward(idx, gys)
 end
 
 function M.hinge(x, t, norm, reduce)
-  local xd, td = U.data(FN, 'x', x), U.data(FN, 't', t)
-  local o
-  if type(norm) == 'table' then o = norm else o = { norm = norm, reduce = reduce } end
-  U.check_float(FN, 'x', xd)
-  U.check_int(FN, 't', td)
+  local xd, td = args.array(FN, 'x', x), args.array(FN, 't', t)
+  local o = args.parse(FN, SIGNATURE, 2, norm, reduce)
+  args.float_array(FN, 'x', xd)
+  args.int_array(FN, 't', td)
   U.check_ndim(FN, 'x', xd, 2)
   if td.ptr.nd ~= 1 or td.shape[1] ~= xd.shape[1] then
     error(string.format('%s: t must have shape (%d,) to match x of shape %s, got %s', FN, xd.shape[1],

@@ -13,6 +13,7 @@ local U = require 'chainer.functions.loss._util'
 
 local M = {}
 local FN = 'huber_loss'
+local SIGNATURE = args.signature { 'delta', 'reduce' }
 
 local HuberLoss = FunctionNode:extend('HuberLoss')
 M.HuberLoss = HuberLoss
@@ -43,14 +44,13 @@ function HuberLoss:backward(idx, gys)
 end
 
 function M.huber_loss(x, t, delta, opts)
-  local xd, td = U.data(FN, 'x', x), U.data(FN, 't', t)
-  if type(delta) == 'table' and opts == nil then opts, delta = delta, delta.delta end
-  local o = args.options(FN, opts, OPTIONS)
-  if o.delta ~= nil and delta == nil then delta = o.delta end
+  local xd, td = args.array(FN, 'x', x), args.array(FN, 't', t)
+  local o = args.parse(FN, SIGNATURE, 2, delta, opts)
+  delta = o.delta
   if type(delta) ~= 'number' then
     error(string.format('%s: delta must be a number (got %s)', FN, type(delta)), 2)
   end
-  U.check_float(FN, 'x', xd)
+  args.float_array(FN, 'x', xd)
   U.check_pair(FN, 'x', xd, 't', td)
   local reduce = U.reduce(FN, o.reduce, 'sum_along_second_axis', { 'sum_along_second_axis', 'no' })
   if reduce == 'sum_along_second_axis' and xd.ptr.nd < 2 then

@@ -12,11 +12,14 @@
 -- rows).  With return_samples = true the (B, sample_size + 1) int32 ids
 -- (column 0 = t) are returned as a second value.  Composed of
 -- FunctionNodes: differentiable in x and W, double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
+local Variable = require 'chainer.variable'
 local U = require 'chainer.functions.loss._util'
 
 local M = {}
 local FN = 'negative_sampling'
+local SIGNATURE = args.signature { 'reduce', 'return_samples' }
 
 local function draw(sampler, shape)
   if type(sampler) == 'function' then return sampler(shape) end
@@ -27,9 +30,9 @@ local function draw(sampler, shape)
 end
 
 function M.negative_sampling(x, t, W, sampler, sample_size, opts)
-  local xd, td, wd = U.data(FN, 'x', x), U.data(FN, 't', t), U.data(FN, 'W', W)
-  U.check_float(FN, 'x', xd)
-  U.check_int(FN, 't', td)
+  local xd, td, wd = args.array(FN, 'x', x), args.array(FN, 't', t), args.array(FN, 'W', W)
+  args.float_array(FN, 'x', xd)
+  args.int_array(FN, 't', td)
   U.check_ndim(FN, 'x', xd, 2)
   U.check_ndim(FN, 'W', wd, 2)
   if wd.dtype ~= xd.dtype then
@@ -46,11 +49,11 @@ function M.negative_sampling(x, t, W, sampler, sample_size, opts)
   if type(sample_size) ~= 'number' or sample_size < 0 or sample_size ~= math.floor(sample_size) then
     error(string.format('%s: sample_size must be a non-negative integer (got %s)', FN, tostring(sample_size)), 2)
   end
-  local o = type(opts) == 'table' and opts or { reduce = opts }
+  local o = args.parse(FN, SIGNATURE, 1, opts)
   local red = U.reduce(FN, o.reduce, 'sum', { 'sum', 'no' })
   local v = wd.shape[1]
   U.check_labels(FN, 't', td, v, -1)
-  local samples = U.as_array(draw(sampler, { b, sample_size + 1 }))
+  local samples = Variable.as_array(draw(sampler, { b, sample_size + 1 }))
   if not T.is_tensor(samples) or #samples.shape ~= 2 or samples.shape[1] ~= b or samples.shape[2] ~= sample_size + 1 then
     error(string.format('%s: the sampler must return an integer tensor of shape (%d, %d)', FN, b, sample_size + 1), 2)
   end

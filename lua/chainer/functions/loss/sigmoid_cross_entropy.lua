@@ -15,6 +15,8 @@ local U = require 'chainer.functions.loss._util'
 
 local M = {}
 
+local SIGNATURE = args.signature { 'normalize', 'reduce' }
+
 local SigmoidCrossEntropy = FunctionNode:extend('SigmoidCrossEntropy')
 M.SigmoidCrossEntropy = SigmoidCrossEntropy
 
@@ -52,12 +54,11 @@ end
 
 function M.sigmoid_cross_entropy(x, t, opts, reduce)
   local fn = 'sigmoid_cross_entropy'
-  local xd, td = U.data(fn, 'x', x), U.data(fn, 't', t)
-  U.check_float(fn, 'x', xd)
-  U.check_int(fn, 't', td)
+  local xd, td = args.array(fn, 'x', x), args.array(fn, 't', t)
+  args.float_array(fn, 'x', xd)
+  args.int_array(fn, 't', td)
   -- Chainer's positional form (x, t, normalize, reduce)
-  local o
-  if type(opts) == 'boolean' then o = { normalize = opts, reduce = reduce } else o = args.options(fn, opts, OPTIONS) end
+  local o = args.parse(fn, SIGNATURE, 2, opts, reduce)
   if not U.same_shape(xd, td) then
     error(string.format('%s: x and t must have the same shape (got %s and %s)', fn,
       T.shape_str(xd.shape), T.shape_str(td.shape)), 2)

@@ -30,6 +30,7 @@ local global_hooks = require('chainer.function_hook').list
 
 local M = {}
 local FN = 'softmax_cross_entropy'
+local OPTIONS = args.accept { 'normalize', 'class_weight', 'ignore_label', 'reduce', 'enable_double_backprop' }
 
 local box_loss = ffi.new('ch_tensor*[1]')
 local box_grad = ffi.new('ch_tensor*[1]')
@@ -170,11 +171,9 @@ local function class_weight_arg(cw, xd)
 end
 
 function M.softmax_cross_entropy(x, t, opts)
-  local xd, td = U.data(FN, 'x', x), U.data(FN, 't', t)
-  U.check_float(FN, 'x', xd)
-  if not U.int_dtypes[td.dtype] then
-    error(string.format('%s: labels t must be an integer tensor (int32 or int64), got %s', FN, td.dtype), 2)
-  end
+  local xd, td = args.array(FN, 'x', x), args.array(FN, 't', t)
+  args.float_array(FN, 'x', xd)
+  args.int_array(FN, 'labels t', td)
   local o = args.options(FN, opts, OPTIONS)
   local ignore = o.ignore_label
   if ignore == nil then ignore = -1 end

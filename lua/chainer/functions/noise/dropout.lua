@@ -17,13 +17,13 @@ local M = {}
 local Dropout = U.MulConstant:extend('Dropout')
 M.Dropout = Dropout
 
-local allowed = { ratio = true, mask = true, return_mask = true }
+local OPTIONS = args.accept { 'ratio', 'mask', 'return_mask' }
 
 function M.dropout(x, ratio, opts)
   local fn = 'dropout'
-  local d = U.float_data(fn, 'x', x, 2)
+  local d = args.float_array(fn, 'x', x, 2)
   if type(ratio) == 'table' then ratio, opts = nil, ratio end
-  opts = args.options(fn, opts, OPTIONS, allowed, 2)
+  opts = args.options(fn, opts, OPTIONS)
   if ratio == nil then ratio = opts.ratio end
   if ratio == nil then ratio = 0.5 end
   if type(ratio) ~= 'number' or ratio < 0 or ratio >= 1 then

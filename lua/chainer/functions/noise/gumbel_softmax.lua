@@ -10,11 +10,13 @@ local U = require 'chainer.functions.noise._util'
 
 local M = {}
 
+local OPTIONS = args.accept { 'tau', 'axis' }
+
 function M.gumbel_softmax(log_p, opts)
   local fn = 'gumbel_softmax'
-  local d = U.float_data(fn, 'log_p', log_p, 2)
+  local d = args.float_array(fn, 'log_p', log_p, 2)
   if type(opts) == 'number' then opts = { tau = opts } end
-  opts = args.options(fn, opts, OPTIONS, { tau = true, axis = true }, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local tau = opts.tau or 0.1
   if type(tau) ~= 'number' or tau <= 0 then
     error(string.format('gumbel_softmax: tau must be a positive number (got %s)', tostring(tau)), 2)

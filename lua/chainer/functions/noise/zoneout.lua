@@ -7,8 +7,11 @@ local T = require 'chainer.tensor'
 local config = require('chainer.config').config
 local Variable = require 'chainer.variable'
 local U = require 'chainer.functions.noise._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
+
+local OPTIONS = args.accept { 'ratio' }
 
 local Zoneout = require('chainer.function_node'):extend('Zoneout')
 M.Zoneout = Zoneout
@@ -19,11 +22,11 @@ end
 
 function M.zoneout(h, x, opts)
   local fn = 'zoneout'
-  local hd = U.float_data(fn, 'h', h, 2)
-  local xd = U.float_data(fn, 'x', x, 2)
+  local hd = args.float_array(fn, 'h', h, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
   if type(opts) == 'number' then opts = { ratio = opts } end
-  opts = args.options(fn, opts, OPTIONS, { ratio = true }, 2)
-  if not U.same_shape(hd.shape, xd.shape) or hd.dtype ~= xd.dtype then
+  opts = args.options(fn, opts, OPTIONS)
+  if not shape_equal(hd, xd.shape) or hd.dtype ~= xd.dtype then
     error(string.format('zoneout: h %s %s and x %s %s must have one shape and dtype', T.shape_str(hd.shape), hd.dtype,
       T.shape_str(xd.shape), xd.dtype), 2)
   end

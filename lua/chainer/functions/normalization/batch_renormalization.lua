@@ -20,9 +20,7 @@ local BN = require 'chainer.functions.normalization.batch_normalization'
 
 local M = {}
 
-local allowed = {
-  eps = true, running_mean = true, running_var = true, decay = true, update_statistics = true, axis = true,
-}
+local OPTIONS = args.accept { 'eps', 'running_mean', 'running_var', 'decay', 'update_statistics', 'axis' }
 
 function M.batch_renormalization(x, gamma, beta, rmax, dmax, opts)
   local fn = 'batch_renormalization'
@@ -33,7 +31,7 @@ function M.batch_renormalization(x, gamma, beta, rmax, dmax, opts)
   if type(dmax) ~= 'number' or dmax < 0 then
     error(string.format('%s: dmax must be a number >= 0 (got %s)', fn, tostring(dmax)), 2)
   end
-  opts = args.options(fn, opts, allowed, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local L = N.layout(fn, xd.shape, opts.axis, 2)
   BN._check_param(fn, 'gamma', gamma, L, xd, 2)
   BN._check_param(fn, 'beta', beta, L, xd, 2)

@@ -13,11 +13,13 @@ local N = require 'chainer.functions.normalization._util'
 
 local M = {}
 
+local OPTIONS = args.accept { 'eps', 'axis' }
+
 function M.normalize(x, opts)
   local fn = 'normalize'
   local xd = args.float_array(fn, 'x', x, 2)
   if type(opts) == 'number' then opts = { eps = opts } end
-  opts = args.options(fn, opts, { eps = true, axis = true }, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local eps = opts.eps or 1e-5
   if type(eps) ~= 'number' or eps < 0 then
     error(string.format('%s: eps must be a non-negative number (got %s)', fn, tostring(eps)), 2)

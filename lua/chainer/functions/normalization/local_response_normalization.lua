@@ -40,7 +40,7 @@ function LRNGrad:backward()
   error('local_response_normalization: double backprop is not supported (as in Chainer)', 2)
 end
 
-local allowed = { n = true, k = true, alpha = true, beta = true }
+local OPTIONS = args.accept { 'n', 'k', 'alpha', 'beta' }
 
 function M.local_response_normalization(x, opts)
   local fn = 'local_response_normalization'
@@ -48,7 +48,7 @@ function M.local_response_normalization(x, opts)
   if xd.ndim < 2 then
     error(string.format('%s: x must have at least 2 dimensions (N, C, ...), got %d-d', fn, xd.ndim), 2)
   end
-  opts = args.options(fn, opts, allowed, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local n = opts.n or 5
   if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
     error(string.format('%s: n must be a positive integer (got %s)', fn, tostring(n)), 2)

@@ -7,7 +7,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
 local FN = 'binary_accuracy'
@@ -16,7 +16,7 @@ function M.binary_accuracy(y, t)
   local yd, td = args.array(FN, 'y', y), args.array(FN, 't', t)
   args.float_array(FN, 'y', yd)
   args.int_array(FN, 't', td)
-  if not U.same_shape(yd, td) then
+  if not shape_equal(yd, td.shape) then
     error(string.format('%s: y and t must have the same shape (got %s and %s)', FN, T.shape_str(yd.shape),
       T.shape_str(td.shape)), 2)
   end

@@ -2,17 +2,15 @@
 -- functions (not user functions; the family index does not export them).
 --
 -- Besides argument checks, this holds a few small differentiable nodes the
--- losses are composed from (sigmoid, softplus, log_softmax and logsumexp
--- along an axis, row gather), each with a backward built from other
+-- losses are composed from (sigmoid, softplus, log_softmax along axis 1,
+-- row gather), each with a backward built from other
 -- FunctionNodes so that the losses built on them support double backprop.
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local U = {}
-
-local as_array = Variable.as_array
-U.as_array = as_array
 
 -- Lazily required sibling functions (they require each other's modules).
 local fns = {}
@@ -35,53 +33,10 @@ U.F = F
 ---------------------------------------------------------------------------
 -- argument checks
 ---------------------------------------------------------------------------
-local function typename(x)
-  if type(x) == 'table' and x._is_variable then return 'a Variable without data' end
-  return type(x)
-end
-
--- The tensor of a Variable/tensor argument, or a clear error.
-function U.data(fn, arg, x, level)
-  local d = as_array(x)
-  if not T.is_tensor(d) then
-    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, arg, typename(x)), (level or 2) + 1)
-  end
-  return d
-end
-
-local float_dtypes = { float16 = true, float32 = true, float64 = true }
-U.float_dtypes = float_dtypes
-
-function U.check_float(fn, arg, d, level)
-  if not float_dtypes[d.dtype] then
-    error(string.format('%s: %s must be a float tensor (float16, float32 or float64), got %s', fn, arg, d.dtype),
-      (level or 2) + 1)
-  end
-end
-
-local int_dtypes = { int8 = true, int16 = true, int32 = true, int64 = true, uint8 = true }
-U.int_dtypes = int_dtypes
-
-function U.check_int(fn, arg, d, level)
-  if not int_dtypes[d.dtype] then
-    error(string.format('%s: %s must be an integer tensor (int32 or int64), got %s', fn, arg, d.dtype),
-      (level or 2) + 1)
-  end
-end
-
-function U.shape_str(s) return T.shape_str(s) end
-
-function U.same_shape(a, b)
-  local sa, sb = a.shape, b.shape
-  if #sa ~= #sb then return false end
-  for i = 1, #sa do if sa[i] ~= sb[i] then return false end end
-  return true
-end
-
 -- Two inputs of the same shape and dtype.
 function U.check_pair(fn, an, a, bn, b, level)
   level = (level or 2) + 1
-  if not U.same_shape(a, b) then
+  if not shape_equal(a, b.shape) then
     error(string.format('%s: %s and %s must have the same shape (got %s and %s)', fn, an, bn,
       T.shape_str(a.shape), T.shape_str(b.shape)), level)
   end
@@ -94,15 +49,6 @@ function U.check_ndim(fn, arg, d, nd, level)
   if d.ptr.nd ~= nd then
     error(string.format('%s: %s must be %d-d, got shape %s', fn, arg, nd, T.shape_str(d.shape)), (level or 2) + 1)
   end
-end
-
--- Options: a trailing table; anything else is an error naming fn.
-function U.opts(fn, o, level)
-  if o == nil then return {} end
-  if type(o) ~= 'table' or T.is_tensor(o) or o._is_variable then
-    error(string.format('%s: options must be a table (got %s)', fn, type(o)), (level or 2) + 1)
-  end
-  return o
 end
 
 -- reduce option against a list of allowed values.
@@ -142,15 +88,9 @@ function U.check_labels(fn, arg, t, n, ignore, level)
   end
 end
 
--- A constant float tensor of dtype like d from a boolean/int mask.
-function U.mask_like(m, d) return m:astype(d.dtype) end
-
 ---------------------------------------------------------------------------
 -- small differentiable nodes
 ---------------------------------------------------------------------------
--- x * c for a constant tensor c (broadcast), differentiable in x only.
-function U.mulc(x, c) return x * c end
-
 -- sigmoid(x) = 1 / (1 + exp(-x)); d/dx = y (1 - y).
 local Sigmoid = FunctionNode:extend('Sigmoid')
 U.Sigmoid = Sigmoid
@@ -185,28 +125,6 @@ local function expand_axis(g, shape, axis)
   return F('broadcast_to')(F('reshape')(g, s), shape)
 end
 U.expand_axis = expand_axis
-
--- logsumexp along one axis (removed); d/dx = exp(x - y).
-local LogSumExp = FunctionNode:extend('LogSumExp')
-U.LogSumExp = LogSumExp
-function LogSumExp:forward(inputs)
-  self:retain_inputs({ 1 })
-  self:retain_outputs({ 1 })
-  local x = inputs[1]
-  self._shape = x.shape
-  return { T.logsumexp(x, { axis = self.axis }) }
-end
-function LogSumExp:backward(idx, gys)
-  local x = self:get_retained_inputs()[1]
-  local y = self:get_retained_outputs()[1]
-  local shape, axis = self._shape, self.axis
-  return { expand_axis(gys[1], shape, axis) * F('exp')(x - expand_axis(y, shape, axis)) }
-end
-function U.logsumexp(x, axis)
-  local f = setmetatable({}, LogSumExp)
-  f.axis = axis
-  return f:apply({ x })[1]
-end
 
 -- log_softmax along axis 1; d/dx = gy - exp(y) * sum(gy, axis 1).
 local LogSoftmax = FunctionNode:extend('LogSoftmax')
@@ -265,7 +183,7 @@ end
 
 -- F.mean of everything: sum(x) / size.
 function U.mean_all(x)
-  local d = as_array(x)
+  local d = Variable.as_array(x)
   return F('sum')(x) * (1 / math.max(1, tonumber(d.ptr.numel)))
 end
 

@@ -12,6 +12,7 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.loss._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
 
@@ -59,7 +60,7 @@ function M.sigmoid_cross_entropy(x, t, opts, reduce)
   args.int_array(fn, 't', td)
   -- Chainer's positional form (x, t, normalize, reduce)
   local o = args.parse(fn, SIGNATURE, 2, opts, reduce)
-  if not U.same_shape(xd, td) then
+  if not shape_equal(xd, td.shape) then
     error(string.format('%s: x and t must have the same shape (got %s and %s)', fn,
       T.shape_str(xd.shape), T.shape_str(td.shape)), 2)
   end

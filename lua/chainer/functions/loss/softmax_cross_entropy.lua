@@ -24,6 +24,7 @@ local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local config = require('chainer.config').config
 local U = require 'chainer.functions.loss._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
 local global_hooks = require('chainer.function_hook').list
@@ -191,7 +192,7 @@ function M.softmax_cross_entropy(x, t, opts)
     -- same checks as the kernel (shape, label range) before composing
     local ts = xd.shape
     table.remove(ts, 2)
-    if not U.same_shape(td, { shape = ts }) then
+    if not shape_equal(td, ts) then
       error(string.format('%s: labels t of shape %s do not fit x of shape %s (expected x\'s shape without axis 1)',
         FN, T.shape_str(td.shape), T.shape_str(xd.shape)), 2)
     end

@@ -17,6 +17,7 @@
 -- The transpose of StridedScatter(from, to) is StridedScatter(to, from),
 -- so the gradient is differentiable to any order (Chainer stops at the
 -- first).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.array._util'
@@ -199,11 +200,11 @@ local option_names = { shape = true, strides = true, storage_offset = true }
 -- F.as_strided(x, shape, strides, storage_offset): any of the three may
 -- instead come by name in a trailing options table.
 function M.as_strided(x, shape, strides, storage_offset)
-  local d = U.data(FN, x, 'x')
+  local d = args.array(FN, 'x', x)
   local o
-  if U.is_opts(shape) then o, shape, strides, storage_offset = shape, nil, nil, nil
-  elseif U.is_opts(strides) then o, strides, storage_offset = strides, nil, nil
-  elseif U.is_opts(storage_offset) then o, storage_offset = storage_offset, nil end
+  if args.is_options(shape) then o, shape, strides, storage_offset = shape, nil, nil, nil
+  elseif args.is_options(strides) then o, strides, storage_offset = strides, nil, nil
+  elseif args.is_options(storage_offset) then o, storage_offset = storage_offset, nil end
   if o then
     for k in pairs(o) do
       if not option_names[k] then

@@ -8,6 +8,7 @@
 -- (runtime/cpu/conv.c, shared with convolution_nd).  The gradient is
 -- col2im, wrapped in its own node (Col2Im) whose gradient is im2col again,
 -- so double backprop works.
+local args = require 'chainer._args'
 local core = require 'chainer.tensor.core'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.array._util'
@@ -15,6 +16,8 @@ local U = require 'chainer.functions.array._util'
 local ffi, C, check, wrap, box = core.ffi, core.C, core.check, core.wrap, core.box
 
 local M = {}
+
+local SIGNATURE = args.signature { 'ksize', 'stride', 'pad', 'cover_all', 'dilate' }
 
 local Im2Col = FunctionNode:extend('Im2Col')
 local Col2Im = FunctionNode:extend('Col2Im')
@@ -134,15 +137,14 @@ end
 
 -- F.im2col(x, ksize, stride = 1, pad = 0, cover_all = false, dilate = 1)
 function M.im2col(x, ksize, stride, pad, cover_all, dilate)
-  local v = U.args('im2col', { 'ksize', 'stride', 'pad', 'cover_all', 'dilate' }, ksize, stride, pad, cover_all,
-    dilate)
-  local d = U.data('im2col', x)
+  local v = args.parse('im2col', SIGNATURE, 5, ksize, stride, pad, cover_all, dilate)
+  local d = args.array('im2col', 'x', x)
   if d.dtype ~= 'float32' and d.dtype ~= 'float64' then
     error('im2col: x must be float32 or float64 (got ' .. d.dtype .. ')', 2)
   end
-  if v[1] == nil then error('im2col: ksize is required', 2) end
+  if v.ksize == nil then error('im2col: ksize is required', 2) end
   local f = setmetatable({}, Im2Col)
-  f.geom = M._geometry('im2col', d.shape, v[1], v[2], v[3], v[4], v[5])
+  f.geom = M._geometry('im2col', d.shape, v.ksize, v.stride, v.pad, v.cover_all, v.dilate)
   return f:apply({ x })[1]
 end
 

@@ -1,6 +1,7 @@
 -- functions/array/select_item.lua: F.select_item(x, t): y[i] = x[i, t[i]]
 -- for x (B, N) and integer t (B).  The gradient scatters gy into zeros
 -- (SelectItemGrad), whose own gradient is select_item again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
@@ -41,7 +42,7 @@ end
 
 -- F.select_item(x, t)
 function M.select_item(x, t)
-  local d = U.data('select_item', x)
+  local d = args.array('select_item', 'x', x)
   local tt = Variable.as_array(t)
   if not T.is_tensor(tt) then error('select_item: t must be an integer tensor or Variable', 2) end
   if not tt.dtype:find('int') then error('select_item: t must be an integer array (got ' .. tt.dtype .. ')', 2) end

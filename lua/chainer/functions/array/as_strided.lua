@@ -195,27 +195,14 @@ local function tuple(t)
   return '(' .. table.concat(t, ', ') .. ')'
 end
 
-local option_names = { shape = true, strides = true, storage_offset = true }
+local SIGNATURE = args.signature { 'shape', 'strides', 'storage_offset' }
 
 -- F.as_strided(x, shape, strides, storage_offset): any of the three may
 -- instead come by name in a trailing options table.
 function M.as_strided(x, shape, strides, storage_offset)
   local d = args.array(FN, 'x', x)
-  local o
-  if args.is_options(shape) then o, shape, strides, storage_offset = shape, nil, nil, nil
-  elseif args.is_options(strides) then o, strides, storage_offset = strides, nil, nil
-  elseif args.is_options(storage_offset) then o, storage_offset = storage_offset, nil end
-  if o then
-    for k in pairs(o) do
-      if not option_names[k] then
-        error(string.format("%s: unknown option '%s' (expected shape, strides or storage_offset)", FN,
-          tostring(k)), 2)
-      end
-    end
-    if shape == nil then shape = o.shape end
-    if strides == nil then strides = o.strides end
-    if storage_offset == nil then storage_offset = o.storage_offset end
-  end
+  local o = args.parse(FN, SIGNATURE, 3, shape, strides, storage_offset)
+  shape, strides, storage_offset = o.shape, o.strides, o.storage_offset
   shape = int_list(shape, 'shape', true)
   strides = int_list(strides, 'strides', false)
   if #strides ~= #shape then

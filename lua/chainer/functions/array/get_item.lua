@@ -21,6 +21,8 @@ local U = require 'chainer.functions.array._util'
 
 local M = {}
 
+local OPTIONS = args.accept { 'slices' }
+
 local GetItem = FunctionNode:extend('GetItem')
 local GetItemGrad = FunctionNode:extend('GetItemGrad')
 M.GetItem, M.GetItemGrad = GetItem, GetItemGrad
@@ -115,7 +117,8 @@ M._named = named
 -- F.get_item(x, slices)
 function M.get_item(x, slices)
   local d = args.array('get_item', 'x', x)
-  if args.is_options(slices) and slices.slices ~= nil then slices = slices.slices end
+  -- Chainer's keyword form get_item(x, slices=...) arrives as {slices = ...}
+  if args.is_options(slices) and next(slices) ~= nil then slices = args.options('get_item', slices, OPTIONS).slices end
   local terms, adv = parse_terms('get_item', slices)
   if adv then
     local take = require('chainer.functions.array._take')._take

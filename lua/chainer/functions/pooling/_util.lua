@@ -1,4 +1,4 @@
--- functions/pooling/_util.lua: argument parsing and the four linear window
+-- functions/pooling/_util.lua: argument checks and the four linear window
 -- nodes every pooling function is made of (not exported into F).
 --
 --   WindowPool    y[o] = sum / mean of x over window o        (average pooling)
@@ -11,10 +11,9 @@
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
+local args = require 'chainer._args'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
-local as_array, is_tensor = Variable.as_array, T.is_tensor
 
 local U = {}
 
@@ -35,57 +34,9 @@ end
 local function back(y, dt) if dt then return y:astype(dt) end return y end
 
 -- ---- arguments --------------------------------------------------------
--- A plain table with no array part (or empty) is an options table; {2, 3}
--- is a tuple argument.
-local function is_opts(v)
-  return type(v) == 'table' and getmetatable(v) == nil and v[1] == nil
-end
-U.is_opts = is_opts
-
--- Collects Chainer's positional arguments (names, in order) and a trailing
--- options table into one table; unknown option names are errors.
-function U.args(fn, names, allowed, ...)
-  local n = select('#', ...)
-  local o = {}
-  for i = 1, n do
-    local v = select(i, ...)
-    if is_opts(v) then
-      if i < n then
-        error(string.format('%s: the options table must be the last argument', fn), 3)
-      end
-      for k, val in pairs(v) do
-        if not allowed[k] then
-          error(string.format("%s: unknown option '%s'", fn, tostring(k)), 3)
-        end
-        if o[k] == nil then o[k] = val end
-      end
-    elseif v ~= nil then
-      if i > #names then
-        error(string.format('%s: too many arguments (expected at most %d after the inputs)', fn, #names), 3)
-      end
-      o[names[i]] = v
-    end
-  end
-  return o
-end
-
--- The tensor of a Variable or tensor argument.
-function U.data(fn, name, v, level)
-  local d = as_array(v)
-  if not is_tensor(d) then
-    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, type(v)), (level or 2) + 1)
-  end
-  return d
-end
-
-local floats = { float16 = true, float32 = true, float64 = true }
 -- x must be a float (N, C, *nsp) tensor.
 function U.check_x(fn, x, nsp, level)
-  local d = U.data(fn, 'x', x, (level or 2) + 1)
-  if not floats[d.dtype] then
-    error(string.format('%s: x must be a float tensor (float16, float32 or float64; got %s)', fn, d.dtype),
-      (level or 2) + 1)
-  end
+  local d = args.float_array(fn, 'x', x, (level or 2) + 1)
   if nsp and d.ndim ~= nsp + 2 then
     error(string.format('%s: x must be %d-d (N, C, %d spatial axes), got %d-d with shape %s', fn, nsp + 2, nsp,
       d.ndim, T.shape_str(d.shape)), (level or 2) + 1)
@@ -225,7 +176,5 @@ end
 function MaxPooling:backward(idx, gys)
   return { node(IndexScatter, self.geo, nil, self.indexes):apply({ gys[1] })[1] }
 end
-
-function U.shape_of(d) return d.shape end
 
 return U

@@ -5,17 +5,17 @@
 -- the int32 tensor of argmax positions inside each window (0 ..
 -- prod(ksize)-1), the `indexes` upsampling_2d takes.  The gradient is a
 -- scatter to the argmax cells, itself differentiable (a gather).
+local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
 
 local M = {}
 M.MaxPoolingND = U.MaxPooling
 
-local names = { 'ksize', 'stride', 'pad', 'cover_all', 'return_indices' }
-local allowed = { ksize = true, stride = true, pad = true, cover_all = true, return_indices = true }
+local SIGNATURE = args.signature { 'ksize', 'stride', 'pad', 'cover_all', 'return_indices' }
 
 local function max_pooling(fn, nsp, x, ...)
   local d = U.check_x(fn, x, nsp, 3)
-  local o = U.args(fn, names, allowed, ...)
+  local o = args.parse(fn, SIGNATURE, select('#', ...), ...)
   nsp = nsp or d.ndim - 2
   local k, s, p = U.geometry(fn, o, nsp, 3)
   local cover_all = o.cover_all ~= false

@@ -3,17 +3,17 @@
 -- adjoint of sum pooling; every input cell is copied into its ksize window
 -- of the output (overlapping windows add up).  outsize defaults to
 -- Chainer's get_deconv_outsize.  Linear (its gradient is window sums).
+local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
 
 local M = {}
 M.UnpoolingND = U.WindowSpread
 
-local names = { 'ksize', 'stride', 'pad', 'outsize', 'cover_all' }
-local allowed = { ksize = true, stride = true, pad = true, outsize = true, cover_all = true }
+local SIGNATURE = args.signature { 'ksize', 'stride', 'pad', 'outsize', 'cover_all' }
 
 local function unpooling(fn, nsp, x, ...)
   local d = U.check_x(fn, x, nsp, 3)
-  local o = U.args(fn, names, allowed, ...)
+  local o = args.parse(fn, SIGNATURE, select('#', ...), ...)
   nsp = nsp or d.ndim - 2
   if nsp > 3 then error(string.format('%s: at most 3 spatial axes are supported (got %d)', fn, nsp), 3) end
   local k, s, p = U.geometry(fn, o, nsp, 3)

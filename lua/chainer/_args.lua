@@ -76,11 +76,17 @@ end
 
 -- Chainer's positional arguments with a trailing options table, as one
 -- table name -> value: parse(fn, names, n, ...) with names the accepted
--- arguments in Chainer's order (an accept() set or a list), n = select('#', ...).
+-- arguments in Chainer's order (a signature() or a list), n = select('#', ...).
 -- Positional values fill the names in order; a trailing plain table
 -- (is_options) holds the rest by name.  Unknown names, too many positional
 -- values and a name given both ways are errors.
 function M.parse(fn, names, n, ...)
+  return M.parse_at(2, fn, names, n, ...) -- a tail call: the levels stay those of parse's caller
+end
+
+-- parse with an explicit error level (for a helper that parses on behalf
+-- of a public function: 3 blames the public function's caller).
+function M.parse_at(level, fn, names, n, ...)
   local acc = names._names and names or M.accept(names)
   local order = acc._order or (names[1] ~= nil and names) or acc._names
   local out = {}
@@ -96,7 +102,7 @@ function M.parse(fn, names, n, ...)
   end
   if last > #order then
     error(string.format('%s: too many positional arguments (%d given, at most %d: %s)', fn, last, #order,
-      table.concat(order, ', ')), 3)
+      table.concat(order, ', ')), level + 1)
   end
   for i = 1, last do
     local v = select(i, ...)
@@ -105,20 +111,27 @@ function M.parse(fn, names, n, ...)
   if opts then
     for k, v in pairs(opts) do
       if acc[k] ~= true then
-        error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k), table.concat(order, ', ')), 3)
+        error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k),
+          acc._in_order or table.concat(order, ', ')), level + 1)
       end
-      if out[k] ~= nil then error(string.format('%s: %s given both positionally and in the options', fn, k), 3) end
+      if out[k] ~= nil then error(string.format('%s: %s given both positionally and in the options', fn, k), level + 1) end
       out[k] = v
     end
   end
   return out
 end
 
--- An ordered set for parse(): keeps Chainer's argument order.
-function M.signature(names)
-  local acc = M.accept(names)
+-- An ordered set for parse(): Chainer's positional arguments in order,
+-- then its keyword-only ones (accepted by name only), e.g.
+--   args.signature({ 'stride', 'pad', 'cover_all' }, { 'dilate', 'groups' })
+function M.signature(names, keyword_only)
+  local all = {}
+  for i, n in ipairs(names) do all[i] = n end
+  for _, n in ipairs(keyword_only or {}) do all[#all + 1] = n end
+  local acc = M.accept(all)
   acc._order = {}
   for i, n in ipairs(names) do acc._order[i] = n end
+  acc._in_order = table.concat(all, ', ')
   return acc
 end
 

@@ -11,6 +11,7 @@
 --   gx = deconvolution(gy, W), gW = ConvolutionGradW(x, gy), gb = sum(gy),
 -- and ConvolutionGradW's own backward is again a deconvolution and a
 -- convolution.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.connection._util'
@@ -180,14 +181,14 @@ end
 ---------------------------------------------------------------------------
 -- user functions
 ---------------------------------------------------------------------------
-local conv_names = { 'stride', 'pad', 'cover_all' }
-local conv_known = { stride = true, pad = true, cover_all = true, dilate = true, groups = true }
+-- Chainer: convolution_nd(x, W, b=None, stride=1, pad=0, cover_all=False, *, dilate=1, groups=1)
+local CONV_SIGNATURE = args.signature({ 'stride', 'pad', 'cover_all' }, { 'dilate', 'groups' })
+local DILATED_SIGNATURE = args.signature { 'stride', 'pad', 'dilate', 'cover_all' }
 
 -- Shared by convolution_1d/2d/3d/nd and dilated_convolution_2d.
 -- want_nsp: required number of spatial axes (nil: any >= 1).
 local function convolution(fn, want_nsp, x, W, b, opts)
-  local xd, Wd, bd, nsp, groups = U.conv_args(fn, want_nsp, x, W, b, opts, conv_known,
-    'C_out, C_in/groups, kernel...')
+  local xd, Wd, bd, nsp, groups = U.conv_args(fn, want_nsp, x, W, b, opts, 'C_out, C_in/groups, kernel...')
   local cin, cout, wcin = xd.shape[2], Wd.shape[1], Wd.shape[2]
   if cin ~= wcin * groups then
     error(string.format('%s: x has %d input channels but W expects %d (W.shape[1]=%d x groups=%d)', fn, cin,
@@ -224,35 +225,32 @@ M._convolution = convolution
 
 function M.convolution_nd(x, W, b, ...)
   local opts
-  b, opts = U.split_args('convolution_nd', b, conv_names, ...)
+  b, opts = U.split_args('convolution_nd', b, CONV_SIGNATURE, ...)
   return convolution('convolution_nd', nil, x, W, b, opts)
 end
 
 function M.convolution_1d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('convolution_1d', b, conv_names, ...)
+  b, opts = U.split_args('convolution_1d', b, CONV_SIGNATURE, ...)
   return convolution('convolution_1d', 1, x, W, b, opts)
 end
 
 function M.convolution_2d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('convolution_2d', b, conv_names, ...)
+  b, opts = U.split_args('convolution_2d', b, CONV_SIGNATURE, ...)
   return convolution('convolution_2d', 2, x, W, b, opts)
 end
 
 function M.convolution_3d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('convolution_3d', b, conv_names, ...)
+  b, opts = U.split_args('convolution_3d', b, CONV_SIGNATURE, ...)
   return convolution('convolution_3d', 3, x, W, b, opts)
 end
 
 -- Chainer: dilated_convolution_2d(x, W, b=None, stride=1, pad=0, dilate=1, cover_all=False)
 function M.dilated_convolution_2d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('dilated_convolution_2d', b, { 'stride', 'pad', 'dilate', 'cover_all' }, ...)
-  if opts.groups ~= nil then
-    error("dilated_convolution_2d: unknown option 'groups' (expected one of: cover_all, dilate, pad, stride)", 2)
-  end
+  b, opts = U.split_args('dilated_convolution_2d', b, DILATED_SIGNATURE, ...)
   return convolution('dilated_convolution_2d', 2, x, W, b, opts)
 end
 

@@ -8,6 +8,7 @@
 -- gradient of a convolution with respect to its input: the forward is the
 -- convolution's data-gradient kernel, the backward a convolution and a
 -- filter gradient (see convolution_nd.lua), so it is differentiable again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local U = require 'chainer.functions.connection._util'
 local conv = require 'chainer.functions.connection.convolution_nd'
@@ -15,11 +16,11 @@ local conv = require 'chainer.functions.connection.convolution_nd'
 local M = {}
 M.Deconvolution = conv.Deconvolution
 
-local names = { 'stride', 'pad', 'outsize' }
-local known = { stride = true, pad = true, outsize = true, dilate = true, groups = true }
+-- Chainer: deconvolution_nd(x, W, b=None, stride=1, pad=0, outsize=None, *, dilate=1, groups=1)
+local SIGNATURE = args.signature({ 'stride', 'pad', 'outsize' }, { 'dilate', 'groups' })
 
 local function deconvolution(fn, want_nsp, x, W, b, opts)
-  local xd, Wd, bd, nsp, groups = U.conv_args(fn, want_nsp, x, W, b, opts, known, 'C_in, C_out/groups, kernel...')
+  local xd, Wd, bd, nsp, groups = U.conv_args(fn, want_nsp, x, W, b, opts, 'C_in, C_out/groups, kernel...')
   local cin = xd.shape[2]
   if cin ~= Wd.shape[1] then
     error(string.format('%s: x has %d input channels but W.shape[0] is %d', fn, cin, Wd.shape[1]), 3)
@@ -69,25 +70,25 @@ end
 
 function M.deconvolution_nd(x, W, b, ...)
   local opts
-  b, opts = U.split_args('deconvolution_nd', b, names, ...)
+  b, opts = U.split_args('deconvolution_nd', b, SIGNATURE, ...)
   return deconvolution('deconvolution_nd', nil, x, W, b, opts)
 end
 
 function M.deconvolution_1d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('deconvolution_1d', b, names, ...)
+  b, opts = U.split_args('deconvolution_1d', b, SIGNATURE, ...)
   return deconvolution('deconvolution_1d', 1, x, W, b, opts)
 end
 
 function M.deconvolution_2d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('deconvolution_2d', b, names, ...)
+  b, opts = U.split_args('deconvolution_2d', b, SIGNATURE, ...)
   return deconvolution('deconvolution_2d', 2, x, W, b, opts)
 end
 
 function M.deconvolution_3d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('deconvolution_3d', b, names, ...)
+  b, opts = U.split_args('deconvolution_3d', b, SIGNATURE, ...)
   return deconvolution('deconvolution_3d', 3, x, W, b, opts)
 end
 

@@ -3,7 +3,6 @@
 -- the gradient passes where 0 < x < z.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}

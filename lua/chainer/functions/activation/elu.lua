@@ -6,7 +6,6 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 

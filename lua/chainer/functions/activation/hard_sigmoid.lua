@@ -2,7 +2,6 @@
 -- clip(0.2 * x + 0.5, 0, 1); gradient 0.2 where -2.5 < x < 2.5.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}

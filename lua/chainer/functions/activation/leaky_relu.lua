@@ -2,7 +2,6 @@
 -- x where x >= 0, slope * x elsewhere.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}

@@ -2,7 +2,6 @@
 -- channel axis (size C) is split into C / pool_size groups of pool_size and
 -- the maximum of each group is kept.  Composed of reshape and max.
 local args = require 'chainer._args'
-local T = require 'chainer.tensor'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}

@@ -4,7 +4,6 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 local config = require('chainer.config').config
 local global_hooks = require('chainer.function_hook').list

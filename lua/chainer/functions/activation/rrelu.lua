@@ -6,8 +6,6 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local config = require('chainer.config').config
-local Variable = require 'chainer.variable'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}

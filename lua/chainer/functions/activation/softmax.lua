@@ -7,7 +7,6 @@
 --   log_softmax:  gx = gy - exp(y) * sum(gy)
 --     d/dgy = ggx - sum(ggx * exp(y));  d/dy = -ggx * exp(y) * sum(gy)
 local args = require 'chainer._args'
-local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'

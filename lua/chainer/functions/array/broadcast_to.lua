@@ -3,7 +3,6 @@
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
 local args = require 'chainer._args'
-local T = require 'chainer.tensor'
 
 local M = {}
 

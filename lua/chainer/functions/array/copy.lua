@@ -2,9 +2,7 @@
 -- (-1 or 'cpu' for the CPU, n or 'cuda:n' for a GPU).  The gradient is
 -- copied back to x's device.  The output never shares memory with x.
 local args = require 'chainer._args'
-local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
 

@@ -13,7 +13,6 @@
 -- any order the sampler supports.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
 

@@ -3,7 +3,6 @@
 -- Both are a reshape, a transpose and a reshape, as in Chainer, so the
 -- gradients (and theirs) come from those nodes.
 local args = require 'chainer._args'
-local U = require 'chainer.functions.array._util'
 local reshape = require('chainer.functions.array.reshape').reshape
 local transpose = require('chainer.functions.array.transpose').transpose
 

@@ -11,7 +11,6 @@
 local args = require 'chainer._args'
 local core = require 'chainer.tensor.core'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.array._util'
 
 local ffi, C, check, wrap, box = core.ffi, core.C, core.check, core.wrap, core.box
 

@@ -9,7 +9,6 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
 

@@ -13,7 +13,6 @@
 -- floor(i * H/out_h).
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.array._util'
 local reshape = require('chainer.functions.array.reshape').reshape
 local transpose = require('chainer.functions.array.transpose').transpose
 

@@ -18,7 +18,6 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.array._util'
 local reshape = require('chainer.functions.array.reshape').reshape
 local transpose = require('chainer.functions.array.transpose').transpose
 

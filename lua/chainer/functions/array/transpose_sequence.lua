@@ -7,7 +7,6 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
 

@@ -8,7 +8,6 @@
 -- gemm), so every order of gradient is available.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.connection._util'
 
 local M = {}
 

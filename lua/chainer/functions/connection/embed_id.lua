@@ -7,7 +7,6 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.connection._util'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 local config = require('chainer.config').config

@@ -16,7 +16,6 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
 
 local M = {}
 

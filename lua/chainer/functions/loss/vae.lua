@@ -8,7 +8,6 @@
 -- reduce: 'sum' (a 0-d Variable), 'mean' (over all elements) or 'no'
 -- (elementwise).  Composed of FunctionNodes; double backprop works.
 local args = require 'chainer._args'
-local T = require 'chainer.tensor'
 local U = require 'chainer.functions.loss._util'
 
 local M = {}

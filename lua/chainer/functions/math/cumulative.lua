@@ -9,7 +9,6 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}

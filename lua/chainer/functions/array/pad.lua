@@ -65,8 +65,6 @@ function M.pad(x, pad_width, mode, opts)
   local d = args.array('pad', 'x', x)
   pad_width, mode = v.pad_width, v.mode
   local value = v.constant_values
-  if type(mode) == 'table' then value = mode.constant_values; mode = mode.mode end
-  if type(value) == 'table' then value = value.constant_values end -- an empty options table
   if mode == nil or mode == false then mode = 'constant' end
   if value == nil or value == false then value = 0 end
   if pad_width == nil then error('pad: pad_width is required', 2) end

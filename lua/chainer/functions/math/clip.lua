@@ -8,6 +8,8 @@ local FunctionNode = require 'chainer.function_node'
 
 local M = {}
 
+local SIGNATURE = args.signature { 'x_min', 'x_max' }
+
 local Clip = FunctionNode:extend('Clip')
 M.Clip = Clip
 
@@ -29,11 +31,8 @@ function Clip:backward(idx, gys) return { gys[1] * self._mask } end
 -- F.clip(x, x_min, x_max) or F.clip(x, {x_min =, x_max =})
 function M.clip(x, x_min, x_max)
   args.float_array('clip', 'x', x)
-  if type(x_min) == 'table' then
-    x_min, x_max = x_min.x_min, x_min.x_max
-  elseif type(x_max) == 'table' then
-    x_max = x_max.x_max
-  end
+  local o = args.parse('clip', SIGNATURE, 2, x_min, x_max)
+  x_min, x_max = o.x_min, o.x_max
   if x_min == nil then x_min = false end
   if x_max == nil then x_max = false end
   if x_min and type(x_min) ~= 'number' then error('clip: x_min must be a number or nil (got ' .. type(x_min) .. ')', 2) end

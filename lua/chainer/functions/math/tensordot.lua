@@ -9,6 +9,8 @@ local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
+local OPTIONS = args.accept { 'axes' }
+
 local TensorDot = FunctionNode:extend('TensorDot')
 M.TensorDot = TensorDot
 
@@ -78,7 +80,8 @@ function M.tensordot(a, b, axes)
   local da = args.float_array('tensordot', 'a', a)
   local db = args.float_array('tensordot', 'b', b)
   H.same_dtype(da, db, 'tensordot', 'a', 'b')
-  if type(axes) == 'table' and axes.axes ~= nil then axes = axes.axes end
+  -- Chainer's keyword form tensordot(a, b, axes=...) arrives as {axes = ...}
+  if args.is_options(axes) and next(axes) ~= nil then axes = args.options('tensordot', axes, OPTIONS).axes end
   if axes == nil then axes = 2 end
   local na, nb = da.ptr.nd, db.ptr.nd
   local ca, cb = {}, {}

@@ -290,9 +290,11 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
 end
 M._n_step = n_step
 
+local ACTIVATION_OPTIONS = args.accept { 'activation' }
+
 local function activation_of(fn, activation)
   if type(activation) == 'table' and not T.is_tensor(activation) and not activation._is_variable then
-    activation = activation.activation
+    activation = args.options(fn, activation, ACTIVATION_OPTIONS, 3).activation
   end
   if activation == nil or activation == false then activation = 'tanh' end
   if activation ~= 'tanh' and activation ~= 'relu' then

@@ -9,6 +9,7 @@
 -- col2im, wrapped in its own node (Col2Im) whose gradient is im2col again,
 -- so double backprop works.
 local args = require 'chainer._args'
+local Window = require 'chainer.functions._window'
 local core = require 'chainer.tensor.core'
 local FunctionNode = require 'chainer.function_node'
 
@@ -27,14 +28,6 @@ local function i64(list)
   for i = 1, #list do a[i - 1] = list[i] end
   return a
 end
-
--- Chainer's conv_outsize.
-local function outsize(size, k, s, p, cover_all, d)
-  local dk = k + (k - 1) * (d - 1)
-  if cover_all then return math.floor((size + p * 2 - dk + s - 1) / s) + 1 end
-  return math.floor((size + p * 2 - dk) / s) + 1
-end
-M._outsize = outsize
 
 local function im2col_raw(x, g)
   check(C.ch_conv_im2col(x.ptr, g.nsp, i64(g.ksize), i64(g.stride), i64(g.pad), i64(g.dilate), i64(g.out), box), 3)
@@ -86,25 +79,6 @@ function Col2Im:backward(_, ggs)
   return { f:apply({ ggs[1] })[1] }
 end
 
-local function tuple(fn, v, n, name, default)
-  if v == nil or v == false then v = default end
-  local r = {}
-  if type(v) == 'number' then
-    for i = 1, n do r[i] = v end
-  elseif type(v) == 'table' and #v == n then
-    for i = 1, n do r[i] = v[i] end
-  else
-    error(string.format('%s: %s must be an integer or a table of %d integers (got %s)', fn, name, n,
-      type(v) == 'table' and ('a table of ' .. #v) or tostring(v)), 4)
-  end
-  for i = 1, n do
-    if type(r[i]) ~= 'number' or r[i] ~= math.floor(r[i]) then
-      error(string.format('%s: %s must hold integers (got %s)', fn, name, tostring(r[i])), 4)
-    end
-  end
-  return r
-end
-
 -- Validated geometry for an (N, C, *spatial) input.
 function M._geometry(fn, shape, ksize, stride, pad, cover_all, dilate)
   local nsp = #shape - 2
@@ -113,10 +87,10 @@ function M._geometry(fn, shape, ksize, stride, pad, cover_all, dilate)
       #shape), 3)
   end
   local g = { nsp = nsp, in_size = {}, out = {}, kprod = 1 }
-  g.ksize = tuple(fn, ksize, nsp, 'ksize')
-  g.stride = tuple(fn, stride, nsp, 'stride', 1)
-  g.pad = tuple(fn, pad, nsp, 'pad', 0)
-  g.dilate = tuple(fn, dilate, nsp, 'dilate', 1)
+  g.ksize = Window.tuple(fn, 'ksize', ksize, nsp, nil, nil, 3)
+  g.stride = Window.tuple(fn, 'stride', stride, nsp, 1, nil, 3)
+  g.pad = Window.tuple(fn, 'pad', pad, nsp, 0, nil, 3)
+  g.dilate = Window.tuple(fn, 'dilate', dilate, nsp, 1, nil, 3)
   for a = 1, nsp do
     local k, s, p, d = g.ksize[a], g.stride[a], g.pad[a], g.dilate[a]
     if k < 1 or s < 1 or d < 1 or p < 0 then
@@ -124,7 +98,7 @@ function M._geometry(fn, shape, ksize, stride, pad, cover_all, dilate)
         '(axis %d: ksize %d, stride %d, pad %d, dilate %d)', fn, a - 1, k, s, p, d), 3)
     end
     g.in_size[a] = shape[a + 2]
-    g.out[a] = outsize(shape[a + 2], k, s, p, cover_all and true or false, d)
+    g.out[a] = Window.outsize(shape[a + 2], k, s, p, cover_all and true or false, d)
     if g.out[a] < 1 then
       error(string.format('%s: the kernel (%d, dilated to %d) does not fit the padded input size %d on ' ..
         'spatial axis %d', fn, k, k + (k - 1) * (d - 1), shape[a + 2] + 2 * p, a - 1), 3)

@@ -1,5 +1,5 @@
--- functions/connection/_util.lua: argument checks and geometry shared by
--- the connection functions (not exported into F).
+-- functions/connection/_util.lua: argument checks and C-kernel buffers
+-- shared by the connection functions (not exported into F).
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local args = require 'chainer._args'
@@ -41,41 +41,6 @@ function M.conv_args(fn, want_nsp, x, W, b, opts, w_axes)
     error(string.format('%s: groups must be a positive integer (got %s)', fn, tostring(groups)), level)
   end
   return xd, Wd, bd, nsp, groups
-end
-
--- An int or an n-tuple -> Lua array of n integers.
-function M.tuple(fn, name, v, n, default, min)
-  if v == nil or v == false then v = default end
-  local out = {}
-  if type(v) == 'number' then
-    for i = 1, n do out[i] = v end
-  elseif type(v) == 'table' and #v == n then
-    for i = 1, n do out[i] = v[i] end
-  else
-    error(string.format('%s: %s must be an integer or a table of %d integers (got %s)', fn, name, n,
-      type(v) == 'table' and ('a table of ' .. #v) or tostring(v)), 4)
-  end
-  for i = 1, n do
-    local x = out[i]
-    if type(x) ~= 'number' or x ~= math.floor(x) or (min and x < min) then
-      error(string.format('%s: %s must hold integers%s (got %s)', fn, name,
-        min and (' >= ' .. min) or '', tostring(x)), 4)
-    end
-  end
-  return out
-end
-
--- Chainer's get_conv_outsize / get_deconv_outsize.
-function M.conv_outsize(size, k, s, p, cover_all, d)
-  local dk = k + (k - 1) * (d - 1)
-  if cover_all then return math.floor((size + p * 2 - dk + s - 1) / s) + 1 end
-  return math.floor((size + p * 2 - dk) / s) + 1
-end
-
-function M.deconv_outsize(size, k, s, p, cover_all, d)
-  local dk = (k - 1) * d + 1
-  if cover_all then return s * (size - 1) + dk - s + 1 - 2 * p end
-  return s * (size - 1) + dk - 2 * p
 end
 
 -- Reusable int64 argument buffers for the C kernels.

@@ -15,6 +15,7 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.connection._util'
+local Window = require 'chainer.functions._window'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 local i64 = U.i64
@@ -205,13 +206,13 @@ local function convolution(fn, want_nsp, x, W, b, opts)
       error(string.format('%s: x and b have different dtypes (%s and %s)', fn, xd.dtype, bd.dtype), 3)
     end
   end
-  local stride = U.tuple(fn, 'stride', opts.stride, nsp, 1, 1)
-  local pad = U.tuple(fn, 'pad', opts.pad, nsp, 0, 0)
-  local dilate = U.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1)
+  local stride = Window.tuple(fn, 'stride', opts.stride, nsp, 1, 1, 3)
+  local pad = Window.tuple(fn, 'pad', opts.pad, nsp, 0, 0, 3)
+  local dilate = Window.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1, 3)
   local cover_all = opts.cover_all and true or false
   local in_size, ksize, out_size = spatial(xd, nsp), spatial(Wd, nsp), {}
   for i = 1, nsp do
-    local o = U.conv_outsize(in_size[i], ksize[i], stride[i], pad[i], cover_all, dilate[i])
+    local o = Window.outsize(in_size[i], ksize[i], stride[i], pad[i], cover_all, dilate[i])
     if o <= 0 then
       error(string.format('%s: the output would be empty on spatial axis %d (input %d, kernel %d, stride %d, pad %d, dilate %d)',
         fn, i - 1, in_size[i], ksize[i], stride[i], pad[i], dilate[i]), 3)

@@ -12,6 +12,7 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.connection._util'
+local Window = require 'chainer.functions._window'
 
 local C, check, box, wrap, i64 = T.C, T.check, T.box, T.wrap, U.i64
 
@@ -68,7 +69,7 @@ function M.local_convolution_2d(x, W, b, ...)
     error(string.format('local_convolution_2d: x and W must be floating point of one dtype (got %s and %s)',
       xd.dtype, Wd.dtype), 2)
   end
-  local stride = U.tuple(fn, 'stride', opts.stride, 2, 1, 1)
+  local stride = Window.tuple(fn, 'stride', opts.stride, 2, 1, 1, 3)
   local N, Cn, H, Wi = xd.shape[1], xd.shape[2], xd.shape[3], xd.shape[4]
   local O, oh, ow, Wc, kh, kw = unpack(Wd.shape)
   if Wc ~= Cn then

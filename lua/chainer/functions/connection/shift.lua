@@ -9,7 +9,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.connection._util'
+local Window = require 'chainer.functions._window'
 
 local M = {}
 
@@ -58,8 +58,8 @@ function M.shift(x, ...)
   if xd.ptr.nd ~= 4 then
     error('shift: x must be 4-d (N, C, H, W), got shape ' .. T.shape_str(xd.shape), 2)
   end
-  local k = U.tuple(fn, 'ksize', opts.ksize, 2, 3, 1)
-  local d = U.tuple(fn, 'dilate', opts.dilate, 2, 1)
+  local k = Window.tuple(fn, 'ksize', opts.ksize, 2, 3, 1, 3)
+  local d = Window.tuple(fn, 'dilate', opts.dilate, 2, 1, nil, 3)
   if k[1] % 2 ~= 1 or k[2] % 2 ~= 1 then
     error('shift: ksize must be odd (got ' .. T.shape_str(k) .. ')', 2)
   end

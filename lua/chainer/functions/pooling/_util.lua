@@ -12,6 +12,7 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local args = require 'chainer._args'
+local Window = require 'chainer.functions._window'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 
@@ -48,45 +49,14 @@ function U.check_x(fn, x, nsp, level)
   return d
 end
 
--- An int or an n-tuple -> Lua array of n integers (>= min).
-function U.tuple(fn, name, v, n, min, level)
-  local out = {}
-  if type(v) == 'number' then
-    for i = 1, n do out[i] = v end
-  elseif type(v) == 'table' and getmetatable(v) == nil and #v == n then
-    for i = 1, n do out[i] = v[i] end
-  else
-    error(string.format('%s: %s must be an integer or a table of %d integers (got %s)', fn, name, n,
-      type(v) == 'table' and ('a table of ' .. #v) or tostring(v)), (level or 2) + 1)
-  end
-  for i = 1, n do
-    local x = out[i]
-    if type(x) ~= 'number' or x ~= math.floor(x) or x < min then
-      error(string.format('%s: %s must hold integers >= %d (got %s)', fn, name, min, tostring(x)), (level or 2) + 1)
-    end
-  end
-  return out
-end
-
 -- ksize, stride (default ksize), pad (default 0) for nsp axes.
 function U.geometry(fn, o, nsp, level)
   level = (level or 2) + 1
   if o.ksize == nil then error(string.format('%s: ksize is required', fn), level) end
-  local k = U.tuple(fn, 'ksize', o.ksize, nsp, 1, level)
-  local s = (o.stride == nil or o.stride == false) and k or U.tuple(fn, 'stride', o.stride, nsp, 1, level)
-  local p = U.tuple(fn, 'pad', o.pad or 0, nsp, 0, level)
+  local k = Window.tuple(fn, 'ksize', o.ksize, nsp, nil, 1, level)
+  local s = (o.stride == nil or o.stride == false) and k or Window.tuple(fn, 'stride', o.stride, nsp, nil, 1, level)
+  local p = Window.tuple(fn, 'pad', o.pad, nsp, 0, 0, level)
   return k, s, p
-end
-
--- Chainer's get_conv_outsize (dilation 1).
-function U.outsize(size, k, s, p, cover_all)
-  if cover_all then return math.floor((size + p * 2 - k + s - 1) / s) + 1 end
-  return math.floor((size + p * 2 - k) / s) + 1
-end
--- Chainer's get_deconv_outsize (dilation 1).
-function U.deconv_outsize(size, k, s, p, cover_all)
-  if cover_all then return s * (size - 1) + k - s + 1 - 2 * p end
-  return s * (size - 1) + k - 2 * p
 end
 
 -- ---- kernels -----------------------------------------------------------

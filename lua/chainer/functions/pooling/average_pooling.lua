@@ -14,6 +14,7 @@
 -- average.
 local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
+local Window = require 'chainer.functions._window'
 
 local M = {}
 M.AveragePoolingND = U.WindowPool
@@ -40,7 +41,7 @@ local function average_pooling(fn, nsp, nd_opts, x, ...)
   local in_size, out_size = {}, {}
   for i = 1, nsp do
     in_size[i] = shape[i + 2]
-    out_size[i] = U.outsize(in_size[i], k[i], s[i], p[i], false)
+    out_size[i] = Window.outsize(in_size[i], k[i], s[i], p[i], false)
     if out_size[i] < 1 then
       error(string.format('%s: the output would be empty on spatial axis %d (size %d, ksize %d, stride %d, pad %d)',
         fn, i - 1, in_size[i], k[i], s[i], p[i]), 3)

@@ -7,6 +7,7 @@
 -- scatter to the argmax cells, itself differentiable (a gather).
 local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
+local Window = require 'chainer.functions._window'
 
 local M = {}
 M.MaxPoolingND = U.MaxPooling
@@ -23,7 +24,7 @@ local function max_pooling(fn, nsp, x, ...)
   local in_size, out_size = {}, {}
   for i = 1, nsp do
     in_size[i] = shape[i + 2]
-    out_size[i] = U.outsize(in_size[i], k[i], s[i], p[i], cover_all)
+    out_size[i] = Window.outsize(in_size[i], k[i], s[i], p[i], cover_all)
     if out_size[i] < 1 then
       error(string.format('%s: the output would be empty on spatial axis %d (size %d, ksize %d, stride %d, pad %d)',
         fn, i - 1, in_size[i], k[i], s[i], p[i]), 3)

@@ -6,6 +6,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local U = require 'chainer.functions.pooling._util'
+local Window = require 'chainer.functions._window'
 
 local M = {}
 M.Upsampling2D = U.IndexScatter
@@ -23,11 +24,11 @@ function M.upsampling_2d(x, indexes, ...)
   local o = args.parse(fn, SIGNATURE, select('#', ...), ...)
   local k, s, p = U.geometry(fn, o, 2, 2)
   local cover_all = o.cover_all ~= false
-  local given = (o.outsize ~= nil and o.outsize ~= false) and U.tuple(fn, 'outsize', o.outsize, 2, 0, 2) or nil
+  local given = (o.outsize ~= nil and o.outsize ~= false) and Window.tuple(fn, 'outsize', o.outsize, 2, nil, 0, 2) or nil
   local in_size, out_size = {}, {}
   for i = 1, 2 do
     out_size[i] = d.shape[i + 2]
-    in_size[i] = given and given[i] or U.deconv_outsize(out_size[i], k[i], s[i], p[i], cover_all)
+    in_size[i] = given and given[i] or Window.deconv_outsize(out_size[i], k[i], s[i], p[i], cover_all)
     if in_size[i] < 1 then error(string.format('%s: the output would be empty on spatial axis %d', fn, i - 1), 2) end
   end
   -- an index outside the window would be dropped silently by the scatter

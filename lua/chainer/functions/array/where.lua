@@ -29,8 +29,7 @@ end
 
 -- F.where(condition, x, y)
 function M.where(condition, x, y)
-  local c = Variable.as_array(condition)
-  if not T.is_tensor(c) then error('where: condition must be a bool tensor or Variable', 2) end
+  local c = args.array('where', 'condition', condition)
   if c.dtype ~= 'bool' then error('where: condition must be a bool array (got ' .. c.dtype .. ')', 2) end
   local dx = args.array('where', 'x', x)
   local dy = args.array('where', 'y', y)

@@ -9,25 +9,12 @@ local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
 local shape_equal = require('chainer.functions.math.sum_to').shape_equal
+local H = require 'chainer.functions.math._helpers'
 
 local U = {}
 
--- Lazily required sibling functions (they require each other's modules).
-local fns = {}
-local function F(name)
-  local f = fns[name]
-  if f then return f end
-  local where = {
-    sum = 'chainer.functions.math.sum', exp = 'chainer.functions.math.exp',
-    log = 'chainer.functions.math.log', reshape = 'chainer.functions.array.reshape',
-    broadcast_to = 'chainer.functions.array.broadcast_to', sum_to = 'chainer.functions.math.sum_to',
-    matmul = 'chainer.functions.math.matmul', transpose = 'chainer.functions.array.transpose',
-    absolute = 'chainer.functions.math.basic_math',
-  }
-  f = require(where[name])[name]
-  fns[name] = f
-  return f
-end
+-- F.<name>, looked up at call time (the families load each other).
+local function F(name) return H.F()[name] end
 U.F = F
 
 ---------------------------------------------------------------------------

@@ -26,9 +26,6 @@ function H.same_dtype(a, b, fn, na, nb, level)
   end
 end
 
--- A float mask (1 where cond, 0 elsewhere) of dtype dt from a bool tensor.
-function H.mask(cond, dt) return cond:astype(dt) end
-
 function H.wants(idx, i)
   for k = 1, #idx do if idx[k] == i then return true end end
   return false

@@ -9,7 +9,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
 
 local M = {}
 local FN = 'r2_score'
@@ -18,7 +18,7 @@ local OPTIONS = args.accept { 'sample_weight', 'multioutput' }
 function M.r2_score(pred, true_, opts)
   local pd, td = args.array(FN, 'pred', pred), args.array(FN, 'true', true_)
   args.float_array(FN, 'pred', pd)
-  U.check_pair(FN, 'pred', pd, 'true', td)
+  checks.pair(FN, 'pred', pd, 'true', td)
   local o = args.options(FN, opts, OPTIONS)
   if o.sample_weight ~= nil and o.sample_weight ~= false then
     error(FN .. ': sample_weight is not supported (as in Chainer); leave it nil', 2)

@@ -3,7 +3,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
 
 local M = {}
 
@@ -25,7 +25,7 @@ function M.absolute_error(x0, x1)
   local fn = 'absolute_error'
   local a, b = args.array(fn, 'x0', x0), args.array(fn, 'x1', x1)
   args.float_array(fn, 'x0', a)
-  U.check_pair(fn, 'x0', a, 'x1', b)
+  checks.pair(fn, 'x0', a, 'x1', b)
   return setmetatable({}, AbsoluteError):apply({ x0, x1 })[1]
 end
 

@@ -9,7 +9,8 @@
 -- FunctionNodes: differentiable in x and W, double backprop works.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 local FN = 'black_out'
@@ -18,8 +19,8 @@ local SIGNATURE = args.signature { 'reduce' }
 function M.black_out(x, t, W, samples, opts)
   local xd, td, wd, sd = args.array(FN, 'x', x), args.array(FN, 't', t), args.array(FN, 'W', W), args.array(FN, 'samples', samples)
   args.float_array(FN, 'x', xd)
-  U.check_ndim(FN, 'x', xd, 2)
-  U.check_ndim(FN, 'W', wd, 2)
+  checks.ndim(FN, 'x', xd, 2)
+  checks.ndim(FN, 'W', wd, 2)
   args.int_array(FN, 't', td)
   args.int_array(FN, 'samples', sd)
   if wd.dtype ~= xd.dtype then
@@ -37,10 +38,10 @@ function M.black_out(x, t, W, samples, opts)
     error(string.format('%s: samples must have shape (%d, S), got %s', FN, b, T.shape_str(sd.shape)), 2)
   end
   local o = args.parse(FN, SIGNATURE, 1, opts)
-  local red = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  local red = checks.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
   local v, s = wd.shape[1], sd.shape[2]
-  U.check_labels(FN, 't', td, v)
-  U.check_labels(FN, 'samples', sd, v)
+  checks.labels(FN, 't', td, v)
+  checks.labels(FN, 'samples', sd, v)
   local F = U.F
   -- row dot products as products and sums (tiny batched matmuls cost more)
   local xb = F('broadcast_to')(F('reshape')(x, { b, 1, d }), { b, s, d })

@@ -18,7 +18,8 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local config = require('chainer.config').config
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
 
@@ -109,7 +110,7 @@ function M.connectionist_temporal_classification(x, t, blank_symbol, input_lengt
   f.t, f.blank = td, blank
   f.input_length = int_arg('input_length', o.input_length)
   f.label_length = int_arg('label_length', o.label_length)
-  f.reduce = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  f.reduce = checks.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
   local rg = false
   for i = 1, #x do if type(x[i]) == 'table' and x[i]._requires_grad then rg = true end end
   f.want_grad = rg and config.enable_backprop

@@ -10,7 +10,8 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 local FN = 'contrastive'
@@ -63,8 +64,8 @@ function M.contrastive(x0, x1, y, margin, reduce)
   local a, b, yd = args.array(FN, 'x0', x0), args.array(FN, 'x1', x1), args.array(FN, 'y', y)
   local o = args.parse(FN, SIGNATURE, 2, margin, reduce)
   args.float_array(FN, 'x0', a)
-  U.check_ndim(FN, 'x0', a, 2)
-  U.check_pair(FN, 'x0', a, 'x1', b)
+  checks.ndim(FN, 'x0', a, 2)
+  checks.pair(FN, 'x0', a, 'x1', b)
   args.int_array(FN, 'y', yd)
   if yd.ptr.nd ~= 1 or yd.shape[1] ~= a.shape[1] then
     error(string.format('%s: y must have shape (%d,) to match x0 of shape %s, got %s', FN, a.shape[1],
@@ -77,7 +78,7 @@ function M.contrastive(x0, x1, y, margin, reduce)
   end
   local f = setmetatable({}, Contrastive)
   f.margin = m
-  f.reduce = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  f.reduce = checks.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
   return f:apply({ x0, x1, y })[1]
 end
 

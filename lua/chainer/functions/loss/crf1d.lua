@@ -22,7 +22,8 @@ local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local FunctionNode = require 'chainer.function_node'
 local config = require('chainer.config').config
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
 
@@ -160,7 +161,7 @@ function M.crf1d(cost, xs, ys, opts)
   local yd = {}
   for i = 1, #ys do yd[i] = Variable.as_array(ys[i]) end
   f.ys = yd
-  f.reduce = U.reduce(fn, o.reduce, 'mean', { 'mean', 'no' })
+  f.reduce = checks.reduce(fn, o.reduce, 'mean', { 'mean', 'no' })
   local rg = type(cost) == 'table' and cost._requires_grad
   for i = 1, #xs do if type(xs[i]) == 'table' and xs[i]._requires_grad then rg = true end end
   f.want_grad = rg and config.enable_backprop or false

@@ -5,7 +5,8 @@
 -- FunctionNodes; double backprop works.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 
@@ -22,8 +23,8 @@ function M.cross_covariance(y, z, opts)
   local fn = 'cross_covariance'
   local yd, zd = args.array(fn, 'y', y), args.array(fn, 'z', z)
   args.float_array(fn, 'y', yd)
-  U.check_ndim(fn, 'y', yd, 2)
-  U.check_ndim(fn, 'z', zd, 2)
+  checks.ndim(fn, 'y', yd, 2)
+  checks.ndim(fn, 'z', zd, 2)
   if yd.dtype ~= zd.dtype then
     error(string.format('%s: y and z must have the same dtype (got %s and %s)', fn, yd.dtype, zd.dtype), 2)
   end
@@ -32,7 +33,7 @@ function M.cross_covariance(y, z, opts)
       T.shape_str(yd.shape), T.shape_str(zd.shape)), 2)
   end
   local o = args.parse(fn, SIGNATURE, 1, opts)
-  local red = U.reduce(fn, o.reduce, 'half_squared_sum', { 'half_squared_sum', 'no' })
+  local red = checks.reduce(fn, o.reduce, 'half_squared_sum', { 'half_squared_sum', 'no' })
   local n = yd.shape[1]
   local yc, zc = centered(y, n, yd.shape[2]), centered(z, n, zd.shape[2])
   local cov = U.F('matmul')(yc, zc, { transa = true }) * (1 / math.max(n, 1))

@@ -4,7 +4,8 @@
 -- sum(C^2) / 2, 'no' returns C.  Composed of FunctionNodes.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 local centered = require('chainer.functions.loss.cross_covariance')._centered
 
 local M = {}
@@ -15,9 +16,9 @@ function M.decov(h, opts)
   local fn = 'decov'
   local hd = args.array(fn, 'h', h)
   args.float_array(fn, 'h', hd)
-  U.check_ndim(fn, 'h', hd, 2)
+  checks.ndim(fn, 'h', hd, 2)
   local o = args.parse(fn, SIGNATURE, 1, opts)
-  local red = U.reduce(fn, o.reduce, 'half_squared_sum', { 'half_squared_sum', 'no' })
+  local red = checks.reduce(fn, o.reduce, 'half_squared_sum', { 'half_squared_sum', 'no' })
   local n, m = hd.shape[1], hd.shape[2]
   local hc = centered(h, n, m)
   local off = 1 - T.eye(m, m, 0, hd.dtype)

@@ -22,7 +22,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
 
 local M = {}
 local FN = 'discriminative_margin_based_clustering_loss'
@@ -64,7 +64,7 @@ function M.discriminative_margin_based_clustering_loss(embeddings, labels, ...)
   local F = require 'chainer.functions'
   local e = args.float_array(FN, 'embeddings', embeddings)
   local t = args.int_array(FN, 'labels', labels)
-  U.check_ndim(FN, 'embeddings', e, 4)
+  checks.ndim(FN, 'embeddings', e, 4)
   local B, E, H, W = e.shape[1], e.shape[2], e.shape[3], e.shape[4]
   if t.ptr.nd ~= 3 or t.shape[1] ~= B or t.shape[2] ~= H or t.shape[3] ~= W then
     error(string.format('%s: labels must have shape (%d, %d, %d) to match embeddings of shape %s, got %s', FN,

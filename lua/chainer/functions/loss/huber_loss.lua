@@ -9,7 +9,8 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 local FN = 'huber_loss'
@@ -51,8 +52,8 @@ function M.huber_loss(x, t, delta, opts)
     error(string.format('%s: delta must be a number (got %s)', FN, type(delta)), 2)
   end
   args.float_array(FN, 'x', xd)
-  U.check_pair(FN, 'x', xd, 't', td)
-  local reduce = U.reduce(FN, o.reduce, 'sum_along_second_axis', { 'sum_along_second_axis', 'no' })
+  checks.pair(FN, 'x', xd, 't', td)
+  local reduce = checks.reduce(FN, o.reduce, 'sum_along_second_axis', { 'sum_along_second_axis', 'no' })
   if reduce == 'sum_along_second_axis' and xd.ptr.nd < 2 then
     error(string.format("%s: reduce = 'sum_along_second_axis' needs x with at least 2 dimensions, got shape %s", FN,
       T.shape_str(xd.shape)), 2)

@@ -5,7 +5,8 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 
@@ -31,7 +32,7 @@ function M.mean_squared_error(x0, x1)
   local fn = 'mean_squared_error'
   local a, b = args.array(fn, 'x0', x0), args.array(fn, 'x1', x1)
   args.float_array(fn, 'x0', a)
-  U.check_pair(fn, 'x0', a, 'x1', b)
+  checks.pair(fn, 'x0', a, 'x1', b)
   return setmetatable({}, MeanSquaredError):apply({ x0, x1 })[1]
 end
 

@@ -15,7 +15,8 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 local FN = 'negative_sampling'
@@ -33,8 +34,8 @@ function M.negative_sampling(x, t, W, sampler, sample_size, opts)
   local xd, td, wd = args.array(FN, 'x', x), args.array(FN, 't', t), args.array(FN, 'W', W)
   args.float_array(FN, 'x', xd)
   args.int_array(FN, 't', td)
-  U.check_ndim(FN, 'x', xd, 2)
-  U.check_ndim(FN, 'W', wd, 2)
+  checks.ndim(FN, 'x', xd, 2)
+  checks.ndim(FN, 'W', wd, 2)
   if wd.dtype ~= xd.dtype then
     error(string.format('%s: x and W must have the same dtype (got %s and %s)', FN, xd.dtype, wd.dtype), 2)
   end
@@ -50,9 +51,9 @@ function M.negative_sampling(x, t, W, sampler, sample_size, opts)
     error(string.format('%s: sample_size must be a non-negative integer (got %s)', FN, tostring(sample_size)), 2)
   end
   local o = args.parse(FN, SIGNATURE, 1, opts)
-  local red = U.reduce(FN, o.reduce, 'sum', { 'sum', 'no' })
+  local red = checks.reduce(FN, o.reduce, 'sum', { 'sum', 'no' })
   local v = wd.shape[1]
-  U.check_labels(FN, 't', td, v, -1)
+  checks.labels(FN, 't', td, v, -1)
   local samples = Variable.as_array(draw(sampler, { b, sample_size + 1 }))
   if not T.is_tensor(samples) or #samples.shape ~= 2 or samples.shape[1] ~= b or samples.shape[2] ~= sample_size + 1 then
     error(string.format('%s: the sampler must return an integer tensor of shape (%d, %d)', FN, b, sample_size + 1), 2)
@@ -61,7 +62,7 @@ function M.negative_sampling(x, t, W, sampler, sample_size, opts)
   local valid = T.ne(td, -1)
   -- column 0 holds the targets (0 for ignored rows; they are masked out)
   samples:slice({}, 0):copy_(T.where(valid, td:astype('int32'), 0):astype('int32'))
-  U.check_labels(FN, 'samples', samples, v)
+  checks.labels(FN, 'samples', samples, v)
   local w = U.gather_rows(W, samples:astype('int64'))            -- (B, S+1, D)
   local xb = U.F('broadcast_to')(U.F('reshape')(x, { b, 1, d }), { b, sample_size + 1, d })
   local wx = U.F('sum')(w * xb, { axis = 2 })                    -- (B, S+1)

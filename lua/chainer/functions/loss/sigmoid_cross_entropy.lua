@@ -11,7 +11,8 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
@@ -65,14 +66,14 @@ function M.sigmoid_cross_entropy(x, t, opts, reduce)
       T.shape_str(xd.shape), T.shape_str(td.shape)), 2)
   end
   local bad = T.logical_and(T.ne(td, -1), T.logical_and(T.ne(td, 0), T.ne(td, 1)))
-  if td.ptr.numel > 0 and U.any(bad) then
+  if td.ptr.numel > 0 and checks.any(bad) then
     local pos = T.nonzero(bad:reshape(-1)):reshape(-1):totable()[1]
     error(string.format('%s: label t[%d] (flat position) is %d; expected 0, 1 or -1 (ignored)', fn, pos,
       td:reshape(-1):astype('int64'):totable()[pos + 1]), 2)
   end
   local f = setmetatable({}, SigmoidCrossEntropy)
   f.normalize = o.normalize ~= false
-  f.reduce = U.reduce(fn, o.reduce, 'mean', { 'mean', 'no' })
+  f.reduce = checks.reduce(fn, o.reduce, 'mean', { 'mean', 'no' })
   return f:apply({ x, t })[1]
 end
 

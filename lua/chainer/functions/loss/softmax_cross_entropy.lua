@@ -23,7 +23,8 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local config = require('chainer.config').config
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
@@ -185,7 +186,7 @@ function M.softmax_cross_entropy(x, t, opts)
     error(string.format('%s: x must have at least 2 dimensions (N, C, ...), got shape %s', FN,
       T.shape_str(xd.shape)), 2)
   end
-  local reduce = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  local reduce = checks.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
   local cw = class_weight_arg(o.class_weight, xd)
   local normalize = o.normalize ~= false
   if o.enable_double_backprop then
@@ -196,7 +197,7 @@ function M.softmax_cross_entropy(x, t, opts)
       error(string.format('%s: labels t of shape %s do not fit x of shape %s (expected x\'s shape without axis 1)',
         FN, T.shape_str(td.shape), T.shape_str(xd.shape)), 2)
     end
-    U.check_labels(FN, 't', td, xd.shape[2], ignore)
+    checks.labels(FN, 't', td, xd.shape[2], ignore)
     return composed(x, xd, td, { class_weight = cw, ignore_label = ignore, reduce = reduce, normalize = normalize })
   end
   local f = setmetatable({}, SoftmaxCrossEntropy)

@@ -1,14 +1,11 @@
--- functions/loss/_util.lua: helpers shared by the loss and evaluation
--- functions (not user functions; the family index does not export them).
---
--- Besides argument checks, this holds a few small differentiable nodes the
--- losses are composed from (sigmoid, softplus, log_softmax along axis 1,
--- row gather), each with a backward built from other
--- FunctionNodes so that the losses built on them support double backprop.
+-- functions/loss/_nodes.lua: the small differentiable pieces the loss
+-- functions are composed from (not exported into F): sigmoid, softplus,
+-- log_softmax along axis 1, row gather, the mean of everything, each with a
+-- backward built from other FunctionNodes so that the losses built on them
+-- support double backprop.
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
-local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 local H = require 'chainer.functions.math._helpers'
 
 local U = {}
@@ -17,67 +14,6 @@ local U = {}
 local function F(name) return H.F()[name] end
 U.F = F
 
----------------------------------------------------------------------------
--- argument checks
----------------------------------------------------------------------------
--- Two inputs of the same shape and dtype.
-function U.check_pair(fn, an, a, bn, b, level)
-  level = (level or 2) + 1
-  if not shape_equal(a, b.shape) then
-    error(string.format('%s: %s and %s must have the same shape (got %s and %s)', fn, an, bn,
-      T.shape_str(a.shape), T.shape_str(b.shape)), level)
-  end
-  if a.dtype ~= b.dtype then
-    error(string.format('%s: %s and %s must have the same dtype (got %s and %s)', fn, an, bn, a.dtype, b.dtype), level)
-  end
-end
-
-function U.check_ndim(fn, arg, d, nd, level)
-  if d.ptr.nd ~= nd then
-    error(string.format('%s: %s must be %d-d, got shape %s', fn, arg, nd, T.shape_str(d.shape)), (level or 2) + 1)
-  end
-end
-
--- reduce option against a list of allowed values.
-function U.reduce(fn, value, default, allowed, level)
-  if value == nil or value == false then value = default end
-  for _, a in ipairs(allowed) do if a == value then return value end end
-  local q = {}
-  for i, a in ipairs(allowed) do q[i] = "'" .. a .. "'" end
-  error(string.format("%s: reduce must be %s (got %s)", fn, table.concat(q, ' or '), tostring(value)),
-    (level or 2) + 1)
-end
-
--- T.any(m) as a Lua boolean.
-function U.any(m)
-  local a = T.any(m)
-  if type(a) == 'boolean' then return a end
-  a = a:item()
-  return a == true or a == 1
-end
-
--- Labels: an integer tensor whose values are in [0, n) or equal `ignore`.
-function U.check_labels(fn, arg, t, n, ignore, level)
-  level = (level or 2) + 1
-  if t.ptr.numel == 0 then return end
-  local tt = t:astype('int64')
-  local bad
-  if ignore ~= nil then
-    bad = T.logical_and(T.ne(tt, ignore), T.logical_or(T.lt(tt, 0), T.ge(tt, n)))
-  else
-    bad = T.logical_or(T.lt(tt, 0), T.ge(tt, n))
-  end
-  if U.any(bad) then
-    local pos = T.nonzero(bad:reshape(-1)):reshape(-1):totable()[1]
-    local v = tt:reshape(-1):totable()[pos + 1]
-    error(string.format('%s: label %s[%d] (flat position) is %d, out of range for %d classes (expected 0..%d%s)',
-      fn, arg, pos, v, n, n - 1, ignore ~= nil and (', or ignore_label ' .. ignore) or ''), level)
-  end
-end
-
----------------------------------------------------------------------------
--- small differentiable nodes
----------------------------------------------------------------------------
 -- sigmoid(x) = 1 / (1 + exp(-x)); d/dx = y (1 - y).
 local Sigmoid = FunctionNode:extend('Sigmoid')
 U.Sigmoid = Sigmoid

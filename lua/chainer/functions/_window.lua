@@ -1,6 +1,9 @@
 -- functions/_window.lua: the window geometry shared by the convolution,
 -- pooling and im2col functions (not exported into F): per-axis integer
--- arguments and Chainer's get_conv_outsize / get_deconv_outsize.
+-- arguments, Chainer's get_conv_outsize / get_deconv_outsize, and the
+-- per-axis lists as int64 arrays for the C kernels.
+local ffi = require 'ffi'
+
 local W = {}
 
 -- An int or an n-tuple -> Lua array of n integers (>= min when min is
@@ -41,6 +44,17 @@ function W.deconv_outsize(size, k, s, p, cover_all, d)
   local dk = (k - 1) * (d or 1) + 1
   if cover_all then return s * (size - 1) + dk - s + 1 - 2 * p end
   return s * (size - 1) + dk - 2 * p
+end
+
+-- A per-axis list as an int64 array for a C kernel argument: reusable
+-- buffers, one per argument position `slot` (1..5) of a kernel call, so
+-- that a call allocates nothing.
+local slots = {}
+for i = 1, 5 do slots[i] = ffi.new('int64_t[16]') end
+function W.i64(slot, t)
+  local b = slots[slot]
+  for i = 1, #t do b[i - 1] = t[i] end
+  return b
 end
 
 return W

@@ -23,19 +23,15 @@ local Im2Col = FunctionNode:extend('Im2Col')
 local Col2Im = FunctionNode:extend('Col2Im')
 M.Im2Col, M.Col2Im = Im2Col, Col2Im
 
-local function i64(list)
-  local a = ffi.new('int64_t[?]', #list > 0 and #list or 1)
-  for i = 1, #list do a[i - 1] = list[i] end
-  return a
-end
+local i64 = Window.i64
 
 local function im2col_raw(x, g)
-  check(C.ch_conv_im2col(x.ptr, g.nsp, i64(g.ksize), i64(g.stride), i64(g.pad), i64(g.dilate), i64(g.out), box), 3)
+  check(C.ch_conv_im2col(x.ptr, g.nsp, i64(1, g.ksize), i64(2, g.stride), i64(3, g.pad), i64(4, g.dilate), i64(5, g.out), box), 3)
   return wrap(box[0])
 end
 
 local function col2im_raw(col, g)
-  check(C.ch_conv_col2im(col.ptr, g.nsp, i64(g.stride), i64(g.pad), i64(g.dilate), i64(g.in_size), box), 3)
+  check(C.ch_conv_col2im(col.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate), i64(4, g.in_size), box), 3)
   return wrap(box[0])
 end
 

@@ -1,6 +1,5 @@
--- functions/connection/_util.lua: argument checks and C-kernel buffers
--- shared by the connection functions (not exported into F).
-local ffi = require 'ffi'
+-- functions/connection/_util.lua: argument checks shared by the
+-- connection functions (not exported into F).
 local T = require 'chainer.tensor'
 local args = require 'chainer._args'
 
@@ -43,9 +42,6 @@ function M.conv_args(fn, want_nsp, x, W, b, opts, w_axes)
   return xd, Wd, bd, nsp, groups
 end
 
--- Reusable int64 argument buffers for the C kernels.
-local bufs = {}
-for i = 1, 5 do bufs[i] = ffi.new('int64_t[16]') end
 function M.i64(slot, t)
   local b = bufs[slot]
   for i = 1, #t do b[i - 1] = t[i] end

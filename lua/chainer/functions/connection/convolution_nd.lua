@@ -18,7 +18,7 @@ local U = require 'chainer.functions.connection._util'
 local Window = require 'chainer.functions._window'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
-local i64 = U.i64
+local i64 = Window.i64
 local as_array = require('chainer.variable').as_array
 
 local M = {}

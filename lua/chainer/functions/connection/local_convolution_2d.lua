@@ -14,7 +14,7 @@ local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.connection._util'
 local Window = require 'chainer.functions._window'
 
-local C, check, box, wrap, i64 = T.C, T.check, T.box, T.wrap, U.i64
+local C, check, box, wrap, i64 = T.C, T.check, T.box, T.wrap, Window.i64
 
 local M = {}
 

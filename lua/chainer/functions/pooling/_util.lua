@@ -19,13 +19,7 @@ local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 local U = {}
 
 local box2 = ffi.new('ch_tensor*[1]')
-local bufs = {}
-for i = 1, 4 do bufs[i] = ffi.new('int64_t[8]') end
-local function i64(slot, t)
-  local b = bufs[slot]
-  for i = 1, #t do b[i - 1] = t[i] end
-  return b
-end
+local i64 = Window.i64
 
 -- float16 runs through float32.
 local function f32(x)

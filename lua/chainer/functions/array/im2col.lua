@@ -13,7 +13,7 @@ local Window = require 'chainer.functions._window'
 local core = require 'chainer.tensor.core'
 local FunctionNode = require 'chainer.function_node'
 
-local ffi, C, check, wrap, box = core.ffi, core.C, core.check, core.wrap, core.box
+local C, check, wrap, box = core.C, core.check, core.wrap, core.box
 
 local M = {}
 

@@ -21,7 +21,7 @@ local OPTIONS = args.accept { 'ratio', 'train', 'mask', 'use_batchwise_mask' }
 
 function M.simplified_dropconnect(x, W, b, opts)
   local fn = 'simplified_dropconnect'
-  if type(b) == 'table' and getmetatable(b) == nil then b, opts = nil, b end
+  if args.is_options(b) then b, opts = nil, b end
   local xd = args.float_array(fn, 'x', x, 2)
   local wd = args.float_array(fn, 'W', W, 2)
   opts = args.options(fn, opts, OPTIONS)

@@ -13,9 +13,7 @@ local FN = 'accuracy'
 local OPTIONS = args.accept { 'ignore_label' }
 
 function M.accuracy(y, t, opts)
-  local yd, td = args.array(FN, 'y', y), args.array(FN, 't', t)
-  args.float_array(FN, 'y', yd)
-  args.int_array(FN, 't', td)
+  local yd, td = args.float_array(FN, 'y', y), args.int_array(FN, 't', t)
   local ignore
   if type(opts) == 'number' then ignore = opts
   else ignore = args.options(FN, opts, OPTIONS).ignore_label end

@@ -13,9 +13,7 @@ local M = {}
 local FN = 'binary_accuracy'
 
 function M.binary_accuracy(y, t)
-  local yd, td = args.array(FN, 'y', y), args.array(FN, 't', t)
-  args.float_array(FN, 'y', yd)
-  args.int_array(FN, 't', td)
+  local yd, td = args.float_array(FN, 'y', y), args.int_array(FN, 't', t)
   if not shape_equal(yd, td.shape) then
     error(string.format('%s: y and t must have the same shape (got %s and %s)', FN, T.shape_str(yd.shape),
       T.shape_str(td.shape)), 2)

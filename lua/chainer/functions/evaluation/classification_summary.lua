@@ -23,9 +23,7 @@ local OPTIONS = args.accept { 'label_num', 'beta', 'ignore_label' }
 local F1_OPTIONS = args.accept { 'label_num', 'ignore_label' } -- beta is 1
 
 local function summary(fn, y, t, opts)
-  local yd, td = args.array(fn, 'y', y, 3), args.array(fn, 't', t, 3)
-  args.float_array(fn, 'y', yd, 3)
-  args.int_array(fn, 't', td, 3)
+  local yd, td = args.float_array(fn, 'y', y, 3), args.int_array(fn, 't', t, 3)
   local o = args.options(fn, opts, OPTIONS, 3)
   local ys, ts = yd.shape, td.shape
   local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]

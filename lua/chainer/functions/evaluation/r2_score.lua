@@ -16,8 +16,7 @@ local FN = 'r2_score'
 local OPTIONS = args.accept { 'sample_weight', 'multioutput' }
 
 function M.r2_score(pred, true_, opts)
-  local pd, td = args.array(FN, 'pred', pred), args.array(FN, 'true', true_)
-  args.float_array(FN, 'pred', pd)
+  local pd, td = args.float_array(FN, 'pred', pred), args.array(FN, 'true', true_)
   checks.pair(FN, 'pred', pd, 'true', td)
   local o = args.options(FN, opts, OPTIONS)
   if o.sample_weight ~= nil and o.sample_weight ~= false then

@@ -17,12 +17,9 @@ local FN = 'black_out'
 local SIGNATURE = args.signature { 'reduce' }
 
 function M.black_out(x, t, W, samples, opts)
-  local xd, td, wd, sd = args.array(FN, 'x', x), args.array(FN, 't', t), args.array(FN, 'W', W), args.array(FN, 'samples', samples)
-  args.float_array(FN, 'x', xd)
+  local xd, td, wd, sd = args.float_array(FN, 'x', x), args.int_array(FN, 't', t), args.array(FN, 'W', W), args.int_array(FN, 'samples', samples)
   checks.ndim(FN, 'x', xd, 2)
   checks.ndim(FN, 'W', wd, 2)
-  args.int_array(FN, 't', td)
-  args.int_array(FN, 'samples', sd)
   if wd.dtype ~= xd.dtype then
     error(string.format('%s: x and W must have the same dtype (got %s and %s)', FN, xd.dtype, wd.dtype), 2)
   end

@@ -96,12 +96,8 @@ function M.connectionist_temporal_classification(x, t, blank_symbol, input_lengt
   if type(x) ~= 'table' or T.is_tensor(x) or x._is_variable or #x == 0 then
     error(FN .. ': x must be a non-empty Lua array of (B, V) Variables or tensors, one per time step', 2)
   end
-  for i = 1, #x do
-    local d = args.array(FN, 'x[' .. (i - 1) .. ']', x[i])
-    args.float_array(FN, 'x[' .. (i - 1) .. ']', d)
-  end
-  local td = args.array(FN, 't', t)
-  args.int_array(FN, 't', td)
+  for i = 1, #x do args.float_array(FN, 'x[' .. (i - 1) .. ']', x[i]) end
+  local td = args.int_array(FN, 't', t)
   local blank = o.blank_symbol
   if type(blank) ~= 'number' or blank ~= math.floor(blank) then
     error(string.format('%s: blank_symbol must be an integer (got %s)', FN, tostring(blank)), 2)

@@ -61,12 +61,10 @@ function Contrastive:backward(idx, gys)
 end
 
 function M.contrastive(x0, x1, y, margin, reduce)
-  local a, b, yd = args.array(FN, 'x0', x0), args.array(FN, 'x1', x1), args.array(FN, 'y', y)
+  local a, b, yd = args.float_array(FN, 'x0', x0), args.array(FN, 'x1', x1), args.int_array(FN, 'y', y)
   local o = args.parse(FN, SIGNATURE, 2, margin, reduce)
-  args.float_array(FN, 'x0', a)
   checks.ndim(FN, 'x0', a, 2)
   checks.pair(FN, 'x0', a, 'x1', b)
-  args.int_array(FN, 'y', yd)
   if yd.ptr.nd ~= 1 or yd.shape[1] ~= a.shape[1] then
     error(string.format('%s: y must have shape (%d,) to match x0 of shape %s, got %s', FN, a.shape[1],
       T.shape_str(a.shape), T.shape_str(yd.shape)), 2)

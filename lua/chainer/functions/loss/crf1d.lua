@@ -135,8 +135,7 @@ function EmissionGrad:backward(idx, gys)
 end
 
 local function check_lists(fn, cost, xs, ys)
-  local cd = args.array(fn, 'cost', cost, 3)
-  args.float_array(fn, 'cost', cd, 3)
+  local cd = args.float_array(fn, 'cost', cost, 3)
   if type(xs) ~= 'table' or T.is_tensor(xs) or xs._is_variable or #xs == 0 then
     error(fn .. ': xs must be a non-empty Lua array of (B, K) Variables or tensors, one per time step', 3)
   end
@@ -145,10 +144,7 @@ local function check_lists(fn, cost, xs, ys)
     if type(ys) ~= 'table' or T.is_tensor(ys) or ys._is_variable or #ys ~= #xs then
       error(string.format('%s: ys must be a Lua array of %d integer label tensors (one per element of xs)', fn, #xs), 3)
     end
-    for i = 1, #ys do
-      local yd = args.array(fn, 'ys[' .. (i - 1) .. ']', ys[i], 3)
-      args.int_array(fn, 'ys[' .. (i - 1) .. ']', yd, 3)
-    end
+    for i = 1, #ys do args.int_array(fn, 'ys[' .. (i - 1) .. ']', ys[i], 3) end
   end
   return cd
 end

@@ -21,8 +21,7 @@ M._centered = centered
 
 function M.cross_covariance(y, z, opts)
   local fn = 'cross_covariance'
-  local yd, zd = args.array(fn, 'y', y), args.array(fn, 'z', z)
-  args.float_array(fn, 'y', yd)
+  local yd, zd = args.float_array(fn, 'y', y), args.array(fn, 'z', z)
   checks.ndim(fn, 'y', yd, 2)
   checks.ndim(fn, 'z', zd, 2)
   if yd.dtype ~= zd.dtype then

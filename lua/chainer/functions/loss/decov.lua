@@ -14,8 +14,7 @@ local SIGNATURE = args.signature { 'reduce' }
 
 function M.decov(h, opts)
   local fn = 'decov'
-  local hd = args.array(fn, 'h', h)
-  args.float_array(fn, 'h', hd)
+  local hd = args.float_array(fn, 'h', h)
   checks.ndim(fn, 'h', hd, 2)
   local o = args.parse(fn, SIGNATURE, 1, opts)
   local red = checks.reduce(fn, o.reduce, 'half_squared_sum', { 'half_squared_sum', 'no' })

@@ -45,10 +45,8 @@ function Hinge:backward(idx, gys)
 end
 
 function M.hinge(x, t, norm, reduce)
-  local xd, td = args.array(FN, 'x', x), args.array(FN, 't', t)
+  local xd, td = args.float_array(FN, 'x', x), args.int_array(FN, 't', t)
   local o = args.parse(FN, SIGNATURE, 2, norm, reduce)
-  args.float_array(FN, 'x', xd)
-  args.int_array(FN, 't', td)
   checks.ndim(FN, 'x', xd, 2)
   if td.ptr.nd ~= 1 or td.shape[1] ~= xd.shape[1] then
     error(string.format('%s: t must have shape (%d,) to match x of shape %s, got %s', FN, xd.shape[1],

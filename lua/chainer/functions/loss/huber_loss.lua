@@ -45,13 +45,12 @@ function HuberLoss:backward(idx, gys)
 end
 
 function M.huber_loss(x, t, delta, opts)
-  local xd, td = args.array(FN, 'x', x), args.array(FN, 't', t)
+  local xd, td = args.float_array(FN, 'x', x), args.array(FN, 't', t)
   local o = args.parse(FN, SIGNATURE, 2, delta, opts)
   delta = o.delta
   if type(delta) ~= 'number' then
     error(string.format('%s: delta must be a number (got %s)', FN, type(delta)), 2)
   end
-  args.float_array(FN, 'x', xd)
   checks.pair(FN, 'x', xd, 't', td)
   local reduce = checks.reduce(FN, o.reduce, 'sum_along_second_axis', { 'sum_along_second_axis', 'no' })
   if reduce == 'sum_along_second_axis' and xd.ptr.nd < 2 then

@@ -27,8 +27,7 @@ end
 
 function M.mean_absolute_error(x0, x1)
   local fn = 'mean_absolute_error'
-  local a, b = args.array(fn, 'x0', x0), args.array(fn, 'x1', x1)
-  args.float_array(fn, 'x0', a)
+  local a, b = args.float_array(fn, 'x0', x0), args.array(fn, 'x1', x1)
   checks.pair(fn, 'x0', a, 'x1', b)
   return setmetatable({}, MeanAbsoluteError):apply({ x0, x1 })[1]
 end

@@ -31,9 +31,7 @@ local function draw(sampler, shape)
 end
 
 function M.negative_sampling(x, t, W, sampler, sample_size, opts)
-  local xd, td, wd = args.array(FN, 'x', x), args.array(FN, 't', t), args.array(FN, 'W', W)
-  args.float_array(FN, 'x', xd)
-  args.int_array(FN, 't', td)
+  local xd, td, wd = args.float_array(FN, 'x', x), args.int_array(FN, 't', t), args.array(FN, 'W', W)
   checks.ndim(FN, 'x', xd, 2)
   checks.ndim(FN, 'W', wd, 2)
   if wd.dtype ~= xd.dtype then

@@ -56,9 +56,7 @@ end
 
 function M.sigmoid_cross_entropy(x, t, opts, reduce)
   local fn = 'sigmoid_cross_entropy'
-  local xd, td = args.array(fn, 'x', x), args.array(fn, 't', t)
-  args.float_array(fn, 'x', xd)
-  args.int_array(fn, 't', td)
+  local xd, td = args.float_array(fn, 'x', x), args.int_array(fn, 't', t)
   -- Chainer's positional form (x, t, normalize, reduce)
   local o = args.parse(fn, SIGNATURE, 2, opts, reduce)
   if not shape_equal(xd, td.shape) then

@@ -173,9 +173,7 @@ local function class_weight_arg(cw, xd)
 end
 
 function M.softmax_cross_entropy(x, t, opts)
-  local xd, td = args.array(FN, 'x', x), args.array(FN, 't', t)
-  args.float_array(FN, 'x', xd)
-  args.int_array(FN, 'labels t', td)
+  local xd, td = args.float_array(FN, 'x', x), args.int_array(FN, 'labels t', t)
   local o = args.options(FN, opts, OPTIONS)
   local ignore = o.ignore_label
   if ignore == nil then ignore = -1 end

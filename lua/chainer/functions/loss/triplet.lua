@@ -13,9 +13,8 @@ local FN = 'triplet'
 local SIGNATURE = args.signature { 'margin', 'reduce' }
 
 function M.triplet(anchor, positive, negative, margin, reduce)
-  local a, p, n = args.array(FN, 'anchor', anchor), args.array(FN, 'positive', positive), args.array(FN, 'negative', negative)
+  local a, p, n = args.float_array(FN, 'anchor', anchor), args.array(FN, 'positive', positive), args.array(FN, 'negative', negative)
   local o = args.parse(FN, SIGNATURE, 2, margin, reduce)
-  args.float_array(FN, 'anchor', a)
   if a.ptr.nd < 2 then
     error(string.format('%s: anchor must have at least 2 dimensions (N, K), got shape %s', FN, T.shape_str(a.shape)), 2)
   end

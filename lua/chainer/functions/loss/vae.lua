@@ -24,8 +24,7 @@ end
 
 function M.gaussian_kl_divergence(mean, ln_var, opts)
   local fn = 'gaussian_kl_divergence'
-  local m, v = args.array(fn, 'mean', mean), args.array(fn, 'ln_var', ln_var)
-  args.float_array(fn, 'mean', m)
+  local m, v = args.float_array(fn, 'mean', mean), args.array(fn, 'ln_var', ln_var)
   checks.pair(fn, 'mean', m, 'ln_var', v)
   local loss = (mean * mean + U.F('exp')(ln_var) - ln_var - 1) * 0.5
   return finish(fn, loss, args.parse(fn, SIGNATURE, 1, opts).reduce)
@@ -33,8 +32,7 @@ end
 
 function M.gaussian_nll(x, mean, ln_var, opts)
   local fn = 'gaussian_nll'
-  local xd, m, v = args.array(fn, 'x', x), args.array(fn, 'mean', mean), args.array(fn, 'ln_var', ln_var)
-  args.float_array(fn, 'x', xd)
+  local xd, m, v = args.float_array(fn, 'x', x), args.array(fn, 'mean', mean), args.array(fn, 'ln_var', ln_var)
   checks.pair(fn, 'x', xd, 'mean', m)
   checks.pair(fn, 'x', xd, 'ln_var', v)
   local x_prec = U.F('exp')(-ln_var)
@@ -46,8 +44,7 @@ end
 
 function M.bernoulli_nll(x, y, opts)
   local fn = 'bernoulli_nll'
-  local xd, yd = args.array(fn, 'x', x), args.array(fn, 'y', y)
-  args.float_array(fn, 'x', xd)
+  local xd, yd = args.float_array(fn, 'x', x), args.array(fn, 'y', y)
   checks.pair(fn, 'x', xd, 'y', yd)
   local loss = U.softplus(y) - x * y
   return finish(fn, loss, args.parse(fn, SIGNATURE, 1, opts).reduce)

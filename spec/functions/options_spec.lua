@@ -257,6 +257,15 @@ describe('options of chainer.functions', function()
     end)
   end
 
+  it('takes a list in the options place as the positional axis tuple', function()
+    local x = T.arange(24):astype('float32'):reshape { 2, 3, 4 }
+    for _, name in ipairs { 'sum', 'max', 'min', 'prod', 'logsumexp', 'mean', 'average' } do
+      local by_list, by_name = F[name](x, { 0, 2 }), F[name](x, { axis = { 0, 2 } })
+      assert.same({ 3 }, by_list.array.shape, name)
+      assert.same(by_name.array:totable(), by_list.array:totable(), name)
+    end
+  end)
+
   it('blames the caller', function()
     local ok, msg = pcall(function()
       local y = F.sum(x23, { axes = 1 }) -- not a tail call: this line is the caller

@@ -15,7 +15,7 @@ local function average(fn, x, opts)
   local F = H.F()
   local d = args.float_array(fn, 'x', x, 3)
   local axis, weights, returned, keepdims
-  if type(opts) == 'number' then axis = opts
+  if type(opts) == 'number' or (type(opts) == 'table' and opts[1] ~= nil) then axis = opts -- Chainer's positional axis
   else
     opts = args.options(fn, opts, OPTIONS, 3)
     axis, weights, returned, keepdims = opts.axis, opts.weights, opts.returned, opts.keepdims

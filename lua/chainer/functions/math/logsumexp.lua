@@ -33,7 +33,7 @@ end
 function M.logsumexp(x, opts)
   local d = args.float_array('logsumexp', 'x', x)
   local axis
-  if type(opts) == 'number' then axis = opts
+  if type(opts) == 'number' or (type(opts) == 'table' and opts[1] ~= nil) then axis = opts -- Chainer's positional axis
   else axis = args.options('logsumexp', opts, OPTIONS).axis end
   local f = setmetatable({}, LogSumExp)
   f.axes = H.axes(axis, d.ptr.nd, 'logsumexp')

@@ -19,7 +19,7 @@ local ARG_OPTIONS = args.accept { 'axis' }
 local function parse(fn, x, opts)
   local d = args.array(fn, 'x', x, 3)
   local axis, keepdims
-  if type(opts) == 'number' then axis = opts
+  if type(opts) == 'number' or (type(opts) == 'table' and opts[1] ~= nil) then axis = opts -- Chainer's positional axis
   else
     opts = args.options(fn, opts, REDUCE_OPTIONS, 3)
     axis, keepdims = opts.axis, opts.keepdims

@@ -55,7 +55,7 @@ end
 function M.prod(x, opts)
   local d = args.array('prod', 'x', x)
   local axis, keepdims
-  if type(opts) == 'number' then axis = opts
+  if type(opts) == 'number' or (type(opts) == 'table' and opts[1] ~= nil) then axis = opts -- Chainer's positional axis
   else
     opts = args.options('prod', opts, OPTIONS)
     axis, keepdims = opts.axis, opts.keepdims

@@ -66,7 +66,7 @@ function M.options(fn, opts, allowed, level)
   end
   local acc = allowed._names and allowed or as_accept(allowed)
   for k in pairs(opts) do
-    if acc[k] ~= true then
+    if acc[k] ~= true or k == '_names' or k == '_list' then
       error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k),
         acc._list ~= '' and acc._list or 'none'), (level or 2) + 1)
     end
@@ -148,16 +148,18 @@ local floats = { float16 = true, float32 = true, float64 = true }
 
 local function describe(v)
   if T.is_tensor(v) then return v.dtype .. ' tensor' end
+  if type(v) == 'table' and v._is_variable then return 'a Variable without data (an uninitialised Parameter)' end
   return type(v)
 end
 
 -- The tensor of a Variable or tensor argument, or an error.
 function M.array(fn, name, v, level)
-  if type(v) == 'table' and v._is_variable then v = v._data end
-  if not T.is_tensor(v) then
+  local d = v
+  if type(v) == 'table' and v._is_variable then d = v._data end
+  if not T.is_tensor(d) then
     error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, describe(v)), (level or 2) + 1)
   end
-  return v
+  return d
 end
 
 -- The same, and the tensor must have a float dtype.

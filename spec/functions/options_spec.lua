@@ -140,9 +140,9 @@ local rows = {
   { 'sigmoid_cross_entropy', function(o) return F.sigmoid_cross_entropy(x23, I { { 0, 1, 1 }, { 1, 0, -1 } }, o) end,
     { reduce = 'no' }, { 'normalize', 'reduce' } },
   { 'softmax_cross_entropy', function(o) return F.softmax_cross_entropy(x23, t2, o) end, { reduce = 'no' },
-    { 'normalize', 'class_weight', 'ignore_label', 'reduce', 'enable_double_backprop' }, 'ignore_labels' },
+    { 'normalize', 'cache_score', 'class_weight', 'ignore_label', 'reduce', 'enable_double_backprop' }, 'ignore_labels' },
   { 'softmax_cross_entropy', function(o) return F.softmax_cross_entropy(x23, t2, o) end, { ignore_label = 0 },
-    { 'normalize', 'class_weight', 'ignore_label', 'reduce', 'enable_double_backprop' }, 'reduc' },
+    { 'normalize', 'cache_score', 'class_weight', 'ignore_label', 'reduce', 'enable_double_backprop' }, 'reduc' },
   { 'triplet', function(o) return F.triplet(x23, U { 2, 3 }, U { 2, 3 }, o) end, { margin = 1 }, { 'margin', 'reduce' } },
   -- math
   { 'argmax', function(o) return F.argmax(x23, o) end, { axis = 0 }, { 'axis' } },

@@ -32,7 +32,8 @@ local global_hooks = require('chainer.function_hook').list
 
 local M = {}
 local FN = 'softmax_cross_entropy'
-local OPTIONS = args.accept { 'normalize', 'class_weight', 'ignore_label', 'reduce', 'enable_double_backprop' }
+local OPTIONS = args.accept { 'normalize', 'cache_score', 'class_weight', 'ignore_label', 'reduce',
+  'enable_double_backprop' }
 
 local box_loss = ffi.new('ch_tensor*[1]')
 local box_grad = ffi.new('ch_tensor*[1]')

@@ -9,19 +9,13 @@
 local chainer = require 'chainer'
 local F = require 'chainer.functions'
 local T = chainer.tensor
-local ffi = require 'ffi'
-
-pcall(ffi.cdef, 'typedef struct { long tv_sec; long tv_nsec; } chainlua_bench_timespec;' ..
-  'int clock_gettime(int clk_id, void *tp);')
-local ts = ffi.new('chainlua_bench_timespec')
-local ts_ptr = ffi.cast('void *', ts) -- whatever timespec type clock_gettime was declared with
+local monotonic = require('chainer._libc').monotonic
 -- clock 'cpu' measures process CPU time (os.clock): with 1 thread it is
 -- the work itself even on a machine shared with other jobs
 local use_cpu = arg and arg[3] == 'cpu'
 local function now()
   if use_cpu then return os.clock() end
-  ffi.C.clock_gettime(1, ts_ptr)
-  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+  return monotonic()
 end
 
 io.stdout:setvbuf("no")

@@ -3,17 +3,8 @@
 -- Run: CHAINLUA_LIB=build/libchainlua.so luajit bench/sgemm.lua  (LUA_PATH with lua/?.lua)
 local T = require 'chainer.tensor'
 
--- wall clock: os.clock() is CPU time summed over threads, so use the FFI
-local ffi = require 'ffi'
-pcall(ffi.cdef, [[
-  typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
-  int clock_gettime(int clk, bench_timespec *ts);
-]])
-local ts = ffi.new('bench_timespec')
-local function now()
-  ffi.C.clock_gettime(1, ts)
-  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
-end
+-- wall clock: os.clock() is CPU time summed over threads
+local now = require('chainer._libc').monotonic
 
 local function median(v)
   table.sort(v)

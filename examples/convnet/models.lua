@@ -18,7 +18,6 @@ local F = require 'chainer.functions'
 local L = require 'chainer.links'
 local I = require 'chainer.initializers'
 local chainer = require 'chainer'
-local vision = require 'chainer.links.model.vision'
 
 local M = {}
 
@@ -136,7 +135,7 @@ M.VGG16 = VGG16
 -- pooling, then four stages of bottleneck blocks (res2 .. res5: 1x1 -> 3x3
 -- -> 1x1 with BatchNormalization; the first block of each stage projects
 -- the shortcut with a strided 1x1 conv), global average pooling and fc6.
--- The stages are the model zoo's BuildingBlock (links/model/vision.lua),
+-- The stages are the model zoo's BuildingBlock (links/model/vision/building_block.lua),
 -- so the parameter names match ResNet50Layers and the guide's
 -- ResBlock/BottleNeck structure (3+4+6+3, 3+4+23+3, 3+8+36+3 blocks).
 ---------------------------------------------------------------------------
@@ -151,10 +150,10 @@ function ResNet:init(n_layers, n_class, opts)
   local w = I.HeNormal()
   self.conv1 = L.Convolution2D(nil, 64, 7, { stride = 2, pad = 3, initialW = w, nobias = true })
   self.bn1 = L.BatchNormalization(64)
-  self.res2 = vision.BuildingBlock(b[1], 64, 64, 256, 1, w)
-  self.res3 = vision.BuildingBlock(b[2], 256, 128, 512, 2, w)
-  self.res4 = vision.BuildingBlock(b[3], 512, 256, 1024, 2, w)
-  self.res5 = vision.BuildingBlock(b[4], 1024, 512, 2048, 2, w)
+  self.res2 = L.BuildingBlock(b[1], 64, 64, 256, 1, w)
+  self.res3 = L.BuildingBlock(b[2], 256, 128, 512, 2, w)
+  self.res4 = L.BuildingBlock(b[3], 512, 256, 1024, 2, w)
+  self.res5 = L.BuildingBlock(b[4], 1024, 512, 2048, 2, w)
   self.fc6 = L.Linear(2048, n_class or 1000)
 end
 function ResNet:forward(x)

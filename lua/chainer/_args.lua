@@ -75,14 +75,15 @@ function M.options(fn, opts, allowed, level)
 end
 
 -- Chainer's positional arguments with a trailing options table, as one
--- table name -> value: parse(fn, names, n, ...) with names the accepted
--- arguments in Chainer's order (an accept() set or a list), n = select('#', ...).
+-- table name -> value: parse(fn, sig, n, ...) with sig = signature{...}
+-- (or a plain list of names in Chainer's order), n = select('#', ...).
 -- Positional values fill the names in order; a trailing plain table
 -- (is_options) holds the rest by name.  Unknown names, too many positional
--- values and a name given both ways are errors.
-function M.parse(fn, names, n, ...)
-  local acc = names._names and names or M.accept(names)
-  local order = acc._order or (names[1] ~= nil and names) or acc._names
+-- values and a name given both ways are errors (blaming the caller of the
+-- function that calls parse; parse_at(level, ...) takes options()' level).
+local function parse(level, fn, names, n, ...)
+  local acc = names._names and names or M.signature(names)
+  local order = acc._order or acc._names
   local out = {}
   local last = n
   while last > 0 and select(last, ...) == nil do last = last - 1 end
@@ -96,7 +97,7 @@ function M.parse(fn, names, n, ...)
   end
   if last > #order then
     error(string.format('%s: too many positional arguments (%d given, at most %d: %s)', fn, last, #order,
-      table.concat(order, ', ')), 3)
+      table.concat(order, ', ')), level)
   end
   for i = 1, last do
     local v = select(i, ...)
@@ -105,20 +106,38 @@ function M.parse(fn, names, n, ...)
   if opts then
     for k, v in pairs(opts) do
       if acc[k] ~= true then
-        error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k), table.concat(order, ', ')), 3)
+        error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k),
+          acc._list ~= '' and acc._list or 'none'), level)
       end
-      if out[k] ~= nil then error(string.format('%s: %s given both positionally and in the options', fn, k), 3) end
+      if out[k] ~= nil then error(string.format('%s: %s given both positionally and in the options', fn, k), level) end
       out[k] = v
     end
   end
   return out
 end
 
--- An ordered set for parse(): keeps Chainer's argument order.
-function M.signature(names)
-  local acc = M.accept(names)
+function M.parse(fn, names, n, ...)
+  local out = parse(4, fn, names, n, ...)
+  return out
+end
+
+function M.parse_at(level, fn, names, n, ...)
+  local out = parse((level or 2) + 2, fn, names, n, ...)
+  return out
+end
+
+-- An ordered set for parse(): Chainer's positional arguments in order,
+-- then (optionally) names accepted only in the options table:
+--   args.signature({ 'y_keys', 'x_key', 'trigger' }, { 'file_name' })
+-- Error messages list them in this order.
+function M.signature(names, keyword_only)
+  local all = {}
+  for i, n in ipairs(names) do all[i] = n end
+  for _, n in ipairs(keyword_only or {}) do all[#all + 1] = n end
+  local acc = M.accept(all)
   acc._order = {}
   for i, n in ipairs(names) do acc._order[i] = n end
+  acc._list = table.concat(all, ', ')
   return acc
 end
 
@@ -129,16 +148,18 @@ local floats = { float16 = true, float32 = true, float64 = true }
 
 local function describe(v)
   if T.is_tensor(v) then return v.dtype .. ' tensor' end
+  if type(v) == 'table' and v._is_variable then return 'a Variable without data (an uninitialised Parameter)' end
   return type(v)
 end
 
 -- The tensor of a Variable or tensor argument, or an error.
 function M.array(fn, name, v, level)
-  if type(v) == 'table' and v._is_variable then v = v._data end
-  if not T.is_tensor(v) then
+  local d = v
+  if type(v) == 'table' and v._is_variable then d = v._data end
+  if not T.is_tensor(d) then
     error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, describe(v)), (level or 2) + 1)
   end
-  return v
+  return d
 end
 
 -- The same, and the tensor must have a float dtype.

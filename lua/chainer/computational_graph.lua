@@ -9,6 +9,7 @@
 -- functions, linked directly), show_name (prefix variable labels with their
 -- names; default true).  Everything reachable backward from the outputs is
 -- included; the walk is iterative.
+local args = require 'chainer._args'
 local class = require 'chainer.class'
 local Variable = require 'chainer.variable'
 local FunctionNode = require 'chainer.function_node'
@@ -23,8 +24,17 @@ M.ComputationalGraph = ComputationalGraph
 
 local function is_function(n) return class.isinstance(n, FunctionNode) end
 
-function ComputationalGraph:init(nodes, edges, opts)
-  opts = opts or {}
+-- Chainer's ComputationalGraph(nodes, edges, variable_style, function_style,
+-- rankdir, remove_variable, show_name) and build_computational_graph(outputs,
+-- remove_split, variable_style, ...); remove_split is accepted and, as in
+-- Chainer 7, has no effect.
+local GRAPH_SIGNATURE = args.signature { 'variable_style', 'function_style', 'rankdir', 'remove_variable',
+  'show_name' }
+local BUILD_SIGNATURE = args.signature { 'remove_split', 'variable_style', 'function_style', 'rankdir',
+  'remove_variable', 'show_name' }
+
+function ComputationalGraph:init(nodes, edges, ...)
+  local opts = args.parse_at(3, 'ComputationalGraph', GRAPH_SIGNATURE, select('#', ...), ...)
   self.nodes = nodes
   self.edges = edges
   self.variable_style = opts.variable_style or M.default_variable_style
@@ -86,8 +96,8 @@ end
 
 -- build_computational_graph(outputs, opts): outputs are Variables,
 -- VariableNodes or FunctionNodes (one or a table of them).
-function M.build_computational_graph(outputs, opts)
-  opts = opts or {}
+function M.build_computational_graph(outputs, ...)
+  local opts = args.parse_at(2, 'build_computational_graph', BUILD_SIGNATURE, select('#', ...), ...)
   if type(outputs) ~= 'table' or outputs._is_variable or getmetatable(outputs) ~= nil then
     outputs = { outputs }
   end
@@ -143,7 +153,9 @@ function M.build_computational_graph(outputs, opts)
     end
     nodes, edges = fnodes, fedges
   end
-  return ComputationalGraph(nodes, edges, opts)
+  return ComputationalGraph(nodes, edges, { variable_style = opts.variable_style,
+    function_style = opts.function_style, rankdir = opts.rankdir, remove_variable = opts.remove_variable,
+    show_name = opts.show_name })
 end
 
 return M

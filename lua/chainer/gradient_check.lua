@@ -11,6 +11,7 @@
 -- numerical pass also runs the function on float64 copies of the inputs and
 -- parameters (opts.dtype = false keeps their own dtypes), so float32
 -- functions are checked against an accurate reference.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local backprop = require 'chainer.backprop'
@@ -71,8 +72,10 @@ end
 -- Central-difference gradients of sum_j <f()_j, grad_outputs_j> with
 -- respect to each input tensor (perturbed in place and restored).  Returns
 -- a table of float64 tensors shaped like the inputs.
-function M.numerical_grad(f, inputs, grad_outputs, opts)
-  local eps = (type(opts) == 'table' and opts.eps) or (type(opts) == 'number' and opts) or 1e-3
+local NUMERICAL_SIGNATURE = args.signature { 'eps' }
+
+function M.numerical_grad(f, inputs, grad_outputs, ...)
+  local eps = args.parse_at(2, 'numerical_grad', NUMERICAL_SIGNATURE, select('#', ...), ...).eps or 1e-3
   inputs = as_table(inputs)
   grad_outputs = as_table(grad_outputs)
   local gys = {}
@@ -126,12 +129,15 @@ end
 -- func(x1, x2, ...) takes Variables and returns Variable(s); x_data is a
 -- tensor or a table of tensors; y_grad the upstream gradients (nil for a
 -- one-element output, which gets 1); params Variables also checked.
-function M.check_backward(func, x_data, y_grad, params, opts)
-  if opts == nil and type(params) == 'table' and not params._is_variable and params[1] == nil and
-      next(params) ~= nil then
-    opts, params = params, nil           -- check_backward(func, x, gy, {atol = ...})
-  end
-  opts = opts or {}
+-- Chainer's (func, x_data, y_grad, params, eps, atol, rtol, no_grads, dtype):
+-- the ones after y_grad positional or by name, check_backward(f, x, gy, {atol = ...}).
+local CHECK_SIGNATURE = args.signature { 'params', 'eps', 'atol', 'rtol', 'no_grads', 'dtype' }
+local DOUBLE_SIGNATURE = args.signature { 'params', 'params_grad_grad', 'eps', 'atol', 'rtol', 'no_grads',
+  'dtype' }
+
+function M.check_backward(func, x_data, y_grad, ...)
+  local opts = args.parse_at(2, 'check_backward', CHECK_SIGNATURE, select('#', ...), ...)
+  local params = opts.params
   local eps = opts.eps or 1e-3
   local atol, rtol = opts.atol or 1e-5, opts.rtol or 1e-4
   local num_dtype = opts.dtype
@@ -227,12 +233,9 @@ end
 
 -- Checks the second-order gradients: the gradients of
 -- sum(gx * x_grad_grad) with respect to the inputs and y_grad.
-function M.check_double_backward(func, x_data, y_grad, x_grad_grad, params, opts)
-  if opts == nil and type(params) == 'table' and not params._is_variable and params[1] == nil and
-      next(params) ~= nil then
-    opts, params = params, nil
-  end
-  opts = opts or {}
+function M.check_double_backward(func, x_data, y_grad, x_grad_grad, ...)
+  local opts = args.parse_at(2, 'check_double_backward', DOUBLE_SIGNATURE, select('#', ...), ...)
+  local params = opts.params
   x_data = as_table(x_data)
   params = as_table(params)
   local n = #x_data
@@ -270,10 +273,8 @@ function M.check_double_backward(func, x_data, y_grad, x_grad_grad, params, opts
       ggs[k] = T.zeros_like(ref)
     end
   end
-  local sub = {}
-  for k, v in pairs(opts) do sub[k] = v end
-  sub.atol = opts.atol or 1e-4
-  sub.rtol = opts.rtol or 1e-3
+  local sub = { eps = opts.eps, no_grads = opts.no_grads, dtype = opts.dtype,
+    atol = opts.atol or 1e-4, rtol = opts.rtol or 1e-3 }
   local ok, err = pcall(M.check_backward, first_order, inputs, ggs, params, sub)
   if not ok then error((tostring(err):gsub('check_backward:', 'check_double_backward:')), 2) end
   return true

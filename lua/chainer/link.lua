@@ -20,6 +20,7 @@
 -- ChainList children are 1-based in Lua (`model[1]`) but keep Chainer's
 -- names '0', '1', ... in paths and files ('/0/W'), so model files move
 -- between Chainer and chainlua unchanged.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local class = require 'chainer.class'
 local Parameter = require 'chainer.parameter'
@@ -133,8 +134,11 @@ function props.within_init_scope(self) return rawget(self, '_within_init_scope')
 function props.device(self) return T.device_name(rawget(self, '_device') or -1) end
 function props.xp() return T end
 
--- add_param(name, shape, {dtype =, initializer =}) or add_param(name, parameter)
-function Link:add_param(name, shape, opts)
+-- add_param(name, shape, {dtype =, initializer =}) or add_param(name, parameter);
+-- Chainer's positional (name, shape, dtype, initializer) works too.
+local ADD_PARAM_SIGNATURE = args.signature { 'dtype', 'initializer' }
+
+function Link:add_param(name, shape, ...)
   if type(name) ~= 'string' or name == '' then
     error('add_param: name must be a non-empty string (got ' .. type(name) .. ')', 2)
   end
@@ -145,8 +149,7 @@ function Link:add_param(name, shape, opts)
   if is_param(shape) then
     p = shape
   else
-    if type(opts) == 'string' then opts = { dtype = opts } end
-    opts = opts or {}
+    local opts = args.parse_at(2, 'add_param', ADD_PARAM_SIGNATURE, select('#', ...), ...)
     local init = opts.initializer
     if init == nil then
       local I = require 'chainer.initializers'
@@ -234,11 +237,11 @@ local function collect_named_params(self, prefix, out, include_uninit)
   end
 end
 
+local INCLUDE_UNINIT = args.accept { 'include_uninit' }
 local function include_uninit_opt(opts, fn)
   if opts == nil then return true end
   if type(opts) == 'boolean' then return opts end
-  if type(opts) ~= 'table' then error(fn .. ': options must be a table {include_uninit = ...}', 3) end
-  return opts.include_uninit ~= false
+  return args.options(fn, opts, INCLUDE_UNINIT, 3).include_uninit ~= false
 end
 
 -- for p in link:params{include_uninit = true} do ... end
@@ -259,11 +262,11 @@ function Link:namedparams(opts)
   return list_iter(named, true)
 end
 
+local SKIPSELF = args.accept { 'skipself' }
 local function skipself_opt(opts, fn)
   if opts == nil then return false end
   if type(opts) == 'boolean' then return opts end
-  if type(opts) ~= 'table' then error(fn .. ': options must be a table {skipself = ...}', 3) end
-  return opts.skipself == true
+  return args.options(fn, opts, SKIPSELF, 3).skipself == true
 end
 
 local function collect_links(self, prefix, out, skipself)
@@ -418,8 +421,10 @@ end
 -- Parameter objects sharing the arrays (grads cleared), 'copy' deep-copies
 -- the arrays, 'init' deep-copies and re-initialises every parameter with
 -- its initializer.
+local MODE = args.accept { 'mode' }
+
 function Link:copy(opts)
-  local mode = type(opts) == 'table' and opts.mode or opts or 'share'
+  local mode = type(opts) == 'table' and args.options('copy', opts, MODE).mode or opts or 'share'
   if mode ~= 'share' and mode ~= 'copy' and mode ~= 'init' then
     error("copy: mode must be 'share', 'copy' or 'init' (got " .. tostring(mode) .. ')', 2)
   end
@@ -437,7 +442,7 @@ Link._shallow = shallow
 
 -- repeat_(n, {mode = 'init'}): a Sequential of n copies (Chainer's `repeat`).
 function Link:repeat_(n_repeat, opts)
-  local mode = type(opts) == 'table' and opts.mode or opts or 'init'
+  local mode = type(opts) == 'table' and args.options('repeat_', opts, MODE).mode or opts or 'init'
   if mode ~= 'share' and mode ~= 'copy' and mode ~= 'init' then
     error("repeat_: mode must be 'share', 'copy' or 'init' (got " .. tostring(mode) .. ')', 2)
   end

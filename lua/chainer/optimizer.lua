@@ -17,6 +17,7 @@ local T = require 'chainer.tensor'
 local class = require 'chainer.class'
 local Variable = require 'chainer.variable'
 local Parameter = require 'chainer.parameter'
+local args = require 'chainer._args'
 
 local M = {}
 
@@ -86,29 +87,15 @@ end
 -- Reads Chainer's arguments of `fn`, in the order `names`, given either as
 -- one options table (`Adam{alpha = 1e-3}`) or positionally (`Adam(1e-3, 0.5)`).
 -- Returns a table name -> value holding only the given ones.
+local signatures = setmetatable({}, { __mode = 'k' })   -- names list -> args.signature, built once
+
 function M.parse_options(fn, names, n, ...)
-  local out = {}
-  local first = ...
-  if n == 1 and type(first) == 'table' and not T.is_tensor(first) and getmetatable(first) == nil then
-    local known = {}
-    for _, k in ipairs(names) do known[k] = true end
-    for k, v in pairs(first) do
-      if not known[k] then
-        error(string.format("%s: unknown option '%s' (expected one of %s)", fn, tostring(k),
-          table.concat(names, ', ')), 3)
-      end
-      out[k] = v
-    end
-  else
-    if n > #names then
-      error(string.format('%s: too many arguments (%d given, at most %d: %s)', fn, n, #names,
-        table.concat(names, ', ')), 3)
-    end
-    for i = 1, n do
-      local v = select(i, ...)
-      if v ~= nil then out[names[i]] = v end
-    end
+  local sig = signatures[names]
+  if sig == nil then
+    sig = args.signature(names)
+    signatures[names] = sig
   end
+  local out = args.parse_at(3, fn, sig, n, ...)
   for k, v in pairs(out) do
     if v == false and k ~= 'amsgrad' and k ~= 'adabound' and k ~= 'eps_inside_sqrt' then
       out[k] = nil    -- false stands for Python's None: keep the default
@@ -197,8 +184,12 @@ end
 
 -- add_hook(hook, {name =, timing =}) / add_hook(hook, name, timing).  The
 -- hook is called as hook(rule, param) before (or after) the update.
-local function split_hook_opts(name, timing)
-  if type(name) == 'table' then return name.name, name.timing end
+local HOOK_OPTIONS = args.accept { 'name', 'timing' }
+local function split_hook_opts(name, timing, fn)
+  if type(name) == 'table' then
+    args.options(fn, name, HOOK_OPTIONS, 3)
+    return name.name, name.timing
+  end
   return name, timing
 end
 
@@ -209,7 +200,7 @@ end
 
 function UpdateRule:add_hook(hook, name, timing)
   if not callable(hook) then error('UpdateRule.add_hook: the hook must be callable (got ' .. type(hook) .. ')', 2) end
-  name, timing = split_hook_opts(name, timing)
+  name, timing = split_hook_opts(name, timing, 'UpdateRule.add_hook')
   name = hook_name(hook, name, 'UpdateRule.add_hook')
   timing = timing_of(hook, timing, 'UpdateRule.add_hook')
   if find_hook(self._pre_hooks, name) or find_hook(self._post_hooks, name) then
@@ -454,7 +445,7 @@ end
 function Optimizer:add_hook(hook, name, timing)
   if not callable(hook) then error('Optimizer.add_hook: the hook is not callable (got ' .. type(hook) .. ')', 2) end
   if not self._pre_hooks then error('Optimizer.add_hook: call setup before add_hook', 2) end
-  name, timing = split_hook_opts(name, timing)
+  name, timing = split_hook_opts(name, timing, 'Optimizer.add_hook')
   name = hook_name(hook, name, 'Optimizer.add_hook')
   timing = timing_of(hook, timing, 'Optimizer.add_hook')
   if find_hook(self._pre_hooks, name) or find_hook(self._post_hooks, name) then

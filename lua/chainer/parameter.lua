@@ -10,6 +10,7 @@
 -- in place (chainer.initializers), a number, or a tensor.  Its `dtype`
 -- field, when present, picks the dtype; else chainer.config.dtype.
 -- `update_rule` is the slot optimizers fill.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 
@@ -23,12 +24,14 @@ local function callable(v)
 end
 
 -- Parameter(initializer, shape, {name =, requires_grad =}) / Parameter(tensor)
+local PARAMETER_OPTIONS = args.accept { 'name', 'requires_grad' }
+
 function Parameter:init(initializer, shape, opts)
   if type(shape) == 'table' and shape[1] == nil and next(shape) ~= nil and opts == nil then
     opts, shape = shape, nil           -- Parameter(init, {name = 'W'})
   end
   if type(shape) == 'number' then shape = { shape } end
-  opts = opts or {}
+  opts = args.options('Parameter', opts, PARAMETER_OPTIONS, 3)
   local data
   if T.is_tensor(initializer) then
     data = initializer

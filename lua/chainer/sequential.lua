@@ -9,6 +9,7 @@
 -- layers are the children, named by their 0-based position among links
 -- ('0', '1', ...) exactly as Chainer names them, so files are compatible.
 -- Each layer receives every value the previous layer returned.
+local args = require 'chainer._args'
 local link = require 'chainer.link'
 local ChainList = link.ChainList
 local is_link = link.is_link
@@ -168,8 +169,10 @@ function Sequential:forward(...)
 end
 
 -- Chainer's Sequential.repeat: the whole sequence n times.
+local MODE = args.accept { 'mode' }
+
 function Sequential:repeat_(n_repeat, opts)
-  local mode = type(opts) == 'table' and opts.mode or opts or 'init'
+  local mode = type(opts) == 'table' and args.options('Sequential.repeat_', opts, MODE).mode or opts or 'init'
   local ret = Sequential()
   for _ = 1, n_repeat do
     for _, l in ipairs(self._layers) do

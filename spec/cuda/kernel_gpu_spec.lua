@@ -4,7 +4,7 @@
 -- `gpu`: scripts/run-tests excludes it when chainer.cuda.available is false.
 local T = require 'chainer.tensor'
 local cuda = require 'chainer.cuda'
-local KC = require 'chainer.cuda.kernel_cuda'
+local KC = require 'chainer.user_kernel.cuda_backend'
 
 local function agree(gpu, cpu, tol)
   assert.are.equal('cuda:0', gpu.device)

@@ -2,8 +2,8 @@
 -- CuPy's conventions, the C-subset translator, caching and error messages.
 local T = require 'chainer.tensor'
 local cuda = require 'chainer.cuda'
-local K = require 'chainer.cuda.kernel'
-local Pz = require 'chainer.cuda.kernel_parse'
+local K = require 'chainer.user_kernel'
+local Pz = require 'chainer.user_kernel.parse'
 
 local function close(a, b, tol)
   tol = tol or 1e-5
@@ -264,7 +264,7 @@ describe('user kernels: the generated CUDA source (no GPU needed)', function()
     assert.matches('const _type_reduce _b = (_type_reduce)(x * x);', src, 1, true)
   end)
 
-  local KC = require 'chainer.cuda.kernel_cuda'
+  local KC = require 'chainer.user_kernel.cuda_backend'
   local newest = KC.nvrtc_arch()
   local function compiles(src, name)
     local ptx = KC.compile(src, name, 'compute_' .. newest)
@@ -289,12 +289,11 @@ describe('user kernels: the generated CUDA source (no GPU needed)', function()
 
   it('keeps compiled images in the disk cache (CHAINLUA_KERNEL_CACHE)', function()
     if newest == 0 then pending('no CUDA backend or NVRTC here: ' .. cuda.info()) return end
-    local ffi = require 'ffi'
-    pcall(ffi.cdef, 'int setenv(const char *, const char *, int); int unsetenv(const char *);')
+    local libc = require 'chainer._libc'
     local dir = os.tmpname()
     os.remove(dir)
     local old = os.getenv('CHAINLUA_KERNEL_CACHE')
-    ffi.C.setenv('CHAINLUA_KERNEL_CACHE', dir .. '/nested', 1)
+    libc.setenv('CHAINLUA_KERNEL_CACHE', dir .. '/nested')
     local ok, err = pcall(function()
       assert.are.equal(dir .. '/nested', KC.cache_dir())
       local k = K.elementwise('T x', 'T y', 'y = x * 3', 'disk_probe')
@@ -311,7 +310,7 @@ describe('user kernels: the generated CUDA source (no GPU needed)', function()
       assert.are.equal(img, img2)
       os.remove(path)
     end)
-    if old then ffi.C.setenv('CHAINLUA_KERNEL_CACHE', old, 1) else ffi.C.unsetenv('CHAINLUA_KERNEL_CACHE') end
+    libc.setenv('CHAINLUA_KERNEL_CACHE', old)
     os.execute('rm -rf "' .. dir .. '"')
     assert(ok, err)
   end)

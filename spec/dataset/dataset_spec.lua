@@ -97,7 +97,7 @@ describe('dataset root and caches', function()
       assert.equal(dir, DS.get_dataset_root())
       local d = DS.get_dataset_directory('pfnet/x')
       assert.equal(dir .. '/pfnet/x', d)
-      assert.truthy(require('chainer.dataset.download').is_dir(d))
+      assert.truthy(require('chainer._fs').is_dir(d))
     end)
   end)
 

@@ -1,8 +1,7 @@
 -- Shared helpers for the dataset, datasets and iterators specs.
+local fs = require 'chainer._fs'
 local T = require 'chainer.tensor'
-local ffi = T.ffi
-
-pcall(ffi.cdef, 'int setenv(const char *name, const char *value, int overwrite); int unsetenv(const char *name);')
+local libc = require 'chainer._libc'
 
 local H = {}
 
@@ -15,9 +14,7 @@ function H.errors_with(f, ...)
   return tostring(err)
 end
 
-function H.setenv(k, v)
-  if v == nil then ffi.C.unsetenv(k) else ffi.C.setenv(k, v, 1) end
-end
+H.setenv = libc.setenv
 
 -- Runs fn with environment variables set (restored afterwards, even on error).
 function H.with_env(vars, fn)
@@ -45,11 +42,7 @@ function H.write(path, s)
   f:close()
 end
 
-function H.exists(path)
-  local f = io.open(path, 'rb')
-  if f then f:close() return true end
-  return false
-end
+H.exists = fs.exists
 
 -- Big-endian uint32.
 function H.be32(v)

@@ -1,5 +1,6 @@
 -- Shared helpers for the example specs: the chainlua binary, running a
 -- command with its exit status, scratch folders, dataset checks.
+local fs = require 'chainer._fs'
 local H = {}
 
 -- The chainlua binary of the build under test (CHAINLUA_BUILD, or the
@@ -32,11 +33,7 @@ function H.tmpdir()
   return d
 end
 
-function H.exists(path)
-  local f = io.open(path, 'rb')
-  if f then f:close() return true end
-  return false
-end
+H.exists = fs.exists
 
 -- Whether any of the files (relative to the dataset root,
 -- CHAINER_DATASET_ROOT or ~/.chainer/dataset) exists.

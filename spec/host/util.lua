@@ -1,4 +1,5 @@
 -- spec/host/util.lua: running the chainlua executable from specs.
+local fs = require 'chainer._fs'
 local M = {}
 
 local root = (debug.getinfo(1, 'S').source:sub(2):match('^(.*)/spec/host/[^/]*$')) or '.'
@@ -8,23 +9,13 @@ M.root = root
 M.build = os.getenv('CHAINLUA_BUILD') or (root .. '/build')
 M.exe = M.build .. '/chainlua'
 
-function M.exists(path)
-  local f = io.open(path, 'rb')
-  if f then f:close() return true end
-  return false
-end
+M.exists = fs.exists
 
 function M.quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
-function M.read(path)
-  local f = io.open(path, 'rb')
-  if not f then return nil end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+M.read = fs.read_file
 
 function M.write(path, text)
   local f = assert(io.open(path, 'wb'))

@@ -1,4 +1,5 @@
 -- Shared helpers for the file-format specs.
+local fs = require 'chainer._fs'
 local T = require 'chainer.tensor'
 local ffi, C = T.ffi, T.C
 
@@ -25,11 +26,7 @@ function H.write_file(path, s)
   f:close()
 end
 
-function H.exists(path)
-  local f = io.open(path, 'rb')
-  if f then f:close() return true end
-  return false
-end
+H.exists = fs.exists
 
 -- The raw bytes of a tensor in C order.
 function H.bytes(t)

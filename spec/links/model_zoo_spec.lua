@@ -453,8 +453,10 @@ describe('model zoo: bad arguments', function()
       'ResNet50Layers: n_layers is fixed to 50 (use ResNetLayers for another depth)')
     assert.has_error(function() L.VGG16Layers { pretrained_model = 'auto' } end,
       "VGG16Layers: pretrained_model = 'auto' would download weights; pass the path of a converted .npz file instead")
-    assert.has_error(function() L.GoogLeNet { pretrained = 'x.npz' } end, "GoogLeNet: unknown option 'pretrained'")
-    assert.has_error(function() L.GoogLeNet { downsample_fb = true } end, "GoogLeNet: unknown option 'downsample_fb'")
+    assert.has_error(function() L.GoogLeNet { pretrained = 'x.npz' } end,
+      "L.GoogLeNet: unknown option 'pretrained' (accepted: initialW, pretrained_model)")
+    assert.has_error(function() L.GoogLeNet { downsample_fb = true } end,
+      "L.GoogLeNet: unknown option 'downsample_fb' (accepted: initialW, pretrained_model)")
     assert.has_error(function() L.VGG16Layers(3) end,
       'VGG16Layers: options must be a table {pretrained_model = path} or a path string (got number)')
     local x = T.zeros({ 1, 3, 32, 32 })

@@ -259,7 +259,7 @@ describe('snapshot', function()
     chainer.serializers.load_npz(tr.out .. '/model_epoch-3', fresh)
     assert.are.equal(0, (fresh.l1.W.array - model.predictor.l1.W.array):abs():max():item())
     -- no temporary files left behind
-    for _, name in ipairs(util.listdir(tr.out)) do assert.is_nil(name:find('tmp', 1, true), name) end
+    for _, name in ipairs(require('chainer._fs').listdir(tr.out)) do assert.is_nil(name:find('tmp', 1, true), name) end
     H.rmdir(tr.out)
   end)
 end)

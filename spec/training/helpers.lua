@@ -1,6 +1,7 @@
 -- Shared helpers for the training specs: a fake updater with exact epoch
 -- arithmetic, a tiny classifier problem, a string-collecting output and
 -- temporary directories.
+local fs = require 'chainer._fs'
 local chainer = require 'chainer'
 local training = require 'chainer.training'
 
@@ -60,13 +61,7 @@ function H.tmpdir()
 end
 function H.rmdir(d) os.execute('rm -rf ' .. d) end
 
-function H.read(path)
-  local f = io.open(path, 'rb')
-  if not f then return nil end
-  local t = f:read('*a')
-  f:close()
-  return t
-end
+H.read = fs.read_file
 
 -- A small separable classification problem and an MLP classifier.
 function H.problem(n, seed)

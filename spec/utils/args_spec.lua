@@ -47,6 +47,63 @@ describe('_args.parse', function()
     assert.has_error(function() p(1, 2, 3, 4) end)
     assert.has_error(function() p(3, 4, { out_size = 5 }) end, 'L.Linear: out_size given both positionally and in the options')
   end)
+
+  it('accepts keyword-only names in the options table, never by position', function()
+    local KW = args.signature({ 'loop', 'shuffle' }, { 'repeat_' })
+    assert.same({ repeat_ = false }, args.parse('It', KW, 1, { repeat_ = false }))
+    assert.has_error(function() args.parse('It', KW, 3, true, true, false) end)
+    assert.has_error(function() args.parse('It', KW, 1, { rep = 1 }) end,
+      "It: unknown option 'rep' (accepted: loop, shuffle, repeat_)")
+  end)
+
+  it('parse_at blames the frame the caller names', function()
+    local SIG = args.signature { 'a' }
+    local function public(...)
+      local o = args.parse_at(2, 'public', SIG, select('#', ...), ...)   -- not a tail call: its frame counts
+      return o
+    end
+    local ok, err = pcall(function() public({ b = 1 }) end)   -- this line is the one blamed
+    assert.is_false(ok)
+    assert.matches('args_spec.lua:%d+: public: unknown option', err)
+  end)
+end)
+
+describe('_args.signature with keyword-only names', function()
+  local SIG = args.signature({ 'stride', 'pad' }, { 'groups' })
+
+  it('takes keyword-only names by name only', function()
+    assert.same({ stride = 2, groups = 3 }, args.parse('F.conv', SIG, 2, 2, { groups = 3 }))
+    assert.has_error(function() args.parse('F.conv', SIG, 3, 1, 0, 3) end,
+      'F.conv: too many positional arguments (3 given, at most 2: stride, pad)')
+  end)
+
+  it('lists positional then keyword-only names for an unknown one', function()
+    assert.has_error(function() args.parse('F.conv', SIG, 1, { group = 3 }) end,
+      "F.conv: unknown option 'group' (accepted: stride, pad, groups)")
+  end)
+end)
+
+describe('_args.parse_at', function()
+  local SIG = args.signature { 'reduce' }
+  -- a helper parsing for a public function: level 3 blames the public function's caller
+  local function helper(...)
+    local o = args.parse_at(3, 'F.loss', SIG, select('#', ...), ...)
+    return o
+  end
+  local function public(...)
+    local o = helper(...)
+    return o
+  end
+
+  it('raises at the given level', function()
+    local ok, err = pcall(function()
+      local o = public({ reduc = 'no' }) -- this line is blamed
+      return o
+    end)
+    assert.is_false(ok)
+    assert.matches("args_spec.lua:%d+: F.loss: unknown option 'reduc'", err)
+    assert.same({ reduce = 'no' }, public('no'))
+  end)
 end)
 
 describe('_args arrays', function()
@@ -54,6 +111,12 @@ describe('_args arrays', function()
     local t = T.ones { 2 }
     assert.equal(t, args.array('f', 'x', t))
     assert.equal(t, args.array('f', 'x', chainer.Variable(t)))
+  end)
+
+  it('says when a Variable has no data', function()
+    local p = chainer.Parameter()
+    assert.has_error(function() args.array('F.linear', 'W', p) end,
+      'F.linear: W must be a Variable or a tensor (got a Variable without data (an uninitialised Parameter))')
   end)
 
   it('names the function, the argument and what came', function()

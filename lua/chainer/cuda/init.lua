@@ -176,10 +176,10 @@ function M.check_cuda_available()
 end
 
 ---------------------------------------------------------------------------
--- user-defined kernels (chainer/cuda/kernel.lua): the same kernel text runs
+-- user-defined kernels (chainer/user_kernel/): the same kernel text runs
 -- on CPU tensors (translated to Lua) and CUDA tensors (NVRTC)
 ---------------------------------------------------------------------------
-local function kernels() return require 'chainer.cuda.kernel' end
+local function kernels() return require 'chainer.user_kernel' end
 
 -- Chainer's cuda.elementwise / cuda.reduce: memoized, so the same arguments
 -- give the same kernel object (and its compiled code).

@@ -11,6 +11,7 @@
 --                                which is renamed into place (atomic)
 --   download(url, dest)          curl to dest.part-XXXX, progress on stderr, rename
 local md5 = require 'chainer.dataset.md5'
+local fs = require 'chainer._fs'
 
 local M = {}
 
@@ -45,35 +46,21 @@ local function run(cmd)
 end
 M.run = run
 
-function M.exists(path)
-  local f = io.open(path, 'rb')
-  if f then f:close() return true end
-  return false
-end
-
-function M.is_dir(path)
-  return run('test -d ' .. q(path))
-end
-
-function M.mkdir_p(path)
-  return run('mkdir -p ' .. q(path) .. ' 2>/dev/null')
-end
-
 -- True when files can be created in `dir` (creating it if needed).  A
 -- folder whose permission bits deny writing counts as read-only even for
 -- root (who could write there anyway): shared data folders stay untouched.
 function M.writable_dir(dir)
   local probe_dir = dir
-  while not M.is_dir(probe_dir) do
+  while not fs.is_dir(probe_dir) do
     local parent = probe_dir:match('^(.*)/[^/]*$')
     if parent == nil or parent == '' or parent == probe_dir then break end
     probe_dir = parent
   end
-  if M.is_dir(probe_dir) and not run('test -w ' .. q(probe_dir) .. ' && test -n "$(find ' .. q(probe_dir) ..
+  if fs.is_dir(probe_dir) and not run('test -w ' .. q(probe_dir) .. ' && test -n "$(find ' .. q(probe_dir) ..
       ' -maxdepth 0 -perm -u+w 2>/dev/null)"') then
     return false
   end
-  if not M.mkdir_p(dir) then return false end
+  if not fs.mkdir_p(dir) then return false end
   local probe = string.format('%s/.chainlua-write-test-%d', dir, math.random(1, 2^30))
   local f = io.open(probe, 'wb')
   if not f then return false end
@@ -87,7 +74,7 @@ function M.get_dataset_directory(name, create)
     error(string.format('get_dataset_directory: name must be a non-empty string (got %s)', type(name)), 2)
   end
   local path = M.get_dataset_root() .. '/' .. name
-  if create ~= false and not M.mkdir_p(path) then
+  if create ~= false and not fs.mkdir_p(path) then
     error(string.format("get_dataset_directory: cannot create '%s'", path), 2)
   end
   return path
@@ -105,35 +92,24 @@ function M.cache_dir_for_root(root)
   return base .. '/' .. md5(root):sub(1, 12)
 end
 
--- A name for a temporary beside `path`.
--- (the table address differs between processes, math.random within one)
-local function temp_name(path)
-  local addr = tostring({}):match('0x(%x+)') or '0'
-  return string.format('%s.part-%s-%d', path, addr, math.random(1, 2^30))
-end
-M.temp_name = temp_name
-
 -- download(url, dest, [fn]): fetches url into dest (atomically).  Returns
 -- true, or false and a reason.  Progress goes to stderr.
 function M.download(url, dest)
   if not run('command -v curl >/dev/null 2>&1') then
     return false, 'the curl command is not installed'
   end
-  local tmp = temp_name(dest)
+  local tmp = fs.temp_path(dest)
   io.stderr:write(string.format('Downloading from %s...\n', url))
   io.stderr:flush()
   local timeout = os.getenv('CHAINLUA_DOWNLOAD_CONNECT_TIMEOUT') or '20'
   local ok = run(string.format('curl -fL --connect-timeout %s --progress-bar -o %s %s',
     q(timeout), q(tmp), q(url)))
-  if not ok or not M.exists(tmp) then
+  if not ok or not fs.exists(tmp) then
     os.remove(tmp)
     return false, 'curl could not download it (offline, or the address is unreachable)'
   end
-  local renamed, err = os.rename(tmp, dest)
-  if not renamed then
-    os.remove(tmp)
-    return false, 'cannot move the download into place: ' .. tostring(err)
-  end
+  local moved, err = fs.replace(tmp, dest)
+  if not moved then return false, 'cannot move the download into place: ' .. err end
   return true
 end
 
@@ -143,8 +119,8 @@ function M.cached_download(url)
   end
   local dir = M.get_dataset_root() .. '/_dl_cache'
   local path = dir .. '/' .. md5(url)
-  if M.exists(path) then return path end
-  if not M.mkdir_p(dir) then
+  if fs.exists(path) then return path end
+  if not fs.mkdir_p(dir) then
     error(string.format("cached_download: cannot create the download cache '%s'", dir), 2)
   end
   local ok, why = M.download(url, path)
@@ -161,25 +137,23 @@ function M.cache_or_load_file(path, creator, loader)
   if type(creator) ~= 'function' and not (type(creator) == 'table' and getmetatable(creator)) then
     error('cache_or_load_file: creator must be a function', 2)
   end
-  if M.exists(path) then return loader(path) end
+  if fs.exists(path) then return loader(path) end
   local dir = path:match('^(.*)/[^/]*$')
-  if dir and dir ~= '' and not M.mkdir_p(dir) then
+  if dir and dir ~= '' and not fs.mkdir_p(dir) then
     error(string.format("cache_or_load_file: cannot create the folder '%s'", dir), 2)
   end
-  local tmp = temp_name(path) .. '.npz'
+  -- the temporary ends in .npz: numpy-style writers append it otherwise
+  local tmp = fs.temp_path(path, '.npz')
   local ok, content = pcall(creator, tmp)
   if not ok then
     os.remove(tmp)
     error(content, 0)
   end
-  if not M.exists(path) then
-    local renamed, err = os.rename(tmp, path)
-    if not renamed then
-      os.remove(tmp)
-      error(string.format("cache_or_load_file: cannot move '%s' into place: %s", path, tostring(err)), 2)
-    end
+  if fs.exists(path) then
+    os.remove(tmp)   -- another process finished first
   else
-    os.remove(tmp)
+    local moved, err = fs.replace(tmp, path)
+    if not moved then error('cache_or_load_file: ' .. err, 2) end
   end
   return content
 end

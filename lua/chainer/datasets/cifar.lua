@@ -10,7 +10,9 @@
 -- download.  Converted once into pfnet/chainer/cifar/cifar-10.npz
 -- (keys train_x, train_y, test_x, test_y as uint8, Chainer's cache keys).
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local dl = require 'chainer.dataset.download'
+local fs = require 'chainer._fs'
 local files = require 'chainer.datasets.files'
 
 local M = {}
@@ -57,11 +59,11 @@ local function bin_folder(spec)
   local root = dl.get_dataset_root()
   local cand = { root .. '/' .. spec.dir .. '/' .. spec.folder, root .. '/' .. spec.folder }
   for _, d in ipairs(cand) do
-    if dl.exists(d .. '/' .. spec.test[1]) then return d, nil end
+    if fs.exists(d .. '/' .. spec.test[1]) then return d, nil end
   end
   local tar = files.raw_file(spec.fn, spec.dir, spec.tarball, spec.url)
-  local tmp = dl.temp_name(files.converted_dir('pfnet/chainer/cifar') .. '/extract')
-  if not dl.mkdir_p(tmp) or not dl.run(string.format('tar -xzf %s -C %s', dl.shell_quote(tar), dl.shell_quote(tmp))) then
+  local tmp = fs.temp_path(files.converted_dir('pfnet/chainer/cifar') .. '/extract')
+  if not fs.mkdir_p(tmp) or not dl.run(string.format('tar -xzf %s -C %s', dl.shell_quote(tar), dl.shell_quote(tmp))) then
     dl.run('rm -rf ' .. dl.shell_quote(tmp))
     error(string.format("%s: cannot extract '%s' (is it the binary version, %s?)", spec.fn, tar, spec.tarball), 3)
   end
@@ -102,13 +104,12 @@ local function preprocess(x, y, o)
   return TupleDataset(images, y:astype('int32'))
 end
 
+-- Chainer's keyword arguments, by name only (get_cifar10{ndim = 1}).
+local OPTIONS = args.accept { 'withlabel', 'ndim', 'scale', 'dtype' }
+
 local function loader(spec)
   return function(opts)
-    if opts ~= nil and type(opts) ~= 'table' then
-      error(string.format('%s: options must be a table {withlabel =, ndim =, scale =, dtype =} (got %s)',
-        spec.fn, type(opts)), 2)
-    end
-    opts = opts or {}
+    opts = args.options(spec.fn, opts, OPTIONS)
     local o = { withlabel = opts.withlabel, ndim = opts.ndim or 3, scale = opts.scale or 1.0,
       dtype = opts.dtype or T.default_float }
     if o.withlabel == nil then o.withlabel = true end

@@ -13,6 +13,7 @@
 -- folder ($CHAINLUA_CACHE_DIR, $XDG_CACHE_HOME/chainlua/dataset or
 -- ~/.cache/chainlua/dataset).
 local dl = require 'chainer.dataset.download'
+local fs = require 'chainer._fs'
 local md5 = require 'chainer.dataset.md5'
 
 local M = {}
@@ -31,9 +32,9 @@ end
 -- Folder for converted files of `sub` (e.g. 'pfnet/chainer/mnist').
 function M.converted_dir(sub)
   local root = dl.get_dataset_root()
-  if root_writable(root) and dl.mkdir_p(root .. '/' .. sub) then return root .. '/' .. sub end
+  if root_writable(root) and fs.mkdir_p(root .. '/' .. sub) then return root .. '/' .. sub end
   local dir = dl.cache_dir_for_root(root) .. '/' .. sub
-  if not dl.mkdir_p(dir) then
+  if not fs.mkdir_p(dir) then
     error(string.format("datasets: neither the dataset root '%s' nor the cache folder '%s' is writable",
       root, dir), 3)
   end
@@ -44,9 +45,9 @@ end
 function M.find_converted(sub, name)
   local root = dl.get_dataset_root()
   local p = root .. '/' .. sub .. '/' .. name
-  if dl.exists(p) then return p end
+  if fs.exists(p) then return p end
   p = dl.cache_dir_for_root(root) .. '/' .. sub .. '/' .. name
-  if dl.exists(p) then return p end
+  if fs.exists(p) then return p end
   return nil
 end
 
@@ -63,21 +64,21 @@ end
 function M.raw_file(fn, dir, name, url, extra_dirs)
   local root = dl.get_dataset_root()
   local flat = root .. '/' .. dir .. '/' .. name
-  if dl.exists(flat) then return flat end
+  if fs.exists(flat) then return flat end
   local cached = root .. '/_dl_cache/' .. md5(url)
-  if dl.exists(cached) then return cached end
+  if fs.exists(cached) then return cached end
   for _, d in ipairs(extra_dirs or {}) do
     local p = d .. '/' .. name
-    if dl.exists(p) then return p end
+    if fs.exists(p) then return p end
   end
   local target
-  if root_writable(root) and dl.mkdir_p(root .. '/' .. dir) then
+  if root_writable(root) and fs.mkdir_p(root .. '/' .. dir) then
     target = flat
   else
     local cdir = dl.cache_dir_for_root(root) .. '/' .. dir
     target = cdir .. '/' .. name
-    if dl.exists(target) then return target end
-    dl.mkdir_p(cdir)
+    if fs.exists(target) then return target end
+    fs.mkdir_p(cdir)
   end
   local src = M.url_for(url)
   local ok, why = dl.download(src, target)

@@ -10,6 +10,7 @@
 -- lines; example i is {image, label} with label a 0-d tensor.
 local DatasetMixin = require 'chainer.dataset.dataset_mixin'
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local C, check, box = T.C, T.check, T.box
 
 local M = {}
@@ -78,9 +79,13 @@ end
 local ImageDataset = DatasetMixin:extend('ImageDataset')
 M.ImageDataset = ImageDataset
 
-function ImageDataset:init(paths, opts)
-  opts = opts or {}
-  if type(opts) == 'string' then opts = { root = opts } end   -- Chainer's positional root
+-- Chainer's ImageDataset(paths, root, dtype) and LabeledImageDataset(pairs,
+-- root, dtype, label_dtype): positional or by name.
+local IMAGE_SIGNATURE = args.signature { 'root', 'dtype' }
+local LABELED_SIGNATURE = args.signature { 'root', 'dtype', 'label_dtype' }
+
+function ImageDataset:init(paths, ...)
+  local opts = args.parse_at(3, 'ImageDataset', IMAGE_SIGNATURE, select('#', ...), ...)
   self._paths = read_list('ImageDataset', paths, false, 3)
   for i, p in ipairs(self._paths) do
     if type(p) ~= 'string' then
@@ -100,9 +105,8 @@ end
 local LabeledImageDataset = DatasetMixin:extend('LabeledImageDataset')
 M.LabeledImageDataset = LabeledImageDataset
 
-function LabeledImageDataset:init(pairs, opts)
-  opts = opts or {}
-  if type(opts) == 'string' then opts = { root = opts } end
+function LabeledImageDataset:init(pairs, ...)
+  local opts = args.parse_at(3, 'LabeledImageDataset', LABELED_SIGNATURE, select('#', ...), ...)
   self._pairs = read_list('LabeledImageDataset', pairs, true, 3)
   for i, pr in ipairs(self._pairs) do
     if type(pr) ~= 'table' or type(pr[1]) ~= 'string' or type(pr[2]) ~= 'number' then

@@ -8,17 +8,19 @@
 -- calls read the npz.  Images scale to [0, scale]; ndim 1 gives (784,),
 -- 2 (28, 28), 3 (1, 28, 28) or, with rgb_format, (3, 28, 28).
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local dl = require 'chainer.dataset.download'
 local files = require 'chainer.datasets.files'
 
 local M = {}
 
-local function check_opts(fn, opts, level)
-  if opts ~= nil and type(opts) ~= 'table' then
-    error(string.format('%s: options must be a table {withlabel =, ndim =, scale =, dtype =, label_dtype =, ' ..
-      'rgb_format =} (got %s)', fn, type(opts)), level + 1)
-  end
-  opts = opts or {}
+-- Chainer's keyword arguments, by name only (get_mnist{ndim = 3}): a bare
+-- value such as get_mnist(false) is refused as "options must be a table".
+-- The same for Fashion-MNIST and Kuzushiji-MNIST.
+local OPTIONS = args.accept { 'withlabel', 'ndim', 'scale', 'dtype', 'label_dtype', 'rgb_format' }
+
+local function read_options(fn, opts, level)
+  opts = args.options(fn, opts, OPTIONS, level + 1)
   local o = {
     withlabel = opts.withlabel, ndim = opts.ndim or 1, scale = opts.scale or 1.0,
     dtype = opts.dtype or T.default_float, label_dtype = opts.label_dtype or 'int32',
@@ -85,7 +87,7 @@ end
 
 local function loader(spec)
   return function(opts)
-    local o = check_opts(spec.fn, opts, 2)
+    local o = read_options(spec.fn, opts, 2)
     local xtr, ytr = raw_split(spec, spec.fn, 'train')
     local xte, yte = raw_split(spec, spec.fn, 'test')
     return preprocess(xtr, ytr, o, 28), preprocess(xte, yte, o, 28)

@@ -9,24 +9,13 @@
 -- The reader below understands what these files use of MATLAB's level-5
 -- format: numeric matrices, stored plainly or zlib-compressed.
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local dl = require 'chainer.dataset.download'
 local files = require 'chainer.datasets.files'
 local ffi = T.ffi
+local libc = require 'chainer._libc'
 
 local M = {}
-
-pcall(ffi.cdef, [[
-int uncompress(uint8_t *dest, unsigned long *destLen, const uint8_t *source, unsigned long sourceLen);
-]])
-local zlib = nil
-local function z()
-  if zlib == nil then
-    local ok, lib = pcall(ffi.load, 'z')
-    if not ok then ok, lib = pcall(ffi.load, 'libz.so.1') end
-    zlib = ok and lib or false
-  end
-  return zlib
-end
 
 local mi_types = {   -- MAT type code -> dtype
   [1] = 'int8', [2] = 'uint8', [3] = 'int16', [5] = 'int32', [9] = 'float64', [7] = 'float32', [12] = 'int64',
@@ -40,7 +29,7 @@ end
 
 -- Inflates a zlib stream whose output size is unknown (grows the buffer).
 local function inflate(data, fn)
-  local lib = z()
+  local lib = libc.zlib()
   if not lib then error(fn .. ': zlib is not available to read a compressed MAT file', 4) end
   local cap = #data * 8 + 1024
   while true do
@@ -139,11 +128,11 @@ local function split(name, fn)
   return x, y
 end
 
+-- Chainer's keyword arguments, by name only (get_svhn{add_extra = true}).
+local OPTIONS = args.accept { 'withlabel', 'scale', 'dtype', 'label_dtype', 'add_extra' }
+
 function M.get_svhn(opts)
-  if opts ~= nil and type(opts) ~= 'table' then
-    error(string.format('get_svhn: options must be a table (got %s)', type(opts)), 2)
-  end
-  opts = opts or {}
+  opts = args.options('get_svhn', opts, OPTIONS)
   local withlabel = opts.withlabel
   if withlabel == nil then withlabel = true end
   local scale, dtype = opts.scale or 1.0, opts.dtype or T.default_float

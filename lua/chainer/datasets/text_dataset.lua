@@ -5,12 +5,17 @@
 -- (with its newline, as Chainer's readline gives it), or with several files
 -- the tuple {line of file 1, line of file 2, ...}.  filter_func(line1, ...)
 -- returning false drops a line (pair).  Only line offsets are kept in memory.
+local args = require 'chainer._args'
 local DatasetMixin = require 'chainer.dataset.dataset_mixin'
 
 local TextDataset = DatasetMixin:extend('TextDataset')
 
+-- Options by name only: of Chainer's (paths, encoding, errors, newline,
+-- filter_func) chainlua implements filter_func (files are read as bytes).
+local OPTIONS = args.accept { 'filter_func' }
+
 function TextDataset:init(paths, opts)
-  opts = opts or {}
+  opts = args.options('TextDataset', opts, OPTIONS, 3)
   if type(paths) == 'string' then paths = { paths } end
   if type(paths) ~= 'table' or #paths == 0 then
     error(string.format('TextDataset: paths must be a file name or a Lua array of them (got %s)', type(paths)), 3)

@@ -2,14 +2,19 @@
 -- before forward and its inputs and output gradients before backward.
 --
 --   chainer.function_hooks.PrintHook{sep = '', ['end'] = '\n', file = io.stderr}
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionHook = require('chainer.function_hook').FunctionHook
 
 local PrintHook = FunctionHook:extend('PrintHook')
 PrintHook.name = 'PrintHook'
 
-function PrintHook:init(opts)
-  opts = opts or {}
+-- Chainer's PrintHook(sep, end, file, flush); `end` is a Lua keyword, so
+-- {['end'] = ...} or end_.
+local SIGNATURE = args.signature({ 'sep', 'end', 'file', 'flush' }, { 'end_' })
+
+function PrintHook:init(...)
+  local opts = args.parse_at(3, 'PrintHook', SIGNATURE, select('#', ...), ...)
   self.sep = opts.sep or ''
   self['end'] = opts['end'] or opts.end_ or '\n'
   self.file = opts.file or io.stdout

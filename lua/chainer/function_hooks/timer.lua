@@ -7,23 +7,9 @@
 --   hook:print_report()           -- a table by function name
 --
 -- call_history holds {function, seconds} pairs in call order.
-local ffi = require 'ffi'
 local FunctionHook = require('chainer.function_hook').FunctionHook
 
--- A monotonic clock: clock_gettime(CLOCK_MONOTONIC) through the FFI, with
--- our own timespec type so that another module's declarations cannot clash.
-pcall(ffi.cdef, 'typedef struct { long tv_sec; long tv_nsec; } chainlua_timer_timespec;')
-pcall(ffi.cdef, 'int clock_gettime(int clk_id, struct timespec *tp);')
-local ts = ffi.new('chainlua_timer_timespec')
-local tsp = ffi.cast('void *', ts)
-local have_clock = pcall(function() return ffi.C.clock_gettime end)
-local function now()
-  if have_clock then
-    ffi.C.clock_gettime(1, tsp)
-    return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
-  end
-  return os.clock()
-end
+local now = require('chainer._libc').monotonic
 
 local TimerHook = FunctionHook:extend('TimerHook')
 TimerHook.name = 'TimerHook'

@@ -1,4 +1,5 @@
 -- initializers/normal.lua: Normal, LeCunNormal, GlorotNormal, HeNormal.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local base = require 'chainer.initializers.initializer'
 local Initializer, get_fans = base.Initializer, base.get_fans
@@ -43,8 +44,12 @@ end
 
 -- HeNormal(scale = 1, {fan_option = 'fan_in'}): std = scale * sqrt(2 / fan).
 local HeNormal = Initializer:extend('HeNormal')
-function HeNormal:init(scale, dtype, fan_option)
-  if type(dtype) == 'table' then dtype, fan_option = dtype.dtype, dtype.fan_option end
+local HE_SIGNATURE = args.signature { 'dtype', 'fan_option' }
+
+-- Chainer's HeNormal(scale, dtype, fan_option); after scale positional or by name.
+function HeNormal:init(scale, ...)
+  local opts = args.parse_at(3, 'HeNormal', HE_SIGNATURE, select('#', ...), ...)
+  local dtype, fan_option = opts.dtype, opts.fan_option
   Initializer.init(self, dtype)
   self.scale = scale or 1.0
   self.fan_option = fan_option or 'fan_in'

@@ -4,7 +4,9 @@
 --
 --   MultithreadIterator(dataset, batch_size, {loop = true, shuffle = true,
 --     order_sampler = s, n_threads = 2, n_prefetch = 2 * n_threads})
---   (MultiprocessIterator also takes Chainer's n_processes for n_threads.)
+--   MultithreadIterator(dataset, batch_size, repeat, shuffle, n_threads, order_sampler)
+--   (Chainer's positional order; MultiprocessIterator also takes Chainer's
+--   n_processes for n_threads.)
 --
 -- Why C threads: a LuaJIT state runs on one thread, and a Lua dataset (its
 -- closures, tables, get_example) cannot move to another state.  So the
@@ -28,6 +30,7 @@ local gather = require 'chainer.dataset.gather'
 local serial = require 'chainer.iterators.serial_iterator'
 local S = require 'chainer.iterators.state'
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local ffi, C, check = T.ffi, T.C, T.check
 
 local M = {}
@@ -109,9 +112,14 @@ end
 local MultithreadIterator = Iterator:extend('MultithreadIterator')
 M.MultithreadIterator = MultithreadIterator
 
-function MultithreadIterator:init(dataset, batch_size, a, b, c)
+-- Chainer's (repeat, shuffle, n_threads, order_sampler); n_processes is
+-- accepted for n_threads, n_prefetch (queue depth) is chainlua's own.
+local SIGNATURE = args.signature({ 'loop', 'shuffle', 'n_threads', 'order_sampler' },
+  { 'repeat', 'repeat_', 'n_processes', 'n_prefetch' })
+
+function MultithreadIterator:init(dataset, batch_size, ...)
   serial.check_batch_size('MultithreadIterator', batch_size, 3)
-  local opts = type(a) == 'table' and a or {}
+  local loop, sampler, opts = serial.read_arguments('MultithreadIterator', SIGNATURE, 3, select('#', ...), ...)
   local n_threads = opts.n_threads or opts.n_processes or 2
   if type(n_threads) ~= 'number' or n_threads ~= math.floor(n_threads) or n_threads < 1 or n_threads > 256 then
     error(string.format('MultithreadIterator: n_threads must be an integer in 1..256 (got %s)',
@@ -127,7 +135,7 @@ function MultithreadIterator:init(dataset, batch_size, a, b, c)
   self.n_threads = n_threads
   self.n_prefetch = n_prefetch
   self._epoch_size = P.len(dataset, 'MultithreadIterator')
-  self._repeat, self.order_sampler = serial.parse_options('MultithreadIterator', a, b, c, 3)
+  self._repeat, self.order_sampler = loop, sampler
   self['repeat'] = self._repeat
   self._plan = plan(dataset)
   if self._plan then

@@ -13,6 +13,7 @@
 local class = require 'chainer.class'
 local rng = require 'chainer.dataset.rng'
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 
 local M = {}
 
@@ -27,9 +28,11 @@ M.OrderSampler = OrderSampler
 
 local ShuffleOrderSampler = OrderSampler:extend('ShuffleOrderSampler')
 
+local SAMPLER_OPTIONS = args.accept { 'seed' }
+
 function ShuffleOrderSampler:init(opts)
   local seed = opts
-  if type(opts) == 'table' then seed = opts.seed end
+  if type(opts) == 'table' then seed = args.options('ShuffleOrderSampler', opts, SAMPLER_OPTIONS, 3).seed end
   seed = rng.check_seed(seed, 'ShuffleOrderSampler', 3)
   if seed == nil then seed = rng.fresh_seed() end
   self.seed, self.offset = seed, 0

@@ -2,7 +2,7 @@
 -- iterator.
 --
 --   SerialIterator(dataset, batch_size, {loop = true, shuffle = true, order_sampler = s})
---   SerialIterator(dataset, batch_size, repeat, shuffle)   -- Chainer's positional form
+--   SerialIterator(dataset, batch_size, repeat, shuffle, order_sampler)   -- Chainer's positional form
 --
 -- `repeat` is a Lua keyword: the option is `loop` (`['repeat']` works too).
 -- Fields (plain, updated by next/reset/serialize): batch_size, epoch,
@@ -19,23 +19,25 @@ local convert = require 'chainer.dataset.convert'
 local samplers = require 'chainer.iterators.order_samplers'
 local S = require 'chainer.iterators.state'
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local ffi = T.ffi
 
 local M = {}
 
--- Parses (repeat|opts, shuffle, order_sampler) into loop, sampler.
-function M.parse_options(fn, a, b, c, level)
+-- Chainer's (repeat, shuffle, order_sampler) arguments, positional or in
+-- a trailing options table; `repeat` is a Lua keyword, so its name is
+-- `loop` (`['repeat']` and `repeat_` are accepted too).
+M.SIGNATURE = args.signature({ 'loop', 'shuffle', 'order_sampler' }, { 'repeat', 'repeat_' })
+
+-- Reads the iterator arguments (after dataset and batch_size) with `sig`,
+-- returns loop, sampler, and the table of all given arguments.
+function M.read_arguments(fn, sig, level, n, ...)
   level = (level or 2) + 1
-  local loop, shuffle, sampler
-  if type(a) == 'table' then
-    local opts = a
-    loop = opts.loop
-    if loop == nil then loop = opts['repeat'] end
-    if loop == nil then loop = opts.repeat_ end
-    shuffle, sampler = opts.shuffle, opts.order_sampler
-  else
-    loop, shuffle, sampler = a, b, c
-  end
+  local given = args.parse_at(level, fn, sig, n, ...)
+  local loop = given.loop
+  if loop == nil then loop = given['repeat'] end
+  if loop == nil then loop = given.repeat_ end
+  local shuffle, sampler = given.shuffle, given.order_sampler
   if loop == nil then loop = true end
   if type(loop) ~= 'boolean' then
     error(string.format('%s: loop (repeat) must be a boolean (got %s)', fn, type(loop)), level)
@@ -57,7 +59,7 @@ function M.parse_options(fn, a, b, c, level)
     error(string.format('%s: order_sampler must be callable as sampler(order, position) (got %s)', fn,
       type(sampler)), level)
   end
-  return loop, sampler
+  return loop, sampler, given
 end
 
 function M.check_batch_size(fn, batch_size, level)
@@ -117,12 +119,12 @@ end
 local SerialIterator = Iterator:extend('SerialIterator')
 M.SerialIterator = SerialIterator
 
-function SerialIterator:init(dataset, batch_size, a, b, c)
+function SerialIterator:init(dataset, batch_size, ...)
   M.check_batch_size('SerialIterator', batch_size, 3)
   self._epoch_size = P.len(dataset, 'SerialIterator')
   self.dataset = dataset
   self.batch_size = batch_size
-  self._repeat, self.order_sampler = M.parse_options('SerialIterator', a, b, c, 3)
+  self._repeat, self.order_sampler = M.read_arguments('SerialIterator', M.SIGNATURE, 3, select('#', ...), ...)
   self['repeat'] = self._repeat
   self:reset()
 end

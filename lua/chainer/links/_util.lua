@@ -1,52 +1,11 @@
--- links/_util.lua: helpers shared by the concrete links.
+-- links/_util.lua: small helpers shared by the concrete links.
+-- (Arguments and options go through chainer._args: args.signature + args.parse
+-- for constructors, args.options for the options table of a call.)
 local T = require 'chainer.tensor'
 local Parameter = require 'chainer.parameter'
 local I = require 'chainer.initializers'
 
 local M = {}
-
--- Splits Chainer's positional arguments and a trailing options table:
--- args(fn, names, {...}, n) -> table name -> value.  Positional values fill
--- `names` in order; a trailing plain table (not a tensor, not a callable,
--- not a list of numbers) holds keyword options.
-local function is_opts(v)
-  if type(v) ~= 'table' or T.is_tensor(v) or v._is_variable or v._is_link then return false end
-  local mt = getmetatable(v)
-  if mt ~= nil and (mt.__call ~= nil or rawget(mt, '__name') ~= nil) then return false end
-  if v[1] ~= nil then return false end
-  return true
-end
-M.is_opts = is_opts
-
-function M.args(fn, names, n, ...)
-  local out = {}
-  local last = n
-  local a = { ... }
-  while last > 0 and a[last] == nil do last = last - 1 end
-  local opts
-  if last > 0 and is_opts(a[last]) then
-    opts = a[last]
-    last = last - 1
-  end
-  if last > #names then
-    error(string.format('%s: too many positional arguments (expected at most %d)', fn, #names), 3)
-  end
-  for i = 1, last do out[names[i]] = a[i] end
-  if opts then
-    local known = {}
-    for _, k in ipairs(names) do known[k] = true end
-    for k, v in pairs(opts) do
-      if not known[k] then
-        local list = {}
-        for _, nm in ipairs(names) do list[#list + 1] = nm end
-        error(string.format("%s: unknown option '%s' (expected one of: %s)", fn, tostring(k), table.concat(list, ', ')), 3)
-      end
-      if out[k] ~= nil then error(string.format('%s: %s given both positionally and in the options', fn, k), 3) end
-      out[k] = v
-    end
-  end
-  return out
-end
 
 -- Initializer for a weight (nil -> default) and for a bias (nil -> zeros).
 function M.weight_init(init, fn, default)
@@ -79,10 +38,41 @@ function M.size_from(shape, from)
   return s
 end
 
+-- The tensor of a Variable or tensor (nil for anything else).
 function M.data(x)
   if T.is_tensor(x) then return x end
   if type(x) == 'table' and x._is_variable then return x._data end
   return nil
+end
+
+-- gamma (initial_gamma, default 1) and beta (initial_beta, default 0) of
+-- shape {size} (size nil: lazy, see init_gamma_beta) for the normalizations.
+function M.gamma_beta(self, fn, initial_gamma, initial_beta, size)
+  if initial_gamma == nil then initial_gamma = 1 end
+  if initial_beta == nil then initial_beta = 0 end
+  self.gamma = M.param(I._get_initializer(initial_gamma, fn), size and { size } or nil)
+  self.beta = M.param(I._get_initializer(initial_beta, fn), size and { size } or nil)
+end
+
+-- Initialises lazy gamma and beta to x's channel count (axis 1).
+function M.init_gamma_beta(self, x)
+  if self.gamma._data == nil then
+    local n = M.data(x).shape[2]
+    self.gamma:initialize({ n })
+    self.beta:initialize({ n })
+  end
+end
+
+-- A sampler over counts^power (Chainer's WalkerAlias) and the vocabulary
+-- size, for NegativeSampling and BlackOut.
+function M.unigram_sampler(counts, power)
+  local WalkerAlias = require 'chainer.utils.walker_alias'
+  local c = counts
+  if T.is_tensor(c) then c = c:astype('float64'):reshape(-1):totable() end
+  if type(c) ~= 'table' or #c == 0 then error('the counts must be a non-empty list or tensor', 4) end
+  local p = {}
+  for i = 1, #c do p[i] = c[i] ^ power end
+  return WalkerAlias(p), #c
 end
 
 return M

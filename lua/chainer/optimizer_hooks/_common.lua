@@ -4,8 +4,9 @@
 -- false: called once as hook(optimizer)).
 local class = require 'chainer.class'
 local lib = require 'chainer._lib'
+local args = require 'chainer._args'
 
-local M = { C = lib.C, check = lib.check }
+local M = { C = lib.C, check = lib.check, signature = args.signature }
 
 local Hook = class.Object:extend('OptimizerHook')
 Hook.timing = 'pre'
@@ -21,26 +22,10 @@ function M.number(v, fn, arg)
   return v
 end
 
--- Reads (positional..., {opts}) or ({opts}) into a table, Chainer's order.
-function M.args(fn, names, n, ...)
-  local first = ...
-  local out = {}
-  if n == 1 and type(first) == 'table' and getmetatable(first) == nil then
-    local known = {}
-    for _, k in ipairs(names) do known[k] = true end
-    for k, v in pairs(first) do
-      if not known[k] then
-        error(string.format("%s: unknown option '%s' (expected one of %s)", fn, tostring(k),
-          table.concat(names, ', ')), 4)
-      end
-      out[k] = v
-    end
-  else
-    if n > #names then
-      error(string.format('%s: too many arguments (%d given, at most %d)', fn, n, #names), 4)
-    end
-    for i = 1, n do out[names[i]] = select(i, ...) end
-  end
+-- Reads (positional..., {opts}) or ({opts}) into a table, Chainer's order;
+-- `sig` is the hook's args.signature, built once at load.
+function M.args(fn, sig, n, ...)
+  local out = args.parse_at(4, fn, sig, n, ...)
   return out
 end
 

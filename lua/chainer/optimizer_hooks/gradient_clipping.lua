@@ -5,11 +5,12 @@ local common = require 'chainer.optimizer_hooks._common'
 local C, check = common.C, common.check
 
 local GradientClipping = common.Hook:extend('GradientClipping')
+local SIGNATURE = common.signature { 'threshold' }
 GradientClipping.name = 'GradientClipping'
 
 -- GradientClipping(threshold) / GradientClipping{threshold =}
 function GradientClipping:init(...)
-  local a = common.args('GradientClipping', { 'threshold' }, select('#', ...), ...)
+  local a = common.args('GradientClipping', SIGNATURE, select('#', ...), ...)
   self.threshold = common.number(a.threshold, 'GradientClipping', 'threshold')
 end
 

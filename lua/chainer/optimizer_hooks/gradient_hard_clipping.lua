@@ -4,12 +4,13 @@ local common = require 'chainer.optimizer_hooks._common'
 local C, check = common.C, common.check
 
 local GradientHardClipping = common.Hook:extend('GradientHardClipping')
+local SIGNATURE = common.signature { 'lower_bound', 'upper_bound' }
 GradientHardClipping.name = 'GradientHardClipping'
 GradientHardClipping.call_for_each_param = true
 
 -- GradientHardClipping(lower_bound, upper_bound) / {lower_bound =, upper_bound =}
 function GradientHardClipping:init(...)
-  local a = common.args('GradientHardClipping', { 'lower_bound', 'upper_bound' }, select('#', ...), ...)
+  local a = common.args('GradientHardClipping', SIGNATURE, select('#', ...), ...)
   self.lower_bound = common.number(a.lower_bound, 'GradientHardClipping', 'lower_bound')
   self.upper_bound = common.number(a.upper_bound, 'GradientHardClipping', 'upper_bound')
   if self.lower_bound > self.upper_bound then

@@ -6,12 +6,13 @@ local common = require 'chainer.optimizer_hooks._common'
 local C, check = common.C, common.check
 
 local GradientLARS = common.Hook:extend('GradientLARS')
+local SIGNATURE = common.signature { 'threshold', 'weight_decay', 'eps' }
 GradientLARS.name = 'GradientLARS'
 GradientLARS.call_for_each_param = true
 
 -- GradientLARS(threshold, weight_decay, eps) / {threshold = 1e-2, weight_decay = 0, eps = 1e-9}
 function GradientLARS:init(...)
-  local a = common.args('GradientLARS', { 'threshold', 'weight_decay', 'eps' }, select('#', ...), ...)
+  local a = common.args('GradientLARS', SIGNATURE, select('#', ...), ...)
   self.threshold = common.number(a.threshold or 1e-2, 'GradientLARS', 'threshold')
   self.weight_decay = common.number(a.weight_decay or 0, 'GradientLARS', 'weight_decay')
   self.eps = common.number(a.eps or 1e-9, 'GradientLARS', 'eps')

@@ -7,6 +7,7 @@ local common = require 'chainer.optimizer_hooks._common'
 local C, check = common.C, common.check
 
 local GradientNoise = common.Hook:extend('GradientNoise')
+local SIGNATURE = common.signature { 'eta', 'noise_func' }
 GradientNoise.name = 'GradientNoise'
 GradientNoise.call_for_each_param = true
 
@@ -17,7 +18,7 @@ end
 
 -- GradientNoise(eta, noise_func) / GradientNoise{eta =, noise_func =}
 function GradientNoise:init(...)
-  local a = common.args('GradientNoise', { 'eta', 'noise_func' }, select('#', ...), ...)
+  local a = common.args('GradientNoise', SIGNATURE, select('#', ...), ...)
   self.eta = common.number(a.eta, 'GradientNoise', 'eta')
   self.noise_func = a.noise_func or GradientNoise.exponential_decay_noise
 end

@@ -3,12 +3,13 @@ local common = require 'chainer.optimizer_hooks._common'
 local C, check = common.C, common.check
 
 local Lasso = common.Hook:extend('Lasso')
+local SIGNATURE = common.signature { 'rate' }
 Lasso.name = 'Lasso'
 Lasso.call_for_each_param = true
 
 -- Lasso(rate) / Lasso{rate =}
 function Lasso:init(...)
-  local a = common.args('Lasso', { 'rate' }, select('#', ...), ...)
+  local a = common.args('Lasso', SIGNATURE, select('#', ...), ...)
   self.rate = common.number(a.rate, 'Lasso', 'rate')
 end
 

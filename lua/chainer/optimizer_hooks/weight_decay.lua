@@ -4,12 +4,13 @@ local common = require 'chainer.optimizer_hooks._common'
 local C, check = common.C, common.check
 
 local WeightDecay = common.Hook:extend('WeightDecay')
+local SIGNATURE = common.signature { 'rate' }
 WeightDecay.name = 'WeightDecay'
 WeightDecay.call_for_each_param = true
 
 -- WeightDecay(rate) / WeightDecay{rate =}
 function WeightDecay:init(...)
-  local a = common.args('WeightDecay', { 'rate' }, select('#', ...), ...)
+  local a = common.args('WeightDecay', SIGNATURE, select('#', ...), ...)
   self.rate = common.number(a.rate, 'WeightDecay', 'rate')
 end
 

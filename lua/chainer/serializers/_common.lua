@@ -1,5 +1,6 @@
 -- serializers/_common.lua: value conversion and the key-tree deserializer
 -- shared by the NPZ and HDF5 formats.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local base = require 'chainer.serializer'
 
@@ -105,12 +106,18 @@ end
 --   missing   list of keys asked for but absent (strict loading inside load())
 --   accessed  key -> true
 --   collect   true while load() runs: missing keys are gathered, not raised at once
+-- A deserializer's arguments after its source: Chainer's (path, strict,
+-- ignore_names), positional or by name; fn names the caller in messages.
+M.DESERIALIZER_SIGNATURE = args.signature({ 'path', 'strict', 'ignore_names' }, { 'fn' })
+M.DESERIALIZER_OPTIONS = M.DESERIALIZER_SIGNATURE
+
 function M.make_deserializer(name)
   local D = base.Deserializer:extend(name)
 
+  -- opts: an options table checked against DESERIALIZER_OPTIONS (fn, the
+  -- name in messages, is for load_npz/load_hdf5).
   function D:_init_state(source, opts, default_fn)
-    opts = opts or {}
-    if type(opts) == 'string' then opts = { path = opts } end
+    opts = args.options(name, opts, M.DESERIALIZER_OPTIONS, 4)
     self.source = source
     self.path = opts.path or ''
     if type(self.path) ~= 'string' then error(name .. ': path must be a string', 3) end
@@ -127,7 +134,7 @@ function M.make_deserializer(name)
     end
     self.ignore_names = ign
     self._fn = opts.fn or default_fn
-    self._state = opts._state or { missing = {}, accessed = {}, collect = false }
+    self._state = { missing = {}, accessed = {}, collect = false }
   end
 
   function D:_ignored(key)

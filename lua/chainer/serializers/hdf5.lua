@@ -1,5 +1,6 @@
 -- serializers/hdf5.lua: Chainer's HDF5 format (groups and datasets as h5py
 -- writes them: `predictor/l1/W` is dataset W in group predictor/l1).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local base = require 'chainer.serializer'
 local common = require 'chainer.serializers._common'
@@ -12,12 +13,14 @@ local M = {}
 local HDF5Serializer = base.Serializer:extend('HDF5Serializer')
 
 -- file: an HDF5 file opened with tensor.open_hdf5(path, 'w' or 'a').
-function HDF5Serializer:init(file, opts)
+-- Chainer's HDF5Serializer(group, compression); path is chainlua's (children).
+local SERIALIZER_SIGNATURE = args.signature({ 'compression' }, { 'path' })
+
+function HDF5Serializer:init(file, ...)
   if type(file) ~= 'table' or file.write == nil then
     error('HDF5Serializer: file must be an HDF5 file from tensor.open_hdf5(path, "w") (got ' .. type(file) .. ')', 3)
   end
-  if type(opts) == 'number' then opts = { compression = opts } end
-  opts = opts or {}
+  local opts = args.parse_at(3, 'HDF5Serializer', SERIALIZER_SIGNATURE, select('#', ...), ...)
   self.file = file
   self.path = opts.path or ''
   self.compression = opts.compression or 4   -- accepted for Chainer compatibility; datasets are stored contiguous
@@ -40,7 +43,8 @@ M.HDF5Serializer = HDF5Serializer
 ---------------------------------------------------------------------------
 local HDF5Deserializer = common.make_deserializer('HDF5Deserializer')
 
-function HDF5Deserializer:init(file, opts)
+function HDF5Deserializer:init(file, ...)
+  local opts = args.parse_at(3, 'HDF5Deserializer', common.DESERIALIZER_SIGNATURE, select('#', ...), ...)
   if type(file) == 'string' then file = T.open_hdf5(file, 'r') end
   if type(file) ~= 'table' or file.read == nil then
     error('HDF5Deserializer: file must be an HDF5 file from tensor.open_hdf5(path) (got ' .. type(file) .. ')', 3)
@@ -70,12 +74,16 @@ local function check_args(file, obj, fn)
   end
 end
 
--- save_hdf5(file, obj, {compression = 4}): atomic (the file appears on success only).
-function M.save_hdf5(file, obj, opts)
+local SAVE_SIGNATURE = args.signature { 'compression' }
+
+-- save_hdf5(file, obj, compression) / (file, obj, {compression = 4}): atomic
+-- (the file appears on success only).
+function M.save_hdf5(file, obj, ...)
   check_args(file, obj, 'save_hdf5')
+  local opts = args.parse_at(2, 'save_hdf5', SAVE_SIGNATURE, select('#', ...), ...)
   local ok, f = pcall(T.open_hdf5, file, 'w')
   if not ok then error(with_file(f, 'save_hdf5', file), 2) end
-  local s = HDF5Serializer(f, type(opts) == 'table' and { compression = opts.compression } or nil)
+  local s = HDF5Serializer(f, { compression = opts.compression })
   local ok2, err = pcall(s.save, s, obj)
   if not ok2 then
     f:abort()
@@ -86,15 +94,12 @@ function M.save_hdf5(file, obj, opts)
 end
 
 -- load_hdf5(file, obj, {path = '', strict = true, ignore_names = nil})
-function M.load_hdf5(file, obj, opts)
+function M.load_hdf5(file, obj, ...)
   check_args(file, obj, 'load_hdf5')
-  if opts ~= nil and type(opts) ~= 'table' then
-    error('load_hdf5: options must be a table {path =, strict =, ignore_names =}', 2)
-  end
+  local o = args.parse_at(2, 'load_hdf5', common.DESERIALIZER_SIGNATURE, select('#', ...), ...)
+  o.fn = 'load_hdf5'
   local ok, f = pcall(T.open_hdf5, file, 'r')
   if not ok then error(with_file(f, 'load_hdf5', file), 2) end
-  local o = { fn = 'load_hdf5' }
-  for k, v in pairs(opts or {}) do o[k] = v end
   local d
   ok, d = pcall(HDF5Deserializer, f, o)
   if not ok then f:close() error(with_file(d, 'load_hdf5', file), 2) end

@@ -4,6 +4,7 @@
 -- (its `target`), which save_npz writes with tensor.savez[_compressed]
 -- (atomic: temporary file, then rename).  NpzDeserializer reads such a
 -- file (or a table of tensors) back.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local base = require 'chainer.serializer'
 local common = require 'chainer.serializers._common'
@@ -41,7 +42,8 @@ M.DictionarySerializer = DictionarySerializer
 local NpzDeserializer = common.make_deserializer('NpzDeserializer')
 
 -- npz: a reader from tensor.open_npz, a file name, or a table key -> tensor.
-function NpzDeserializer:init(npz, opts)
+function NpzDeserializer:init(npz, ...)
+  local opts = args.parse_at(3, 'NpzDeserializer', common.DESERIALIZER_SIGNATURE, select('#', ...), ...)
   local source
   if type(npz) == 'string' then npz = T.open_npz(npz) end
   if type(npz) == 'table' and npz._ptr ~= nil and npz.get then
@@ -86,30 +88,29 @@ local function with_file(msg, fn, file)
   return msg
 end
 
--- save_npz(file, obj, {compression = true})
-function M.save_npz(file, obj, opts)
+local SAVE_SIGNATURE = args.signature { 'compression' }
+
+-- save_npz(file, obj, compression) / save_npz(file, obj, {compression = true})
+function M.save_npz(file, obj, ...)
   check_file(file, 'save_npz')
   is_serializable(obj, 'save_npz')
-  local compression = true
-  if type(opts) == 'boolean' then compression = opts
-  elseif type(opts) == 'table' and opts.compression ~= nil then compression = opts.compression and true or false end
+  local compression = args.parse_at(2, 'save_npz', SAVE_SIGNATURE, select('#', ...), ...).compression
+  if compression == nil then compression = true end
   local s = DictionarySerializer()
   s:save(obj)
   local ok, err = pcall(compression and T.savez_compressed or T.savez, file, s.target)
   if not ok then error(with_file(err, 'save_npz', file), 2) end
 end
 
--- load_npz(file, obj, {path = '', strict = true, ignore_names = nil})
-function M.load_npz(file, obj, opts)
+-- load_npz(file, obj, {path = '', strict = true, ignore_names = nil}), or
+-- Chainer's positional (file, obj, path, strict, ignore_names)
+function M.load_npz(file, obj, ...)
   check_file(file, 'load_npz')
   is_serializable(obj, 'load_npz')
-  if opts ~= nil and type(opts) ~= 'table' then
-    error('load_npz: options must be a table {path =, strict =, ignore_names =}', 2)
-  end
+  local o = args.parse_at(2, 'load_npz', common.DESERIALIZER_SIGNATURE, select('#', ...), ...)
+  o.fn = 'load_npz'
   local ok, r = pcall(T.open_npz, file)
   if not ok then error(with_file(r, 'load_npz', file), 2) end
-  local o = { fn = 'load_npz' }
-  for k, v in pairs(opts or {}) do o[k] = v end
   local d
   ok, d = pcall(NpzDeserializer, r, o)
   if not ok then r:close() error(d, 2) end

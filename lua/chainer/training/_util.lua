@@ -1,119 +1,21 @@
 -- training/_util.lua: small helpers shared by the Trainer, triggers and
--- extensions: a monotonic clock, terminal detection, directories, atomic
--- file writes, Python-compatible number formatting and the serializer glue.
-local ffi = require 'ffi'
+-- extensions: a monotonic clock, terminal detection, Python-compatible
+-- number formatting and the serializer glue.  Files go through chainer._fs.
 local T = require 'chainer.tensor'
+local libc = require 'chainer._libc'
 
 local M = {}
 
----------------------------------------------------------------------------
--- clock and terminal (libc through the FFI; declared under private names so
--- they never clash with another module's declarations)
----------------------------------------------------------------------------
-local have_clock, have_tty, have_mkdir = false, false, false
-do
-  local ok = pcall(ffi.cdef, [[
-    typedef struct { long tv_sec; long tv_nsec; } chl_training_timespec;
-    int clock_gettime(int clk, chl_training_timespec *tp);
-  ]])
-  if ok then
-    have_clock = pcall(function() return ffi.C.clock_gettime end)
-  else
-    -- clock_gettime declared elsewhere with another struct: fall back below
-    have_clock = false
-  end
-  have_tty = pcall(function() return ffi.C.isatty end)
-  if not have_tty then
-    have_tty = pcall(ffi.cdef, 'int isatty(int fd);') and pcall(function() return ffi.C.isatty end)
-  end
-  have_mkdir = pcall(function() return ffi.C.mkdir end)
-  if not have_mkdir then
-    have_mkdir = pcall(ffi.cdef, 'int mkdir(const char *path, unsigned int mode);') and
-      pcall(function() return ffi.C.mkdir end)
-  end
-end
-
-local ts = have_clock and ffi.new('chl_training_timespec') or nil
--- Seconds from a monotonic clock (CLOCK_MONOTONIC = 1 on Linux).
-function M.now()
-  if ts and ffi.C.clock_gettime(1, ts) == 0 then
-    return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
-  end
-  return os.time()
-end
+-- Seconds from a monotonic clock.
+M.now = libc.monotonic
 
 -- True when `out` (io.stdout / io.stderr) is a terminal.  Any other file
 -- or writer object is not.  CHAINLUA_PROGRESS=plain forces plain output.
 function M.isatty(out)
   if os.getenv('CHAINLUA_PROGRESS') == 'plain' then return false end
-  if not have_tty then return false end
-  if out == io.stdout then return ffi.C.isatty(1) == 1 end
-  if out == io.stderr then return ffi.C.isatty(2) == 1 end
+  if out == io.stdout then return libc.isatty(1) end
+  if out == io.stderr then return libc.isatty(2) end
   return false
-end
-
----------------------------------------------------------------------------
--- files
----------------------------------------------------------------------------
-function M.exists(path)
-  local f = io.open(path, 'rb')
-  if f then f:close() return true end
-  return false
-end
-
--- mkdir -p, ignoring "already exists".
-function M.makedirs(path)
-  if path == nil or path == '' then return end
-  if have_mkdir then
-    local acc = path:sub(1, 1) == '/' and '/' or ''
-    for part in path:gmatch('[^/]+') do
-      acc = acc .. part
-      ffi.C.mkdir(acc, 493)   -- 0755
-      acc = acc .. '/'
-    end
-  else
-    os.execute("mkdir -p '" .. path:gsub("'", "'\\''") .. "'")
-  end
-end
-
-function M.join(dir, name)
-  if dir == nil or dir == '' or name:sub(1, 1) == '/' then return name end
-  if dir:sub(-1) == '/' then return dir .. name end
-  return dir .. '/' .. name
-end
-
-local tmp_counter = 0
--- A temporary path in the same directory as `path` (same file system, so
--- os.rename is atomic).
-function M.temp_path(path)
-  tmp_counter = tmp_counter + 1
-  local dir, base = path:match('^(.*/)([^/]*)$')
-  if not dir then dir, base = '', path end
-  return string.format('%s.tmp%s.%d.%d', dir, base, math.floor(M.now() * 1000) % 1000000, tmp_counter)
-end
-
--- Writes `text` to `path` through a temporary file and a rename.
-function M.atomic_write(path, text)
-  local tmp = M.temp_path(path)
-  local f, err = io.open(tmp, 'wb')
-  if not f then error('cannot write ' .. path .. ': ' .. tostring(err), 0) end
-  f:write(text)
-  f:close()
-  local ok, rerr = os.rename(tmp, path)
-  if not ok then
-    os.remove(tmp)
-    error('cannot move ' .. tmp .. ' to ' .. path .. ': ' .. tostring(rerr), 0)
-  end
-end
-
--- Names in a directory (nil when it cannot be listed).
-function M.listdir(dir)
-  local p = io.popen("ls -1A '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
-  if not p then return nil end
-  local out = {}
-  for line in p:lines() do out[#out + 1] = line end
-  p:close()
-  return out
 end
 
 ---------------------------------------------------------------------------

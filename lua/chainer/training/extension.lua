@@ -10,6 +10,7 @@
 --   function MyExt:initialize(trainer) ... end    -- optional hooks:
 --   function MyExt:finalize(trainer) ... end      --   finalize, on_error,
 --   function MyExt:serialize(serializer) ... end  --   serialize
+local args = require 'chainer._args'
 local class = require 'chainer.class'
 
 local M = {}
@@ -74,12 +75,12 @@ local function make(opts, fn)
   return e
 end
 
+local MAKE_OPTIONS = args.accept { 'trigger', 'default_name', 'name', 'priority', 'initializer', 'finalizer',
+  'on_error', 'invoke_before_training' }
+
 function M.make_extension(opts, fn)
   if type(opts) == 'function' and fn == nil then return make({}, opts) end
-  opts = opts or {}
-  if type(opts) ~= 'table' then
-    error('make_extension: options must be a table {trigger =, default_name =, priority =, ...}', 2)
-  end
+  opts = args.options('make_extension', opts, MAKE_OPTIONS)
   if fn ~= nil then return make(opts, fn) end
   return function(f) return make(opts, f) end
 end

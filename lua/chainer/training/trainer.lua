@@ -16,6 +16,8 @@ local reporter_mod = require 'chainer.reporter'
 local triggers = require 'chainer.training.triggers'
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
+local args = require 'chainer._args'
+local fs = require 'chainer._fs'
 
 local Trainer = class.Object:extend('Trainer')
 
@@ -35,15 +37,21 @@ local function sorted_keys(t)
   return ks
 end
 
-function Trainer:init(updater, stop_trigger, opts)
+-- Chainer's Trainer(updater, stop_trigger, out, extensions), extend(extension,
+-- name, trigger, priority, *, call_before_training), run(show_loop_exception_msg):
+-- the arguments after the first ones positional or in a trailing table.
+local INIT_SIGNATURE = args.signature { 'out', 'extensions' }
+local EXTEND_SIGNATURE = args.signature({ 'name', 'trigger', 'priority' }, { 'call_before_training' })
+local RUN_SIGNATURE = args.signature { 'show_loop_exception_msg' }
+
+function Trainer:init(updater, stop_trigger, ...)
   if type(updater) ~= 'table' or type(updater.update) ~= 'function' then
     error('Trainer: updater must be an Updater (got ' .. type(updater) .. ')', 3)
   end
   if type(stop_trigger) == 'string' then
     error("Trainer: stop_trigger must be {length, 'epoch'|'iteration'} or a trigger (got a string)", 3)
   end
-  opts = opts or {}
-  if type(opts) ~= 'table' then error('Trainer: options must be a table {out =, extensions =}', 3) end
+  local opts = args.parse_at(3, 'Trainer', INIT_SIGNATURE, select('#', ...), ...)
   self.updater = updater
   self.stop_trigger = triggers.get_trigger(stop_trigger)
   self.observation = {}
@@ -102,11 +110,8 @@ local function default_name(ext)
 end
 
 -- extend(extension, {name =, trigger =, priority =, call_before_training =})
-function Trainer:extend(ext, opts)
-  opts = opts or {}
-  if type(opts) ~= 'table' then
-    error('Trainer:extend: options must be a table {name =, trigger =, priority =}', 2)
-  end
+function Trainer:extend(ext, ...)
+  local opts = args.parse_at(2, 'Trainer:extend', EXTEND_SIGNATURE, select('#', ...), ...)
   local callable = type(ext) == 'function' or
     (type(ext) == 'table' and getmetatable(ext) and getmetatable(ext).__call ~= nil)
   if not callable then
@@ -169,10 +174,10 @@ local function trigger_finished(t)
 end
 
 -- run{show_loop_exception_msg = true}
-function Trainer:run(opts)
-  opts = opts or {}
+function Trainer:run(...)
+  local opts = args.parse_at(2, 'Trainer:run', RUN_SIGNATURE, select('#', ...), ...)
   if self._done then error('Trainer:run: cannot run the training loop more than once', 2) end
-  util.makedirs(self.out)
+  fs.mkdir_p(self.out)
   local entries = self:_sorted_entries()
   local n = #entries
   local exts, trigs = {}, {}

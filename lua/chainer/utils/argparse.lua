@@ -8,6 +8,7 @@
 --
 -- `--name value` and `--name=value` both work; --help prints the usage and
 -- exits.  Dashes in names become underscores in the result.
+local args = require 'chainer._args'
 local Parser = {}
 Parser.__index = Parser
 
@@ -18,9 +19,12 @@ end
 local function key_of(long) return (long:gsub('^%-%-', ''):gsub('%-', '_')) end
 
 -- option(long, [short], {type = 'number'|'string', default =, help =, aliases = {...}})
+local OPTION_SPEC = args.accept { 'type', 'default', 'help', 'aliases', 'dest', 'metavar' }
+local FLAG_SPEC = args.accept { 'help', 'dest', 'aliases' }
+
 function Parser:option(long, short, spec)
   if type(short) == 'table' then short, spec = nil, short end
-  spec = spec or {}
+  spec = args.options('argparse option ' .. tostring(long), spec, OPTION_SPEC)
   local o = { long = long, short = short, type = spec.type or 'string', default = spec.default,
     help = spec.help or '', key = spec.dest or key_of(long), flag = false, metavar = spec.metavar }
   self.opts[#self.opts + 1] = o
@@ -33,7 +37,7 @@ end
 -- flag(long, [short], {help =}): a store_true option.
 function Parser:flag(long, short, spec)
   if type(short) == 'table' then short, spec = nil, short end
-  spec = spec or {}
+  spec = args.options('argparse flag ' .. tostring(long), spec, FLAG_SPEC)
   self:option(long, short, { default = false, help = spec.help, dest = spec.dest, aliases = spec.aliases })
   self.by_name[long].flag = true
   return self

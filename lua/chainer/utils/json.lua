@@ -222,8 +222,17 @@ local function encode_value(v, indent, level, seen)
   return out
 end
 
+local ENCODE_OPTIONS   -- built on first use: this module loads without the C library
+
+-- encode(value, {indent = n}): JSON text; indent n pretty-prints.
 function json.encode(v, opts)
-  return encode_value(v, opts and opts.indent, 0, {})
+  local indent
+  if opts ~= nil then
+    local args = require 'chainer._args'
+    ENCODE_OPTIONS = ENCODE_OPTIONS or args.accept { 'indent' }
+    indent = args.options('json.encode', opts, ENCODE_OPTIONS).indent
+  end
+  return encode_value(v, indent, 0, {})
 end
 
 return json

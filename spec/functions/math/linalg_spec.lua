@@ -75,7 +75,7 @@ function_spec.describe('F.einsum (double backward)', {
   },
 })
 function_spec.describe('F.batch_matmul', {
-  fn = function(a, b, o) return F.batch_matmul(a, b, o) end,
+  fn = function(a, b, o) return F.batch_matmul(a, b, { transb = o.transb }) end,
   inputs = function(dt, o) return { U(-1, 1, o.sa, dt), U(-1, 1, o.sb, dt) } end,
   reference = function(a, b, o) return T.matmul(a, b, o) end,
   cases = { { name = 'plain', opts = { sa = { 2, 3, 4 }, sb = { 2, 4, 5 } } },

@@ -6,7 +6,7 @@ local function_spec = require 'chainer.testing.function_spec'
 local R = require 'functions.pooling._ref'
 
 function_spec.describe('F.average_pooling_2d', {
-  fn = function(x, o) return F.average_pooling_2d(x, o.ksize, o) end,
+  fn = function(x, o) return F.average_pooling_2d(x, o.ksize, { stride = o.stride, pad = o.pad }) end,
   inputs = function(dt) return { T.random.randn({ 2, 3, 5, 5 }, dt) } end,
   reference = function(x, o)
     local k, s, p = o.ksize, o.stride or o.ksize, o.pad or 0

@@ -10,7 +10,7 @@ local function ref(k, s, p, cover_all)
 end
 
 function_spec.describe('F.max_pooling_2d', {
-  fn = function(x, o) return F.max_pooling_2d(x, o.ksize, o) end,
+  fn = function(x, o) return F.max_pooling_2d(x, o.ksize, { stride = o.stride, pad = o.pad, cover_all = o.cover_all }) end,
   inputs = function(dt) return { R.distinct({ 2, 2, 5, 5 }, dt) } end,
   reference = function(x, o)
     local k = o.ksize

@@ -1,11 +1,13 @@
 -- functions/activation/clipped_relu.lua: F.clipped_relu(x, {z = 20}) =
 -- min(max(0, x), z) and F.relu6(x) = clipped_relu(x, 6).  As in Chainer
 -- the gradient passes where 0 < x < z.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}
+
+local OPTIONS = args.accept { 'z' }
 
 M.ClippedReLU = K.piecewise('ClippedReLU', function(x, node)
   local z = node.z
@@ -20,11 +22,11 @@ local function clipped(x, z)
 end
 
 function M.clipped_relu(x, opts)
-  H.float_data(x, 'clipped_relu', 'x')
+  args.float_array('clipped_relu', 'x', x)
   local z = 20.0
   if type(opts) == 'number' then z = opts
   elseif opts ~= nil then
-    opts = H.opts(opts, 'clipped_relu')
+    opts = args.options('clipped_relu', opts, OPTIONS)
     if opts.z ~= nil then z = opts.z end
   end
   if type(z) ~= 'number' or z <= 0 then
@@ -34,7 +36,7 @@ function M.clipped_relu(x, opts)
 end
 
 function M.relu6(x)
-  H.float_data(x, 'relu6', 'x')
+  args.float_array('relu6', 'x', x)
   return clipped(x, 6.0)
 end
 

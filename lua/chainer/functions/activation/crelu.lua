@@ -3,11 +3,14 @@
 -- gx = gy_first * (x > 0) - gy_second * (x < 0) is linear in gy; its
 -- transpose (CReLUGradT) and it are each other's gradients, so any order
 -- of gradients works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
+
+local OPTIONS = args.accept { 'axis' }
 
 local function halves(t, axis, n)
   local a, b = {}, {}
@@ -53,11 +56,11 @@ end
 function CReLU:backward(idx, gys) return { node(CReLUGrad, self.pos, self.neg, self.axis, gys[1]) } end
 
 function M.crelu(x, opts)
-  local d = H.float_data(x, 'crelu', 'x')
+  local d = args.float_array('crelu', 'x', x)
   local axis = 1
   if type(opts) == 'number' then axis = opts
   elseif opts ~= nil then
-    opts = H.opts(opts, 'crelu')
+    opts = args.options('crelu', opts, OPTIONS)
     if opts.axis ~= nil then axis = opts.axis end
   end
   if d.ptr.nd == 0 then error('crelu: x must have at least one axis (got a 0-d input)', 2) end

@@ -3,11 +3,14 @@
 -- (scale * elu(x, alpha) with the self-normalising constants).  The
 -- gradient gy * (y + alpha) on the negative side uses the retained output,
 -- so double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local H = require 'chainer.functions.math._helpers'
 
 local M = {}
+
+local ELU_OPTIONS = args.accept { 'alpha' }
+local SELU_OPTIONS = args.accept { 'alpha', 'scale' }
 
 local ELU = FunctionNode:extend('ELU')
 M.ELU = ELU
@@ -35,11 +38,11 @@ local function elu(x, alpha)
 end
 
 function M.elu(x, opts)
-  H.float_data(x, 'elu', 'x')
+  args.float_array('elu', 'x', x)
   local alpha = 1.0
   if type(opts) == 'number' then alpha = opts
   elseif opts ~= nil then
-    opts = H.opts(opts, 'elu')
+    opts = args.options('elu', opts, ELU_OPTIONS)
     if opts.alpha ~= nil then alpha = opts.alpha end
   end
   if type(alpha) ~= 'number' then error('elu: alpha must be a number (got ' .. type(alpha) .. ')', 2) end
@@ -50,8 +53,8 @@ local SELU_ALPHA = 1.6732632423543772848170429916717
 local SELU_SCALE = 1.0507009873554804934193349852946
 
 function M.selu(x, opts)
-  H.float_data(x, 'selu', 'x')
-  opts = H.opts(opts, 'selu')
+  args.float_array('selu', 'x', x)
+  opts = args.options('selu', opts, SELU_OPTIONS)
   local alpha, scale = opts.alpha or SELU_ALPHA, opts.scale or SELU_SCALE
   if type(alpha) ~= 'number' or type(scale) ~= 'number' then error('selu: alpha and scale must be numbers', 2) end
   return elu(x, alpha) * scale

@@ -1,7 +1,7 @@
 -- functions/activation/hard_sigmoid.lua: F.hard_sigmoid(x) =
 -- clip(0.2 * x + 0.5, 0, 1); gradient 0.2 where -2.5 < x < 2.5.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}
@@ -12,7 +12,7 @@ M.HardSigmoid = K.piecewise('HardSigmoid', function(x)
 end)
 
 function M.hard_sigmoid(x)
-  H.float_data(x, 'hard_sigmoid', 'x')
+  args.float_array('hard_sigmoid', 'x', x)
   return setmetatable({}, M.HardSigmoid):apply({ x })[1]
 end
 

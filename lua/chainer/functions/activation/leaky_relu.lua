@@ -1,10 +1,12 @@
 -- functions/activation/leaky_relu.lua: F.leaky_relu(x, {slope = 0.2}):
 -- x where x >= 0, slope * x elsewhere.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}
+
+local OPTIONS = args.accept { 'slope' }
 
 M.LeakyReLU = K.piecewise('LeakyReLU', function(x, node)
   local c = T.ge(x, 0):astype(x.dtype) * (1 - node.slope) + node.slope
@@ -12,11 +14,11 @@ M.LeakyReLU = K.piecewise('LeakyReLU', function(x, node)
 end)
 
 function M.leaky_relu(x, opts)
-  H.float_data(x, 'leaky_relu', 'x')
+  args.float_array('leaky_relu', 'x', x)
   local slope = 0.2
   if type(opts) == 'number' then slope = opts
   elseif opts ~= nil then
-    opts = H.opts(opts, 'leaky_relu')
+    opts = args.options('leaky_relu', opts, OPTIONS)
     if opts.slope ~= nil then slope = opts.slope end
   end
   if type(slope) ~= 'number' then error('leaky_relu: slope must be a number (got ' .. type(slope) .. ')', 2) end

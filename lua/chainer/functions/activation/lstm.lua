@@ -10,6 +10,7 @@
 -- fused C kernels (runtime/cpu/lstm.c).  As in Chainer, LSTMGrad's own
 -- backward gives exact second-order gradients; they are constants for a
 -- third differentiation.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -75,8 +76,8 @@ end
 
 -- F.lstm(c_prev, x) -> c, h
 function M.lstm(c_prev, x)
-  local cd = H.float_data(c_prev, 'lstm', 'c_prev')
-  local xd = H.float_data(x, 'lstm', 'x')
+  local cd = args.float_array('lstm', 'c_prev', c_prev)
+  local xd = args.float_array('lstm', 'x', x)
   if cd.ptr.nd < 2 then
     error(string.format('lstm: c_prev must be at least 2-d (B, U, ...), got %d-d', cd.ptr.nd), 2)
   end

@@ -1,22 +1,24 @@
 -- functions/activation/maxout.lua: F.maxout(x, pool_size, {axis = 1}): the
 -- channel axis (size C) is split into C / pool_size groups of pool_size and
 -- the maximum of each group is kept.  Composed of reshape and max.
-local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
+local OPTIONS = args.accept { 'pool_size', 'axis' }
+
 function M.maxout(x, pool_size, opts)
   local F = H.F()
-  local d = H.float_data(x, 'maxout', 'x')
-  if type(pool_size) == 'table' and pool_size.pool_size ~= nil then
+  local d = args.float_array('maxout', 'x', x)
+  if args.is_options(pool_size) then
     opts = pool_size
     pool_size = opts.pool_size
   end
   local axis = 1
   if type(opts) == 'number' then axis = opts
   elseif opts ~= nil then
-    opts = H.opts(opts, 'maxout')
+    opts = args.options('maxout', opts, OPTIONS)
     if opts.axis ~= nil then axis = opts.axis end
   end
   if type(pool_size) ~= 'number' or pool_size ~= math.floor(pool_size) or pool_size < 1 then

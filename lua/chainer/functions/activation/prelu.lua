@@ -2,6 +2,7 @@
 -- elsewhere, with W (shape x.shape[1 : 1 + W.ndim]) broadcast over the
 -- other axes.  Composed of differentiable functions, so gradients for x and
 -- W support double backprop.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local H = require 'chainer.functions.math._helpers'
 
@@ -10,8 +11,8 @@ local M = {}
 -- W reshaped and broadcast to x's shape (shared with swish).
 function M._broadcast_param(fn, x, W, wname)
   local F = H.F()
-  local dx = H.float_data(x, fn, 'x', 3)
-  local dw = H.float_data(W, fn, wname, 3)
+  local dx = args.float_array(fn, 'x', x, 3)
+  local dw = args.float_array(fn, wname, W, 3)
   H.same_dtype(dx, dw, fn, 'x', wname, 3)
   local xs, ws = dx.shape, dw.shape
   local ok = #xs >= 1 + #ws

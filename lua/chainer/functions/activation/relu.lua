@@ -1,9 +1,9 @@
 -- functions/activation/relu.lua: F.relu(x) = max(x, 0).  The gradient
 -- gy * (y > 0) is one C pass (ReLUGrad2, as in Chainer), itself
 -- differentiable: its gradient is ReLUGrad2 again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 local config = require('chainer.config').config
 local global_hooks = require('chainer.function_hook').list
@@ -45,7 +45,7 @@ function ReLU:backward(idx, gys)
 end
 
 function M.relu(x)
-  H.float_data(x, 'relu', 'x')
+  args.float_array('relu', 'x', x)
   return setmetatable({}, ReLU):apply({ x })[1]
 end
 

@@ -3,13 +3,14 @@
 -- uniformly from [l, u) per element (or taken from `r`, a tensor shaped
 -- like x); in test mode (chainer.config.train false) r = (l + u) / 2.
 -- With return_r the function also returns r (a tensor).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local config = require('chainer.config').config
-local Variable = require 'chainer.variable'
-local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}
+
+local OPTIONS = args.accept { 'l', 'u', 'r', 'return_r' }
 
 M.RReLU = K.piecewise('RReLU', function(x, node)
   local c = T.where(T.ge(x, 0), T.ones({}, x.dtype), node.r)
@@ -17,8 +18,8 @@ M.RReLU = K.piecewise('RReLU', function(x, node)
 end)
 
 function M.rrelu(x, opts)
-  local d = H.float_data(x, 'rrelu', 'x')
-  opts = H.opts(opts, 'rrelu')
+  local d = args.float_array('rrelu', 'x', x)
+  opts = args.options('rrelu', opts, OPTIONS)
   local l, u = opts.l or 1 / 8, opts.u or 1 / 3
   if type(l) ~= 'number' or type(u) ~= 'number' or l > u then
     error(string.format('rrelu: l and u must be numbers with l <= u (got %s and %s)', tostring(l), tostring(u)), 2)
@@ -27,7 +28,7 @@ function M.rrelu(x, opts)
   if not config.train then
     r = T.full(d.shape, (l + u) / 2, d.dtype)
   elseif r ~= nil and r ~= false then
-    r = H.data(r, 'rrelu', 'r')
+    r = args.array('rrelu', 'r', r)
     if not require('chainer.functions.math.sum_to').shape_equal(r, d.shape) then
       error(string.format('rrelu: r has shape %s, expected the shape of x %s', T.shape_str(r.shape),
         T.shape_str(d.shape)), 2)

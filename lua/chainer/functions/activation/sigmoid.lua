@@ -1,6 +1,7 @@
 -- functions/activation/sigmoid.lua: F.sigmoid(x) = 1 / (1 + exp(-x)).
 -- SigmoidGrad (inputs y, gy) computes gy * y * (1 - y) in one C pass; its
 -- own backward is composed, so any order of gradients works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -38,7 +39,7 @@ function Sigmoid:backward(idx, gys)
 end
 
 function M.sigmoid(x)
-  H.float_data(x, 'sigmoid', 'x')
+  args.float_array('sigmoid', 'x', x)
   return setmetatable({}, Sigmoid):apply({ x })[1]
 end
 

@@ -7,6 +7,7 @@
 --   h = σ(o1 + o2) tanh(c)
 -- Composed of differentiable functions, so gradients of any order work
 -- (Chainer's S-LSTM has first-order gradients only).
+local args = require 'chainer._args'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
@@ -23,10 +24,10 @@ M._gates = gates
 
 function M.slstm(c_prev1, c_prev2, x1, x2)
   local fn = 'slstm'
-  local c1 = H.float_data(c_prev1, fn, 'c_prev1')
-  local c2 = H.float_data(c_prev2, fn, 'c_prev2')
-  local d1 = H.float_data(x1, fn, 'x1')
-  local d2 = H.float_data(x2, fn, 'x2')
+  local c1 = args.float_array(fn, 'c_prev1', c_prev1)
+  local c2 = args.float_array(fn, 'c_prev2', c_prev2)
+  local d1 = args.float_array(fn, 'x1', x1)
+  local d2 = args.float_array(fn, 'x2', x2)
   H.same_dtype(c1, c2, fn, 'c_prev1', 'c_prev2')
   H.same_dtype(c1, d1, fn, 'c_prev1', 'x1')
   H.same_dtype(c1, d2, fn, 'c_prev1', 'x2')

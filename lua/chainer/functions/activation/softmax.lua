@@ -6,12 +6,14 @@
 --     d/dgy = SoftmaxGrad(y, ggx);  d/dy = ggx * (gy - s) - gy * sum(ggx * y)
 --   log_softmax:  gx = gy - exp(y) * sum(gy)
 --     d/dgy = ggx - sum(ggx * exp(y));  d/dy = -ggx * exp(y) * sum(gy)
-local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}
+
+local OPTIONS = args.accept { 'axis' }
 
 local function ksum(F, v, axis) return F.sum(v, { axis = axis, keepdims = true }) end
 
@@ -88,11 +90,11 @@ end
 
 local function make(name, cls)
   return function(x, opts)
-    local d = H.float_data(x, name, 'x')
+    local d = args.float_array(name, 'x', x)
     local axis = 1
     if type(opts) == 'number' then axis = opts
     elseif opts ~= nil then
-      opts = H.opts(opts, name)
+      opts = args.options(name, opts, OPTIONS)
       if opts.axis ~= nil then axis = opts.axis end
     end
     if d.ptr.nd == 0 then error(name .. ': x must have at least one axis (got a 0-d input)', 2) end

@@ -1,11 +1,14 @@
 -- functions/activation/softplus.lua: F.softplus(x, {beta = 1}) =
 -- log(1 + exp(beta * x)) / beta, computed stably; the gradient
 -- gy * sigmoid(beta * x) is differentiable again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
+
+local OPTIONS = args.accept { 'beta' }
 
 local Softplus = FunctionNode:extend('Softplus')
 M.Softplus = Softplus
@@ -26,11 +29,11 @@ function Softplus:backward(idx, gys)
 end
 
 function M.softplus(x, opts)
-  H.float_data(x, 'softplus', 'x')
+  args.float_array('softplus', 'x', x)
   local beta = 1.0
   if type(opts) == 'number' then beta = opts
   elseif opts ~= nil then
-    opts = H.opts(opts, 'softplus')
+    opts = args.options('softplus', opts, OPTIONS)
     if opts.beta ~= nil then beta = opts.beta end
   end
   if type(beta) ~= 'number' or beta == 0 then

@@ -1,6 +1,7 @@
 -- functions/activation/tanh.lua: F.tanh(x).  TanhGrad (inputs y, gy)
 -- computes gy * (1 - y^2) in one C pass; its own backward is composed, so
 -- any order of gradients works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -38,7 +39,7 @@ function Tanh:backward(idx, gys)
 end
 
 function M.tanh(x)
-  H.float_data(x, 'tanh', 'x')
+  args.float_array('tanh', 'x', x)
   return setmetatable({}, Tanh):apply({ x })[1]
 end
 

@@ -17,6 +17,7 @@
 -- The transpose of StridedScatter(from, to) is StridedScatter(to, from),
 -- so the gradient is differentiable to any order (Chainer stops at the
 -- first).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.array._util'
@@ -194,27 +195,14 @@ local function tuple(t)
   return '(' .. table.concat(t, ', ') .. ')'
 end
 
-local option_names = { shape = true, strides = true, storage_offset = true }
+local SIGNATURE = args.signature { 'shape', 'strides', 'storage_offset' }
 
 -- F.as_strided(x, shape, strides, storage_offset): any of the three may
 -- instead come by name in a trailing options table.
 function M.as_strided(x, shape, strides, storage_offset)
-  local d = U.data(FN, x, 'x')
-  local o
-  if U.is_opts(shape) then o, shape, strides, storage_offset = shape, nil, nil, nil
-  elseif U.is_opts(strides) then o, strides, storage_offset = strides, nil, nil
-  elseif U.is_opts(storage_offset) then o, storage_offset = storage_offset, nil end
-  if o then
-    for k in pairs(o) do
-      if not option_names[k] then
-        error(string.format("%s: unknown option '%s' (expected shape, strides or storage_offset)", FN,
-          tostring(k)), 2)
-      end
-    end
-    if shape == nil then shape = o.shape end
-    if strides == nil then strides = o.strides end
-    if storage_offset == nil then storage_offset = o.storage_offset end
-  end
+  local d = args.array(FN, 'x', x)
+  local o = args.parse(FN, SIGNATURE, 3, shape, strides, storage_offset)
+  shape, strides, storage_offset = o.shape, o.strides, o.storage_offset
   shape = int_list(shape, 'shape', true)
   strides = int_list(strides, 'strides', false)
   if #strides ~= #shape then

@@ -1,6 +1,7 @@
 -- functions/array/axes.lua: F.expand_dims, F.squeeze, F.flatten,
 -- F.swapaxes, F.moveaxis, F.rollaxis.  Each is a reshape or a transpose
 -- (views), so backward and double backward come from those nodes.
+local args = require 'chainer._args'
 local U = require 'chainer.functions.array._util'
 local reshape = require('chainer.functions.array.reshape').reshape
 local transpose = require('chainer.functions.array.transpose').transpose
@@ -8,13 +9,19 @@ local Variable = require 'chainer.variable'
 
 local M = {}
 
+local EXPAND_DIMS_SIGNATURE = args.signature { 'axis' }
+local SQUEEZE_SIGNATURE = args.signature { 'axis' }
+local SWAPAXES_SIGNATURE = args.signature { 'axis1', 'axis2' }
+local MOVEAXIS_SIGNATURE = args.signature { 'source', 'destination' }
+local ROLLAXIS_SIGNATURE = args.signature { 'axis', 'start' }
+
 -- F.expand_dims(x, axis): a size-1 axis inserted at position axis
 -- (-ndim-1 .. ndim).
 function M.expand_dims(x, axis)
-  local v = U.args('expand_dims', { 'axis' }, axis)
-  local d = U.data('expand_dims', x)
+  local v = args.parse('expand_dims', EXPAND_DIMS_SIGNATURE, 1, axis)
+  local d = args.array('expand_dims', 'x', x)
   local nd = d.ptr.nd
-  axis = v[1]
+  axis = v.axis
   if axis == nil then error('expand_dims: axis is required', 2) end
   axis = U.axis('expand_dims', axis, nd + 1)
   local s, shape = d.shape, {}
@@ -27,11 +34,11 @@ end
 -- F.squeeze(x, axis = nil): drops the size-1 axes (all of them, or those in
 -- axis: a number or a table of numbers).
 function M.squeeze(x, axis)
-  local v = U.args('squeeze', { 'axis' }, axis)
-  local d = U.data('squeeze', x)
+  local v = args.parse('squeeze', SQUEEZE_SIGNATURE, 1, axis)
+  local d = args.array('squeeze', 'x', x)
   local nd = d.ptr.nd
   local s = d.shape
-  axis = v[1]
+  axis = v.axis
   local drop = {}
   if axis == nil or axis == false then
     for i = 1, nd do if s[i] == 1 then drop[i] = true end end
@@ -54,7 +61,7 @@ end
 
 -- F.flatten(x): the 1-D reshape of x.
 function M.flatten(x)
-  local d = U.data('flatten', x)
+  local d = args.array('flatten', 'x', x)
   return reshape(x, { d.size })
 end
 
@@ -73,12 +80,12 @@ end
 
 -- F.swapaxes(x, axis1, axis2)
 function M.swapaxes(x, axis1, axis2)
-  local v = U.args('swapaxes', { 'axis1', 'axis2' }, axis1, axis2)
-  local d = U.data('swapaxes', x)
+  local v = args.parse('swapaxes', SWAPAXES_SIGNATURE, 2, axis1, axis2)
+  local d = args.array('swapaxes', 'x', x)
   local nd = d.ptr.nd
-  if v[1] == nil or v[2] == nil then error('swapaxes: axis1 and axis2 are required', 2) end
-  local a = U.axis('swapaxes', v[1], nd, 'axis1')
-  local b = U.axis('swapaxes', v[2], nd, 'axis2')
+  if v.axis1 == nil or v.axis2 == nil then error('swapaxes: axis1 and axis2 are required', 2) end
+  local a = U.axis('swapaxes', v.axis1, nd, 'axis1')
+  local b = U.axis('swapaxes', v.axis2, nd, 'axis2')
   local p = identity_perm(nd)
   p[a + 1], p[b + 1] = b, a
   return permuted(x, p)
@@ -87,11 +94,11 @@ end
 -- F.moveaxis(x, source, destination): numbers or tables of numbers
 -- (numpy.moveaxis).
 function M.moveaxis(x, source, destination)
-  local v = U.args('moveaxis', { 'source', 'destination' }, source, destination)
-  local d = U.data('moveaxis', x)
+  local v = args.parse('moveaxis', MOVEAXIS_SIGNATURE, 2, source, destination)
+  local d = args.array('moveaxis', 'x', x)
   local nd = d.ptr.nd
-  local src = type(v[1]) == 'number' and { v[1] } or v[1]
-  local dst = type(v[2]) == 'number' and { v[2] } or v[2]
+  local src = type(v.source) == 'number' and { v.source } or v.source
+  local dst = type(v.destination) == 'number' and { v.destination } or v.destination
   if type(src) ~= 'table' or type(dst) ~= 'table' then
     error('moveaxis: source and destination must be integers or tables of integers', 2)
   end
@@ -122,12 +129,12 @@ end
 -- F.rollaxis(x, axis, start = 0): numpy.rollaxis (axis moves to just before
 -- position start, 0..ndim).
 function M.rollaxis(x, axis, start)
-  local v = U.args('rollaxis', { 'axis', 'start' }, axis, start)
-  local d = U.data('rollaxis', x)
+  local v = args.parse('rollaxis', ROLLAXIS_SIGNATURE, 2, axis, start)
+  local d = args.array('rollaxis', 'x', x)
   local nd = d.ptr.nd
-  if v[1] == nil then error('rollaxis: axis is required', 2) end
-  local a = U.axis('rollaxis', v[1], nd)
-  local st = U.int('rollaxis', v[2], 'start', 0)
+  if v.axis == nil then error('rollaxis: axis is required', 2) end
+  local a = U.axis('rollaxis', v.axis, nd)
+  local st = U.int('rollaxis', v.start, 'start', 0)
   if st < -nd or st > nd then
     error(string.format('rollaxis: start %d is out of range for a %d-d input (expected %d..%d)', st, nd, -nd, nd), 2)
   end

@@ -2,8 +2,8 @@
 -- arguments against each other (NumPy rules); one broadcast_to per input,
 -- so gradients are summed back with sum_to.  One argument gives one
 -- Variable, several give as many return values.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.array._util'
 local broadcast_to = require('chainer.functions.array.broadcast_to').broadcast_to
 
 local M = {}
@@ -30,13 +30,13 @@ end
 
 function M.broadcast(...)
   local n = select('#', ...)
-  local args = { ... }
+  local xs = { ... }
   if n == 0 then error('broadcast: expected at least one argument', 2) end
   local ds = {}
-  for i = 1, n do ds[i] = U.data('broadcast', args[i], 'argument ' .. i) end
+  for i = 1, n do ds[i] = args.array('broadcast', 'argument ' .. i, xs[i]) end
   local shape = broadcast_shape(ds)
   local out = {}
-  for i = 1, n do out[i] = broadcast_to(args[i], shape) end
+  for i = 1, n do out[i] = broadcast_to(xs[i], shape) end
   return unpack(out, 1, n)
 end
 

@@ -2,9 +2,11 @@
 -- a broadcast view of x (no copy), its gradient is summed back with sum_to.
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
-local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 
 local M = {}
+
+local OPTIONS = args.accept { 'shape' }
 
 local BroadcastTo = FunctionNode:extend('BroadcastTo')
 M.BroadcastTo = BroadcastTo
@@ -22,12 +24,9 @@ end
 
 -- F.broadcast_to(x, shape): x itself (as a Variable) when it already has `shape`.
 function M.broadcast_to(x, shape)
-  local d = Variable.as_array(x)
-  if not T.is_tensor(d) then
-    error('broadcast_to: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2)
-  end
+  local d = args.array('broadcast_to', 'x', x)
   -- Chainer's keyword form F.broadcast_to(x, shape=(3, 4)) arrives as {shape = {3, 4}}
-  if type(shape) == 'table' and shape.shape ~= nil then shape = shape.shape end
+  if args.is_options(shape) and next(shape) ~= nil then shape = args.options('broadcast_to', shape, OPTIONS).shape end
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then error('broadcast_to: shape must be a table of integers', 2) end
   if require('chainer.functions.math.sum_to').shape_equal(d, shape) then return Variable.as_variable(x) end

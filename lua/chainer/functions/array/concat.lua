@@ -4,12 +4,16 @@
 -- Concat's gradient splits gy at the input boundaries (split_axis), whose
 -- gradient is a concat again.  stack/hstack/vstack/dstack reshape their
 -- inputs (expand_dims, at-least-n-d) and concatenate, as NumPy defines them.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.array._util'
 local reshape = require('chainer.functions.array.reshape').reshape
 
 local M = {}
+
+local CONCAT_SIGNATURE = args.signature { 'axis' }
+local STACK_SIGNATURE = args.signature { 'axis' }
 
 local Concat = FunctionNode:extend('Concat')
 M.Concat = Concat
@@ -34,10 +38,10 @@ end
 -- Checks the list and returns the normalised axis.
 local function check_list(fn, xs, axis, new_axis)
   U.list(fn, xs)
-  local first = U.data(fn, xs[1], 'xs[1]')
+  local first = args.array(fn, 'xs[1]', xs[1])
   local nd, dt = first.ptr.nd, first.dtype
   for i = 2, #xs do
-    local d = U.data(fn, xs[i])
+    local d = args.array(fn, 'x', xs[i])
     if d.dtype ~= dt then
       error(string.format('%s: xs[%d] is %s but xs[1] is %s (all inputs must share a dtype)', fn, i, d.dtype, dt), 3)
     end
@@ -51,8 +55,8 @@ end
 
 -- F.concat(xs, axis = 1)
 function M.concat(xs, axis)
-  local v = U.args('concat', { 'axis' }, axis)
-  axis = v[1]
+  local v = args.parse('concat', CONCAT_SIGNATURE, 1, axis)
+  axis = v.axis
   if axis == nil or axis == false then axis = 1 end
   axis = check_list('concat', xs, axis)
   if #xs == 1 then return require('chainer.variable').as_variable(xs[1]) end
@@ -77,14 +81,14 @@ end
 
 -- F.stack(xs, axis = 0): joins equal-shaped arrays along a new axis.
 function M.stack(xs, axis)
-  local v = U.args('stack', { 'axis' }, axis)
-  axis = v[1]
+  local v = args.parse('stack', STACK_SIGNATURE, 1, axis)
+  axis = v.axis
   if axis == nil or axis == false then axis = 0 end
   axis = check_list('stack', xs, axis, true)
-  local s1 = U.data('stack', xs[1]).shape
+  local s1 = args.array('stack', 'x', xs[1]).shape
   local ys = {}
   for i = 1, #xs do
-    local s = U.data('stack', xs[i]).shape
+    local s = args.array('stack', 'x', xs[i]).shape
     for k = 1, #s1 do
       if s[k] ~= s1[k] then
         error(string.format('stack: xs[%d] has shape %s but xs[1] has shape %s (they must be equal)', i,
@@ -101,7 +105,7 @@ function M.hstack(xs)
   U.list('hstack', xs)
   local ys, nd = {}, nil
   for i = 1, #xs do
-    local d = U.data('hstack', xs[i])
+    local d = args.array('hstack', 'x', xs[i])
     ys[i] = d.ptr.nd == 0 and reshape(xs[i], { 1 }) or xs[i]
     nd = nd or math.max(d.ptr.nd, 1)
   end
@@ -113,7 +117,7 @@ function M.vstack(xs)
   U.list('vstack', xs)
   local ys = {}
   for i = 1, #xs do
-    local d = U.data('vstack', xs[i])
+    local d = args.array('vstack', 'x', xs[i])
     local nd = d.ptr.nd
     if nd == 0 then ys[i] = reshape(xs[i], { 1, 1 })
     elseif nd == 1 then ys[i] = reshape(xs[i], { 1, d.shape[1] })
@@ -128,7 +132,7 @@ function M.dstack(xs)
   U.list('dstack', xs)
   local ys = {}
   for i = 1, #xs do
-    local d = U.data('dstack', xs[i])
+    local d = args.array('dstack', 'x', xs[i])
     local nd, s = d.ptr.nd, d.shape
     if nd == 0 then ys[i] = reshape(xs[i], { 1, 1, 1 })
     elseif nd == 1 then ys[i] = reshape(xs[i], { 1, s[1], 1 })

@@ -1,11 +1,12 @@
 -- functions/array/copy.lua: F.copy(x, dst): a copy of x on device dst
 -- (-1 or 'cpu' for the CPU, n or 'cuda:n' for a GPU).  The gradient is
 -- copied back to x's device.  The output never shares memory with x.
-local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
+
+local SIGNATURE = args.signature { 'dst' }
 
 local Copy = FunctionNode:extend('Copy')
 M.Copy = Copy
@@ -35,11 +36,11 @@ end
 
 -- F.copy(x, dst)
 function M.copy(x, dst)
-  local v = U.args('copy', { 'dst' }, dst)
-  U.data('copy', x)
-  if v[1] == nil then error('copy: dst is required (-1 or \'cpu\' for the CPU)', 2) end
+  local v = args.parse('copy', SIGNATURE, 1, dst)
+  args.array('copy', 'x', x)
+  if v.dst == nil then error('copy: dst is required (-1 or \'cpu\' for the CPU)', 2) end
   local f = setmetatable({}, Copy)
-  f.dst = device_id(v[1])
+  f.dst = device_id(v.dst)
   return f:apply({ x })[1]
 end
 

@@ -11,10 +11,12 @@
 -- it is composed of differentiable functions (padding, the spatial
 -- transformer sampler, matmul), so gradients reach x, offset, W and b, to
 -- any order the sampler supports.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
+
+local SIGNATURE = args.signature { 'stride', 'pad' }
 
 local function pair(fn, name, v)
   local a, b
@@ -30,15 +32,15 @@ function M.deformable_convolution_2d_sampler(x, offset, W, b, stride, pad)
   local fn = 'deformable_convolution_2d_sampler'
   local F = require 'chainer.functions'
   -- b may be omitted in front of the options table
-  if U.is_opts(b) then b, stride, pad = nil, b, nil end
-  local v = U.args(fn, { 'stride', 'pad' }, stride, pad)
-  local sy, sx = pair(fn, 'stride', v[1] == nil and 1 or v[1])
-  local ph, pw = pair(fn, 'pad', v[2] == nil and 0 or v[2])
+  if args.is_options(b) then b, stride, pad = nil, b, nil end
+  local v = args.parse(fn, SIGNATURE, 2, stride, pad)
+  local sy, sx = pair(fn, 'stride', v.stride == nil and 1 or v.stride)
+  local ph, pw = pair(fn, 'pad', v.pad == nil and 0 or v.pad)
   if sy < 1 or sx < 1 or ph < 0 or pw < 0 or sy % 1 ~= 0 or sx % 1 ~= 0 or ph % 1 ~= 0 or pw % 1 ~= 0 then
     error(string.format('%s: stride must be positive and pad non-negative integers (got %s, %s, %s, %s)', fn,
       sy, sx, ph, pw), 2)
   end
-  local xd, od, wd = U.data(fn, x, 'x'), U.data(fn, offset, 'offset'), U.data(fn, W, 'W')
+  local xd, od, wd = args.array(fn, 'x', x), args.array(fn, 'offset', offset), args.array(fn, 'W', W)
   for _, p in ipairs({ { 'x', xd }, { 'offset', od }, { 'W', wd } }) do
     if not floats[p[2].dtype] then
       error(string.format('%s: %s must be float32 or float64 (got %s)', fn, p[1], p[2].dtype), 2)
@@ -63,7 +65,7 @@ function M.deformable_convolution_2d_sampler(x, offset, W, b, stride, pad)
       n, 2 * kh * kw, T.shape_str(os)), 2)
   end
   if b ~= nil then
-    local bd = U.data(fn, b, 'b')
+    local bd = args.array(fn, 'b', b)
     if bd.ndim ~= 1 or bd.shape[1] ~= out_c then
       error(string.format('%s: b must be (%d) (got %s)', fn, out_c, T.shape_str(bd.shape)), 2)
     end

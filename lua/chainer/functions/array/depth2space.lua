@@ -2,16 +2,18 @@
 -- F.space2depth(X, r) (subpixel rearrangements of (B, C, H, W) arrays).
 -- Both are a reshape, a transpose and a reshape, as in Chainer, so the
 -- gradients (and theirs) come from those nodes.
-local U = require 'chainer.functions.array._util'
+local args = require 'chainer._args'
 local reshape = require('chainer.functions.array.reshape').reshape
 local transpose = require('chainer.functions.array.transpose').transpose
 
 local M = {}
 
+local SIGNATURE = args.signature { 'r' }
+
 local function check(fn, X, r)
-  local v = U.args(fn, { 'r' }, r)
-  local d = U.data(fn, X, 'X')
-  r = v[1]
+  local v = args.parse(fn, SIGNATURE, 1, r)
+  local d = args.array(fn, 'X', X)
+  r = v.r
   if type(r) ~= 'number' or r ~= math.floor(r) or r < 1 then
     error(string.format('%s: r must be a positive integer (got %s)', fn, tostring(r)), 3)
   end

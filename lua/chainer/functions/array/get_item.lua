@@ -13,12 +13,14 @@
 -- positions arange(x.size):reshape(x.shape)[slices]; its gradient is the
 -- scatter-add TakeGrad, so repeated positions accumulate.  Both gradient
 -- nodes differentiate back into get_item (double backprop).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
+
+local OPTIONS = args.accept { 'slices' }
 
 local GetItem = FunctionNode:extend('GetItem')
 local GetItemGrad = FunctionNode:extend('GetItemGrad')
@@ -113,8 +115,9 @@ M._named = named
 
 -- F.get_item(x, slices)
 function M.get_item(x, slices)
-  local d = U.data('get_item', x)
-  if U.is_opts(slices) and slices.slices ~= nil then slices = slices.slices end
+  local d = args.array('get_item', 'x', x)
+  -- Chainer's keyword form get_item(x, slices=...) arrives as {slices = ...}
+  if args.is_options(slices) and next(slices) ~= nil then slices = args.options('get_item', slices, OPTIONS).slices end
   local terms, adv = parse_terms('get_item', slices)
   if adv then
     local take = require('chainer.functions.array._take')._take

@@ -8,39 +8,30 @@
 -- (runtime/cpu/conv.c, shared with convolution_nd).  The gradient is
 -- col2im, wrapped in its own node (Col2Im) whose gradient is im2col again,
 -- so double backprop works.
+local args = require 'chainer._args'
+local Window = require 'chainer.functions._window'
 local core = require 'chainer.tensor.core'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.array._util'
 
-local ffi, C, check, wrap, box = core.ffi, core.C, core.check, core.wrap, core.box
+local C, check, wrap, box = core.C, core.check, core.wrap, core.box
 
 local M = {}
+
+local SIGNATURE = args.signature { 'ksize', 'stride', 'pad', 'cover_all', 'dilate' }
 
 local Im2Col = FunctionNode:extend('Im2Col')
 local Col2Im = FunctionNode:extend('Col2Im')
 M.Im2Col, M.Col2Im = Im2Col, Col2Im
 
-local function i64(list)
-  local a = ffi.new('int64_t[?]', #list > 0 and #list or 1)
-  for i = 1, #list do a[i - 1] = list[i] end
-  return a
-end
-
--- Chainer's conv_outsize.
-local function outsize(size, k, s, p, cover_all, d)
-  local dk = k + (k - 1) * (d - 1)
-  if cover_all then return math.floor((size + p * 2 - dk + s - 1) / s) + 1 end
-  return math.floor((size + p * 2 - dk) / s) + 1
-end
-M._outsize = outsize
+local i64 = Window.i64
 
 local function im2col_raw(x, g)
-  check(C.ch_conv_im2col(x.ptr, g.nsp, i64(g.ksize), i64(g.stride), i64(g.pad), i64(g.dilate), i64(g.out), box), 3)
+  check(C.ch_conv_im2col(x.ptr, g.nsp, i64(1, g.ksize), i64(2, g.stride), i64(3, g.pad), i64(4, g.dilate), i64(5, g.out), box), 3)
   return wrap(box[0])
 end
 
 local function col2im_raw(col, g)
-  check(C.ch_conv_col2im(col.ptr, g.nsp, i64(g.stride), i64(g.pad), i64(g.dilate), i64(g.in_size), box), 3)
+  check(C.ch_conv_col2im(col.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate), i64(4, g.in_size), box), 3)
   return wrap(box[0])
 end
 
@@ -84,25 +75,6 @@ function Col2Im:backward(_, ggs)
   return { f:apply({ ggs[1] })[1] }
 end
 
-local function tuple(fn, v, n, name, default)
-  if v == nil or v == false then v = default end
-  local r = {}
-  if type(v) == 'number' then
-    for i = 1, n do r[i] = v end
-  elseif type(v) == 'table' and #v == n then
-    for i = 1, n do r[i] = v[i] end
-  else
-    error(string.format('%s: %s must be an integer or a table of %d integers (got %s)', fn, name, n,
-      type(v) == 'table' and ('a table of ' .. #v) or tostring(v)), 4)
-  end
-  for i = 1, n do
-    if type(r[i]) ~= 'number' or r[i] ~= math.floor(r[i]) then
-      error(string.format('%s: %s must hold integers (got %s)', fn, name, tostring(r[i])), 4)
-    end
-  end
-  return r
-end
-
 -- Validated geometry for an (N, C, *spatial) input.
 function M._geometry(fn, shape, ksize, stride, pad, cover_all, dilate)
   local nsp = #shape - 2
@@ -111,10 +83,10 @@ function M._geometry(fn, shape, ksize, stride, pad, cover_all, dilate)
       #shape), 3)
   end
   local g = { nsp = nsp, in_size = {}, out = {}, kprod = 1 }
-  g.ksize = tuple(fn, ksize, nsp, 'ksize')
-  g.stride = tuple(fn, stride, nsp, 'stride', 1)
-  g.pad = tuple(fn, pad, nsp, 'pad', 0)
-  g.dilate = tuple(fn, dilate, nsp, 'dilate', 1)
+  g.ksize = Window.tuple(fn, 'ksize', ksize, nsp, nil, nil, 3)
+  g.stride = Window.tuple(fn, 'stride', stride, nsp, 1, nil, 3)
+  g.pad = Window.tuple(fn, 'pad', pad, nsp, 0, nil, 3)
+  g.dilate = Window.tuple(fn, 'dilate', dilate, nsp, 1, nil, 3)
   for a = 1, nsp do
     local k, s, p, d = g.ksize[a], g.stride[a], g.pad[a], g.dilate[a]
     if k < 1 or s < 1 or d < 1 or p < 0 then
@@ -122,7 +94,7 @@ function M._geometry(fn, shape, ksize, stride, pad, cover_all, dilate)
         '(axis %d: ksize %d, stride %d, pad %d, dilate %d)', fn, a - 1, k, s, p, d), 3)
     end
     g.in_size[a] = shape[a + 2]
-    g.out[a] = outsize(shape[a + 2], k, s, p, cover_all and true or false, d)
+    g.out[a] = Window.outsize(shape[a + 2], k, s, p, cover_all and true or false, d)
     if g.out[a] < 1 then
       error(string.format('%s: the kernel (%d, dilated to %d) does not fit the padded input size %d on ' ..
         'spatial axis %d', fn, k, k + (k - 1) * (d - 1), shape[a + 2] + 2 * p, a - 1), 3)
@@ -134,15 +106,14 @@ end
 
 -- F.im2col(x, ksize, stride = 1, pad = 0, cover_all = false, dilate = 1)
 function M.im2col(x, ksize, stride, pad, cover_all, dilate)
-  local v = U.args('im2col', { 'ksize', 'stride', 'pad', 'cover_all', 'dilate' }, ksize, stride, pad, cover_all,
-    dilate)
-  local d = U.data('im2col', x)
+  local v = args.parse('im2col', SIGNATURE, 5, ksize, stride, pad, cover_all, dilate)
+  local d = args.array('im2col', 'x', x)
   if d.dtype ~= 'float32' and d.dtype ~= 'float64' then
     error('im2col: x must be float32 or float64 (got ' .. d.dtype .. ')', 2)
   end
-  if v[1] == nil then error('im2col: ksize is required', 2) end
+  if v.ksize == nil then error('im2col: ksize is required', 2) end
   local f = setmetatable({}, Im2Col)
-  f.geom = M._geometry('im2col', d.shape, v[1], v[2], v[3], v[4], v[5])
+  f.geom = M._geometry('im2col', d.shape, v.ksize, v.stride, v.pad, v.cover_all, v.dilate)
   return f:apply({ x })[1]
 end
 

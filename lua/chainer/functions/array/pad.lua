@@ -6,11 +6,13 @@
 -- (the padded positions come from padding arange(x.size) the same way), so
 -- their gradient is the scatter-add TakeGrad, which accumulates the
 -- gradients of the copied border elements.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
+
+local SIGNATURE = args.signature { 'pad_width', 'mode', 'constant_values' }
 
 local Pad = FunctionNode:extend('Pad')
 M.Pad = Pad
@@ -59,12 +61,10 @@ end
 
 -- F.pad(x, pad_width, mode = 'constant', {constant_values = 0})
 function M.pad(x, pad_width, mode, opts)
-  local v = U.args('pad', { 'pad_width', 'mode', 'constant_values' }, pad_width, mode, opts)
-  local d = U.data('pad', x)
-  pad_width, mode = v[1], v[2]
-  local value = v[3]
-  if type(mode) == 'table' then value = mode.constant_values; mode = mode.mode end
-  if type(value) == 'table' then value = value.constant_values end -- an empty options table
+  local v = args.parse('pad', SIGNATURE, 3, pad_width, mode, opts)
+  local d = args.array('pad', 'x', x)
+  pad_width, mode = v.pad_width, v.mode
+  local value = v.constant_values
   if mode == nil or mode == false then mode = 'constant' end
   if value == nil or value == false then value = 0 end
   if pad_width == nil then error('pad: pad_width is required', 2) end

@@ -2,23 +2,26 @@
 -- padding = 0): the arrays xs[i] (len_i, ...) stacked into
 -- (#xs, length, ...), each padded at the end with `padding`.  Composed of
 -- pad and stack, so the gradient slices gy back (and differentiates again).
+local args = require 'chainer._args'
 local U = require 'chainer.functions.array._util'
 
 local M = {}
 
+local SIGNATURE = args.signature { 'length', 'padding' }
+
 function M.pad_sequence(xs, length, padding)
-  local v = U.args('pad_sequence', { 'length', 'padding' }, length, padding)
+  local v = args.parse('pad_sequence', SIGNATURE, 2, length, padding)
   U.list('pad_sequence', xs)
-  length, padding = v[1], v[2]
+  length, padding = v.length, v.padding
   if length == false then length = nil end
   if padding == nil or padding == false then padding = 0 end
   if type(padding) ~= 'number' then error('pad_sequence: padding must be a number', 2) end
-  local first = U.data('pad_sequence', xs[1], 'xs[1]')
+  local first = args.array('pad_sequence', 'xs[1]', xs[1])
   local rest = first.shape
   if #rest == 0 then error('pad_sequence: the arrays must be at least 1-d', 2) end
   local maxlen = 0
   for i = 1, #xs do
-    local s = U.data('pad_sequence', xs[i]).shape
+    local s = args.array('pad_sequence', 'x', xs[i]).shape
     if #s ~= #rest then error(string.format('pad_sequence: xs[%d] is %d-d but xs[1] is %d-d', i, #s, #rest), 2) end
     for k = 2, #s do
       if s[k] ~= rest[k] then
@@ -36,7 +39,7 @@ function M.pad_sequence(xs, length, padding)
   local stack = require('chainer.functions.array.concat').stack
   local ys = {}
   for i = 1, #xs do
-    local n = U.data('pad_sequence', xs[i]).shape[1]
+    local n = args.array('pad_sequence', 'x', xs[i]).shape[1]
     local widths = { { 0, length - n } }
     for k = 2, #rest do widths[k] = { 0, 0 } end
     ys[i] = pad(xs[i], widths, 'constant', { constant_values = padding })

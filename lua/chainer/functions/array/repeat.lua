@@ -2,18 +2,21 @@
 -- also F['repeat'], `repeat` being a Lua keyword).  A gather (Take) of the
 -- positions arange(n) repeated, so the gradient is a scatter-add of gy
 -- (TakeGrad) and both orders of differentiation come from the same pair.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local U = require 'chainer.functions.array._util'
 local take = require('chainer.functions.array._take')._take
 
 local M = {}
 
+local SIGNATURE = args.signature { 'repeats', 'axis' }
+
 -- F.repeat_(x, repeats, axis = nil): repeats a number or one count per
 -- position along axis; axis nil repeats the flattened x.
 function M.repeat_(x, repeats, axis)
-  local v = U.args('repeat', { 'repeats', 'axis' }, repeats, axis)
-  local d = U.data('repeat', x)
-  repeats, axis = v[1], v[2]
+  local v = args.parse('repeat', SIGNATURE, 2, repeats, axis)
+  local d = args.array('repeat', 'x', x)
+  repeats, axis = v.repeats, v.axis
   if axis == false then axis = nil end
   if T.is_tensor(repeats) then repeats = repeats:tolist() end
   if type(repeats) == 'table' and #repeats == 1 then repeats = repeats[1] end

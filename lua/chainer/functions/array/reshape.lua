@@ -1,10 +1,12 @@
 -- functions/array/reshape.lua: F.reshape(x, shape); one entry may be -1.
 -- The output is a view of x when x is contiguous.
-local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
 
 local M = {}
+
+local OPTIONS = args.accept { 'shape' }
 
 local Reshape = FunctionNode:extend('Reshape')
 M.Reshape = Reshape
@@ -22,11 +24,10 @@ end
 -- F.reshape(x, shape) or F.reshape(x, d1, d2, ...): x itself (as a
 -- Variable) when the shape does not change.
 function M.reshape(x, shape, ...)
-  local d = Variable.as_array(x)
-  if not T.is_tensor(d) then error('reshape: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2) end
+  local d = args.array('reshape', 'x', x)
   if type(shape) == 'number' then shape = { shape, ... } end
   -- Chainer's keyword form F.reshape(x, shape=(2, 6)) arrives as {shape = {2, 6}}
-  if type(shape) == 'table' and shape.shape ~= nil then shape = shape.shape end
+  if args.is_options(shape) and next(shape) ~= nil then shape = args.options('reshape', shape, OPTIONS).shape end
   if type(shape) ~= 'table' then error('reshape: shape must be a table of integers', 2) end
   if require('chainer.functions.math.sum_to').shape_equal(d, shape) then return Variable.as_variable(x) end
   local f = setmetatable({}, Reshape)

@@ -11,12 +11,14 @@
 -- each other (linspace(0, H-1, out_h)); otherwise pixel centres
 -- ((i + 0.5) * H/out_h - 0.5, clamped at 0).  Nearest takes
 -- floor(i * H/out_h).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.array._util'
 local reshape = require('chainer.functions.array.reshape').reshape
 local transpose = require('chainer.functions.array.transpose').transpose
 
 local M = {}
+
+local SIGNATURE = args.signature { 'output_shape', 'mode', 'align_corners' }
 
 -- (out, n) interpolation matrix, transposed to (n, out) for x . A^T
 local function interp_t(n, out, mode, align_corners, dtype)
@@ -49,11 +51,11 @@ M._interp_t = interp_t
 
 -- F.resize_images(x, output_shape, {mode = 'bilinear', align_corners = true})
 function M.resize_images(x, output_shape, opts)
-  local v = U.args('resize_images', { 'output_shape', 'mode', 'align_corners' }, output_shape, opts)
-  local d = U.data('resize_images', x)
-  output_shape = v[1]
-  local mode = v[2] or 'bilinear'
-  local align = v[3]
+  local v = args.parse('resize_images', SIGNATURE, 2, output_shape, opts)
+  local d = args.array('resize_images', 'x', x)
+  output_shape = v.output_shape
+  local mode = v.mode or 'bilinear'
+  local align = v.align_corners
   if align == nil then align = true end
   if d.ptr.nd ~= 4 then error(string.format('resize_images: x must be 4-d (B, C, H, W) (got %d-d)', d.ptr.nd), 2) end
   if d.dtype ~= 'float32' and d.dtype ~= 'float64' then

@@ -7,10 +7,9 @@
 -- a Lua array of plain integers is an integer index array (Chainer's
 -- F.scatter_add(a, [0, 2, 0], b)), not a tuple of integers; write a tuple
 -- of integers as a string ('1, 2') or with a non-integer term.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.array._util'
 local GI = require 'chainer.functions.array.get_item'
 
 local M = {}
@@ -48,8 +47,8 @@ end
 
 -- F.scatter_add(a, slices, b)
 function M.scatter_add(a, slices, b)
-  local da = U.data('scatter_add', a, 'a')
-  local db = U.data('scatter_add', b, 'b')
+  local da = args.array('scatter_add', 'a', a)
+  local db = args.array('scatter_add', 'b', b)
   if da.dtype ~= db.dtype then
     error(string.format('scatter_add: a is %s but b is %s (they must share a dtype)', da.dtype, db.dtype), 2)
   end

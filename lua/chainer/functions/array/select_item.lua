@@ -1,10 +1,9 @@
 -- functions/array/select_item.lua: F.select_item(x, t): y[i] = x[i, t[i]]
 -- for x (B, N) and integer t (B).  The gradient scatters gy into zeros
 -- (SelectItemGrad), whose own gradient is select_item again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
 
@@ -41,10 +40,8 @@ end
 
 -- F.select_item(x, t)
 function M.select_item(x, t)
-  local d = U.data('select_item', x)
-  local tt = Variable.as_array(t)
-  if not T.is_tensor(tt) then error('select_item: t must be an integer tensor or Variable', 2) end
-  if not tt.dtype:find('int') then error('select_item: t must be an integer array (got ' .. tt.dtype .. ')', 2) end
+  local d = args.array('select_item', 'x', x)
+  local tt = args.int_array('select_item', 't', t)
   if d.ptr.nd ~= 2 then error(string.format('select_item: x must be 2-d (B, N) (got %d-d)', d.ptr.nd), 2) end
   if tt.ptr.nd ~= 1 then error(string.format('select_item: t must be 1-d (B) (got %d-d)', tt.ptr.nd), 2) end
   local B, N = d.shape[1], d.shape[2]

@@ -15,19 +15,21 @@
 -- (which carries the gradient to grid); as in Chainer, clipping does not
 -- stop the gradient with respect to grid.  Composing costs about 4 gathers
 -- of (B*out_h*out_w, C) and is differentiable twice.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.array._util'
 local reshape = require('chainer.functions.array.reshape').reshape
 local transpose = require('chainer.functions.array.transpose').transpose
 
 local M = {}
 
+local SIGNATURE = args.signature { 'output_shape' }
+
 -- F.spatial_transformer_grid(theta, output_shape)
 function M.spatial_transformer_grid(theta, output_shape)
-  local v = U.args('spatial_transformer_grid', { 'output_shape' }, output_shape)
-  local d = U.data('spatial_transformer_grid', theta, 'theta')
-  output_shape = v[1]
+  local v = args.parse('spatial_transformer_grid', SIGNATURE, 1, output_shape)
+  local d = args.array('spatial_transformer_grid', 'theta', theta)
+  output_shape = v.output_shape
   local s = d.shape
   if #s ~= 3 or s[2] ~= 2 or s[3] ~= 3 then
     error('spatial_transformer_grid: theta must be (B, 2, 3) (got ' .. T.shape_str(s) .. ')', 2)
@@ -63,8 +65,8 @@ end
 -- F.spatial_transformer_sampler(x, grid)
 function M.spatial_transformer_sampler(x, grid)
   local fn = 'spatial_transformer_sampler'
-  local dx = U.data(fn, x, 'x')
-  local dg = U.data(fn, grid, 'grid')
+  local dx = args.array(fn, 'x', x)
+  local dg = args.array(fn, 'grid', grid)
   if dx.ptr.nd ~= 4 then error(string.format('%s: x must be 4-d (B, C, H, W) (got %d-d)', fn, dx.ptr.nd), 2) end
   local xs, gs = dx.shape, dg.shape
   if #gs ~= 4 or gs[2] ~= 2 or gs[1] ~= xs[1] then

@@ -4,12 +4,16 @@
 -- The pieces are views of x.  The gradient concatenates the pieces'
 -- gradients (zeros where a piece got none); concat's gradient is a split
 -- again, so double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
 local U = require 'chainer.functions.array._util'
 
 local M = {}
+
+local SPLIT_AXIS_SIGNATURE = args.signature { 'indices_or_sections', 'axis', 'force_tuple' }
+local SEPARATE_SIGNATURE = args.signature { 'axis' }
 
 local SplitAxis = FunctionNode:extend('SplitAxis')
 M.SplitAxis = SplitAxis
@@ -39,10 +43,10 @@ end
 -- a number n gives n equal pieces (the axis must divide), a table gives the
 -- 0-based split positions ({1, 3} gives x[:1], x[1:3], x[3:]).
 function M.split_axis(x, indices_or_sections, axis, opts)
-  local v = U.args('split_axis', { 'indices_or_sections', 'axis', 'force_tuple' }, indices_or_sections, axis, opts)
-  local d = U.data('split_axis', x)
-  local ios = v[1]
-  axis = v[2]
+  local v = args.parse('split_axis', SPLIT_AXIS_SIGNATURE, 3, indices_or_sections, axis, opts)
+  local d = args.array('split_axis', 'x', x)
+  local ios = v.indices_or_sections
+  axis = v.axis
   if ios == nil then error('split_axis: indices_or_sections is required', 2) end
   if axis == nil then error('split_axis: axis is required', 2) end
   local nd = d.ptr.nd
@@ -72,9 +76,9 @@ end
 
 -- F.separate(x, axis = 0): the slices of x along axis, each without it.
 function M.separate(x, axis)
-  local v = U.args('separate', { 'axis' }, axis)
-  local d = U.data('separate', x)
-  axis = v[1]
+  local v = args.parse('separate', SEPARATE_SIGNATURE, 1, axis)
+  local d = args.array('separate', 'x', x)
+  axis = v.axis
   if axis == nil or axis == false then axis = 0 end
   local nd = d.ptr.nd
   if nd == 0 then error('separate: cannot separate a 0-d array', 2) end

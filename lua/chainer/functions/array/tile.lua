@@ -1,11 +1,14 @@
 -- functions/array/tile.lua: F.tile(x, reps) (numpy.tile).  The gradient
 -- views gy as (r0, s0, r1, s1, ...) and sums over the repetition axes,
 -- composed of reshape and sum so it is differentiable again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.array._util'
 
 local M = {}
+
+local SIGNATURE = args.signature { 'reps' }
 
 local Tile = FunctionNode:extend('Tile')
 M.Tile = Tile
@@ -35,9 +38,9 @@ end
 
 -- F.tile(x, reps): reps a number or a table of non-negative integers.
 function M.tile(x, reps)
-  local v = U.args('tile', { 'reps' }, reps)
-  U.data('tile', x)
-  reps = v[1]
+  local v = args.parse('tile', SIGNATURE, 1, reps)
+  args.array('tile', 'x', x)
+  reps = v.reps
   if type(reps) == 'number' then reps = { reps } end
   if type(reps) ~= 'table' then error('tile: reps must be an integer or a table of integers', 2) end
   for i = 1, #reps do

@@ -1,10 +1,11 @@
 -- functions/array/transpose.lua: F.transpose(x, axes); no axes reverses
 -- them.  The output is a view; the gradient is transposed back.
-local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
 
 local M = {}
+
+local OPTIONS = args.accept { 'axes' }
 
 local Transpose = FunctionNode:extend('Transpose')
 M.Transpose = Transpose
@@ -34,13 +35,11 @@ end
 
 -- F.transpose(x), F.transpose(x, {1, 0, 2}) or F.transpose(x, 1, 0, 2)
 function M.transpose(x, axes, ...)
-  local d = Variable.as_array(x)
-  if not T.is_tensor(d) then error('transpose: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2) end
+  local d = args.array('transpose', 'x', x)
   if type(axes) == 'number' then axes = { axes, ... } end
   -- Chainer's keyword form F.transpose(x, axes=(1, 0, 2)) arrives as {axes = {1, 0, 2}}
-  if type(axes) == 'table' and axes[1] == nil and next(axes) ~= nil then
-    if axes.axes == nil then error('transpose: unknown option ' .. tostring(next(axes)), 2) end
-    axes = axes.axes or nil -- axes = false is Python's None
+  if args.is_options(axes) and next(axes) ~= nil then
+    axes = args.options('transpose', axes, OPTIONS).axes or nil -- axes = false is Python's None
   end
   if axes ~= nil and type(axes) ~= 'table' then error('transpose: axes must be a table of integers', 2) end
   if axes ~= nil and #axes ~= d.ptr.nd then

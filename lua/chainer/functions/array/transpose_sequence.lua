@@ -3,10 +3,10 @@
 -- into the sequence of batches ys[t] = stack of xs[i][t] over the i with
 -- len_i > t.  The operation is its own inverse, so the gradient is
 -- transpose_sequence of the gradients (missing ones are zeros).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
 
@@ -63,7 +63,7 @@ function M.transpose_sequence(xs)
   if #xs == 0 then return {} end
   local prev, nd, dt
   for i = 1, #xs do
-    local d = U.data('transpose_sequence', xs[i], string.format('xs[%d]', i))
+    local d = args.array('transpose_sequence', string.format('xs[%d]', i), xs[i])
     if d.ptr.nd < 1 then error(string.format('transpose_sequence: xs[%d] is 0-d (expected a sequence)', i), 2) end
     local n = d.shape[1]
     if prev and n > prev then
@@ -75,7 +75,7 @@ function M.transpose_sequence(xs)
     end
     prev, nd, dt = n, d.ptr.nd, d.dtype
   end
-  if U.data('transpose_sequence', xs[1]).shape[1] == 0 then return {} end
+  if args.array('transpose_sequence', 'x', xs[1]).shape[1] == 0 then return {} end
   local f = setmetatable({}, TransposeSequence)
   return f:apply(xs)
 end

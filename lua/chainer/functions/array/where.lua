@@ -2,10 +2,10 @@
 -- is true, else y (condition a bool tensor or Variable; the three
 -- broadcast together).  Gradients: gy masked by condition for x, by its
 -- complement for y (where again, so differentiable to any order).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.array._util'
 
 local M = {}
 
@@ -29,11 +29,10 @@ end
 
 -- F.where(condition, x, y)
 function M.where(condition, x, y)
-  local c = Variable.as_array(condition)
-  if not T.is_tensor(c) then error('where: condition must be a bool tensor or Variable', 2) end
+  local c = args.array('where', 'condition', condition)
   if c.dtype ~= 'bool' then error('where: condition must be a bool array (got ' .. c.dtype .. ')', 2) end
-  local dx = U.data('where', x, 'x')
-  local dy = U.data('where', y, 'y')
+  local dx = args.array('where', 'x', x)
+  local dy = args.array('where', 'y', y)
   if dx.dtype ~= dy.dtype then
     error(string.format('where: x is %s but y is %s (they must share a dtype)', dx.dtype, dy.dtype), 2)
   end

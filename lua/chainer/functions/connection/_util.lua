@@ -1,37 +1,20 @@
--- functions/connection/_util.lua: argument helpers shared by the
+-- functions/connection/_util.lua: argument checks shared by the
 -- connection functions (not exported into F).
-local ffi = require 'ffi'
 local T = require 'chainer.tensor'
-local Variable = require 'chainer.variable'
+local args = require 'chainer._args'
 
 local M = {}
 
-local as_array, is_tensor = Variable.as_array, T.is_tensor
-
--- A plain Lua table (an options table), as opposed to a Variable/tensor.
-local function is_plain(v) return type(v) == 'table' and getmetatable(v) == nil end
-M.is_plain = is_plain
-
--- The tensor of a Variable or tensor argument; errors name fn and arg.
-function M.data(fn, name, v, level)
-  local d = as_array(v)
-  if not is_tensor(d) then
-    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, type(v)), (level or 2) + 1)
-  end
-  return d
-end
-
 -- The checks convolution_nd.lua and deconvolution_nd.lua share: x, W and b
--- (b may be nil) as tensors, the options against `known`, x with
+-- (b may be nil) as tensors, x with
 -- `want_nsp` spatial axes (nil: any >= 1), W of x's rank (`w_axes` names
 -- its axes), float x and W of one dtype, a positive integer `groups`.  Returns xd, Wd, bd, nsp, groups.  Errors are raised at the
 -- level of the caller of the public function (it calls the caller of this).
-function M.conv_args(fn, want_nsp, x, W, b, opts, known, w_axes)
+function M.conv_args(fn, want_nsp, x, W, b, opts, w_axes)
   local level = 4
-  local xd = M.data(fn, 'x', x, level)
-  local Wd = M.data(fn, 'W', W, level)
-  local bd = b ~= nil and M.data(fn, 'b', b, level) or nil
-  M.check_opts(fn, opts, known, level)
+  local xd = args.array(fn, 'x', x, level)
+  local Wd = args.array(fn, 'W', W, level)
+  local bd = b ~= nil and args.array(fn, 'b', b, level) or nil
   local nd = xd.ptr.nd
   local nsp = nd - 2
   if want_nsp and nsp ~= want_nsp then
@@ -59,101 +42,22 @@ function M.conv_args(fn, want_nsp, x, W, b, opts, known, w_axes)
   return xd, Wd, bd, nsp, groups
 end
 
--- An int or an n-tuple -> Lua array of n integers.
-function M.tuple(fn, name, v, n, default, min)
-  if v == nil or v == false then v = default end
-  local out = {}
-  if type(v) == 'number' then
-    for i = 1, n do out[i] = v end
-  elseif type(v) == 'table' and #v == n then
-    for i = 1, n do out[i] = v[i] end
-  else
-    error(string.format('%s: %s must be an integer or a table of %d integers (got %s)', fn, name, n,
-      type(v) == 'table' and ('a table of ' .. #v) or tostring(v)), 4)
-  end
-  for i = 1, n do
-    local x = out[i]
-    if type(x) ~= 'number' or x ~= math.floor(x) or (min and x < min) then
-      error(string.format('%s: %s must hold integers%s (got %s)', fn, name,
-        min and (' >= ' .. min) or '', tostring(x)), 4)
-    end
-  end
-  return out
-end
-
--- Chainer's get_conv_outsize / get_deconv_outsize.
-function M.conv_outsize(size, k, s, p, cover_all, d)
-  local dk = k + (k - 1) * (d - 1)
-  if cover_all then return math.floor((size + p * 2 - dk + s - 1) / s) + 1 end
-  return math.floor((size + p * 2 - dk) / s) + 1
-end
-
-function M.deconv_outsize(size, k, s, p, cover_all, d)
-  local dk = (k - 1) * d + 1
-  if cover_all then return s * (size - 1) + dk - s + 1 - 2 * p end
-  return s * (size - 1) + dk - 2 * p
-end
-
--- Reusable int64 argument buffers for the C kernels.
-local bufs = {}
-for i = 1, 5 do bufs[i] = ffi.new('int64_t[16]') end
 function M.i64(slot, t)
   local b = bufs[slot]
   for i = 1, #t do b[i - 1] = t[i] end
   return b
 end
 
--- Splits (b, a1, a2, ..., opts) where b is an optional tensor argument, the
--- a's are Chainer's positional non-tensor arguments and opts a trailing
--- options table; an options table may come right after the tensors.
--- Returns b, opts (a fresh table holding the positional values under
--- `names`).
-function M.split_args(fn, b, names, ...)
-  local args = { ... }
-  if is_plain(b) then
-    -- F.f(x, W, {opts}): b omitted
-    return nil, b
-  end
-  local opts
-  local n = select('#', ...)
-  local last = n
-  while last > 0 and args[last] == nil do last = last - 1 end
-  if last > 0 and is_plain(args[last]) and not (type(args[last][1]) == 'number' and last <= #names) then
-    opts = args[last]
-    last = last - 1
-  end
-  if last > #names then
-    error(string.format('%s: too many positional arguments (expected at most %d after the tensors)', fn, #names), 3)
-  end
-  if last > 0 then
-    local o = {}
-    if opts then for k, v in pairs(opts) do o[k] = v end end
-    for i = 1, last do
-      if args[i] ~= nil then
-        if o[names[i]] ~= nil and opts and opts[names[i]] ~= nil then
-          error(string.format('%s: %s given both positionally and in the options', fn, names[i]), 3)
-        end
-        o[names[i]] = args[i]
-      end
-    end
-    opts = o
-  end
-  if opts ~= nil and type(opts) ~= 'table' then
-    error(string.format('%s: options must be a table (got %s)', fn, type(opts)), 3)
-  end
-  return b, opts or {}
-end
-
--- Errors on option names the function does not know (typos).
-function M.check_opts(fn, opts, known, level)
-  for k in pairs(opts) do
-    if not known[k] then
-      local list = {}
-      for n in pairs(known) do list[#list + 1] = n end
-      table.sort(list)
-      error(string.format("%s: unknown option '%s' (expected one of: %s)", fn, tostring(k), table.concat(list, ', ')), level or 3)
-    end
-  end
+-- Splits (b, Chainer's positional arguments..., options) for the functions
+-- whose bias b is optional; b may be left out in front of the options table
+-- (F.f(x, W, {stride = 2})).  Returns b and the arguments by name, checked
+-- against `signature` (an args.signature); errors blame the caller of the
+-- public function.  No allocation when only an options table (or nothing)
+-- follows the tensors.
+function M.split_args(fn, b, signature, ...)
+  if args.is_options(b) then return nil, args.options(fn, b, signature, 3) end
+  if select('#', ...) == 0 then return b, args.EMPTY end
+  return b, args.parse_at(3, fn, signature, select('#', ...), ...)
 end
 
 return M

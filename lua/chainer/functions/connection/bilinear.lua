@@ -6,8 +6,8 @@
 -- V1 (J, L), V2 (K, L), b (L) are given all together or not at all.  Built
 -- from reshape, broadcast multiply and matmul (one (N, J*K) x (J*K, L)
 -- gemm), so every order of gradient is available.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.connection._util'
 
 local M = {}
 
@@ -17,9 +17,9 @@ function M.bilinear(e1, e2, W, V1, V2, b)
   local bm = require 'chainer.functions.math.basic_math'
   local matmul = require('chainer.functions.math.matmul').matmul
   local broadcast_to = require('chainer.functions.array.broadcast_to').broadcast_to
-  local d1 = U.data(fn, 'e1', e1)
-  local d2 = U.data(fn, 'e2', e2)
-  local dW = U.data(fn, 'W', W)
+  local d1 = args.array(fn, 'e1', e1)
+  local d2 = args.array(fn, 'e2', e2)
+  local dW = args.array(fn, 'W', W)
   local nv = (V1 ~= nil and 1 or 0) + (V2 ~= nil and 1 or 0) + (b ~= nil and 1 or 0)
   if nv ~= 0 and nv ~= 3 then
     error('bilinear: V1, V2 and b must be given all together or not at all', 2)
@@ -46,7 +46,7 @@ function M.bilinear(e1, e2, W, V1, V2, b)
     error(string.format('bilinear: e1, e2 and W must have one dtype (got %s, %s, %s)', d1.dtype, d2.dtype, dW.dtype), 2)
   end
   if nv == 3 then
-    local v1, v2, db = U.data(fn, 'V1', V1), U.data(fn, 'V2', V2), U.data(fn, 'b', b)
+    local v1, v2, db = args.array(fn, 'V1', V1), args.array(fn, 'V2', V2), args.array(fn, 'b', b)
     if v1.ptr.nd ~= 2 or v1.shape[1] ~= J or v1.shape[2] ~= L then
       error(string.format('bilinear: V1 must have shape (%d, %d), got %s', J, L, T.shape_str(v1.shape)), 2)
     end

@@ -11,12 +11,14 @@
 --   gx = deconvolution(gy, W), gW = ConvolutionGradW(x, gy), gb = sum(gy),
 -- and ConvolutionGradW's own backward is again a deconvolution and a
 -- convolution.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.connection._util'
+local Window = require 'chainer.functions._window'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
-local i64 = U.i64
+local i64 = Window.i64
 local as_array = require('chainer.variable').as_array
 
 local M = {}
@@ -180,14 +182,14 @@ end
 ---------------------------------------------------------------------------
 -- user functions
 ---------------------------------------------------------------------------
-local conv_names = { 'stride', 'pad', 'cover_all' }
-local conv_known = { stride = true, pad = true, cover_all = true, dilate = true, groups = true }
+-- Chainer: convolution_nd(x, W, b=None, stride=1, pad=0, cover_all=False, *, dilate=1, groups=1)
+local CONV_SIGNATURE = args.signature({ 'stride', 'pad', 'cover_all' }, { 'dilate', 'groups' })
+local DILATED_SIGNATURE = args.signature { 'stride', 'pad', 'dilate', 'cover_all' }
 
 -- Shared by convolution_1d/2d/3d/nd and dilated_convolution_2d.
 -- want_nsp: required number of spatial axes (nil: any >= 1).
 local function convolution(fn, want_nsp, x, W, b, opts)
-  local xd, Wd, bd, nsp, groups = U.conv_args(fn, want_nsp, x, W, b, opts, conv_known,
-    'C_out, C_in/groups, kernel...')
+  local xd, Wd, bd, nsp, groups = U.conv_args(fn, want_nsp, x, W, b, opts, 'C_out, C_in/groups, kernel...')
   local cin, cout, wcin = xd.shape[2], Wd.shape[1], Wd.shape[2]
   if cin ~= wcin * groups then
     error(string.format('%s: x has %d input channels but W expects %d (W.shape[1]=%d x groups=%d)', fn, cin,
@@ -204,13 +206,13 @@ local function convolution(fn, want_nsp, x, W, b, opts)
       error(string.format('%s: x and b have different dtypes (%s and %s)', fn, xd.dtype, bd.dtype), 3)
     end
   end
-  local stride = U.tuple(fn, 'stride', opts.stride, nsp, 1, 1)
-  local pad = U.tuple(fn, 'pad', opts.pad, nsp, 0, 0)
-  local dilate = U.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1)
+  local stride = Window.tuple(fn, 'stride', opts.stride, nsp, 1, 1, 3)
+  local pad = Window.tuple(fn, 'pad', opts.pad, nsp, 0, 0, 3)
+  local dilate = Window.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1, 3)
   local cover_all = opts.cover_all and true or false
   local in_size, ksize, out_size = spatial(xd, nsp), spatial(Wd, nsp), {}
   for i = 1, nsp do
-    local o = U.conv_outsize(in_size[i], ksize[i], stride[i], pad[i], cover_all, dilate[i])
+    local o = Window.outsize(in_size[i], ksize[i], stride[i], pad[i], cover_all, dilate[i])
     if o <= 0 then
       error(string.format('%s: the output would be empty on spatial axis %d (input %d, kernel %d, stride %d, pad %d, dilate %d)',
         fn, i - 1, in_size[i], ksize[i], stride[i], pad[i], dilate[i]), 3)
@@ -224,35 +226,32 @@ M._convolution = convolution
 
 function M.convolution_nd(x, W, b, ...)
   local opts
-  b, opts = U.split_args('convolution_nd', b, conv_names, ...)
+  b, opts = U.split_args('convolution_nd', b, CONV_SIGNATURE, ...)
   return convolution('convolution_nd', nil, x, W, b, opts)
 end
 
 function M.convolution_1d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('convolution_1d', b, conv_names, ...)
+  b, opts = U.split_args('convolution_1d', b, CONV_SIGNATURE, ...)
   return convolution('convolution_1d', 1, x, W, b, opts)
 end
 
 function M.convolution_2d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('convolution_2d', b, conv_names, ...)
+  b, opts = U.split_args('convolution_2d', b, CONV_SIGNATURE, ...)
   return convolution('convolution_2d', 2, x, W, b, opts)
 end
 
 function M.convolution_3d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('convolution_3d', b, conv_names, ...)
+  b, opts = U.split_args('convolution_3d', b, CONV_SIGNATURE, ...)
   return convolution('convolution_3d', 3, x, W, b, opts)
 end
 
 -- Chainer: dilated_convolution_2d(x, W, b=None, stride=1, pad=0, dilate=1, cover_all=False)
 function M.dilated_convolution_2d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('dilated_convolution_2d', b, { 'stride', 'pad', 'dilate', 'cover_all' }, ...)
-  if opts.groups ~= nil then
-    error("dilated_convolution_2d: unknown option 'groups' (expected one of: cover_all, dilate, pad, stride)", 2)
-  end
+  b, opts = U.split_args('dilated_convolution_2d', b, DILATED_SIGNATURE, ...)
   return convolution('dilated_convolution_2d', 2, x, W, b, opts)
 end
 

@@ -8,18 +8,20 @@
 -- gradient of a convolution with respect to its input: the forward is the
 -- convolution's data-gradient kernel, the backward a convolution and a
 -- filter gradient (see convolution_nd.lua), so it is differentiable again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local U = require 'chainer.functions.connection._util'
+local Window = require 'chainer.functions._window'
 local conv = require 'chainer.functions.connection.convolution_nd'
 
 local M = {}
 M.Deconvolution = conv.Deconvolution
 
-local names = { 'stride', 'pad', 'outsize' }
-local known = { stride = true, pad = true, outsize = true, dilate = true, groups = true }
+-- Chainer: deconvolution_nd(x, W, b=None, stride=1, pad=0, outsize=None, *, dilate=1, groups=1)
+local SIGNATURE = args.signature({ 'stride', 'pad', 'outsize' }, { 'dilate', 'groups' })
 
 local function deconvolution(fn, want_nsp, x, W, b, opts)
-  local xd, Wd, bd, nsp, groups = U.conv_args(fn, want_nsp, x, W, b, opts, known, 'C_in, C_out/groups, kernel...')
+  local xd, Wd, bd, nsp, groups = U.conv_args(fn, want_nsp, x, W, b, opts, 'C_in, C_out/groups, kernel...')
   local cin = xd.shape[2]
   if cin ~= Wd.shape[1] then
     error(string.format('%s: x has %d input channels but W.shape[0] is %d', fn, cin, Wd.shape[1]), 3)
@@ -37,16 +39,16 @@ local function deconvolution(fn, want_nsp, x, W, b, opts)
       error(string.format('%s: x and b have different dtypes (%s and %s)', fn, xd.dtype, bd.dtype), 3)
     end
   end
-  local stride = U.tuple(fn, 'stride', opts.stride, nsp, 1, 1)
-  local pad = U.tuple(fn, 'pad', opts.pad, nsp, 0, 0)
-  local dilate = U.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1)
+  local stride = Window.tuple(fn, 'stride', opts.stride, nsp, 1, 1, 3)
+  local pad = Window.tuple(fn, 'pad', opts.pad, nsp, 0, 0, 3)
+  local dilate = Window.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1, 3)
   local in_size, ksize = conv.spatial(xd, nsp), conv.spatial(Wd, nsp)
   local out_size
   if opts.outsize then
-    out_size = U.tuple(fn, 'outsize', opts.outsize, nsp, nil, 1)
+    out_size = Window.tuple(fn, 'outsize', opts.outsize, nsp, nil, 1, 3)
     for i = 1, nsp do
-      local a = U.conv_outsize(out_size[i], ksize[i], stride[i], pad[i], false, dilate[i])
-      local c = U.conv_outsize(out_size[i], ksize[i], stride[i], pad[i], true, dilate[i])
+      local a = Window.outsize(out_size[i], ksize[i], stride[i], pad[i], false, dilate[i])
+      local c = Window.outsize(out_size[i], ksize[i], stride[i], pad[i], true, dilate[i])
       if a ~= in_size[i] and c ~= in_size[i] then
         error(string.format('%s: outsize %d on spatial axis %d does not fit: a convolution of it gives %d, but x has %d',
           fn, out_size[i], i - 1, a, in_size[i]), 3)
@@ -55,7 +57,7 @@ local function deconvolution(fn, want_nsp, x, W, b, opts)
   else
     out_size = {}
     for i = 1, nsp do
-      local o = U.deconv_outsize(in_size[i], ksize[i], stride[i], pad[i], false, dilate[i])
+      local o = Window.deconv_outsize(in_size[i], ksize[i], stride[i], pad[i], false, dilate[i])
       if o <= 0 then
         error(string.format('%s: the output would be empty on spatial axis %d (input %d, kernel %d, stride %d, pad %d)',
           fn, i - 1, in_size[i], ksize[i], stride[i], pad[i]), 3)
@@ -69,25 +71,25 @@ end
 
 function M.deconvolution_nd(x, W, b, ...)
   local opts
-  b, opts = U.split_args('deconvolution_nd', b, names, ...)
+  b, opts = U.split_args('deconvolution_nd', b, SIGNATURE, ...)
   return deconvolution('deconvolution_nd', nil, x, W, b, opts)
 end
 
 function M.deconvolution_1d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('deconvolution_1d', b, names, ...)
+  b, opts = U.split_args('deconvolution_1d', b, SIGNATURE, ...)
   return deconvolution('deconvolution_1d', 1, x, W, b, opts)
 end
 
 function M.deconvolution_2d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('deconvolution_2d', b, names, ...)
+  b, opts = U.split_args('deconvolution_2d', b, SIGNATURE, ...)
   return deconvolution('deconvolution_2d', 2, x, W, b, opts)
 end
 
 function M.deconvolution_3d(x, W, b, ...)
   local opts
-  b, opts = U.split_args('deconvolution_3d', b, names, ...)
+  b, opts = U.split_args('deconvolution_3d', b, SIGNATURE, ...)
   return deconvolution('deconvolution_3d', 3, x, W, b, opts)
 end
 

@@ -6,22 +6,22 @@
 -- grouped convolution with groups = C and weights W transposed to
 -- (C, M, kh, kw) and reshaped to (C*M, 1, kh, kw), which is how it is
 -- computed (so its gradients are the convolution's).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local U = require 'chainer.functions.connection._util'
 local conv = require 'chainer.functions.connection.convolution_nd'
 
 local M = {}
 
-local known = { stride = true, pad = true }
+local SIGNATURE = args.signature { 'stride', 'pad' }
 local AXES = { 1, 0, 2, 3 }
 
 function M.depthwise_convolution_2d(x, W, b, ...)
   local fn = 'depthwise_convolution_2d'
   local opts
-  b, opts = U.split_args(fn, b, { 'stride', 'pad' }, ...)
-  U.check_opts(fn, opts, known)
-  local xd = U.data(fn, 'x', x)
-  local Wd = U.data(fn, 'W', W)
+  b, opts = U.split_args(fn, b, SIGNATURE, ...)
+  local xd = args.array(fn, 'x', x)
+  local Wd = args.array(fn, 'W', W)
   if xd.ptr.nd ~= 4 then
     error('depthwise_convolution_2d: x must be 4-d (N, C, H, W), got shape ' .. T.shape_str(xd.shape), 2)
   end

@@ -4,9 +4,9 @@
 -- equal to ignore_label give zero rows.  The gradient w.r.t. W is the
 -- EmbedIDGrad node (a scatter-add kernel), which is linear in gy: its own
 -- backward is embed_id again, so double backprop works.  x gets no gradient.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.connection._util'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 local config = require('chainer.config').config
@@ -90,18 +90,13 @@ function EmbedIDGrad:backward(idx, gys)
   return ret
 end
 
-local known = { ignore_label = true }
+local SIGNATURE = args.signature { 'ignore_label' }
 
 function M.embed_id(x, W, ...)
   local fn = 'embed_id'
-  local opts
-  local a1 = ...
-  if U.is_plain(a1) then opts = a1
-  elseif a1 ~= nil then opts = { ignore_label = a1 }
-  else opts = {} end
-  U.check_opts(fn, opts, known)
-  local xd = U.data(fn, 'x', x)
-  local Wd = U.data(fn, 'W', W)
+  local opts = args.parse(fn, SIGNATURE, select('#', ...), ...)
+  local xd = args.array(fn, 'x', x)
+  local Wd = args.array(fn, 'W', W)
   if T.is_float_dtype(xd.dtype) or xd.dtype == 'bool' then
     error('embed_id: x must hold integer ids (int32 or int64), got dtype ' .. xd.dtype, 2)
   end

@@ -6,6 +6,7 @@
 -- dtypes build it from T.gemm.  The gradients are matmuls (gx = gy W,
 -- gW = gy^T x, again transposed views only) and a sum, so they are
 -- differentiable again.
+local args = require 'chainer._args'
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
@@ -94,17 +95,15 @@ function LinearFunction:backward(idx, gys)
   return ret
 end
 
-local names = { 'n_batch_axes' }
-local known = { n_batch_axes = true }
+local SIGNATURE = args.signature { 'n_batch_axes' }
 
 function M.linear(x, W, b, ...)
   local fn = 'linear'
   local opts
-  b, opts = U.split_args(fn, b, names, ...)
-  U.check_opts(fn, opts, known)
-  local xd = U.data(fn, 'x', x)
-  local Wd = U.data(fn, 'W', W)
-  local bd = b ~= nil and U.data(fn, 'b', b) or nil
+  b, opts = U.split_args(fn, b, SIGNATURE, ...)
+  local xd = args.array(fn, 'x', x)
+  local Wd = args.array(fn, 'W', W)
+  local bd = b ~= nil and args.array(fn, 'b', b) or nil
   local nba = opts.n_batch_axes or 1
   if type(nba) ~= 'number' or nba < 1 or nba ~= math.floor(nba) then
     error('linear: n_batch_axes must be a positive integer (got ' .. tostring(nba) .. ')', 2)

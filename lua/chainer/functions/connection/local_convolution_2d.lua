@@ -8,11 +8,13 @@
 -- Computed as im2col (a C kernel, node Im2ColConv whose backward is the
 -- col2im node and vice versa) and one batched matmul over the output
 -- positions, so every order of gradient is available.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.connection._util'
+local Window = require 'chainer.functions._window'
 
-local C, check, box, wrap, i64 = T.C, T.check, T.box, T.wrap, U.i64
+local C, check, box, wrap, i64 = T.C, T.check, T.box, T.wrap, Window.i64
 
 local M = {}
 
@@ -48,16 +50,15 @@ function Col2ImConv:backward(idx, gys)
   return { f:apply({ gys[1] })[1] }
 end
 
-local known = { stride = true }
+local SIGNATURE = args.signature { 'stride' }
 
 function M.local_convolution_2d(x, W, b, ...)
   local fn = 'local_convolution_2d'
   local opts
-  b, opts = U.split_args(fn, b, { 'stride' }, ...)
-  U.check_opts(fn, opts, known)
-  local xd = U.data(fn, 'x', x)
-  local Wd = U.data(fn, 'W', W)
-  local bd = b ~= nil and U.data(fn, 'b', b) or nil
+  b, opts = U.split_args(fn, b, SIGNATURE, ...)
+  local xd = args.array(fn, 'x', x)
+  local Wd = args.array(fn, 'W', W)
+  local bd = b ~= nil and args.array(fn, 'b', b) or nil
   if xd.ptr.nd ~= 4 then
     error('local_convolution_2d: x must be 4-d (N, C, H, W), got shape ' .. T.shape_str(xd.shape), 2)
   end
@@ -68,7 +69,7 @@ function M.local_convolution_2d(x, W, b, ...)
     error(string.format('local_convolution_2d: x and W must be floating point of one dtype (got %s and %s)',
       xd.dtype, Wd.dtype), 2)
   end
-  local stride = U.tuple(fn, 'stride', opts.stride, 2, 1, 1)
+  local stride = Window.tuple(fn, 'stride', opts.stride, 2, 1, 1, 3)
   local N, Cn, H, Wi = xd.shape[1], xd.shape[2], xd.shape[3], xd.shape[4]
   local O, oh, ow, Wc, kh, kw = unpack(Wd.shape)
   if Wc ~= Cn then

@@ -6,9 +6,10 @@
 -- (times dilate), with zero fill; the centre group (no shift) is taken
 -- last, and the last group gets the remaining channels.  The gradient is a
 -- shift by the opposite offsets, so double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.connection._util'
+local Window = require 'chainer.functions._window'
 
 local M = {}
 
@@ -48,21 +49,17 @@ function Shift:backward(idx, gys)
   return { f:apply({ gys[1] })[1] }
 end
 
-local known = { ksize = true, dilate = true }
+local SIGNATURE = args.signature { 'ksize', 'dilate' }
 
 function M.shift(x, ...)
   local fn = 'shift'
-  local a1, a2 = ...
-  local opts
-  if U.is_plain(a1) and a1[1] == nil then opts = a1
-  else opts = { ksize = a1, dilate = a2 } end
-  U.check_opts(fn, opts, known)
-  local xd = U.data(fn, 'x', x)
+  local opts = args.parse(fn, SIGNATURE, select('#', ...), ...)
+  local xd = args.array(fn, 'x', x)
   if xd.ptr.nd ~= 4 then
     error('shift: x must be 4-d (N, C, H, W), got shape ' .. T.shape_str(xd.shape), 2)
   end
-  local k = U.tuple(fn, 'ksize', opts.ksize, 2, 3, 1)
-  local d = U.tuple(fn, 'dilate', opts.dilate, 2, 1)
+  local k = Window.tuple(fn, 'ksize', opts.ksize, 2, 3, 1, 3)
+  local d = Window.tuple(fn, 'dilate', opts.dilate, 2, 1, nil, 3)
   if k[1] % 2 ~= 1 or k[2] % 2 ~= 1 then
     error('shift: ksize must be odd (got ' .. T.shape_str(k) .. ')', 2)
   end

@@ -4,21 +4,19 @@
 -- positions where argmax over axis 1 equals t, as a 0-d Variable of y's
 -- dtype (no gradient).  Positions labelled ignore_label are left out; when
 -- every label is ignored the accuracy is 0.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
 
 local M = {}
 local FN = 'accuracy'
+local OPTIONS = args.accept { 'ignore_label' }
 
 function M.accuracy(y, t, opts)
-  local yd, td = U.data(FN, 'y', y), U.data(FN, 't', t)
-  U.check_float(FN, 'y', yd)
-  U.check_int(FN, 't', td)
+  local yd, td = args.float_array(FN, 'y', y), args.int_array(FN, 't', t)
   local ignore
   if type(opts) == 'number' then ignore = opts
-  elseif type(opts) == 'table' then ignore = opts.ignore_label
-  elseif opts ~= nil then error(string.format('%s: options must be a table (got %s)', FN, type(opts)), 2) end
+  else ignore = args.options(FN, opts, OPTIONS).ignore_label end
   if ignore == false then ignore = nil end
   local ys, ts = yd.shape, td.shape
   local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]

@@ -4,18 +4,17 @@
 -- prediction is positive when y >= 0.  Labels equal to -1 are ignored.
 -- Returns the fraction of correct predictions among the non-ignored labels
 -- as a 0-d Variable of y's dtype (no gradient; 0 when all are ignored).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
 local FN = 'binary_accuracy'
 
 function M.binary_accuracy(y, t)
-  local yd, td = U.data(FN, 'y', y), U.data(FN, 't', t)
-  U.check_float(FN, 'y', yd)
-  U.check_int(FN, 't', td)
-  if not U.same_shape(yd, td) then
+  local yd, td = args.float_array(FN, 'y', y), args.int_array(FN, 't', t)
+  if not shape_equal(yd, td.shape) then
     error(string.format('%s: y and t must have the same shape (got %s and %s)', FN, T.shape_str(yd.shape),
       T.shape_str(td.shape)), 2)
   end

@@ -13,17 +13,18 @@
 -- NaN, as in Chainer.  Positions labelled ignore_label are left out.
 -- precision, recall and fbeta are Variables of y's dtype, support an int64
 -- Variable; none has a gradient.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
 
 local M = {}
 
+local OPTIONS = args.accept { 'label_num', 'beta', 'ignore_label' }
+local F1_OPTIONS = args.accept { 'label_num', 'ignore_label' } -- beta is 1
+
 local function summary(fn, y, t, opts)
-  local yd, td = U.data(fn, 'y', y, 3), U.data(fn, 't', t, 3)
-  U.check_float(fn, 'y', yd, 3)
-  U.check_int(fn, 't', td, 3)
-  local o = U.opts(fn, opts, 3)
+  local yd, td = args.float_array(fn, 'y', y, 3), args.int_array(fn, 't', t, 3)
+  local o = args.options(fn, opts, OPTIONS, 3)
   local ys, ts = yd.shape, td.shape
   local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]
   for i = 3, #ys do ok = ok and ts[i - 1] == ys[i] end
@@ -93,10 +94,8 @@ function M.fbeta_score(y, t, opts)
 end
 
 function M.f1_score(y, t, opts)
-  local o = {}
-  for key, val in pairs(opts or {}) do o[key] = val end
-  o.beta = 1.0
-  local _, _, f, s = summary('f1_score', y, t, o)
+  local o = args.options('f1_score', opts, F1_OPTIONS)
+  local _, _, f, s = summary('f1_score', y, t, { label_num = o.label_num, ignore_label = o.ignore_label, beta = 1.0 })
   return f, s
 end
 

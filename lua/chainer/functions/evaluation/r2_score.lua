@@ -6,18 +6,19 @@
 -- 'uniform_average' returns their mean (0-d), 'raw_values' the columns.
 -- A Variable of pred's dtype, no gradient.  sample_weight is not supported
 -- (as in Chainer).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
 
 local M = {}
 local FN = 'r2_score'
+local OPTIONS = args.accept { 'sample_weight', 'multioutput' }
 
 function M.r2_score(pred, true_, opts)
-  local pd, td = U.data(FN, 'pred', pred), U.data(FN, 'true', true_)
-  U.check_float(FN, 'pred', pd)
-  U.check_pair(FN, 'pred', pd, 'true', td)
-  local o = U.opts(FN, opts)
+  local pd, td = args.float_array(FN, 'pred', pred), args.array(FN, 'true', true_)
+  checks.pair(FN, 'pred', pd, 'true', td)
+  local o = args.options(FN, opts, OPTIONS)
   if o.sample_weight ~= nil and o.sample_weight ~= false then
     error(FN .. ': sample_weight is not supported (as in Chainer); leave it nil', 2)
   end

@@ -1,8 +1,9 @@
 -- functions/loss/absolute_error.lua: F.absolute_error(x0, x1) = |x0 - x1|
 -- elementwise; gx0 = sign(x0 - x1) gy (0 where x0 == x1), gx1 = -gx0.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
 
 local M = {}
 
@@ -22,9 +23,8 @@ end
 
 function M.absolute_error(x0, x1)
   local fn = 'absolute_error'
-  local a, b = U.data(fn, 'x0', x0), U.data(fn, 'x1', x1)
-  U.check_float(fn, 'x0', a)
-  U.check_pair(fn, 'x0', a, 'x1', b)
+  local a, b = args.float_array(fn, 'x0', x0), args.array(fn, 'x1', x1)
+  checks.pair(fn, 'x0', a, 'x1', b)
   return setmetatable({}, AbsoluteError):apply({ x0, x1 })[1]
 end
 

@@ -7,19 +7,19 @@
 --   loss = -(p - logZ + sum_k log(1 - exp(n_k - logZ)))
 -- averaged over the batch ('mean') or per row (B,) ('no').  Composed of
 -- FunctionNodes: differentiable in x and W, double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 local FN = 'black_out'
+local SIGNATURE = args.signature { 'reduce' }
 
 function M.black_out(x, t, W, samples, opts)
-  local xd, td, wd, sd = U.data(FN, 'x', x), U.data(FN, 't', t), U.data(FN, 'W', W), U.data(FN, 'samples', samples)
-  U.check_float(FN, 'x', xd)
-  U.check_ndim(FN, 'x', xd, 2)
-  U.check_ndim(FN, 'W', wd, 2)
-  U.check_int(FN, 't', td)
-  U.check_int(FN, 'samples', sd)
+  local xd, td, wd, sd = args.float_array(FN, 'x', x), args.int_array(FN, 't', t), args.array(FN, 'W', W), args.int_array(FN, 'samples', samples)
+  checks.ndim(FN, 'x', xd, 2)
+  checks.ndim(FN, 'W', wd, 2)
   if wd.dtype ~= xd.dtype then
     error(string.format('%s: x and W must have the same dtype (got %s and %s)', FN, xd.dtype, wd.dtype), 2)
   end
@@ -34,11 +34,11 @@ function M.black_out(x, t, W, samples, opts)
   if sd.ptr.nd ~= 2 or sd.shape[1] ~= b then
     error(string.format('%s: samples must have shape (%d, S), got %s', FN, b, T.shape_str(sd.shape)), 2)
   end
-  local o = type(opts) == 'table' and opts or { reduce = opts }
-  local red = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  local o = args.parse(FN, SIGNATURE, 1, opts)
+  local red = checks.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
   local v, s = wd.shape[1], sd.shape[2]
-  U.check_labels(FN, 't', td, v)
-  U.check_labels(FN, 'samples', sd, v)
+  checks.labels(FN, 't', td, v)
+  checks.labels(FN, 'samples', sd, v)
   local F = U.F
   -- row dot products as products and sums (tiny batched matmuls cost more)
   local xb = F('broadcast_to')(F('reshape')(x, { b, 1, d }), { b, s, d })

@@ -13,16 +13,19 @@
 -- in one C kernel (runtime/cpu/ctc.c).  Differentiable with respect to x
 -- once; as in Chainer, the gradient is not differentiable again with
 -- respect to x (it is linear in the upstream gradient).
+local args = require 'chainer._args'
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local config = require('chainer.config').config
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
 
 local M = {}
 local FN = 'connectionist_temporal_classification'
+local SIGNATURE = args.signature { 'blank_symbol', 'input_length', 'label_length', 'reduce' }
 
 local CTC = FunctionNode:extend('ConnectionistTemporalClassification')
 M.ConnectionistTemporalClassification = CTC
@@ -85,34 +88,16 @@ end
 
 local function int_arg(name, v)
   if v == nil or v == false then return nil end
-  local d = U.data(FN, name, v, 3)
-  U.check_int(FN, name, d, 3)
-  return d
+  return args.int_array(FN, name, v, 3)
 end
 
 function M.connectionist_temporal_classification(x, t, blank_symbol, input_length, label_length, reduce)
-  local o
-  if type(blank_symbol) == 'table' and not T.is_tensor(blank_symbol) then
-    o = blank_symbol
-  else
-    o = { blank_symbol = blank_symbol, input_length = input_length, label_length = label_length, reduce = reduce }
-    if type(reduce) == 'table' then
-      o.reduce = reduce.reduce
-    elseif type(label_length) == 'table' and not T.is_tensor(label_length) and not label_length._is_variable then
-      o.label_length, o.reduce = label_length.label_length, label_length.reduce
-    elseif type(input_length) == 'table' and not T.is_tensor(input_length) and not input_length._is_variable then
-      for k, v in pairs(input_length) do o[k] = v end
-    end
-  end
+  local o = args.parse(FN, SIGNATURE, 4, blank_symbol, input_length, label_length, reduce)
   if type(x) ~= 'table' or T.is_tensor(x) or x._is_variable or #x == 0 then
     error(FN .. ': x must be a non-empty Lua array of (B, V) Variables or tensors, one per time step', 2)
   end
-  for i = 1, #x do
-    local d = U.data(FN, 'x[' .. (i - 1) .. ']', x[i])
-    U.check_float(FN, 'x[' .. (i - 1) .. ']', d)
-  end
-  local td = U.data(FN, 't', t)
-  U.check_int(FN, 't', td)
+  for i = 1, #x do args.float_array(FN, 'x[' .. (i - 1) .. ']', x[i]) end
+  local td = args.int_array(FN, 't', t)
   local blank = o.blank_symbol
   if type(blank) ~= 'number' or blank ~= math.floor(blank) then
     error(string.format('%s: blank_symbol must be an integer (got %s)', FN, tostring(blank)), 2)
@@ -121,7 +106,7 @@ function M.connectionist_temporal_classification(x, t, blank_symbol, input_lengt
   f.t, f.blank = td, blank
   f.input_length = int_arg('input_length', o.input_length)
   f.label_length = int_arg('label_length', o.label_length)
-  f.reduce = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  f.reduce = checks.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
   local rg = false
   for i = 1, #x do if type(x[i]) == 'table' and x[i]._requires_grad then rg = true end end
   f.want_grad = rg and config.enable_backprop

@@ -7,12 +7,15 @@
 -- summed and divided by N for 'mean', per pair (N,) for 'no'.  The backward
 -- is Chainer's closed form (the distance is kept at least 1e-7 there, so
 -- identical rows do not divide by zero), composed of FunctionNodes.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 local FN = 'contrastive'
+local SIGNATURE = args.signature { 'margin', 'reduce' }
 
 local Contrastive = FunctionNode:extend('Contrastive')
 M.Contrastive = Contrastive
@@ -58,13 +61,10 @@ function Contrastive:backward(idx, gys)
 end
 
 function M.contrastive(x0, x1, y, margin, reduce)
-  local a, b, yd = U.data(FN, 'x0', x0), U.data(FN, 'x1', x1), U.data(FN, 'y', y)
-  local o
-  if type(margin) == 'table' then o = margin else o = { margin = margin, reduce = reduce } end
-  U.check_float(FN, 'x0', a)
-  U.check_ndim(FN, 'x0', a, 2)
-  U.check_pair(FN, 'x0', a, 'x1', b)
-  U.check_int(FN, 'y', yd)
+  local a, b, yd = args.float_array(FN, 'x0', x0), args.array(FN, 'x1', x1), args.int_array(FN, 'y', y)
+  local o = args.parse(FN, SIGNATURE, 2, margin, reduce)
+  checks.ndim(FN, 'x0', a, 2)
+  checks.pair(FN, 'x0', a, 'x1', b)
   if yd.ptr.nd ~= 1 or yd.shape[1] ~= a.shape[1] then
     error(string.format('%s: y must have shape (%d,) to match x0 of shape %s, got %s', FN, a.shape[1],
       T.shape_str(a.shape), T.shape_str(yd.shape)), 2)
@@ -76,7 +76,7 @@ function M.contrastive(x0, x1, y, margin, reduce)
   end
   local f = setmetatable({}, Contrastive)
   f.margin = m
-  f.reduce = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  f.reduce = checks.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
   return f:apply({ x0, x1, y })[1]
 end
 

@@ -16,15 +16,20 @@
 -- also returns per-sequence gradients in the same call.  crf1d is
 -- differentiable once (Chainer's composed version also allows double
 -- backprop; here the gradient is linear in the upstream gradient only).
+local args = require 'chainer._args'
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
+local Variable = require 'chainer.variable'
 local FunctionNode = require 'chainer.function_node'
 local config = require('chainer.config').config
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
 
 local M = {}
+
+local CRF1D_SIGNATURE = args.signature { 'reduce' }
 
 local CRF1d = FunctionNode:extend('CRF1d')
 M.CRF1d = CRF1d
@@ -130,20 +135,16 @@ function EmissionGrad:backward(idx, gys)
 end
 
 local function check_lists(fn, cost, xs, ys)
-  local cd = U.data(fn, 'cost', cost, 3)
-  U.check_float(fn, 'cost', cd, 3)
+  local cd = args.float_array(fn, 'cost', cost, 3)
   if type(xs) ~= 'table' or T.is_tensor(xs) or xs._is_variable or #xs == 0 then
     error(fn .. ': xs must be a non-empty Lua array of (B, K) Variables or tensors, one per time step', 3)
   end
-  for i = 1, #xs do U.data(fn, 'xs[' .. (i - 1) .. ']', xs[i], 3) end
+  for i = 1, #xs do args.array(fn, 'xs[' .. (i - 1) .. ']', xs[i], 3) end
   if ys then
     if type(ys) ~= 'table' or T.is_tensor(ys) or ys._is_variable or #ys ~= #xs then
       error(string.format('%s: ys must be a Lua array of %d integer label tensors (one per element of xs)', fn, #xs), 3)
     end
-    for i = 1, #ys do
-      local yd = U.data(fn, 'ys[' .. (i - 1) .. ']', ys[i], 3)
-      U.check_int(fn, 'ys[' .. (i - 1) .. ']', yd, 3)
-    end
+    for i = 1, #ys do args.int_array(fn, 'ys[' .. (i - 1) .. ']', ys[i], 3) end
   end
   return cd
 end
@@ -151,12 +152,12 @@ end
 function M.crf1d(cost, xs, ys, opts)
   local fn = 'crf1d'
   check_lists(fn, cost, xs, ys)
-  local o = type(opts) == 'table' and opts or { reduce = opts }
+  local o = args.parse(fn, CRF1D_SIGNATURE, 1, opts)
   local f = setmetatable({}, CRF1d)
   local yd = {}
-  for i = 1, #ys do yd[i] = U.as_array(ys[i]) end
+  for i = 1, #ys do yd[i] = Variable.as_array(ys[i]) end
   f.ys = yd
-  f.reduce = U.reduce(fn, o.reduce, 'mean', { 'mean', 'no' })
+  f.reduce = checks.reduce(fn, o.reduce, 'mean', { 'mean', 'no' })
   local rg = type(cost) == 'table' and cost._requires_grad
   for i = 1, #xs do if type(xs[i]) == 'table' and xs[i]._requires_grad then rg = true end end
   f.want_grad = rg and config.enable_backprop or false
@@ -173,7 +174,7 @@ function M.argmax_crf1d(cost, xs)
   local n = #xs
   local xa = ffi.new('ch_tensor*[?]', n)
   local xd = {}
-  for i = 1, n do xd[i] = U.as_array(xs[i]); xa[i - 1] = xd[i].ptr end
+  for i = 1, n do xd[i] = Variable.as_array(xs[i]); xa[i - 1] = xd[i].ptr end
   check(C.ch_crf1d_argmax(cd.ptr, n, xa, box_path), 2)
   local full = T.wrap(box_path[0])
   local b, k = xd[1].shape[1], cd.shape[1]

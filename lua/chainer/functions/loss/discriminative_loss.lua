@@ -19,44 +19,17 @@
 -- every order come from them.  The pairs of the distance term are taken
 -- all at once ((E, E, B) distances, the upper triangle kept) instead of
 -- Chainer's loop over pairs; the values are the same.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
 
 local M = {}
 local FN = 'discriminative_margin_based_clustering_loss'
 
-local names = { 'delta_v', 'delta_d', 'max_embedding_dim', 'norm', 'alpha', 'beta', 'gamma' }
+-- Chainer's arguments after labels, positional or by name in a trailing options table.
+local SIGNATURE = args.signature { 'delta_v', 'delta_d', 'max_embedding_dim', 'norm', 'alpha', 'beta', 'gamma' }
 local defaults = { norm = 1, alpha = 1.0, beta = 1.0, gamma = 0.001 }
-
--- Positional values after labels, Chainer's order; the first options table
--- ends them and may give any of them by name.
-local function collect(args, n)
-  local vals = {}
-  for i = 1, n do
-    local v = args[i]
-    if type(v) == 'table' and not T.is_tensor(v) and not v._is_variable then
-      if i < n and args[i + 1] ~= nil then
-        error(string.format('%s: the options table must be the last argument', FN), 3)
-      end
-      for k, x in pairs(v) do
-        local key = k
-        local known = false
-        for _, name in ipairs(names) do if name == key then known = true break end end
-        if not known then
-          error(string.format("%s: unknown option '%s' (expected one of: %s)", FN, tostring(k),
-            table.concat(names, ', ')), 3)
-        end
-        if vals[key] ~= nil then error(string.format('%s: %s is given twice', FN, key), 3) end
-        vals[key] = x
-      end
-      return vals
-    end
-    if i > #names then error(string.format('%s: too many arguments', FN), 3) end
-    vals[names[i]] = v
-  end
-  return vals
-end
 
 local function number_arg(o, name)
   local v = o[name]
@@ -89,11 +62,9 @@ end
 
 function M.discriminative_margin_based_clustering_loss(embeddings, labels, ...)
   local F = require 'chainer.functions'
-  local e = U.data(FN, 'embeddings', embeddings)
-  local t = U.data(FN, 'labels', labels)
-  U.check_float(FN, 'embeddings', e)
-  U.check_ndim(FN, 'embeddings', e, 4)
-  U.check_int(FN, 'labels', t)
+  local e = args.float_array(FN, 'embeddings', embeddings)
+  local t = args.int_array(FN, 'labels', labels)
+  checks.ndim(FN, 'embeddings', e, 4)
   local B, E, H, W = e.shape[1], e.shape[2], e.shape[3], e.shape[4]
   if t.ptr.nd ~= 3 or t.shape[1] ~= B or t.shape[2] ~= H or t.shape[3] ~= W then
     error(string.format('%s: labels must have shape (%d, %d, %d) to match embeddings of shape %s, got %s', FN,
@@ -102,7 +73,7 @@ function M.discriminative_margin_based_clustering_loss(embeddings, labels, ...)
   if t.ptr.dev ~= e.ptr.dev then
     error(string.format('%s: labels are on %s but embeddings on %s', FN, t.device, e.device), 2)
   end
-  local o = collect({ ... }, select('#', ...))
+  local o = args.parse(FN, SIGNATURE, select('#', ...), ...)
   local delta_v, delta_d = number_arg(o, 'delta_v'), number_arg(o, 'delta_d')
   local C = o.max_embedding_dim
   if C == nil then error(string.format('%s: max_embedding_dim is required (a positive integer)', FN), 2) end

@@ -6,12 +6,15 @@
 -- ('L2'), summed and divided by N for reduce = 'mean', elementwise (N, K)
 -- for 'no'.  As in Chainer, the gradient of the 'mean' loss is not
 -- divided by N.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 local FN = 'hinge'
+local SIGNATURE = args.signature { 'norm', 'reduce' }
 
 local Hinge = FunctionNode:extend('Hinge')
 M.Hinge = Hinge
@@ -42,12 +45,9 @@ function Hinge:backward(idx, gys)
 end
 
 function M.hinge(x, t, norm, reduce)
-  local xd, td = U.data(FN, 'x', x), U.data(FN, 't', t)
-  local o
-  if type(norm) == 'table' then o = norm else o = { norm = norm, reduce = reduce } end
-  U.check_float(FN, 'x', xd)
-  U.check_int(FN, 't', td)
-  U.check_ndim(FN, 'x', xd, 2)
+  local xd, td = args.float_array(FN, 'x', x), args.int_array(FN, 't', t)
+  local o = args.parse(FN, SIGNATURE, 2, norm, reduce)
+  checks.ndim(FN, 'x', xd, 2)
   if td.ptr.nd ~= 1 or td.shape[1] ~= xd.shape[1] then
     error(string.format('%s: t must have shape (%d,) to match x of shape %s, got %s', FN, xd.shape[1],
       T.shape_str(xd.shape), T.shape_str(td.shape)), 2)
@@ -56,9 +56,9 @@ function M.hinge(x, t, norm, reduce)
   if nrm ~= 'L1' and nrm ~= 'L2' then
     error(string.format("%s: norm must be 'L1' or 'L2' (got %s)", FN, tostring(nrm)), 2)
   end
-  local red = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  local red = checks.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
   local n, k = xd.shape[1], xd.shape[2]
-  U.check_labels(FN, 't', td, k)
+  checks.labels(FN, 't', td, k)
   local onehot = T.eq(td:astype('int64'):reshape({ n, 1 }), T.arange(0, k, 1, 'int64'):reshape({ 1, k }))
   local f = setmetatable({}, Hinge)
   f._s = 1 - onehot:astype(xd.dtype) * 2

@@ -6,12 +6,15 @@
 -- elsewhere.  reduce = 'sum_along_second_axis' sums over axis 1; 'no'
 -- keeps the elementwise loss.  gx = clip(d, -delta, delta) gy, gt = -gx; the
 -- backward is composed of FunctionNodes, so double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 local FN = 'huber_loss'
+local SIGNATURE = args.signature { 'delta', 'reduce' }
 
 local HuberLoss = FunctionNode:extend('HuberLoss')
 M.HuberLoss = HuberLoss
@@ -42,16 +45,14 @@ function HuberLoss:backward(idx, gys)
 end
 
 function M.huber_loss(x, t, delta, opts)
-  local xd, td = U.data(FN, 'x', x), U.data(FN, 't', t)
-  if type(delta) == 'table' and opts == nil then opts, delta = delta, delta.delta end
-  local o = U.opts(FN, opts)
-  if o.delta ~= nil and delta == nil then delta = o.delta end
+  local xd, td = args.float_array(FN, 'x', x), args.array(FN, 't', t)
+  local o = args.parse(FN, SIGNATURE, 2, delta, opts)
+  delta = o.delta
   if type(delta) ~= 'number' then
     error(string.format('%s: delta must be a number (got %s)', FN, type(delta)), 2)
   end
-  U.check_float(FN, 'x', xd)
-  U.check_pair(FN, 'x', xd, 't', td)
-  local reduce = U.reduce(FN, o.reduce, 'sum_along_second_axis', { 'sum_along_second_axis', 'no' })
+  checks.pair(FN, 'x', xd, 't', td)
+  local reduce = checks.reduce(FN, o.reduce, 'sum_along_second_axis', { 'sum_along_second_axis', 'no' })
   if reduce == 'sum_along_second_axis' and xd.ptr.nd < 2 then
     error(string.format("%s: reduce = 'sum_along_second_axis' needs x with at least 2 dimensions, got shape %s", FN,
       T.shape_str(xd.shape)), 2)

@@ -1,9 +1,11 @@
 -- functions/loss/mean_absolute_error.lua: F.mean_absolute_error(x0, x1) =
 -- sum(|x0 - x1|) / size, a 0-d Variable; gx0 = sign(x0 - x1) gy / size,
 -- gx1 = -gx0.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 
@@ -25,9 +27,8 @@ end
 
 function M.mean_absolute_error(x0, x1)
   local fn = 'mean_absolute_error'
-  local a, b = U.data(fn, 'x0', x0), U.data(fn, 'x1', x1)
-  U.check_float(fn, 'x0', a)
-  U.check_pair(fn, 'x0', a, 'x1', b)
+  local a, b = args.float_array(fn, 'x0', x0), args.array(fn, 'x1', x1)
+  checks.pair(fn, 'x0', a, 'x1', b)
   return setmetatable({}, MeanAbsoluteError):apply({ x0, x1 })[1]
 end
 

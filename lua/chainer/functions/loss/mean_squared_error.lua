@@ -2,9 +2,11 @@
 -- sum((x0 - x1)^2) / size, a 0-d Variable.  Both inputs get gradients
 -- (gx0 = 2 (x0 - x1) gy / size, gx1 = -gx0); the backward is composed of
 -- FunctionNodes, so double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 
@@ -28,9 +30,8 @@ end
 
 function M.mean_squared_error(x0, x1)
   local fn = 'mean_squared_error'
-  local a, b = U.data(fn, 'x0', x0), U.data(fn, 'x1', x1)
-  U.check_float(fn, 'x0', a)
-  U.check_pair(fn, 'x0', a, 'x1', b)
+  local a, b = args.float_array(fn, 'x0', x0), args.array(fn, 'x1', x1)
+  checks.pair(fn, 'x0', a, 'x1', b)
   return setmetatable({}, MeanSquaredError):apply({ x0, x1 })[1]
 end
 

@@ -12,11 +12,15 @@
 -- rows).  With return_samples = true the (B, sample_size + 1) int32 ids
 -- (column 0 = t) are returned as a second value.  Composed of
 -- FunctionNodes: differentiable in x and W, double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
-local U = require 'chainer.functions.loss._util'
+local Variable = require 'chainer.variable'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
 
 local M = {}
 local FN = 'negative_sampling'
+local SIGNATURE = args.signature { 'reduce', 'return_samples' }
 
 local function draw(sampler, shape)
   if type(sampler) == 'function' then return sampler(shape) end
@@ -27,11 +31,9 @@ local function draw(sampler, shape)
 end
 
 function M.negative_sampling(x, t, W, sampler, sample_size, opts)
-  local xd, td, wd = U.data(FN, 'x', x), U.data(FN, 't', t), U.data(FN, 'W', W)
-  U.check_float(FN, 'x', xd)
-  U.check_int(FN, 't', td)
-  U.check_ndim(FN, 'x', xd, 2)
-  U.check_ndim(FN, 'W', wd, 2)
+  local xd, td, wd = args.float_array(FN, 'x', x), args.int_array(FN, 't', t), args.array(FN, 'W', W)
+  checks.ndim(FN, 'x', xd, 2)
+  checks.ndim(FN, 'W', wd, 2)
   if wd.dtype ~= xd.dtype then
     error(string.format('%s: x and W must have the same dtype (got %s and %s)', FN, xd.dtype, wd.dtype), 2)
   end
@@ -46,11 +48,11 @@ function M.negative_sampling(x, t, W, sampler, sample_size, opts)
   if type(sample_size) ~= 'number' or sample_size < 0 or sample_size ~= math.floor(sample_size) then
     error(string.format('%s: sample_size must be a non-negative integer (got %s)', FN, tostring(sample_size)), 2)
   end
-  local o = type(opts) == 'table' and opts or { reduce = opts }
-  local red = U.reduce(FN, o.reduce, 'sum', { 'sum', 'no' })
+  local o = args.parse(FN, SIGNATURE, 1, opts)
+  local red = checks.reduce(FN, o.reduce, 'sum', { 'sum', 'no' })
   local v = wd.shape[1]
-  U.check_labels(FN, 't', td, v, -1)
-  local samples = U.as_array(draw(sampler, { b, sample_size + 1 }))
+  checks.labels(FN, 't', td, v, -1)
+  local samples = Variable.as_array(draw(sampler, { b, sample_size + 1 }))
   if not T.is_tensor(samples) or #samples.shape ~= 2 or samples.shape[1] ~= b or samples.shape[2] ~= sample_size + 1 then
     error(string.format('%s: the sampler must return an integer tensor of shape (%d, %d)', FN, b, sample_size + 1), 2)
   end
@@ -58,7 +60,7 @@ function M.negative_sampling(x, t, W, sampler, sample_size, opts)
   local valid = T.ne(td, -1)
   -- column 0 holds the targets (0 for ignored rows; they are masked out)
   samples:slice({}, 0):copy_(T.where(valid, td:astype('int32'), 0):astype('int32'))
-  U.check_labels(FN, 'samples', samples, v)
+  checks.labels(FN, 'samples', samples, v)
   local w = U.gather_rows(W, samples:astype('int64'))            -- (B, S+1, D)
   local xb = U.F('broadcast_to')(U.F('reshape')(x, { b, 1, d }), { b, sample_size + 1, d })
   local wx = U.F('sum')(w * xb, { axis = 2 })                    -- (B, S+1)

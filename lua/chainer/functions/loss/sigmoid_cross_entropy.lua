@@ -8,11 +8,16 @@
 -- false), never by less than 1; reduce = 'no' keeps the elementwise loss.
 -- Differentiable in x only; the backward (σ(x) - t) * mask * gy is
 -- composed of FunctionNodes, so double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
+
+local SIGNATURE = args.signature { 'normalize', 'reduce' }
 
 local SigmoidCrossEntropy = FunctionNode:extend('SigmoidCrossEntropy')
 M.SigmoidCrossEntropy = SigmoidCrossEntropy
@@ -51,25 +56,22 @@ end
 
 function M.sigmoid_cross_entropy(x, t, opts, reduce)
   local fn = 'sigmoid_cross_entropy'
-  local xd, td = U.data(fn, 'x', x), U.data(fn, 't', t)
-  U.check_float(fn, 'x', xd)
-  U.check_int(fn, 't', td)
+  local xd, td = args.float_array(fn, 'x', x), args.int_array(fn, 't', t)
   -- Chainer's positional form (x, t, normalize, reduce)
-  local o
-  if type(opts) == 'boolean' then o = { normalize = opts, reduce = reduce } else o = U.opts(fn, opts) end
-  if not U.same_shape(xd, td) then
+  local o = args.parse(fn, SIGNATURE, 2, opts, reduce)
+  if not shape_equal(xd, td.shape) then
     error(string.format('%s: x and t must have the same shape (got %s and %s)', fn,
       T.shape_str(xd.shape), T.shape_str(td.shape)), 2)
   end
   local bad = T.logical_and(T.ne(td, -1), T.logical_and(T.ne(td, 0), T.ne(td, 1)))
-  if td.ptr.numel > 0 and U.any(bad) then
+  if td.ptr.numel > 0 and checks.any(bad) then
     local pos = T.nonzero(bad:reshape(-1)):reshape(-1):totable()[1]
     error(string.format('%s: label t[%d] (flat position) is %d; expected 0, 1 or -1 (ignored)', fn, pos,
       td:reshape(-1):astype('int64'):totable()[pos + 1]), 2)
   end
   local f = setmetatable({}, SigmoidCrossEntropy)
   f.normalize = o.normalize ~= false
-  f.reduce = U.reduce(fn, o.reduce, 'mean', { 'mean', 'no' })
+  f.reduce = checks.reduce(fn, o.reduce, 'mean', { 'mean', 'no' })
   return f:apply({ x, t })[1]
 end
 

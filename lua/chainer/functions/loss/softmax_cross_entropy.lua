@@ -18,17 +18,22 @@
 -- loss from log_softmax and products instead, so every order works.
 -- cache_score is accepted for compatibility (the fused kernel always keeps
 -- what backward needs).
+local args = require 'chainer._args'
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local config = require('chainer.config').config
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
+local U = require 'chainer.functions.loss._nodes'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
 local global_hooks = require('chainer.function_hook').list
 
 local M = {}
 local FN = 'softmax_cross_entropy'
+local OPTIONS = args.accept { 'normalize', 'cache_score', 'class_weight', 'ignore_label', 'reduce',
+  'enable_double_backprop' }
 
 local box_loss = ffi.new('ch_tensor*[1]')
 local box_grad = ffi.new('ch_tensor*[1]')
@@ -169,12 +174,8 @@ local function class_weight_arg(cw, xd)
 end
 
 function M.softmax_cross_entropy(x, t, opts)
-  local xd, td = U.data(FN, 'x', x), U.data(FN, 't', t)
-  U.check_float(FN, 'x', xd)
-  if not U.int_dtypes[td.dtype] then
-    error(string.format('%s: labels t must be an integer tensor (int32 or int64), got %s', FN, td.dtype), 2)
-  end
-  local o = U.opts(FN, opts)
+  local xd, td = args.float_array(FN, 'x', x), args.int_array(FN, 'labels t', t)
+  local o = args.options(FN, opts, OPTIONS)
   local ignore = o.ignore_label
   if ignore == nil then ignore = -1 end
   if type(ignore) ~= 'number' or ignore ~= math.floor(ignore) then
@@ -184,18 +185,18 @@ function M.softmax_cross_entropy(x, t, opts)
     error(string.format('%s: x must have at least 2 dimensions (N, C, ...), got shape %s', FN,
       T.shape_str(xd.shape)), 2)
   end
-  local reduce = U.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
+  local reduce = checks.reduce(FN, o.reduce, 'mean', { 'mean', 'no' })
   local cw = class_weight_arg(o.class_weight, xd)
   local normalize = o.normalize ~= false
   if o.enable_double_backprop then
     -- same checks as the kernel (shape, label range) before composing
     local ts = xd.shape
     table.remove(ts, 2)
-    if not U.same_shape(td, { shape = ts }) then
+    if not shape_equal(td, ts) then
       error(string.format('%s: labels t of shape %s do not fit x of shape %s (expected x\'s shape without axis 1)',
         FN, T.shape_str(td.shape), T.shape_str(xd.shape)), 2)
     end
-    U.check_labels(FN, 't', td, xd.shape[2], ignore)
+    checks.labels(FN, 't', td, xd.shape[2], ignore)
     return composed(x, xd, td, { class_weight = cw, ignore_label = ignore, reduce = reduce, normalize = normalize })
   end
   local f = setmetatable({}, SoftmaxCrossEntropy)

@@ -1,7 +1,8 @@
 -- functions/loss/squared_error.lua: F.squared_error(x0, x1) = (x0 - x1)^2
 -- elementwise (no reduction); gx0 = 2 (x0 - x1) gy, gx1 = -gx0.
+local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
-local U = require 'chainer.functions.loss._util'
+local checks = require 'chainer.functions.loss._checks'
 
 local M = {}
 
@@ -22,9 +23,8 @@ end
 
 function M.squared_error(x0, x1)
   local fn = 'squared_error'
-  local a, b = U.data(fn, 'x0', x0), U.data(fn, 'x1', x1)
-  U.check_float(fn, 'x0', a)
-  U.check_pair(fn, 'x0', a, 'x1', b)
+  local a, b = args.float_array(fn, 'x0', x0), args.array(fn, 'x1', x1)
+  checks.pair(fn, 'x0', a, 'x1', b)
   return setmetatable({}, SquaredError):apply({ x0, x1 })[1]
 end
 

@@ -1,12 +1,12 @@
 -- functions/math/_helpers.lua: shared pieces of the math and activation
--- families: argument checks, lazy access to F (the families are loaded by
--- chainer.functions itself), and a maker for elementwise unary functions
--- whose backward is composed of other differentiable functions.
-local T = require 'chainer.tensor'
+-- families: lazy access to F (the families are loaded by chainer.functions
+-- itself), axis normalisation for reductions, and a maker for elementwise
+-- unary functions whose backward is composed of other differentiable
+-- functions.
+local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
 
-local is_tensor = T.is_tensor
 local type, error, setmetatable = type, error, setmetatable
 
 local H = {}
@@ -18,39 +18,6 @@ function H.F()
   return Ftab
 end
 
--- The tensor of a Variable or tensor argument; a clear error otherwise.
-function H.data(x, fn, name, level)
-  if type(x) == 'table' and x._is_variable then
-    local d = x._data
-    if d == nil then
-      error(string.format('%s: %s is a Variable without data (an uninitialised Parameter)', fn, name), (level or 2) + 1)
-    end
-    return d
-  end
-  if is_tensor(x) then return x end
-  error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, type(x)), (level or 2) + 1)
-end
-
-local float_dtypes = { float16 = true, float32 = true, float64 = true }
--- The tensor of x, which must be floating point.
-function H.float_data(x, fn, name, level)
-  local d = H.data(x, fn, name, (level or 2) + 1)
-  if not float_dtypes[d.dtype] then
-    error(string.format('%s: %s must be a float tensor (float16, float32 or float64; got %s)', fn, name, d.dtype),
-      (level or 2) + 1)
-  end
-  return d
-end
-
--- Options table or nil; anything else is an error naming fn.
-function H.opts(o, fn, level)
-  if o == nil or o == false then return {} end
-  if type(o) ~= 'table' or is_tensor(o) or o._is_variable then
-    error(string.format('%s: options must be a table (got %s)', fn, type(o)), (level or 2) + 1)
-  end
-  return o
-end
-
 -- Same dtype for two tensors (Chainer does not promote between arrays).
 function H.same_dtype(a, b, fn, na, nb, level)
   if a.ptr.dt ~= b.ptr.dt then
@@ -58,9 +25,6 @@ function H.same_dtype(a, b, fn, na, nb, level)
       fn, na, nb, a.dtype, b.dtype), (level or 2) + 1)
   end
 end
-
--- A float mask (1 where cond, 0 elsewhere) of dtype dt from a bool tensor.
-function H.mask(cond, dt) return cond:astype(dt) end
 
 function H.wants(idx, i)
   for k = 1, #idx do if idx[k] == i then return true end end
@@ -140,7 +104,7 @@ function H.unary(spec)
     return { grad(x, y, gys[1], self) }
   end
   local function wrapper(x)
-    H.float_data(x, name, 'x', 2)
+    args.float_array(name, 'x', x)
     return setmetatable({}, cls):apply({ x })[1]
   end
   return cls, wrapper
@@ -150,7 +114,7 @@ end
 -- Variable that is not connected to any graph.
 function H.forward_only(name, tfn)
   return function(x)
-    local d = H.data(x, name, 'x', 2)
+    local d = args.array(name, 'x', x)
     return Variable.as_variable(tfn(d))
   end
 end

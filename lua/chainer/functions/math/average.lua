@@ -2,19 +2,22 @@
 -- keepdims =}) and F.mean (the same function), composed of differentiable
 -- functions as in Chainer.  A 1-D `weights` with an integer axis weights
 -- that axis; otherwise weights must have x's shape.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
+local OPTIONS = args.accept { 'axis', 'weights', 'returned', 'keepdims' }
+
 local function average(fn, x, opts)
   local F = H.F()
-  local d = H.float_data(x, fn, 'x', 3)
+  local d = args.float_array(fn, 'x', x, 3)
   local axis, weights, returned, keepdims
-  if type(opts) == 'number' then axis = opts
+  if type(opts) == 'number' or (type(opts) == 'table' and opts[1] ~= nil) then axis = opts -- Chainer's positional axis
   else
-    opts = H.opts(opts, fn, 3)
+    opts = args.options(fn, opts, OPTIONS, 3)
     axis, weights, returned, keepdims = opts.axis, opts.weights, opts.returned, opts.keepdims
   end
   if axis == false then axis = nil end
@@ -23,7 +26,7 @@ local function average(fn, x, opts)
   local axes = H.axes(axis, nd, fn, 3)
   local divider
   if weights ~= nil then
-    local w = H.data(weights, fn, 'weights', 3)
+    local w = args.array(fn, 'weights', weights, 3)
     H.same_dtype(d, w, fn, 'x', 'weights', 3)
     if axis ~= nil and w.ptr.nd == 1 and nd ~= 1 then
       if #axes ~= 1 then error(fn .. ': 1-D weights need a single integer axis', 3) end

@@ -1,6 +1,7 @@
 -- functions/math/batch_l2_norm_squared.lua: F.batch_l2_norm_squared(x), the
 -- squared L2 norm of each sample (all axes but the first); gradient 2*x*gy,
 -- differentiable again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -31,7 +32,7 @@ function BatchL2NormSquared:backward(idx, gys)
 end
 
 function M.batch_l2_norm_squared(x)
-  local d = H.float_data(x, 'batch_l2_norm_squared', 'x')
+  local d = args.float_array('batch_l2_norm_squared', 'x', x)
   if d.ptr.nd < 1 then
     error('batch_l2_norm_squared: x must have at least one axis (the batch); got a 0-d input', 2)
   end

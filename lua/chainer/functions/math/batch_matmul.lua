@@ -1,10 +1,13 @@
 -- functions/math/batch_matmul.lua: F.batch_matmul(a, b, {transa =, transb =})
 -- (deprecated in Chainer in favour of F.matmul): a batch of matrix
 -- products; a 2-D operand (B, N) counts as B matrices of shape (N, 1).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
+
+local OPTIONS = args.accept { 'transa', 'transb' }
 
 local function as_batch(F, x, d, name)
   local nd = d.ptr.nd
@@ -18,9 +21,9 @@ end
 
 function M.batch_matmul(a, b, opts)
   local F = H.F()
-  local da = H.float_data(a, 'batch_matmul', 'a')
-  local db = H.float_data(b, 'batch_matmul', 'b')
-  opts = H.opts(opts, 'batch_matmul')
+  local da = args.float_array('batch_matmul', 'a', a)
+  local db = args.float_array('batch_matmul', 'b', b)
+  opts = args.options('batch_matmul', opts, OPTIONS)
   a = as_batch(F, a, da, 'a')
   b = as_batch(F, b, db, 'b')
   if a.shape[1] ~= b.shape[1] then

@@ -2,20 +2,23 @@
 -- F.scale(x, y, {axis = 1}): y's shape must equal x.shape[axis : axis +
 -- y.ndim]; y is broadcast over the other axes and added to / multiplied
 -- with x.  Composed of differentiable functions (reshape, broadcast_to, +, *).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
+local OPTIONS = args.accept { 'axis' }
+
 local function broadcast(fn, x, y, opts)
   local F = H.F()
-  local dx = H.float_data(x, fn, 'x', 3)
-  local dy = H.float_data(y, fn, 'y', 3)
+  local dx = args.float_array(fn, 'x', x, 3)
+  local dy = args.float_array(fn, 'y', y, 3)
   H.same_dtype(dx, dy, fn, 'x', 'y', 3)
   local axis = 1
   if type(opts) == 'number' then axis = opts
   elseif opts ~= nil then
-    opts = H.opts(opts, fn, 3)
+    opts = args.options(fn, opts, OPTIONS, 3)
     if opts.axis ~= nil then axis = opts.axis end
   end
   local xs, ys = dx.shape, dy.shape

@@ -2,11 +2,13 @@
 -- or false (Python None) for no bound.  The gradient passes where
 -- x_min <= x <= x_max (Chainer's rule) and is linear in gy, so double
 -- backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local H = require 'chainer.functions.math._helpers'
 
 local M = {}
+
+local SIGNATURE = args.signature { 'x_min', 'x_max' }
 
 local Clip = FunctionNode:extend('Clip')
 M.Clip = Clip
@@ -28,12 +30,9 @@ function Clip:backward(idx, gys) return { gys[1] * self._mask } end
 
 -- F.clip(x, x_min, x_max) or F.clip(x, {x_min =, x_max =})
 function M.clip(x, x_min, x_max)
-  H.float_data(x, 'clip', 'x')
-  if type(x_min) == 'table' then
-    x_min, x_max = x_min.x_min, x_min.x_max
-  elseif type(x_max) == 'table' then
-    x_max = x_max.x_max
-  end
+  args.float_array('clip', 'x', x)
+  local o = args.parse('clip', SIGNATURE, 2, x_min, x_max)
+  x_min, x_max = o.x_min, o.x_max
   if x_min == nil then x_min = false end
   if x_max == nil then x_max = false end
   if x_min and type(x_min) ~= 'number' then error('clip: x_min must be a number or nil (got ' .. type(x_min) .. ')', 2) end

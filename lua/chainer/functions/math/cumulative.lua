@@ -6,12 +6,14 @@
 -- flip(cumsum(flip(gy * y))) / x, differentiable again, when x has no zero;
 -- inputs with zeros take an exact first-order path (a recurrence along the
 -- axis) that has no further gradient.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
+
+local OPTIONS = args.accept { 'axis' }
 
 local function full_terms(nd) local t = {} for i = 1, nd do t[i] = { nil, nil } end return t end
 
@@ -52,10 +54,10 @@ end
 
 -- Normalises cumsum/cumprod's axis option; flattens x when there is none.
 local function prepare(fn, x, opts)
-  local d = H.data(x, fn, 'x', 3)
+  local d = args.array(fn, 'x', x, 3)
   local axis
   if type(opts) == 'number' then axis = opts
-  else axis = H.opts(opts, fn, 3).axis end
+  else axis = args.options(fn, opts, OPTIONS, 3).axis end
   if axis == nil or axis == false then
     return H.F().reshape(x, { tonumber(d.ptr.numel) }), 0, d
   end

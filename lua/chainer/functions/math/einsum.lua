@@ -9,6 +9,7 @@
 -- operand only are summed away first.  The gradient for an operand is
 -- again an einsum of the upstream gradient with the other operands, so
 -- double backprop works.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -286,7 +287,7 @@ function M.einsum(subscripts, ...)
   if n == 0 then error('einsum: expected at least one operand', 2) end
   local ndims = {}
   for i = 1, n do
-    local d = H.float_data(ops[i], 'einsum', 'operand ' .. i)
+    local d = args.float_array('einsum', 'operand ' .. i, ops[i])
     ndims[i] = d.ptr.nd
   end
   local ins, out = parse(subscripts, ndims)

@@ -1,4 +1,5 @@
 -- functions/math/exp.lua: F.exp(x) = e^x; d/dx = e^x (the retained output).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 
@@ -19,7 +20,7 @@ end
 
 function M.exp(x)
   -- as Chainer: float inputs only (an int tensor would silently become float)
-  require('chainer.functions.math._helpers').float_data(x, 'exp', 'x', 2)
+  args.float_array('exp', 'x', x, 2)
   return setmetatable({}, Exp):apply({ x })[1]
 end
 

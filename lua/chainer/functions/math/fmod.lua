@@ -1,5 +1,6 @@
 -- functions/math/fmod.lua: F.fmod(x, divisor), C's fmod (the result has the
 -- sign of x).  d/dx = 1, d/ddivisor = -fix(x / divisor), as in Chainer.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -30,8 +31,8 @@ function Fmod:backward(idx, gys)
 end
 
 function M.fmod(x, divisor)
-  local a = H.float_data(x, 'fmod', 'x')
-  local b = H.float_data(divisor, 'fmod', 'divisor')
+  local a = args.float_array('fmod', 'x', x)
+  local b = args.float_array('fmod', 'divisor', divisor)
   H.same_dtype(a, b, 'fmod', 'x', 'divisor')
   return setmetatable({}, Fmod):apply({ x, divisor })[1]
 end

@@ -3,6 +3,7 @@
 -- Gradients, differentiable again:
 --   inv: gA = -(Y^T @ gY @ Y^T) with Y = A^-1
 --   det: gA = gy * det(A) * A^-T
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -10,7 +11,7 @@ local H = require 'chainer.functions.math._helpers'
 local M = {}
 
 local function check(fn, a, nd)
-  local d = H.float_data(a, fn, 'a', 3)
+  local d = args.float_array(fn, 'a', a, 3)
   if d.ptr.nd ~= nd then
     error(string.format('%s: a must be %s (got a %d-d input of shape %s)', fn,
       nd == 2 and 'a square matrix (2-d)' or 'a batch of square matrices (3-d)', d.ptr.nd, T.shape_str(d.shape)), 3)

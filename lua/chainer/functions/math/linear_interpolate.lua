@@ -1,6 +1,7 @@
 -- functions/math/linear_interpolate.lua: F.linear_interpolate(p, x, y) =
 -- p * x + (1 - p) * y elementwise; gradients gy*(x - y), gy*p, gy*(1 - p),
 -- differentiable again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -28,9 +29,9 @@ function LinearInterpolate:backward(idx, gys)
 end
 
 function M.linear_interpolate(p, x, y)
-  local dp = H.float_data(p, 'linear_interpolate', 'p')
-  local dx = H.float_data(x, 'linear_interpolate', 'x')
-  local dy = H.float_data(y, 'linear_interpolate', 'y')
+  local dp = args.float_array('linear_interpolate', 'p', p)
+  local dx = args.float_array('linear_interpolate', 'x', x)
+  local dy = args.float_array('linear_interpolate', 'y', y)
   H.same_dtype(dp, dx, 'linear_interpolate', 'p', 'x')
   H.same_dtype(dp, dy, 'linear_interpolate', 'p', 'y')
   local sp, sx, sy = dp.shape, dx.shape, dy.shape

@@ -1,4 +1,5 @@
 -- functions/math/log.lua: F.log(x), the natural logarithm; d/dx = 1/x.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 
@@ -19,7 +20,7 @@ end
 
 function M.log(x)
   -- as Chainer: float inputs only (an int tensor would silently become float)
-  require('chainer.functions.math._helpers').float_data(x, 'log', 'x', 2)
+  args.float_array('log', 'x', x, 2)
   return setmetatable({}, Log):apply({ x })[1]
 end
 

@@ -1,10 +1,13 @@
 -- functions/math/logsumexp.lua: F.logsumexp(x, {axis =}), log(sum(exp(x)))
 -- computed stably; the gradient exp(x - y) * gy is differentiable again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
+
+local OPTIONS = args.accept { 'axis' }
 
 local LogSumExp = FunctionNode:extend('LogSumExp')
 M.LogSumExp = LogSumExp
@@ -28,10 +31,10 @@ end
 
 -- F.logsumexp(x), F.logsumexp(x, {axis = 1}); axis may be a list.
 function M.logsumexp(x, opts)
-  local d = H.float_data(x, 'logsumexp', 'x')
+  local d = args.float_array('logsumexp', 'x', x)
   local axis
-  if type(opts) == 'number' then axis = opts
-  else axis = H.opts(opts, 'logsumexp').axis end
+  if type(opts) == 'number' or (type(opts) == 'table' and opts[1] ~= nil) then axis = opts -- Chainer's positional axis
+  else axis = args.options('logsumexp', opts, OPTIONS).axis end
   local f = setmetatable({}, LogSumExp)
   f.axes = H.axes(axis, d.ptr.nd, 'logsumexp')
   return f:apply({ x })[1]

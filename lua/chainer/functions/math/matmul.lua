@@ -4,9 +4,11 @@
 -- axis is removed again, as in NumPy.
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
+local args = require 'chainer._args'
 
 local M = {}
+
+local OPTIONS = args.accept { 'transa', 'transb' }
 
 local MatMul = FunctionNode:extend('MatMul')
 M.MatMul = MatMul
@@ -51,12 +53,10 @@ function MatMul:backward(idx, gys)
 end
 
 function M.matmul(a, b, opts)
-  local da, db = Variable.as_array(a), Variable.as_array(b)
-  if not T.is_tensor(da) then error('matmul: a must be a Variable or a tensor (got ' .. type(a) .. ')', 2) end
-  if not T.is_tensor(db) then error('matmul: b must be a Variable or a tensor (got ' .. type(b) .. ')', 2) end
+  local da, db = args.array('matmul', 'a', a), args.array('matmul', 'b', b)
   local ta, tb = false, false
   if opts ~= nil then
-    if type(opts) ~= 'table' then error('matmul: options must be a table {transa =, transb =}', 2) end
+    opts = args.options('matmul', opts, OPTIONS)
     ta, tb = opts.transa and true or false, opts.transb and true or false
   end
   local reshape = require('chainer.functions.array.reshape').reshape

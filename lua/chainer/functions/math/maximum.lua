@@ -1,6 +1,7 @@
 -- functions/math/maximum.lua: F.maximum(x1, x2) and F.minimum(x1, x2),
 -- elementwise with broadcasting.  As in Chainer, ties send the gradient to
 -- x1 (x1 >= x2 for maximum, x1 <= x2 for minimum).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -27,8 +28,8 @@ local function make(name, cls_name, tfn, cmp)
     return { g1, g2 }
   end
   local function wrapper(x1, x2)
-    local a = H.float_data(x1, name, 'x1')
-    local b = H.float_data(x2, name, 'x2')
+    local a = args.float_array(name, 'x1', x1)
+    local b = args.float_array(name, 'x2', x2)
     H.same_dtype(a, b, name, 'x1', 'x2')
     return setmetatable({}, cls):apply({ x1, x2 })[1]
   end

@@ -5,6 +5,7 @@
 -- the result (ties all receive it); it is linear in the upstream gradient,
 -- so double backprop works.  argmax/argmin return int32 Variables that are
 -- not connected to the graph.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
@@ -12,12 +13,15 @@ local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
+local REDUCE_OPTIONS = args.accept { 'axis', 'keepdims' }
+local ARG_OPTIONS = args.accept { 'axis' }
+
 local function parse(fn, x, opts)
-  local d = H.data(x, fn, 'x', 3)
+  local d = args.array(fn, 'x', x, 3)
   local axis, keepdims
-  if type(opts) == 'number' then axis = opts
+  if type(opts) == 'number' or (type(opts) == 'table' and opts[1] ~= nil) then axis = opts -- Chainer's positional axis
   else
-    opts = H.opts(opts, fn, 3)
+    opts = args.options(fn, opts, REDUCE_OPTIONS, 3)
     axis, keepdims = opts.axis, opts.keepdims
   end
   return d, H.axes(axis, d.ptr.nd, fn, 3), keepdims and true or false
@@ -56,10 +60,10 @@ M.Min, M.min = make('min', 'Min', T.min)
 
 local function make_arg(name, tfn)
   return function(x, opts)
-    local d = H.data(x, name, 'x', 2)
+    local d = args.array(name, 'x', x, 2)
     local axis
     if type(opts) == 'number' then axis = opts
-    else axis = H.opts(opts, name).axis end
+    else axis = args.options(name, opts, ARG_OPTIONS).axis end
     if axis == false then axis = nil end
     if axis ~= nil then axis = H.axis(axis, d.ptr.nd, name, 2) end
     if d.ptr.numel == 0 then error(name .. ': x is empty', 2) end

@@ -2,12 +2,15 @@
 -- The gradient of each element is the product of the others, computed as
 -- Chainer does (exclusive cumulative products from both ends over the
 -- reduced elements), so it is exact with zeros and differentiable again.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
 local cum = require 'chainer.functions.math.cumulative'
 
 local M = {}
+
+local OPTIONS = args.accept { 'axis', 'keepdims' }
 
 local Prod = FunctionNode:extend('Prod')
 M.Prod = Prod
@@ -50,11 +53,11 @@ end
 
 -- F.prod(x), F.prod(x, {axis = 1, keepdims = true}); axis may be a list.
 function M.prod(x, opts)
-  local d = H.data(x, 'prod', 'x')
+  local d = args.array('prod', 'x', x)
   local axis, keepdims
-  if type(opts) == 'number' then axis = opts
+  if type(opts) == 'number' or (type(opts) == 'table' and opts[1] ~= nil) then axis = opts -- Chainer's positional axis
   else
-    opts = H.opts(opts, 'prod')
+    opts = args.options('prod', opts, OPTIONS)
     axis, keepdims = opts.axis, opts.keepdims
   end
   local f = setmetatable({}, Prod)

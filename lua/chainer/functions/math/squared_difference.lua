@@ -1,12 +1,13 @@
 -- functions/math/squared_difference.lua: F.squared_difference(x1, x2) =
 -- (x1 - x2)^2 elementwise, composed of differentiable functions.
+local args = require 'chainer._args'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
 function M.squared_difference(x1, x2)
-  local a = H.float_data(x1, 'squared_difference', 'x1')
-  local b = H.float_data(x2, 'squared_difference', 'x2')
+  local a = args.float_array('squared_difference', 'x1', x1)
+  local b = args.float_array('squared_difference', 'x2', x2)
   H.same_dtype(a, b, 'squared_difference', 'x1', 'x2')
   return H.F().square(x1 - x2)
 end

@@ -1,10 +1,12 @@
 -- functions/math/sum.lua: F.sum(x, {axis =, keepdims =}); axes are 0-based
 -- (negative counts from the end), a table of axes reduces several.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
 
 local M = {}
+
+local OPTIONS = args.accept { 'axis', 'keepdims' }
 
 local Sum = FunctionNode:extend('Sum')
 M.Sum = Sum
@@ -37,19 +39,18 @@ local function parse_opts(x, opts, keepdims)
   local axis
   if type(opts) == 'number' then
     axis = opts
-  elseif type(opts) == 'table' then
-    if opts[1] ~= nil then axis = opts
-    else axis, keepdims = opts.axis, opts.keepdims end
+  elseif type(opts) == 'table' and opts[1] ~= nil then
+    axis = opts -- a list of axes
   elseif opts ~= nil then
-    error('sum: options must be a table {axis =, keepdims =} (got ' .. type(opts) .. ')', 3)
+    opts = args.options('sum', opts, OPTIONS, 3)
+    axis, keepdims = opts.axis, opts.keepdims
   end
   return axis, keepdims and true or false
 end
 
 -- F.sum(x), F.sum(x, {axis = 1, keepdims = true}), F.sum(x, 1), F.sum(x, {0, 2})
 function M.sum(x, opts, keepdims)
-  local d = Variable.as_array(x)
-  if not T.is_tensor(d) then error('sum: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2) end
+  local d = args.array('sum', 'x', x)
   local axis
   axis, keepdims = parse_opts(x, opts, keepdims)
   local f = setmetatable({}, Sum)

@@ -1,10 +1,13 @@
 -- functions/math/sum_to.lua: F.sum_to(x, shape), summing x down to `shape`
 -- (the inverse of broadcasting; the backward pass of every broadcast).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
 
 local M = {}
+
+local OPTIONS = args.accept { 'shape' }
 
 local SumTo = FunctionNode:extend('SumTo')
 M.SumTo = SumTo
@@ -32,12 +35,9 @@ M.shape_equal = shape_equal
 
 -- F.sum_to(x, shape): x itself (as a Variable) when it already has `shape`.
 function M.sum_to(x, shape)
-  local d = Variable.as_array(x)
-  if not T.is_tensor(d) then
-    error('sum_to: x must be a Variable or a tensor (got ' .. type(x) .. ')', 2)
-  end
+  local d = args.array('sum_to', 'x', x)
   -- Chainer's keyword form F.sum_to(x, shape=(3, 1)) arrives as {shape = {3, 1}}
-  if type(shape) == 'table' and shape.shape ~= nil then shape = shape.shape end
+  if args.is_options(shape) and next(shape) ~= nil then shape = args.options('sum_to', shape, OPTIONS).shape end
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then error('sum_to: shape must be a table of integers', 2) end
   if shape_equal(d, shape) then return Variable.as_variable(x) end

@@ -2,11 +2,14 @@
 -- F.tensordot(a, b, axes)), NumPy's tensordot: axes = n contracts the last
 -- n axes of a with the first n of b; {{axes of a}, {axes of b}} names them.
 -- The gradients are tensordots again (differentiable to any order).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
+
+local OPTIONS = args.accept { 'axes' }
 
 local TensorDot = FunctionNode:extend('TensorDot')
 M.TensorDot = TensorDot
@@ -74,10 +77,11 @@ function TensorDot:backward(idx, gys)
 end
 
 function M.tensordot(a, b, axes)
-  local da = H.float_data(a, 'tensordot', 'a')
-  local db = H.float_data(b, 'tensordot', 'b')
+  local da = args.float_array('tensordot', 'a', a)
+  local db = args.float_array('tensordot', 'b', b)
   H.same_dtype(da, db, 'tensordot', 'a', 'b')
-  if type(axes) == 'table' and axes.axes ~= nil then axes = axes.axes end
+  -- Chainer's keyword form tensordot(a, b, axes=...) arrives as {axes = ...}
+  if args.is_options(axes) and next(axes) ~= nil then axes = args.options('tensordot', axes, OPTIONS).axes end
   if axes == nil then axes = 2 end
   local na, nb = da.ptr.nd, db.ptr.nd
   local ca, cb = {}, {}

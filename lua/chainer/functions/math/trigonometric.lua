@@ -1,6 +1,7 @@
 -- functions/math/trigonometric.lua: F.sin, F.cos, F.tan, F.arcsin, F.arccos,
 -- F.arctan (elementwise) and F.arctan2(x1, x2).  Every backward is composed
 -- of differentiable functions, so all of them support double backprop.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
@@ -50,8 +51,8 @@ function Arctan2:backward(idx, gys)
 end
 
 function M.arctan2(x1, x2)
-  local a = H.float_data(x1, 'arctan2', 'x1')
-  local b = H.float_data(x2, 'arctan2', 'x2')
+  local a = args.float_array('arctan2', 'x1', x1)
+  local b = args.float_array('arctan2', 'x2', x2)
   H.same_dtype(a, b, 'arctan2', 'x1', 'x2')
   return setmetatable({}, Arctan2):apply({ x1, x2 })[1]
 end

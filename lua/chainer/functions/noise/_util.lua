@@ -2,20 +2,15 @@
 -- exported into F).
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
-local K = require 'chainer.functions._checks'
+local args = require 'chainer._args'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local U = {}
 
-U.float_data, U.opts, U.same_shape = K.float_data, K.opts, K.same_shape
-
 -- A tensor argument shaped `shape` (cast to dtype), or an error.
 function U.shaped(fn, name, v, shape, dtype, level)
-  local d = Variable.as_array(v)
-  if not T.is_tensor(d) then
-    error(string.format('%s: %s must be a tensor (got %s)', fn, name, type(v)), (level or 2) + 1)
-  end
-  if not U.same_shape(d.shape, shape) then
+  local d = args.array(fn, name, v, (level or 2) + 1)
+  if not shape_equal(d, shape) then
     error(string.format('%s: %s has shape %s, expected %s', fn, name, T.shape_str(d.shape), T.shape_str(shape)),
       (level or 2) + 1)
   end

@@ -6,6 +6,7 @@
 -- Chainer).  In test mode the input Variable itself is returned (no new
 -- graph node).  With return_mask the mask is the second result (nil in
 -- test mode).  The gradient gy * mask is linear (any order works).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local config = require('chainer.config').config
 local Variable = require 'chainer.variable'
@@ -16,13 +17,13 @@ local M = {}
 local Dropout = U.MulConstant:extend('Dropout')
 M.Dropout = Dropout
 
-local allowed = { ratio = true, mask = true, return_mask = true }
+local OPTIONS = args.accept { 'ratio', 'mask', 'return_mask' }
 
 function M.dropout(x, ratio, opts)
   local fn = 'dropout'
-  local d = U.float_data(fn, 'x', x, 2)
+  local d = args.float_array(fn, 'x', x, 2)
   if type(ratio) == 'table' then ratio, opts = nil, ratio end
-  opts = U.opts(fn, opts, allowed, 2)
+  opts = args.options(fn, opts, OPTIONS)
   if ratio == nil then ratio = opts.ratio end
   if ratio == nil then ratio = 0.5 end
   if type(ratio) ~= 'number' or ratio < 0 or ratio >= 1 then

@@ -3,22 +3,26 @@
 -- from chainer's tensor RNG, or the given eps (a tensor shaped like mean).
 -- Sampled in training and test mode alike (as Chainer).  Composed of
 -- differentiable functions.  With return_eps, eps is the second result.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
 local U = require 'chainer.functions.noise._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
 
+local OPTIONS = args.accept { 'eps', 'return_eps' }
+
 function M.gaussian(mean, ln_var, opts)
   local fn = 'gaussian'
-  local md = U.float_data(fn, 'mean', mean, 2)
-  local ld = U.float_data(fn, 'ln_var', ln_var, 2)
-  if not U.same_shape(md.shape, ld.shape) or md.dtype ~= ld.dtype then
+  local md = args.float_array(fn, 'mean', mean, 2)
+  local ld = args.float_array(fn, 'ln_var', ln_var, 2)
+  if not shape_equal(md, ld.shape) or md.dtype ~= ld.dtype then
     error(string.format('gaussian: mean %s %s and ln_var %s %s must have one shape and dtype', T.shape_str(md.shape),
       md.dtype, T.shape_str(ld.shape), ld.dtype), 2)
   end
-  opts = U.opts(fn, opts, { eps = true, return_eps = true }, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local eps
   if opts.eps ~= nil and opts.eps ~= false then
     eps = U.shaped(fn, 'eps', opts.eps, md.shape, md.dtype, 2)

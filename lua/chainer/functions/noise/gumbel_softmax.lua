@@ -2,6 +2,7 @@
 -- axis = 1}): softmax((log_p + g) / tau) along axis with Gumbel noise g =
 -- -log(-log(u)), u ~ U(0, 1) from chainer's tensor RNG.  A 0-d log_p gives
 -- 1, as Chainer.  Differentiable through softmax.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
@@ -9,11 +10,13 @@ local U = require 'chainer.functions.noise._util'
 
 local M = {}
 
+local OPTIONS = args.accept { 'tau', 'axis' }
+
 function M.gumbel_softmax(log_p, opts)
   local fn = 'gumbel_softmax'
-  local d = U.float_data(fn, 'log_p', log_p, 2)
+  local d = args.float_array(fn, 'log_p', log_p, 2)
   if type(opts) == 'number' then opts = { tau = opts } end
-  opts = U.opts(fn, opts, { tau = true, axis = true }, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local tau = opts.tau or 0.1
   if type(tau) ~= 'number' or tau <= 0 then
     error(string.format('gumbel_softmax: tau must be a positive number (got %s)', tostring(tau)), 2)

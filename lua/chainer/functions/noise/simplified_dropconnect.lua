@@ -8,21 +8,23 @@
 -- x is flattened to (batch, in); b may be nil.  train = false is the plain
 -- linear layer (Chainer's explicit `train` argument, not config.train).
 -- Composed of differentiable functions.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
 local U = require 'chainer.functions.noise._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
 
-local allowed = { ratio = true, train = true, mask = true, use_batchwise_mask = true }
+local OPTIONS = args.accept { 'ratio', 'train', 'mask', 'use_batchwise_mask' }
 
 function M.simplified_dropconnect(x, W, b, opts)
   local fn = 'simplified_dropconnect'
-  if type(b) == 'table' and getmetatable(b) == nil then b, opts = nil, b end
-  local xd = U.float_data(fn, 'x', x, 2)
-  local wd = U.float_data(fn, 'W', W, 2)
-  opts = U.opts(fn, opts, allowed, 2)
+  if args.is_options(b) then b, opts = nil, b end
+  local xd = args.float_array(fn, 'x', x, 2)
+  local wd = args.float_array(fn, 'W', W, 2)
+  opts = args.options(fn, opts, OPTIONS)
   if wd.ndim ~= 2 then error(string.format('simplified_dropconnect: W must be 2-d (out, in), got %d-d', wd.ndim), 2) end
   if xd.ndim < 1 then error('simplified_dropconnect: x must have a batch axis', 2) end
   local n, o, i = xd.shape[1], wd.shape[1], wd.shape[2]
@@ -34,8 +36,8 @@ function M.simplified_dropconnect(x, W, b, opts)
     error(string.format('simplified_dropconnect: x (%s) and W (%s) must have one dtype', xd.dtype, wd.dtype), 2)
   end
   if b ~= nil then
-    local bd = U.float_data(fn, 'b', b, 2)
-    if not U.same_shape(bd.shape, { o }) then
+    local bd = args.float_array(fn, 'b', b, 2)
+    if not shape_equal(bd, { o }) then
       error(string.format('simplified_dropconnect: b has shape %s, expected (%d)', T.shape_str(bd.shape), o), 2)
     end
   end

@@ -2,12 +2,16 @@
 -- each element keeps the previous state h with probability ratio and takes
 -- the new x otherwise: y = h * flag_h + x * (1 - flag_h).  In test mode
 -- (chainer.config.train false) x is returned as is.  Linear in h and x.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local config = require('chainer.config').config
 local Variable = require 'chainer.variable'
 local U = require 'chainer.functions.noise._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
+
+local OPTIONS = args.accept { 'ratio' }
 
 local Zoneout = require('chainer.function_node'):extend('Zoneout')
 M.Zoneout = Zoneout
@@ -18,11 +22,11 @@ end
 
 function M.zoneout(h, x, opts)
   local fn = 'zoneout'
-  local hd = U.float_data(fn, 'h', h, 2)
-  local xd = U.float_data(fn, 'x', x, 2)
+  local hd = args.float_array(fn, 'h', h, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
   if type(opts) == 'number' then opts = { ratio = opts } end
-  opts = U.opts(fn, opts, { ratio = true }, 2)
-  if not U.same_shape(hd.shape, xd.shape) or hd.dtype ~= xd.dtype then
+  opts = args.options(fn, opts, OPTIONS)
+  if not shape_equal(hd, xd.shape) or hd.dtype ~= xd.dtype then
     error(string.format('zoneout: h %s %s and x %s %s must have one shape and dtype', T.shape_str(hd.shape), hd.dtype,
       T.shape_str(xd.shape), xd.dtype), 2)
   end

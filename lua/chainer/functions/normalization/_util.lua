@@ -1,10 +1,9 @@
 -- functions/normalization/_util.lua: shared pieces of the normalization
--- family (not exported into F): argument checks, the reduction layout of
+-- family (not exported into F): the dtype check, the reduction layout of
 -- batch normalization, and the Lua entry points of the C kernels
 -- (runtime/cpu/batch_norm.c, lrn.c).
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
-local K = require 'chainer.functions._checks'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 
@@ -13,19 +12,12 @@ local N = {}
 local b1, b2, b3, b4 = ffi.new('ch_tensor*[1]'), ffi.new('ch_tensor*[1]'), ffi.new('ch_tensor*[1]'),
   ffi.new('ch_tensor*[1]')
 
-N.float_data, N.opts = K.float_data, K.opts
-
 function N.same_dtype(fn, a, an, b, bn, level)
   if a.dtype ~= b.dtype then
     error(string.format('%s: %s has dtype %s but %s has %s (cast one with astype first)', fn, bn, b.dtype, an,
       a.dtype), (level or 2) + 1)
   end
 end
-
-local function shape_str(s) return T.shape_str(s) end
-N.shape_str = shape_str
-
-N.same_shape = K.same_shape
 
 -- The reduction layout of batch normalization for an x of shape xs and
 -- Chainer's `axis` (nil: every axis but 1): axes (0-based, reduced),

@@ -15,11 +15,13 @@
 -- composed of differentiable functions, so double backprop works as in
 -- Chainer.  fixed_batch_normalization is composed of differentiable
 -- functions (all five inputs get gradients, to any order).
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
 local N = require 'chainer.functions.normalization._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local as_variable = Variable.as_variable
 
@@ -90,10 +92,10 @@ function BNGrad:backward(idx, ggs)
 end
 
 local function check_param(fn, name, v, L, x, level)
-  local d = N.float_data(fn, name, v, level + 1)
-  if not N.same_shape(d.shape, L.gshape) then
+  local d = args.float_array(fn, name, v, level + 1)
+  if not shape_equal(d, L.gshape) then
     error(string.format('%s: %s has shape %s, expected %s (the extents of the axes of x that are not reduced)', fn,
-      name, N.shape_str(d.shape), N.shape_str(L.gshape)), level + 1)
+      name, T.shape_str(d.shape), T.shape_str(L.gshape)), level + 1)
   end
   N.same_dtype(fn, x, 'x', d, name, level + 1)
   return d
@@ -109,12 +111,12 @@ local function number_opt(fn, name, v, default, level)
 end
 M._number_opt = number_opt
 
-local bn_allowed = { eps = true, running_mean = true, running_var = true, decay = true, axis = true }
+local BN_OPTIONS = args.accept { 'eps', 'running_mean', 'running_var', 'decay', 'axis' }
 
 function M.batch_normalization(x, gamma, beta, opts)
   local fn = 'batch_normalization'
-  local xd = N.float_data(fn, 'x', x, 2)
-  opts = N.opts(fn, opts, bn_allowed, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
+  opts = args.options(fn, opts, BN_OPTIONS)
   local L = N.layout(fn, xd.shape, opts.axis, 2)
   check_param(fn, 'gamma', gamma, L, xd, 2)
   check_param(fn, 'beta', beta, L, xd, 2)
@@ -138,12 +140,12 @@ function M.batch_normalization(x, gamma, beta, opts)
   return y
 end
 
-local fbn_allowed = { eps = true, axis = true }
+local FIXED_BN_OPTIONS = args.accept { 'eps', 'axis' }
 
 function M.fixed_batch_normalization(x, gamma, beta, mean, var, opts)
   local fn = 'fixed_batch_normalization'
-  local xd = N.float_data(fn, 'x', x, 2)
-  opts = N.opts(fn, opts, fbn_allowed, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
+  opts = args.options(fn, opts, FIXED_BN_OPTIONS)
   local L = N.layout(fn, xd.shape, opts.axis, 2)
   check_param(fn, 'gamma', gamma, L, xd, 2)
   check_param(fn, 'beta', beta, L, xd, 2)

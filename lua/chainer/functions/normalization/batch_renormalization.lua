@@ -11,6 +11,7 @@
 -- Chainer; with update_statistics the given tensors are updated in place
 -- like Chainer's (decay, unbiased factor m/(m-1) applied to var_B + eps).
 -- Composed of differentiable functions.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
@@ -19,20 +20,18 @@ local BN = require 'chainer.functions.normalization.batch_normalization'
 
 local M = {}
 
-local allowed = {
-  eps = true, running_mean = true, running_var = true, decay = true, update_statistics = true, axis = true,
-}
+local OPTIONS = args.accept { 'eps', 'running_mean', 'running_var', 'decay', 'update_statistics', 'axis' }
 
 function M.batch_renormalization(x, gamma, beta, rmax, dmax, opts)
   local fn = 'batch_renormalization'
-  local xd = N.float_data(fn, 'x', x, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
   if type(rmax) ~= 'number' or rmax < 1 then
     error(string.format('%s: rmax must be a number >= 1 (got %s)', fn, tostring(rmax)), 2)
   end
   if type(dmax) ~= 'number' or dmax < 0 then
     error(string.format('%s: dmax must be a number >= 0 (got %s)', fn, tostring(dmax)), 2)
   end
-  opts = N.opts(fn, opts, allowed, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local L = N.layout(fn, xd.shape, opts.axis, 2)
   BN._check_param(fn, 'gamma', gamma, L, xd, 2)
   BN._check_param(fn, 'beta', beta, L, xd, 2)

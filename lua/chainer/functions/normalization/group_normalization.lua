@@ -5,22 +5,27 @@
 -- then gamma, beta (C) scale and shift each channel.  Like Chainer, the
 -- normalization is batch normalization over the (1, N * groups, rest)
 -- view (the fused kernel; double backprop from BatchNormalizationGrad).
+local args = require 'chainer._args'
+local T = require 'chainer.tensor'
 local H = require 'chainer.functions.math._helpers'
 local N = require 'chainer.functions.normalization._util'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 local BN = require 'chainer.functions.normalization.batch_normalization'
 local LN = require 'chainer.functions.normalization.layer_normalization'
 
 local M = {}
 
+local OPTIONS = args.accept { 'eps' }
+
 function M.group_normalization(x, groups, gamma, beta, opts)
   local fn = 'group_normalization'
-  local xd = N.float_data(fn, 'x', x, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
   if type(groups) ~= 'number' or groups < 1 or groups ~= math.floor(groups) then
     error(string.format('%s: groups must be a positive integer (got %s)', fn, tostring(groups)), 2)
   end
-  local gd = N.float_data(fn, 'gamma', gamma, 2)
-  local bd = N.float_data(fn, 'beta', beta, 2)
-  opts = N.opts(fn, opts, { eps = true }, 2)
+  local gd = args.float_array(fn, 'gamma', gamma, 2)
+  local bd = args.float_array(fn, 'beta', beta, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local eps = BN._number_opt(fn, 'eps', opts.eps, 1e-5, 2)
   local xs = xd.shape
   if #xs < 2 then error(string.format('%s: x must have at least 2 dimensions (N, C, ...), got %d-d', fn, #xs), 2) end
@@ -29,9 +34,9 @@ function M.group_normalization(x, groups, gamma, beta, opts)
     error(string.format('%s: the number of channels %d is not divisible by groups %d', fn, c, groups), 2)
   end
   for _, p in ipairs({ { gd, 'gamma' }, { bd, 'beta' } }) do
-    if not N.same_shape(p[1].shape, { c }) then
+    if not shape_equal(p[1], { c }) then
       error(string.format('%s: %s has shape %s, expected (%d) (one value per channel)', fn, p[2],
-        N.shape_str(p[1].shape), c), 2)
+        T.shape_str(p[1].shape), c), 2)
     end
     N.same_dtype(fn, xd, 'x', p[1], p[2], 2)
   end

@@ -5,18 +5,20 @@
 -- zero get the finite gradient gy / eps, as in Chainer: their norm is
 -- computed as sqrt(s + 1) - 1 with s = 0, which has the same value and a
 -- finite derivative.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
-local N = require 'chainer.functions.normalization._util'
 
 local M = {}
 
+local OPTIONS = args.accept { 'eps', 'axis' }
+
 function M.normalize(x, opts)
   local fn = 'normalize'
-  local xd = N.float_data(fn, 'x', x, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
   if type(opts) == 'number' then opts = { eps = opts } end
-  opts = N.opts(fn, opts, { eps = true, axis = true }, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local eps = opts.eps or 1e-5
   if type(eps) ~= 'number' or eps < 0 then
     error(string.format('%s: eps must be a non-negative number (got %s)', fn, tostring(eps)), 2)

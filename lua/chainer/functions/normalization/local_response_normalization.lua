@@ -5,6 +5,7 @@
 -- Forward and gradient are fused C kernels (runtime/cpu/lrn.c).  As in
 -- Chainer, the gradient node is not differentiable again (no double
 -- backprop).
+local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
 local N = require 'chainer.functions.normalization._util'
 
@@ -39,15 +40,15 @@ function LRNGrad:backward()
   error('local_response_normalization: double backprop is not supported (as in Chainer)', 2)
 end
 
-local allowed = { n = true, k = true, alpha = true, beta = true }
+local OPTIONS = args.accept { 'n', 'k', 'alpha', 'beta' }
 
 function M.local_response_normalization(x, opts)
   local fn = 'local_response_normalization'
-  local xd = N.float_data(fn, 'x', x, 2)
+  local xd = args.float_array(fn, 'x', x, 2)
   if xd.ndim < 2 then
     error(string.format('%s: x must have at least 2 dimensions (N, C, ...), got %d-d', fn, xd.ndim), 2)
   end
-  opts = N.opts(fn, opts, allowed, 2)
+  opts = args.options(fn, opts, OPTIONS)
   local n = opts.n or 5
   if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
     error(string.format('%s: n must be a positive integer (got %s)', fn, tostring(n)), 2)

@@ -8,19 +8,9 @@
 -- The 1.x form is recognised by a number in the third position and turned
 -- into the current one.
 local T = require 'chainer.tensor'
-local Variable = require 'chainer.variable'
-
-local as_array, is_tensor = Variable.as_array, T.is_tensor
+local args = require 'chainer._args'
 
 local R = {}
-
-local function data(fn, name, v, level)
-  local d = as_array(v)
-  if not is_tensor(d) then
-    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, type(v)), level + 1)
-  end
-  return d
-end
 
 local function posint(fn, name, v, level)
   if type(v) ~= 'number' or v ~= math.floor(v) or v < 1 then
@@ -29,24 +19,17 @@ local function posint(fn, name, v, level)
   return v
 end
 
-local floats = { float16 = true, float32 = true, float64 = true }
-
 -- Returns x (tensor), rois (R, 4) tensor, roi_indices (R) tensor, outh,
--- outw, spatial_scale and the trailing options table (or nil).
+-- outw, spatial_scale and the trailing argument (options, or nil) for the
+-- caller to check.
 function R.parse(fn, x, rois, a3, a4, a5, a6, level)
   level = (level or 2) + 1
-  local xd = data(fn, 'x', x, level)
-  if not floats[xd.dtype] then
-    error(string.format('%s: x must be a float tensor (float16, float32 or float64; got %s)', fn, xd.dtype), level)
-  end
+  local xd = args.float_array(fn, 'x', x, level)
   if xd.ndim ~= 4 then
     error(string.format('%s: x must be 4-d (N, C, H, W), got %d-d with shape %s', fn, xd.ndim,
       T.shape_str(xd.shape)), level)
   end
-  local rd = data(fn, 'rois', rois, level)
-  if not floats[rd.dtype] then
-    error(string.format('%s: rois must be a float tensor (got %s)', fn, rd.dtype), level)
-  end
+  local rd = args.float_array(fn, 'rois', rois, level)
   local idx, outh, outw, scale, opts
   if type(a3) == 'number' then
     -- Chainer 1.x: (x, rois, outh, outw, spatial_scale)
@@ -66,11 +49,7 @@ function R.parse(fn, x, rois, a3, a4, a5, a6, level)
       error(string.format('%s: rois must be (R, 4) (y_min, x_min, y_max, x_max), got shape %s', fn,
         T.shape_str(rd.shape)), level)
     end
-    idx = data(fn, 'roi_indices', a3, level)
-    local dt = idx.dtype
-    if not (dt == 'int8' or dt == 'uint8' or dt == 'int16' or dt == 'int32' or dt == 'int64') then
-      error(string.format('%s: roi_indices must be an integer tensor (int32 or int64; got %s)', fn, dt), level)
-    end
+    idx = args.int_array(fn, 'roi_indices', a3, level)
     if idx.ndim ~= 1 or idx.shape[1] ~= rd.shape[1] then
       error(string.format('%s: roi_indices must be (R) with R = %d (the rows of rois), got shape %s', fn,
         rd.shape[1], T.shape_str(idx.shape)), level)
@@ -88,9 +67,6 @@ function R.parse(fn, x, rois, a3, a4, a5, a6, level)
   end
   if type(scale) ~= 'number' or scale <= 0 then
     error(string.format('%s: spatial_scale must be a positive number (got %s)', fn, tostring(scale)), level)
-  end
-  if opts ~= nil and (type(opts) ~= 'table' or getmetatable(opts) ~= nil) then
-    error(string.format('%s: too many arguments (the last one must be an options table)', fn), level)
   end
   return xd, rd, idx, outh, outw, scale, opts
 end

@@ -1,4 +1,4 @@
--- functions/pooling/_util.lua: argument parsing and the four linear window
+-- functions/pooling/_util.lua: argument checks and the four linear window
 -- nodes every pooling function is made of (not exported into F).
 --
 --   WindowPool    y[o] = sum / mean of x over window o        (average pooling)
@@ -11,21 +11,15 @@
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local Variable = require 'chainer.variable'
+local args = require 'chainer._args'
+local Window = require 'chainer.functions._window'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
-local as_array, is_tensor = Variable.as_array, T.is_tensor
 
 local U = {}
 
 local box2 = ffi.new('ch_tensor*[1]')
-local bufs = {}
-for i = 1, 4 do bufs[i] = ffi.new('int64_t[8]') end
-local function i64(slot, t)
-  local b = bufs[slot]
-  for i = 1, #t do b[i - 1] = t[i] end
-  return b
-end
+local i64 = Window.i64
 
 -- float16 runs through float32.
 local function f32(x)
@@ -35,57 +29,9 @@ end
 local function back(y, dt) if dt then return y:astype(dt) end return y end
 
 -- ---- arguments --------------------------------------------------------
--- A plain table with no array part (or empty) is an options table; {2, 3}
--- is a tuple argument.
-local function is_opts(v)
-  return type(v) == 'table' and getmetatable(v) == nil and v[1] == nil
-end
-U.is_opts = is_opts
-
--- Collects Chainer's positional arguments (names, in order) and a trailing
--- options table into one table; unknown option names are errors.
-function U.args(fn, names, allowed, ...)
-  local n = select('#', ...)
-  local o = {}
-  for i = 1, n do
-    local v = select(i, ...)
-    if is_opts(v) then
-      if i < n then
-        error(string.format('%s: the options table must be the last argument', fn), 3)
-      end
-      for k, val in pairs(v) do
-        if not allowed[k] then
-          error(string.format("%s: unknown option '%s'", fn, tostring(k)), 3)
-        end
-        if o[k] == nil then o[k] = val end
-      end
-    elseif v ~= nil then
-      if i > #names then
-        error(string.format('%s: too many arguments (expected at most %d after the inputs)', fn, #names), 3)
-      end
-      o[names[i]] = v
-    end
-  end
-  return o
-end
-
--- The tensor of a Variable or tensor argument.
-function U.data(fn, name, v, level)
-  local d = as_array(v)
-  if not is_tensor(d) then
-    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, type(v)), (level or 2) + 1)
-  end
-  return d
-end
-
-local floats = { float16 = true, float32 = true, float64 = true }
 -- x must be a float (N, C, *nsp) tensor.
 function U.check_x(fn, x, nsp, level)
-  local d = U.data(fn, 'x', x, (level or 2) + 1)
-  if not floats[d.dtype] then
-    error(string.format('%s: x must be a float tensor (float16, float32 or float64; got %s)', fn, d.dtype),
-      (level or 2) + 1)
-  end
+  local d = args.float_array(fn, 'x', x, (level or 2) + 1)
   if nsp and d.ndim ~= nsp + 2 then
     error(string.format('%s: x must be %d-d (N, C, %d spatial axes), got %d-d with shape %s', fn, nsp + 2, nsp,
       d.ndim, T.shape_str(d.shape)), (level or 2) + 1)
@@ -97,45 +43,14 @@ function U.check_x(fn, x, nsp, level)
   return d
 end
 
--- An int or an n-tuple -> Lua array of n integers (>= min).
-function U.tuple(fn, name, v, n, min, level)
-  local out = {}
-  if type(v) == 'number' then
-    for i = 1, n do out[i] = v end
-  elseif type(v) == 'table' and getmetatable(v) == nil and #v == n then
-    for i = 1, n do out[i] = v[i] end
-  else
-    error(string.format('%s: %s must be an integer or a table of %d integers (got %s)', fn, name, n,
-      type(v) == 'table' and ('a table of ' .. #v) or tostring(v)), (level or 2) + 1)
-  end
-  for i = 1, n do
-    local x = out[i]
-    if type(x) ~= 'number' or x ~= math.floor(x) or x < min then
-      error(string.format('%s: %s must hold integers >= %d (got %s)', fn, name, min, tostring(x)), (level or 2) + 1)
-    end
-  end
-  return out
-end
-
 -- ksize, stride (default ksize), pad (default 0) for nsp axes.
 function U.geometry(fn, o, nsp, level)
   level = (level or 2) + 1
   if o.ksize == nil then error(string.format('%s: ksize is required', fn), level) end
-  local k = U.tuple(fn, 'ksize', o.ksize, nsp, 1, level)
-  local s = (o.stride == nil or o.stride == false) and k or U.tuple(fn, 'stride', o.stride, nsp, 1, level)
-  local p = U.tuple(fn, 'pad', o.pad or 0, nsp, 0, level)
+  local k = Window.tuple(fn, 'ksize', o.ksize, nsp, nil, 1, level)
+  local s = (o.stride == nil or o.stride == false) and k or Window.tuple(fn, 'stride', o.stride, nsp, nil, 1, level)
+  local p = Window.tuple(fn, 'pad', o.pad, nsp, 0, 0, level)
   return k, s, p
-end
-
--- Chainer's get_conv_outsize (dilation 1).
-function U.outsize(size, k, s, p, cover_all)
-  if cover_all then return math.floor((size + p * 2 - k + s - 1) / s) + 1 end
-  return math.floor((size + p * 2 - k) / s) + 1
-end
--- Chainer's get_deconv_outsize (dilation 1).
-function U.deconv_outsize(size, k, s, p, cover_all)
-  if cover_all then return s * (size - 1) + k - s + 1 - 2 * p end
-  return s * (size - 1) + k - 2 * p
 end
 
 -- ---- kernels -----------------------------------------------------------
@@ -225,7 +140,5 @@ end
 function MaxPooling:backward(idx, gys)
   return { node(IndexScatter, self.geo, nil, self.indexes):apply({ gys[1] })[1] }
 end
-
-function U.shape_of(d) return d.shape end
 
 return U

@@ -12,18 +12,20 @@
 -- count; every gy[o] is added undivided to the cells of window o.  So the
 -- backward of that mode is the adjoint of window sums, not of the forward
 -- average.
+local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
+local Window = require 'chainer.functions._window'
 
 local M = {}
 M.AveragePoolingND = U.WindowPool
 
-local names = { 'ksize', 'stride', 'pad', 'pad_value' }
-local allowed2 = { ksize = true, stride = true, pad = true }
-local allowed = { ksize = true, stride = true, pad = true, pad_value = true }
+-- average_pooling_2d has no pad_value (Chainer's own signature)
+local SIGNATURE_2D = args.signature { 'ksize', 'stride', 'pad' }
+local SIGNATURE = args.signature { 'ksize', 'stride', 'pad', 'pad_value' }
 
 local function average_pooling(fn, nsp, nd_opts, x, ...)
   local d = U.check_x(fn, x, nsp, 3)
-  local o = U.args(fn, names, nd_opts and allowed or allowed2, ...)
+  local o = args.parse(fn, nd_opts and SIGNATURE or SIGNATURE_2D, select('#', ...), ...)
   nsp = nsp or d.ndim - 2
   if nsp > 3 then error(string.format('%s: at most 3 spatial axes are supported (got %d)', fn, nsp), 3) end
   local k, s, p = U.geometry(fn, o, nsp, 3)
@@ -39,7 +41,7 @@ local function average_pooling(fn, nsp, nd_opts, x, ...)
   local in_size, out_size = {}, {}
   for i = 1, nsp do
     in_size[i] = shape[i + 2]
-    out_size[i] = U.outsize(in_size[i], k[i], s[i], p[i], false)
+    out_size[i] = Window.outsize(in_size[i], k[i], s[i], p[i], false)
     if out_size[i] < 1 then
       error(string.format('%s: the output would be empty on spatial axis %d (size %d, ksize %d, stride %d, pad %d)',
         fn, i - 1, in_size[i], k[i], s[i], p[i]), 3)

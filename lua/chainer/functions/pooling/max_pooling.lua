@@ -5,17 +5,18 @@
 -- the int32 tensor of argmax positions inside each window (0 ..
 -- prod(ksize)-1), the `indexes` upsampling_2d takes.  The gradient is a
 -- scatter to the argmax cells, itself differentiable (a gather).
+local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
+local Window = require 'chainer.functions._window'
 
 local M = {}
 M.MaxPoolingND = U.MaxPooling
 
-local names = { 'ksize', 'stride', 'pad', 'cover_all', 'return_indices' }
-local allowed = { ksize = true, stride = true, pad = true, cover_all = true, return_indices = true }
+local SIGNATURE = args.signature { 'ksize', 'stride', 'pad', 'cover_all', 'return_indices' }
 
 local function max_pooling(fn, nsp, x, ...)
   local d = U.check_x(fn, x, nsp, 3)
-  local o = U.args(fn, names, allowed, ...)
+  local o = args.parse(fn, SIGNATURE, select('#', ...), ...)
   nsp = nsp or d.ndim - 2
   local k, s, p = U.geometry(fn, o, nsp, 3)
   local cover_all = o.cover_all ~= false
@@ -23,7 +24,7 @@ local function max_pooling(fn, nsp, x, ...)
   local in_size, out_size = {}, {}
   for i = 1, nsp do
     in_size[i] = shape[i + 2]
-    out_size[i] = U.outsize(in_size[i], k[i], s[i], p[i], cover_all)
+    out_size[i] = Window.outsize(in_size[i], k[i], s[i], p[i], cover_all)
     if out_size[i] < 1 then
       error(string.format('%s: the output would be empty on spatial axis %d (size %d, ksize %d, stride %d, pad %d)',
         fn, i - 1, in_size[i], k[i], s[i], p[i]), 3)

@@ -12,6 +12,7 @@
 -- within it are clamped to the border), as Chainer computes it.  Linear in
 -- x: the gradient is the adjoint kernel (ROIAverageAlign2DGrad) whose own
 -- gradient is the forward again.  rois and roi_indices get no gradient.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local ROI = require 'chainer.functions.pooling._roi'
@@ -19,6 +20,8 @@ local ROI = require 'chainer.functions.pooling._roi'
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 
 local M = {}
+
+local OPTIONS = args.accept { 'sampling_ratio' }
 
 local function f32(x)
   if x.dtype == 'float16' then return x:astype('float32'), 'float16' end
@@ -77,15 +80,9 @@ end
 
 function M.roi_average_align_2d(x, rois, a3, a4, a5, a6)
   local xd, rd, idx, outh, outw, scale, opts = ROI.parse('roi_average_align_2d', x, rois, a3, a4, a5, a6, 2)
-  local sr
-  if opts ~= nil then
-    for k in pairs(opts) do
-      if k ~= 'sampling_ratio' then
-        error(string.format("roi_average_align_2d: unknown option '%s'", tostring(k)), 2)
-      end
-    end
-    sr = opts.sampling_ratio
-  end
+  -- sampling_ratio comes positionally (Chainer's sixth argument) or by name
+  local sr = opts
+  if args.is_options(opts) then sr = args.options('roi_average_align_2d', opts, OPTIONS).sampling_ratio end
   local f = setmetatable({}, Align)
   f.rois, f.roi_indices, f.outh, f.outw, f.spatial_scale = rd, idx, outh, outw, scale
   f.sh, f.sw = ratio(sr)

@@ -12,6 +12,7 @@
 -- a gradient: a scatter to the argmax cells (ROIMaxScatter), whose own
 -- gradient is the matching gather, so gradients of any order work.
 local ffi = require 'ffi'
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local ROI = require 'chainer.functions.pooling._roi'
@@ -19,6 +20,8 @@ local ROI = require 'chainer.functions.pooling._roi'
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 
 local M = {}
+
+local NO_OPTIONS = args.accept {}
 
 local box2 = ffi.new('ch_tensor*[1]')
 
@@ -73,9 +76,7 @@ end
 
 function M.roi_pooling_2d(x, rois, a3, a4, a5, a6)
   local xd, rd, idx, outh, outw, scale, opts = ROI.parse('roi_pooling_2d', x, rois, a3, a4, a5, a6, 2)
-  if opts ~= nil and next(opts) ~= nil then
-    error(string.format("roi_pooling_2d: unknown option '%s'", tostring(next(opts))), 2)
-  end
+  args.options('roi_pooling_2d', opts, NO_OPTIONS)
   local f = setmetatable({}, ROIPooling2D)
   f.rois, f.roi_indices, f.outh, f.outw, f.spatial_scale = rd, idx, outh, outw, scale
   return f:apply({ x })[1]

@@ -3,18 +3,18 @@
 -- Level l pools x (N, C, H, W) into 2^l x 2^l bins (ksize = stride =
 -- ceil(H / 2^l), the remainder padded evenly, cover_all), and the levels
 -- are flattened and concatenated: (N, C * sum_l 4^l, 1, 1), as Chainer.
+local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
 local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
-local names = { 'pyramid_height', 'pool_type', 'pooling' }
-local allowed = { pyramid_height = true, pool_type = true, pooling = true }
+local SIGNATURE = args.signature { 'pyramid_height', 'pool_type', 'pooling' }
 
 function M.spatial_pyramid_pooling_2d(x, ...)
   local fn = 'spatial_pyramid_pooling_2d'
   local d = U.check_x(fn, x, 2)
-  local o = U.args(fn, names, allowed, ...)
+  local o = args.parse(fn, SIGNATURE, select('#', ...), ...)
   local ph = o.pyramid_height
   if type(ph) ~= 'number' or ph < 1 or ph ~= math.floor(ph) then
     error(string.format('%s: pyramid_height must be a positive integer (got %s)', fn, tostring(ph)), 2)

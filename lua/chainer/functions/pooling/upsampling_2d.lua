@@ -3,34 +3,32 @@
 -- inverse of max_pooling_2d; each x cell goes to the argmax position
 -- `indexes` (from max_pooling_2d's return_indices) of its window, zeros
 -- elsewhere.  Linear; its gradient gathers at the same positions.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local U = require 'chainer.functions.pooling._util'
+local Window = require 'chainer.functions._window'
 
 local M = {}
 M.Upsampling2D = U.IndexScatter
 
-local names = { 'ksize', 'stride', 'pad', 'outsize', 'cover_all' }
-local allowed = { ksize = true, stride = true, pad = true, outsize = true, cover_all = true }
+local SIGNATURE = args.signature { 'ksize', 'stride', 'pad', 'outsize', 'cover_all' }
 
 function M.upsampling_2d(x, indexes, ...)
   local fn = 'upsampling_2d'
   local d = U.check_x(fn, x, 2)
-  local ix = U.data(fn, 'indexes', indexes)
-  if ix.dtype:match('^float') or ix.dtype == 'bool' then
-    error(string.format('%s: indexes must be an integer tensor (got %s)', fn, ix.dtype), 2)
-  end
+  local ix = args.int_array(fn, 'indexes', indexes)
   if not require('chainer.functions.math.sum_to').shape_equal(ix, d.shape) then
     error(string.format('%s: indexes has shape %s, expected the shape of x %s', fn, T.shape_str(ix.shape),
       T.shape_str(d.shape)), 2)
   end
-  local o = U.args(fn, names, allowed, ...)
+  local o = args.parse(fn, SIGNATURE, select('#', ...), ...)
   local k, s, p = U.geometry(fn, o, 2, 2)
   local cover_all = o.cover_all ~= false
-  local given = (o.outsize ~= nil and o.outsize ~= false) and U.tuple(fn, 'outsize', o.outsize, 2, 0, 2) or nil
+  local given = (o.outsize ~= nil and o.outsize ~= false) and Window.tuple(fn, 'outsize', o.outsize, 2, nil, 0, 2) or nil
   local in_size, out_size = {}, {}
   for i = 1, 2 do
     out_size[i] = d.shape[i + 2]
-    in_size[i] = given and given[i] or U.deconv_outsize(out_size[i], k[i], s[i], p[i], cover_all)
+    in_size[i] = given and given[i] or Window.deconv_outsize(out_size[i], k[i], s[i], p[i], cover_all)
     if in_size[i] < 1 then error(string.format('%s: the output would be empty on spatial axis %d', fn, i - 1), 2) end
   end
   -- an index outside the window would be dropped silently by the scatter

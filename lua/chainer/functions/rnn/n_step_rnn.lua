@@ -28,6 +28,7 @@
 -- projections of all steps are one GEMM, the recurrence does only the
 -- (B_t, H) x (H, G H) products.  Dropout (train mode) applies to the input
 -- of every layer but the first.  Gradients are first order, as Chainer's.
+local args = require 'chainer._args'
 local ffi = require 'ffi'
 local chainer_config = require('chainer.config').config
 local T = require 'chainer.tensor'
@@ -169,7 +170,7 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
   end
   local nT = #xs
   local batch = ffi.new('int64_t[?]', nT)
-  local x0 = H.float_data(xs[1], fn, 'xs[1]', 3)
+  local x0 = args.float_array(fn, 'xs[1]', xs[1], 3)
   local dt = x0.dtype
   if dt ~= 'float32' and dt ~= 'float64' then
     error(string.format('%s: xs must be float32 or float64 (got %s)', fn, dt), 3)
@@ -177,7 +178,7 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
   if x0.ptr.nd ~= 2 then error(string.format('%s: xs[1] must be 2-d (B, in_size), got %s', fn, shape_str(x0.shape)), 3) end
   local in_size = x0.shape[2]
   for t = 1, nT do
-    local d = H.float_data(xs[t], fn, 'xs[' .. t .. ']', 3)
+    local d = args.float_array(fn, 'xs[' .. t .. ']', xs[t], 3)
     local s = d.shape
     if #s ~= 2 or s[2] ~= in_size then
       error(string.format('%s: xs[%d] must have shape (B, %d), got %s', fn, t, in_size, shape_str(s)), 3)
@@ -212,7 +213,7 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
     local layer = math.floor((k - 1) / D)
     local isz = layer == 0 and in_size or D * (Hn or 0)
     for j = 1, nw do
-      local w = H.float_data(ws[k][j], fn, string.format('ws[%d][%d]', k, j), 3)
+      local w = args.float_array(fn, string.format('ws[%d][%d]', k, j), ws[k][j], 3)
       if Hn == nil then Hn = w.shape[1] end
       if layer > 0 and isz == 0 then isz = D * Hn end
       local side = spec.where[j - 1][1]
@@ -220,7 +221,7 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
         error(string.format('%s: ws[%d][%d] is %s but xs are %s (one dtype)', fn, k, j, w.dtype, dt), 3)
       end
       expect_shape(fn, string.format('ws[%d][%d]', k, j), w, { Hn, side == 'x' and isz or Hn })
-      local b = H.float_data(bs[k][j], fn, string.format('bs[%d][%d]', k, j), 3)
+      local b = args.float_array(fn, string.format('bs[%d][%d]', k, j), bs[k][j], 3)
       if b.dtype ~= dt then
         error(string.format('%s: bs[%d][%d] is %s but xs are %s (one dtype)', fn, k, j, b.dtype, dt), 3)
       end
@@ -232,7 +233,7 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
   if hx == nil or hx == false then
     hx = T.zeros(hshape, dt)
   else
-    local d = H.float_data(hx, fn, 'hx', 3)
+    local d = args.float_array(fn, 'hx', hx, 3)
     expect_shape(fn, 'hx', d, hshape)
     if d.dtype ~= dt then error(string.format('%s: hx is %s but xs are %s (one dtype)', fn, d.dtype, dt), 3) end
   end
@@ -240,7 +241,7 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
     if cx == nil or cx == false then
       cx = T.zeros(hshape, dt)
     else
-      local d = H.float_data(cx, fn, 'cx', 3)
+      local d = args.float_array(fn, 'cx', cx, 3)
       expect_shape(fn, 'cx', d, hshape)
       if d.dtype ~= dt then error(string.format('%s: cx is %s but xs are %s (one dtype)', fn, d.dtype, dt), 3) end
     end
@@ -289,9 +290,11 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
 end
 M._n_step = n_step
 
+local ACTIVATION_OPTIONS = args.accept { 'activation' }
+
 local function activation_of(fn, activation)
   if type(activation) == 'table' and not T.is_tensor(activation) and not activation._is_variable then
-    activation = activation.activation
+    activation = args.options(fn, activation, ACTIVATION_OPTIONS, 3).activation
   end
   if activation == nil or activation == false then activation = 'tanh' end
   if activation ~= 'tanh' and activation ~= 'relu' then

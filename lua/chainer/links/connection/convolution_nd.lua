@@ -1,21 +1,23 @@
--- links/connection/convolution_nd.lua: Convolution1D/2D/3D/ND,
--- DilatedConvolution2D, DepthwiseConvolution2D.
+-- links/connection/convolution_nd.lua: ConvolutionND and its fixed-dimension
+-- variants Convolution1D and Convolution3D (as Chainer's convolution_nd.py;
+-- Convolution2D is in convolution_2d.lua, built the same way).
 --
--- L.Convolution2D(in_channels, out_channels, ksize, stride, pad, nobias,
---   initialW, initial_bias, {dilate =, groups =})
--- L.Convolution2D(out_channels, ksize, ...) and in_channels = nil infer the
--- input channels at the first call.  W: (out_channels, in_channels/groups,
--- k...), default LeCunNormal; b: (out_channels), default zeros.
+-- L.ConvolutionND(ndim, in_channels, out_channels, ksize, stride, pad, nobias,
+--   initialW, initial_bias, cover_all, dilate, groups)
+-- L.Convolution1D/3D(in_channels, out_channels, ksize, ...) the same without ndim.
+-- The (out_channels, ksize) form and in_channels = nil infer the input
+-- channels at the first call.  W: (out_channels, in_channels/groups, k...),
+-- default LeCunNormal; b: (out_channels), default zeros.
 local F = require 'chainer.functions'
 local Link = require('chainer.link').Link
+local args = require 'chainer._args'
 local U = require 'chainer.links._util'
-
-local M = {}
 
 local ConvolutionND = Link:extend('ConvolutionND')
 
 -- Shared constructor: a = table of Chainer's arguments, ndim = spatial dims.
-local function setup_conv(self, fn, ndim, a)
+-- (Error levels: this method, the subclass init, Link.new, the user.)
+function ConvolutionND:_configure(fn, ndim, a)
   local in_channels, out_channels, ksize = a.in_channels, a.out_channels, a.ksize
   if ksize == nil then
     -- Convolution2D(out_channels, ksize): in_channels inferred
@@ -50,7 +52,6 @@ local function setup_conv(self, fn, ndim, a)
     self.b = U.param(U.bias_init(a.initial_bias, fn), { out_channels })
   end
 end
-M._setup_conv = setup_conv
 
 function ConvolutionND:_w_shape(in_channels)
   local s = { self.out_channels, in_channels / self.groups }
@@ -58,13 +59,13 @@ function ConvolutionND:_w_shape(in_channels)
   return s
 end
 
-local nd_names = { 'ndim', 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias', 'initialW',
-  'initial_bias', 'cover_all', 'dilate', 'groups' }
+local ND_SIGNATURE = args.signature { 'ndim', 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias',
+  'initialW', 'initial_bias', 'cover_all', 'dilate', 'groups' }
 
 function ConvolutionND:init(...)
-  local a = U.args('ConvolutionND', nd_names, select('#', ...), ...)
+  local a = args.parse('L.ConvolutionND', ND_SIGNATURE, select('#', ...), ...)
   if type(a.ndim) ~= 'number' then error('ConvolutionND: ndim must be a number', 3) end
-  setup_conv(self, 'ConvolutionND', a.ndim, a)
+  self:_configure('ConvolutionND', a.ndim, a)
 end
 
 function ConvolutionND:printable_specs()
@@ -93,14 +94,15 @@ function ConvolutionND:forward(x)
   return F.convolution_nd(x, self.W, self.b, { stride = self.stride, pad = self.pad, cover_all = self.cover_all,
     dilate = self.dilate, groups = self.groups })
 end
-M.ConvolutionND = ConvolutionND
 
--- Fixed-dimension variants: Chainer's argument order without `ndim`.
-local function fixed(name, ndim, names, fname)
+-- A fixed-dimension variant: Chainer's argument order without `ndim`
+-- (signature), calling F[fname].
+function ConvolutionND._fixed(name, ndim, signature, fname)
   local cls = ConvolutionND:extend(name)
+  local fn = 'L.' .. name
   function cls:init(...)
-    local a = U.args(name, names, select('#', ...), ...)
-    setup_conv(self, name, ndim, a)
+    local a = args.parse(fn, signature, select('#', ...), ...)
+    self:_configure(name, ndim, a)
   end
   local f = F[fname]
   function cls:forward(x)
@@ -117,58 +119,11 @@ local function fixed(name, ndim, names, fname)
   return cls
 end
 
-local names_1d3d = { 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias', 'initialW', 'initial_bias',
-  'cover_all', 'dilate', 'groups' }
-local names_2d = { 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias', 'initialW', 'initial_bias',
-  'dilate', 'groups', 'cover_all' }
+local SIGNATURE_1D_3D = args.signature { 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias',
+  'initialW', 'initial_bias', 'cover_all', 'dilate', 'groups' }
 
-M.Convolution1D = fixed('Convolution1D', 1, names_1d3d, 'convolution_1d')
-M.Convolution2D = fixed('Convolution2D', 2, names_2d, 'convolution_2d')
-M.Convolution3D = fixed('Convolution3D', 3, names_1d3d, 'convolution_3d')
-
--- DilatedConvolution2D(in_channels, out_channels, ksize, stride, pad, dilate, nobias, initialW, initial_bias)
-local DilatedConvolution2D = M.Convolution2D:extend('DilatedConvolution2D')
-local names_dil = { 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'dilate', 'nobias', 'initialW',
-  'initial_bias' }
-function DilatedConvolution2D:init(...)
-  local a = U.args('DilatedConvolution2D', names_dil, select('#', ...), ...)
-  setup_conv(self, 'DilatedConvolution2D', 2, a)
-end
-M.DilatedConvolution2D = DilatedConvolution2D
-
--- DepthwiseConvolution2D(in_channels, channel_multiplier, ksize, stride, pad, nobias, initialW, initial_bias)
--- W: (channel_multiplier, in_channels, kh, kw); b: (in_channels * channel_multiplier).
-local DepthwiseConvolution2D = Link:extend('DepthwiseConvolution2D')
-local names_dw = { 'in_channels', 'channel_multiplier', 'ksize', 'stride', 'pad', 'nobias', 'initialW',
-  'initial_bias' }
-function DepthwiseConvolution2D:init(...)
-  local a = U.args('DepthwiseConvolution2D', names_dw, select('#', ...), ...)
-  if type(a.channel_multiplier) ~= 'number' then
-    error('DepthwiseConvolution2D: channel_multiplier must be a number', 3)
-  end
-  if a.ksize == nil then error('DepthwiseConvolution2D: ksize is required', 3) end
-  self.in_channels = a.in_channels
-  self.channel_multiplier = a.channel_multiplier
-  self.ksize = U.tuple(a.ksize, 2)
-  self.stride = a.stride or 1
-  self.pad = a.pad or 0
-  self.nobias = a.nobias and true or false
-  self.W = U.param(U.weight_init(a.initialW, 'DepthwiseConvolution2D'),
-    a.in_channels and { a.channel_multiplier, a.in_channels, self.ksize[1], self.ksize[2] } or nil)
-  if not self.nobias then
-    self.b = U.param(U.bias_init(a.initial_bias, 'DepthwiseConvolution2D'),
-      a.in_channels and { a.in_channels * a.channel_multiplier } or nil)
-  end
-end
-function DepthwiseConvolution2D:forward(x)
-  if self.W._data == nil then
-    local c = U.data(x).shape[2]
-    self.in_channels = c
-    self.W:initialize({ self.channel_multiplier, c, self.ksize[1], self.ksize[2] })
-    if self.b then self.b:initialize({ c * self.channel_multiplier }) end
-  end
-  return F.depthwise_convolution_2d(x, self.W, self.b, { stride = self.stride, pad = self.pad })
-end
-M.DepthwiseConvolution2D = DepthwiseConvolution2D
-
-return M
+return {
+  ConvolutionND = ConvolutionND,
+  Convolution1D = ConvolutionND._fixed('Convolution1D', 1, SIGNATURE_1D_3D, 'convolution_1d'),
+  Convolution3D = ConvolutionND._fixed('Convolution3D', 3, SIGNATURE_1D_3D, 'convolution_3d'),
+}

@@ -1,18 +1,21 @@
--- links/connection/deconvolution_nd.lua: Deconvolution1D/2D/3D/ND.
+-- links/connection/deconvolution_nd.lua: DeconvolutionND and its fixed-dimension
+-- variants Deconvolution1D and Deconvolution3D (as Chainer's deconvolution_nd.py;
+-- Deconvolution2D is in deconvolution_2d.lua, built the same way).
 --
--- L.Deconvolution2D(in_channels, out_channels, ksize, stride, pad, nobias,
---   outsize, initialW, initial_bias, {dilate =, groups =});
+-- L.DeconvolutionND(ndim, in_channels, out_channels, ksize, stride, pad, nobias,
+--   outsize, initialW, initial_bias, dilate, groups)
+-- L.Deconvolution1D/3D(in_channels, out_channels, ksize, ...) the same without ndim.
 -- W: (in_channels, out_channels/groups, k...), default LeCunNormal; b zeros.
--- in_channels = nil (or the 2-argument form) infers it at the first call.
+-- in_channels = nil (or the (out_channels, ksize) form) infers it at the first call.
 local F = require 'chainer.functions'
 local Link = require('chainer.link').Link
+local args = require 'chainer._args'
 local U = require 'chainer.links._util'
-
-local M = {}
 
 local DeconvolutionND = Link:extend('DeconvolutionND')
 
-local function setup(self, fn, ndim, a)
+-- Shared constructor (error levels: this method, the subclass init, Link.new, the user).
+function DeconvolutionND:_configure(fn, ndim, a)
   local in_channels, out_channels, ksize = a.in_channels, a.out_channels, a.ksize
   if ksize == nil then in_channels, out_channels, ksize = nil, in_channels, out_channels end
   if in_channels == false then in_channels = nil end
@@ -51,11 +54,12 @@ function DeconvolutionND:printable_specs()
     { 'dilate', self.dilate }, { 'groups', self.groups } }
 end
 
-local function opts_of(self)
+function DeconvolutionND:_options()
   return { stride = self.stride, pad = self.pad, outsize = self.outsize, dilate = self.dilate, groups = self.groups }
 end
 
-local function lazy(self, x)
+-- Lazy W from x's channel count (error level: the caller of forward).
+function DeconvolutionND:_initialize_from(x)
   if self.W._data == nil then
     local xd = U.data(x)
     if xd == nil or xd.ptr.nd < 2 then
@@ -66,36 +70,42 @@ local function lazy(self, x)
   end
 end
 
-local nd_names = { 'ndim', 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias', 'outsize',
-  'initialW', 'initial_bias', 'dilate', 'groups' }
-function DeconvolutionND:init(...)
-  local a = U.args('DeconvolutionND', nd_names, select('#', ...), ...)
-  if type(a.ndim) ~= 'number' then error('DeconvolutionND: ndim must be a number', 3) end
-  setup(self, 'DeconvolutionND', a.ndim, a)
-end
-function DeconvolutionND:forward(x)
-  lazy(self, x)
-  return F.deconvolution_nd(x, self.W, self.b, opts_of(self))
-end
-M.DeconvolutionND = DeconvolutionND
+local ND_SIGNATURE = args.signature { 'ndim', 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias',
+  'outsize', 'initialW', 'initial_bias', 'dilate', 'groups' }
 
-local names = { 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias', 'outsize', 'initialW',
-  'initial_bias', 'dilate', 'groups' }
-local function fixed(name, ndim, fname)
+function DeconvolutionND:init(...)
+  local a = args.parse('L.DeconvolutionND', ND_SIGNATURE, select('#', ...), ...)
+  if type(a.ndim) ~= 'number' then error('DeconvolutionND: ndim must be a number', 3) end
+  self:_configure('DeconvolutionND', a.ndim, a)
+end
+
+function DeconvolutionND:forward(x)
+  self:_initialize_from(x)
+  return F.deconvolution_nd(x, self.W, self.b, self:_options())
+end
+
+-- The arguments of the fixed-dimension variants: Chainer's order without `ndim`.
+DeconvolutionND._FIXED_SIGNATURE = args.signature { 'in_channels', 'out_channels', 'ksize', 'stride', 'pad',
+  'nobias', 'outsize', 'initialW', 'initial_bias', 'dilate', 'groups' }
+
+-- A fixed-dimension variant calling F[fname].
+function DeconvolutionND._fixed(name, ndim, fname)
   local cls = DeconvolutionND:extend(name)
+  local fn = 'L.' .. name
   function cls:init(...)
-    local a = U.args(name, names, select('#', ...), ...)
-    setup(self, name, ndim, a)
+    local a = args.parse(fn, DeconvolutionND._FIXED_SIGNATURE, select('#', ...), ...)
+    self:_configure(name, ndim, a)
   end
   local f = F[fname]
   function cls:forward(x)
-    lazy(self, x)
-    return f(x, self.W, self.b, opts_of(self))
+    self:_initialize_from(x)
+    return f(x, self.W, self.b, self:_options())
   end
   return cls
 end
-M.Deconvolution1D = fixed('Deconvolution1D', 1, 'deconvolution_1d')
-M.Deconvolution2D = fixed('Deconvolution2D', 2, 'deconvolution_2d')
-M.Deconvolution3D = fixed('Deconvolution3D', 3, 'deconvolution_3d')
 
-return M
+return {
+  DeconvolutionND = DeconvolutionND,
+  Deconvolution1D = DeconvolutionND._fixed('Deconvolution1D', 1, 'deconvolution_1d'),
+  Deconvolution3D = DeconvolutionND._fixed('Deconvolution3D', 3, 'deconvolution_3d'),
+}

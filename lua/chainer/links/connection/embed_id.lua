@@ -2,14 +2,15 @@
 -- W: (in_size, out_size), default N(0, 1) (Chainer's Normal(1.0)); ids are 0-based.
 local F = require 'chainer.functions'
 local Link = require('chainer.link').Link
+local args = require 'chainer._args'
 local U = require 'chainer.links._util'
 local I = require 'chainer.initializers'
 
 local EmbedID = Link:extend('EmbedID')
-local names = { 'in_size', 'out_size', 'initialW', 'ignore_label' }
+local SIGNATURE = args.signature { 'in_size', 'out_size', 'initialW', 'ignore_label' }
 
 function EmbedID:init(...)
-  local a = U.args('EmbedID', names, select('#', ...), ...)
+  local a = args.parse('L.EmbedID', SIGNATURE, select('#', ...), ...)
   if type(a.in_size) ~= 'number' or type(a.out_size) ~= 'number' then
     error('EmbedID: in_size and out_size must be numbers', 3)
   end

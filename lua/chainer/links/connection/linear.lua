@@ -5,14 +5,16 @@
 -- default LeCunNormal; b: (out_size), default zeros.
 local F = require 'chainer.functions'
 local Link = require('chainer.link').Link
+local args = require 'chainer._args'
 local U = require 'chainer.links._util'
 
 local Linear = Link:extend('Linear')
 
-local names = { 'in_size', 'out_size', 'nobias', 'initialW', 'initial_bias' }
+local SIGNATURE = args.signature { 'in_size', 'out_size', 'nobias', 'initialW', 'initial_bias' }
+local CALL_OPTIONS = args.accept { 'n_batch_axes' }
 
 function Linear:init(...)
-  local a = U.args('Linear', names, select('#', ...), ...)
+  local a = args.parse('L.Linear', SIGNATURE, select('#', ...), ...)
   local in_size, out_size = a.in_size, a.out_size
   if out_size == nil then in_size, out_size = nil, in_size end
   if type(out_size) ~= 'number' then
@@ -42,6 +44,7 @@ end
 -- forward(x, {n_batch_axes = 1})
 function Linear:forward(x, opts)
   local W = self.W
+  if opts ~= nil then args.options('L.Linear', opts, CALL_OPTIONS) end
   if W._data == nil then
     local shape = U.data(x).shape
     local nba = opts and opts.n_batch_axes or 1

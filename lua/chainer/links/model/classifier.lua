@@ -1,4 +1,4 @@
--- links/model/classifier.lua: L.Classifier(predictor, lossfun, accfun, {label_key = -1}).
+-- links/model/classifier.lua: L.Classifier(predictor, lossfun, accfun, label_key = -1).
 --
 -- model(x..., t): y = predictor(x...), loss = lossfun(y, t), accuracy =
 -- accfun(y, t) (when compute_accuracy); reports {loss =, accuracy =} to
@@ -7,8 +7,10 @@
 -- among the arguments (0-based; negative counts from the end).
 local Chain = require('chainer.link').Chain
 local F = require 'chainer.functions'
+local args = require 'chainer._args'
 
 local Classifier = Chain:extend('Classifier')
+local SIGNATURE = args.signature { 'predictor', 'lossfun', 'accfun', 'label_key' }
 
 local function is_callable(v)
   if type(v) == 'function' then return true end
@@ -16,16 +18,15 @@ local function is_callable(v)
   return type(mt) == 'table' and mt.__call ~= nil
 end
 
-function Classifier:init(predictor, lossfun, accfun, opts)
-  if type(lossfun) == 'table' and not is_callable(lossfun) then opts, lossfun = lossfun, nil end
-  if type(accfun) == 'table' and not is_callable(accfun) then opts, accfun = accfun, nil end
-  opts = opts or {}
+function Classifier:init(...)
+  local a = args.parse('L.Classifier', SIGNATURE, select('#', ...), ...)
+  local predictor = a.predictor
   if not is_callable(predictor) then
     error('Classifier: predictor must be a Link or a callable (got ' .. type(predictor) .. ')', 3)
   end
-  lossfun = lossfun or opts.lossfun or F.softmax_cross_entropy
-  accfun = accfun or opts.accfun or F.accuracy
-  local label_key = opts.label_key or -1
+  local lossfun = a.lossfun or F.softmax_cross_entropy
+  local accfun = a.accfun or F.accuracy
+  local label_key = a.label_key or -1
   if type(label_key) ~= 'number' then
     error('Classifier: label_key must be an integer position (got ' .. type(label_key) .. ')', 3)
   end

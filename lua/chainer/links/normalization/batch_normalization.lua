@@ -1,4 +1,4 @@
--- links/normalization/batch_normalization.lua: BatchNormalization, BatchRenormalization.
+-- links/normalization/batch_normalization.lua: L.BatchNormalization.
 --
 -- L.BatchNormalization(size, decay = 0.9, eps = 2e-5, dtype, use_gamma, use_beta,
 --   initial_gamma, initial_beta, axis, initial_avg_mean, initial_avg_var)
@@ -11,16 +11,17 @@ local T = require 'chainer.tensor'
 local F = require 'chainer.functions'
 local config = require('chainer.config').config
 local Link = require('chainer.link').Link
+local args = require 'chainer._args'
 local U = require 'chainer.links._util'
 local I = require 'chainer.initializers'
 
-local M = {}
-
 local BatchNormalization = Link:extend('BatchNormalization')
-local names = { 'size', 'decay', 'eps', 'dtype', 'use_gamma', 'use_beta', 'initial_gamma', 'initial_beta', 'axis',
-  'initial_avg_mean', 'initial_avg_var' }
+local SIGNATURE = args.signature { 'size', 'decay', 'eps', 'dtype', 'use_gamma', 'use_beta', 'initial_gamma',
+  'initial_beta', 'axis', 'initial_avg_mean', 'initial_avg_var' }
+local CALL_OPTIONS = args.accept { 'finetune' }
 
-local function setup(self, fn, a)
+-- The constructor shared with BatchRenormalization (a: Chainer's arguments).
+function BatchNormalization:_configure(fn, a)
   self.decay = a.decay or 0.9
   self.eps = a.eps or 2e-5
   self.axis = a.axis
@@ -44,11 +45,10 @@ local function setup(self, fn, a)
   end
   if a.size ~= nil then self:_initialize_params(type(a.size) == 'number' and { a.size } or a.size) end
 end
-M._setup = setup
 
 function BatchNormalization:init(...)
-  local a = U.args('BatchNormalization', names, select('#', ...), ...)
-  setup(self, 'BatchNormalization', a)
+  local a = args.parse('L.BatchNormalization', SIGNATURE, select('#', ...), ...)
+  self:_configure('BatchNormalization', a)
 end
 
 function BatchNormalization:_initialize_params(shape)
@@ -71,7 +71,7 @@ function BatchNormalization:printable_specs()
 end
 
 -- The parameter shape for x: x's shape without the reduced axes.
-local function param_shape(self, xd)
+function BatchNormalization:_param_shape(xd)
   local axis = self.axis
   local shape = xd.shape
   local skip = {}
@@ -87,68 +87,40 @@ local function param_shape(self, xd)
   return out
 end
 
-local function gamma_beta(self)
+-- gamma and beta, or ones and zeros for those the link does not learn.
+function BatchNormalization:_gamma_beta()
   local gamma, beta = self.gamma, self.beta
   if gamma == nil then gamma = T.ones(self.avg_mean.shape, self.avg_mean.dtype, self.avg_mean.ptr.dev) end
   if beta == nil then beta = T.zeros(self.avg_mean.shape, self.avg_mean.dtype, self.avg_mean.ptr.dev) end
   return gamma, beta
 end
-M._gamma_beta = gamma_beta
+
+-- The running averages' decay of a training forward: with finetune, the
+-- cumulative average over the N calls since start_finetuning().
+function BatchNormalization:_decay(opts)
+  if opts and opts.finetune then
+    rawset(self, 'N', self.N + 1)
+    return 1 - 1 / self.N
+  end
+  return self.decay
+end
 
 -- forward(x, {finetune = false})
 function BatchNormalization:forward(x, opts)
   local xd = U.data(x)
   if xd == nil then error('BatchNormalization: x must be a tensor or a Variable', 2) end
-  if self.avg_mean == nil then self:_initialize_params(param_shape(self, xd)) end
-  local gamma, beta = gamma_beta(self)
+  if opts ~= nil then args.options('L.BatchNormalization', opts, CALL_OPTIONS) end
+  if self.avg_mean == nil then self:_initialize_params(self:_param_shape(xd)) end
+  local gamma, beta = self:_gamma_beta()
   local axis = self.axis
   if config.train then
-    local decay = self.decay
-    if opts and opts.finetune then
-      rawset(self, 'N', self.N + 1)
-      decay = 1 - 1 / self.N
-    end
     return F.batch_normalization(x, gamma, beta, { eps = self.eps, running_mean = self.avg_mean,
-      running_var = self.avg_var, decay = decay, axis = axis })
+      running_var = self.avg_var, decay = self:_decay(opts), axis = axis })
   end
   return F.fixed_batch_normalization(x, gamma, beta, self.avg_mean, self.avg_var, { eps = self.eps, axis = axis })
 end
 
 -- Resets the population statistics counter for fine-tuning.
 function BatchNormalization:start_finetuning() rawset(self, 'N', 0) end
-M.BatchNormalization = BatchNormalization
 
----------------------------------------------------------------------------
--- BatchRenormalization(size, rmax = 1, dmax = 0, decay = 0.9, eps = 2e-5, dtype,
---   use_gamma, use_beta, initial_gamma, initial_beta, initial_avg_mean, initial_avg_var)
----------------------------------------------------------------------------
-local BatchRenormalization = BatchNormalization:extend('BatchRenormalization')
-local rnames = { 'size', 'rmax', 'dmax', 'decay', 'eps', 'dtype', 'use_gamma', 'use_beta', 'initial_gamma',
-  'initial_beta', 'initial_avg_mean', 'initial_avg_var', 'update_statistics' }
-function BatchRenormalization:init(...)
-  local a = U.args('BatchRenormalization', rnames, select('#', ...), ...)
-  setup(self, 'BatchRenormalization', a)
-  self.rmax = a.rmax or 1
-  self.dmax = a.dmax or 0
-  self.update_statistics = a.update_statistics ~= false
-end
-
-function BatchRenormalization:forward(x, opts)
-  local xd = U.data(x)
-  if self.avg_mean == nil then self:_initialize_params(param_shape(self, xd)) end
-  local gamma, beta = gamma_beta(self)
-  if config.train then
-    local decay = self.decay
-    if opts and opts.finetune then
-      rawset(self, 'N', self.N + 1)
-      decay = 1 - 1 / self.N
-    end
-    return F.batch_renormalization(x, gamma, beta, self.rmax, self.dmax, { eps = self.eps,
-      running_mean = self.avg_mean, running_var = self.avg_var, decay = decay,
-      update_statistics = self.update_statistics })
-  end
-  return F.fixed_batch_normalization(x, gamma, beta, self.avg_mean, self.avg_var, { eps = self.eps })
-end
-M.BatchRenormalization = BatchRenormalization
-
-return M
+return { BatchNormalization = BatchNormalization }

@@ -1,4 +1,8 @@
--- links/rnn/gru.lua: StatelessGRU, StatefulGRU (= GRU), StatelessMGU, StatefulMGU.
+-- links/rnn/gru.lua: L.StatelessGRU, L.StatefulGRU and L.GRU (a StatefulGRU) on
+-- their shared GRUBase, as Chainer's rnn/gru.py.
+--
+-- L.StatefulGRU(in_size, out_size, init, inner_init, bias_init); (out_size)
+-- alone infers in_size at the first call.
 --
 -- GRU: r = σ(W_r x + U_r h), z = σ(W_z x + U_z h), h̄ = tanh(W x + U (r⊙h)),
 -- h' = (1 - z)⊙h + z⊙h̄ (Chainer's linear_interpolate(z, h̄, h)).
@@ -7,14 +11,13 @@ local F = require 'chainer.functions'
 local Variable = require 'chainer.variable'
 local Chain = require('chainer.link').Chain
 local Linear = require('chainer.links.connection.linear').Linear
-local U = require 'chainer.links._util'
-
-local M = {}
+local args = require 'chainer._args'
 
 local GRUBase = Chain:extend('GRUBase')
-local names = { 'in_size', 'out_size', 'init', 'inner_init', 'bias_init' }
+local SIGNATURE = args.signature { 'in_size', 'out_size', 'init', 'inner_init', 'bias_init' }
+
 function GRUBase:init(...)
-  local a = U.args(getmetatable(self).__name, names, select('#', ...), ...)
+  local a = args.parse('L.' .. getmetatable(self).__name, SIGNATURE, select('#', ...), ...)
   local in_size, out_size = a.in_size, a.out_size
   if out_size == nil then in_size, out_size = nil, in_size end
   if type(out_size) ~= 'number' then error(getmetatable(self).__name .. ': out_size must be a number', 3) end
@@ -37,7 +40,6 @@ function StatelessGRU:forward(h, x)
   local h_bar = F.tanh(self.W(x) + self.U(r * h))
   return F.linear_interpolate(z, h_bar, h)
 end
-M.StatelessGRU = StatelessGRU
 
 -- StatefulGRU: state h; forward(x) -> h_new
 local StatefulGRU = GRUBase:extend('StatefulGRU')
@@ -45,11 +47,14 @@ function StatefulGRU:init(...)
   GRUBase.init(self, ...)
   rawset(self, 'h', nil)
 end
+
 function StatefulGRU:reset_state() rawset(self, 'h', nil) end
+
 function StatefulGRU:set_state(h)
   if T.is_tensor(h) then h = Variable(h) end
   rawset(self, 'h', h)
 end
+
 function StatefulGRU:forward(x)
   local z = self.W_z(x)
   local h_bar = self.W(x)
@@ -66,47 +71,8 @@ function StatefulGRU:forward(x)
   rawset(self, 'h', h_new)
   return h_new
 end
-M.StatefulGRU = StatefulGRU
-M.GRU = StatefulGRU:extend('GRU')
 
--- MGU: f = σ(W_f [h, x]), h̄ = tanh(W_h [f⊙h, x]), h' = linear_interpolate(f, h̄, h)
-local MGUBase = Chain:extend('MGUBase')
-function MGUBase:init(in_size, out_size)
-  if type(in_size) ~= 'number' or type(out_size) ~= 'number' then
-    error(getmetatable(self).__name .. ': in_size and out_size must be numbers', 3)
-  end
-  self.out_size = out_size
-  self.W_f = Linear(in_size + out_size, out_size)
-  self.W_h = Linear(in_size + out_size, out_size)
-end
-function MGUBase:_call_mgu(h, x)
-  local f = F.sigmoid(self.W_f(F.concat({ h, x }, 1)))
-  local h_bar = F.tanh(self.W_h(F.concat({ f * h, x }, 1)))
-  return F.linear_interpolate(f, h_bar, h)
-end
+-- Chainer's GRU is the stateful one.
+local GRU = StatefulGRU:extend('GRU')
 
-local StatelessMGU = MGUBase:extend('StatelessMGU')
-StatelessMGU.forward = MGUBase._call_mgu
-M.StatelessMGU = StatelessMGU
-
-local StatefulMGU = MGUBase:extend('StatefulMGU')
-function StatefulMGU:init(in_size, out_size)
-  MGUBase.init(self, in_size, out_size)
-  rawset(self, 'h', nil)
-end
-function StatefulMGU:reset_state() rawset(self, 'h', nil) end
-function StatefulMGU:set_state(h)
-  if T.is_tensor(h) then h = Variable(h) end
-  rawset(self, 'h', h)
-end
-function StatefulMGU:forward(x)
-  local xd = U.data(x)
-  local h = rawget(self, 'h')
-  if h == nil then h = Variable(T.zeros({ xd.shape[1], self.out_size }, xd.dtype, xd.ptr.dev)) end
-  h = self:_call_mgu(h, x)
-  rawset(self, 'h', h)
-  return h
-end
-M.StatefulMGU = StatefulMGU
-
-return M
+return { StatelessGRU = StatelessGRU, StatefulGRU = StatefulGRU, GRU = GRU }

@@ -1,4 +1,5 @@
--- links/rnn/lstm.lua: LSTM (stateful), StatelessLSTM, StatefulPeepholeLSTM.
+-- links/rnn/lstm.lua: L.LSTM (stateful) and L.StatelessLSTM on their shared
+-- LSTMBase, as Chainer's rnn/lstm.py.
 --
 -- L.LSTM(in_size, out_size, {lateral_init, upward_init, bias_init = 0, forget_bias_init = 1})
 -- children upward = Linear(in_size, 4*out_size), lateral = Linear(out_size,
@@ -11,16 +12,16 @@ local F = require 'chainer.functions'
 local Variable = require 'chainer.variable'
 local Chain = require('chainer.link').Chain
 local Linear = require('chainer.links.connection.linear').Linear
+local args = require 'chainer._args'
 local U = require 'chainer.links._util'
 local I = require 'chainer.initializers'
 
-local M = {}
-
 local LSTMBase = Chain:extend('LSTMBase')
-local names = { 'in_size', 'out_size', 'lateral_init', 'upward_init', 'bias_init', 'forget_bias_init' }
+local SIGNATURE = args.signature { 'in_size', 'out_size', 'lateral_init', 'upward_init', 'bias_init',
+  'forget_bias_init' }
 
 function LSTMBase:init(...)
-  local a = U.args(getmetatable(self).__name, names, select('#', ...), ...)
+  local a = args.parse('L.' .. getmetatable(self).__name, SIGNATURE, select('#', ...), ...)
   local in_size, out_size = a.in_size, a.out_size
   if out_size == nil then in_size, out_size = nil, in_size end
   if type(out_size) ~= 'number' then error(getmetatable(self).__name .. ': out_size must be a number', 3) end
@@ -58,14 +59,14 @@ function LSTMBase:printable_specs()
   return { { 'in_size', self.upward.W._data and self.upward.W.shape[2] or nil }, { 'out_size', self.state_size } }
 end
 
-local function ensure_init(self, x)
+-- Lazy in_size: the upward W and the gate blocks from x's size per example.
+function LSTMBase:_initialize_from(x)
   if self.upward.W._data == nil then
     local xd = U.data(x)
     self.upward:_initialize_params(tonumber(xd.ptr.numel) / xd.shape[1])
     self:_initialize_params()
   end
 end
-M._ensure_init = ensure_init
 
 local LSTM = LSTMBase:extend('LSTM')
 
@@ -92,7 +93,7 @@ function LSTM:set_state(c, h)
 end
 
 function LSTM:forward(x)
-  ensure_init(self, x)
+  self:_initialize_from(x)
   local xd = U.data(x)
   local batch = xd.shape[1]
   local lstm_in = self.upward(x)
@@ -127,65 +128,16 @@ function LSTM:forward(x)
   end
   return y
 end
-M.LSTM = LSTM
 
 -- StatelessLSTM: forward(c, h, x) -> c_new, h_new (c, h may be nil).
 local StatelessLSTM = LSTMBase:extend('StatelessLSTM')
 function StatelessLSTM:forward(c, h, x)
-  ensure_init(self, x)
+  self:_initialize_from(x)
   local xd = U.data(x)
   local lstm_in = self.upward(x)
   if h ~= nil then lstm_in = lstm_in + self.lateral(h) end
   if c == nil then c = Variable(T.zeros({ xd.shape[1], self.state_size }, xd.dtype, xd.ptr.dev)) end
   return F.lstm(c, lstm_in)
 end
-M.StatelessLSTM = StatelessLSTM
 
----------------------------------------------------------------------------
--- StatefulPeepholeLSTM(in_size, out_size): peephole connections peep_i,
--- peep_f, peep_o (Linear(out, out, nobias)).
----------------------------------------------------------------------------
-local StatefulPeepholeLSTM = Chain:extend('StatefulPeepholeLSTM')
-function StatefulPeepholeLSTM:init(in_size, out_size)
-  if type(out_size) ~= 'number' then error('StatefulPeepholeLSTM: out_size must be a number', 3) end
-  self.state_size = out_size
-  self.upward = Linear(in_size, 4 * out_size)
-  self.lateral = Linear(out_size, 4 * out_size, { nobias = true })
-  self.peep_i = Linear(out_size, out_size, { nobias = true })
-  self.peep_f = Linear(out_size, out_size, { nobias = true })
-  self.peep_o = Linear(out_size, out_size, { nobias = true })
-  rawset(self, 'c', nil)
-  rawset(self, 'h', nil)
-end
-StatefulPeepholeLSTM.reset_state = LSTM.reset_state
-StatefulPeepholeLSTM.set_state = LSTM.set_state
-
-function StatefulPeepholeLSTM:forward(x)
-  local xd = U.data(x)
-  local lstm_in = self.upward(x)
-  local h = rawget(self, 'h')
-  if h ~= nil then lstm_in = lstm_in + self.lateral(h) end
-  if rawget(self, 'c') == nil then
-    rawset(self, 'c', Variable(T.zeros({ xd.shape[1], self.state_size }, xd.dtype, xd.ptr.dev)))
-  end
-  local n = lstm_in.shape[1]
-  lstm_in = F.reshape(lstm_in, { n, self.state_size, 4 })
-  local g = F.split_axis(lstm_in, 4, 2)
-  local a = F.reshape(g[1], { n, self.state_size })
-  local i = F.reshape(g[2], { n, self.state_size })
-  local f = F.reshape(g[3], { n, self.state_size })
-  local o = F.reshape(g[4], { n, self.state_size })
-  local c = rawget(self, 'c')
-  a = F.tanh(a)
-  i = F.sigmoid(i + self.peep_i(c))
-  f = F.sigmoid(f + self.peep_f(c))
-  c = a * i + f * c
-  rawset(self, 'c', c)
-  o = F.sigmoid(o + self.peep_o(c))
-  local hn = o * F.tanh(c)
-  rawset(self, 'h', hn)
-  return hn
-end
-M.StatefulPeepholeLSTM = StatefulPeepholeLSTM
-
-return M
+return { LSTM = LSTM, StatelessLSTM = StatelessLSTM }

@@ -1,7 +1,9 @@
--- links/rnn/n_step_rnn.lua: NStepLSTM, NStepBiLSTM, NStepGRU, NStepBiGRU,
--- NStepRNNTanh, NStepRNNReLU, NStepBiRNNTanh, NStepBiRNNReLU.
+-- links/rnn/n_step_rnn.lua: NStepRNNBase, the stacked RNN over variable-length
+-- sequences, and its plain-RNN variants L.NStepRNNTanh, L.NStepRNNReLU,
+-- L.NStepBiRNNTanh, L.NStepBiRNNReLU (as Chainer's rnn/n_step_rnn.py; the
+-- LSTM and GRU variants are in n_step_lstm.lua and n_step_gru.lua).
 --
--- L.NStepLSTM(n_layers, in_size, out_size, dropout, {initialW =, initial_bias =})
+-- L.NStepRNNTanh(n_layers, in_size, out_size, dropout, {initialW =, initial_bias =})
 -- A ChainList of one Link per layer and direction (Chainer's names '0', '1',
 -- ... in files), each holding w0..w{n-1} and b0..b{n-1} (n = 8 LSTM, 6 GRU,
 -- 2 RNN): w0..w{n/2-1} act on the layer input (out_size, in), the others on
@@ -16,13 +18,12 @@ local Variable = require 'chainer.variable'
 local link = require 'chainer.link'
 local Link, ChainList = link.Link, link.ChainList
 local Parameter = require 'chainer.parameter'
+local args = require 'chainer._args'
 local U = require 'chainer.links._util'
 local I = require 'chainer.initializers'
 
-local M = {}
-
 local NStepRNNBase = ChainList:extend('NStepRNNBase')
-local names = { 'n_layers', 'in_size', 'out_size', 'dropout', 'initialW', 'initial_bias', 'activation' }
+local SIGNATURE = args.signature { 'n_layers', 'in_size', 'out_size', 'dropout', 'initialW', 'initial_bias' }
 
 local function make_layer(n_weights, w_in, out_size, initialW, initial_bias)
   local l = Link()
@@ -123,12 +124,16 @@ local function rnn_fn(self)
   return f
 end
 
-local function define(name, n_weights, use_cell, bi, rnn_name, activation)
+-- A variant: n_weights per layer and direction (8 LSTM, 6 GRU, 2 RNN),
+-- use_cell (LSTM's c state), bi (both directions), F[rnn_name] and the
+-- activation of the plain RNNs.
+function NStepRNNBase._variant(name, n_weights, use_cell, bi, rnn_name, activation)
   local cls = NStepRNNBase:extend(name)
+  local fn = 'L.' .. name
   function cls:init(...)
     ChainList.init(self)
-    local a = U.args(name, names, select('#', ...), ...)
-    if activation then a.activation = activation end
+    local a = args.parse(fn, SIGNATURE, select('#', ...), ...)
+    a.activation = activation
     setup(self, name, n_weights, use_cell, bi, rnn_name, a)
   end
   if use_cell then
@@ -162,13 +167,11 @@ local function define(name, n_weights, use_cell, bi, rnn_name, activation)
   return cls
 end
 
-M.NStepLSTM = define('NStepLSTM', 8, true, false, 'n_step_lstm')
-M.NStepBiLSTM = define('NStepBiLSTM', 8, true, true, 'n_step_bilstm')
-M.NStepGRU = define('NStepGRU', 6, false, false, 'n_step_gru')
-M.NStepBiGRU = define('NStepBiGRU', 6, false, true, 'n_step_bigru')
-M.NStepRNNTanh = define('NStepRNNTanh', 2, false, false, 'n_step_rnn', 'tanh')
-M.NStepRNNReLU = define('NStepRNNReLU', 2, false, false, 'n_step_rnn', 'relu')
-M.NStepBiRNNTanh = define('NStepBiRNNTanh', 2, false, true, 'n_step_birnn', 'tanh')
-M.NStepBiRNNReLU = define('NStepBiRNNReLU', 2, false, true, 'n_step_birnn', 'relu')
-
-return M
+local variant = NStepRNNBase._variant
+return {
+  NStepRNNTanh = variant('NStepRNNTanh', 2, false, false, 'n_step_rnn', 'tanh'),
+  NStepRNNReLU = variant('NStepRNNReLU', 2, false, false, 'n_step_rnn', 'relu'),
+  NStepBiRNNTanh = variant('NStepBiRNNTanh', 2, false, true, 'n_step_birnn', 'tanh'),
+  NStepBiRNNReLU = variant('NStepBiRNNReLU', 2, false, true, 'n_step_birnn', 'relu'),
+  _NStepRNNBase = NStepRNNBase,
+}

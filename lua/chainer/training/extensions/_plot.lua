@@ -9,6 +9,7 @@
 --           x_label =, title =, marker = 'x'|false, grid = true,
 --           bands = {{label =, lower = {{x, y}..}, upper = {{x, y}..}}}}
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 
 local M = {}
 
@@ -178,7 +179,7 @@ local render_png
 -- postponed one (PlotReport calls it in finalize).
 function M.write(path, fig, opts)
   local stem = path:gsub('%.[Pp][Nn][Gg]$', '')
-  util.atomic_write(stem .. '.svg', M.svg(fig))
+  assert(fs.atomic_write(stem .. '.svg', M.svg(fig)))
   local min_interval = opts and opts.min_interval or 0
   local now = util.now()
   if min_interval > 0 and last_png[path] and now - last_png[path] < min_interval then
@@ -208,7 +209,7 @@ render_png = function(path, stem, fig)
     end
     return false
   end
-  local dat = util.temp_path(stem .. '.dat')
+  local dat = fs.temp_path(stem .. '.dat')
   local f = assert(io.open(dat, 'w'))
   local plots = {}
   local block = 0
@@ -237,7 +238,7 @@ render_png = function(path, stem, fig)
     block = block + 1
   end
   f:close()
-  local tmp_png = util.temp_path(path)
+  local tmp_png = fs.temp_path(path)
   local script = {
     'set terminal ' .. term,
     'set output ' .. q(tmp_png),
@@ -247,16 +248,15 @@ render_png = function(path, stem, fig)
   }
   if fig.title then script[#script + 1] = 'set title ' .. q(fig.title) end
   script[#script + 1] = 'plot ' .. table.concat(plots, ', ')
-  local gp = util.temp_path(stem .. '.gp')
+  local gp = fs.temp_path(stem .. '.gp')
   local g = assert(io.open(gp, 'w'))
   g:write(table.concat(script, '\n'), '\n')
   g:close()
   local ok = os.execute("gnuplot '" .. gp:gsub("'", "'\\''") .. "' 2>/dev/null")
   os.remove(gp)
   os.remove(dat)
-  if (ok == 0 or ok == true) and util.exists(tmp_png) then
-    os.rename(tmp_png, path)
-    return true
+  if (ok == 0 or ok == true) and fs.exists(tmp_png) then
+    return fs.replace(tmp_png, path) == true
   end
   os.remove(tmp_png)
   return false

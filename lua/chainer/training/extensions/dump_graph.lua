@@ -5,18 +5,22 @@
 -- the `dot` command exists, renders <stem>.png.  It keeps
 -- config.keep_graph_on_report on until then so the reported loss still
 -- carries its graph.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local cfg = require 'chainer.config'
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 
 local DumpGraph = extension.Extension:extend('DumpGraph')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'filename', 'variable_style', 'function_style' }, { 'out_name' })
 DumpGraph.default_name = 'dump_graph'
 
-function DumpGraph:init(root_name, opts)
+function DumpGraph:init(root_name, ...)
   if type(root_name) ~= 'string' then
     error("DumpGraph: root_name must be an observation key such as 'main/loss' (got " .. type(root_name) .. ')', 3)
   end
-  opts = opts or {}
+  local opts = args.parse_at(3, 'DumpGraph', SIGNATURE, select('#', ...), ...)
   self._root_name = root_name
   self._filename = opts.filename or opts.out_name or 'cg.dot'
   self._variable_style = opts.variable_style
@@ -49,11 +53,11 @@ DumpGraph.__call = function(self, trainer)
     local cg = require('chainer.computational_graph').build_computational_graph({ var }, {
       variable_style = self._variable_style, function_style = self._function_style,
     })
-    util.makedirs(trainer.out)
-    local path = util.join(trainer.out, self._filename)
-    util.atomic_write(path, cg:dump())
+    fs.mkdir_p(trainer.out)
+    local path = fs.join(trainer.out, self._filename)
+    assert(fs.atomic_write(path, cg:dump()))
     if have_dot() then
-      local png = util.join(trainer.out, (self._filename:gsub('%.[^./]*$', '')) .. '.png')
+      local png = fs.join(trainer.out, (self._filename:gsub('%.[^./]*$', '')) .. '.png')
       os.execute(string.format("dot -Tpng '%s' -o '%s' >/dev/null 2>&1", path, png))
     end
   end)
@@ -68,5 +72,5 @@ end
 
 local M = {}
 M.DumpGraph = DumpGraph
-function M.dump_graph(root_name, opts) return DumpGraph(root_name, opts) end
+function M.dump_graph(...) return DumpGraph(...) end
 return M

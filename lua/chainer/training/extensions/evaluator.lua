@@ -6,12 +6,15 @@
 --
 -- The mean is over batches, unweighted (a short last batch counts as much
 -- as a full one), as Chainer's.  Standalone use: `local result = evaluator()`.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local reporter_mod = require 'chainer.reporter'
 local cfg = require 'chainer.config'
 local util = require 'chainer.training._util'
 
 local Evaluator = extension.Extension:extend('Evaluator')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'converter', 'device', 'eval_hook', 'eval_func' }, { 'progress_bar' })
 Evaluator.trigger = { 1, 'epoch' }
 Evaluator.default_name = 'validation'
 Evaluator.priority = extension.PRIORITY_WRITER
@@ -29,9 +32,8 @@ local function default_converter(batch, device)
   return require('chainer.dataset').concat_examples(batch, device)
 end
 
-function Evaluator:init(iterator, target, opts)
-  opts = opts or {}
-  if type(opts) ~= 'table' then error('Evaluator: options must be a table {converter =, device =, ...}', 3) end
+function Evaluator:init(iterator, target, ...)
+  local opts = args.parse_at(3, 'Evaluator', SIGNATURE, select('#', ...), ...)
   if is_iterator(iterator) then iterator = { main = iterator }
   elseif type(iterator) ~= 'table' or not is_iterator(iterator.main) then
     error('Evaluator: iterator must be an iterator or a table {main = iterator, ...}', 3)

@@ -2,13 +2,16 @@
 -- call, optimizer[attr] = init * rate^t (t = number of calls), stopping at
 -- `target` when given.  Used as trainer:extend(ExponentialShift('lr', 0.5),
 -- {trigger = {10, 'epoch'}}).
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local shift = require 'chainer.training.extensions._shift'
 
 local ExponentialShift = extension.Extension:extend('ExponentialShift')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'init', 'target', 'optimizer' })
 
-function ExponentialShift:init(attr, rate, opts)
-  opts = opts or {}
+function ExponentialShift:init(attr, rate, ...)
+  local opts = args.parse_at(3, 'ExponentialShift', SIGNATURE, select('#', ...), ...)
   shift.check_attr(attr, 'ExponentialShift')
   if type(rate) ~= 'number' or rate < 0 then
     error('ExponentialShift: rate must be a non-negative number (got ' .. tostring(rate) .. ')', 3)

@@ -1,11 +1,14 @@
 -- FailOnNonNumber{check_grad = true}: stops training with an error as soon
 -- as a parameter (or a gradient) of any optimizer's target holds NaN or Inf.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 
 local FailOnNonNumber = extension.Extension:extend('FailOnNonNumber')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({}, { 'check_grad' })
 
-function FailOnNonNumber:init(opts)
-  opts = opts or {}
+function FailOnNonNumber:init(...)
+  local opts = args.parse_at(3, 'FailOnNonNumber', SIGNATURE, select('#', ...), ...)
   self._check_grad = opts.check_grad ~= false
 end
 

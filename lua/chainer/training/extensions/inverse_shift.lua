@@ -1,12 +1,15 @@
 -- InverseShift(attr, gamma, power, {init =, target =, optimizer =}):
 -- optimizer[attr] = init * (1 + gamma * t)^(-power), t = number of calls.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local shift = require 'chainer.training.extensions._shift'
 
 local InverseShift = extension.Extension:extend('InverseShift')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'init', 'target', 'optimizer' })
 
-function InverseShift:init(attr, gamma, power, opts)
-  opts = opts or {}
+function InverseShift:init(attr, gamma, power, ...)
+  local opts = args.parse_at(3, 'InverseShift', SIGNATURE, select('#', ...), ...)
   shift.check_attr(attr, 'InverseShift')
   if type(gamma) ~= 'number' or gamma < 0 then
     error('InverseShift: gamma must be a non-negative number (got ' .. tostring(gamma) .. ')', 3)

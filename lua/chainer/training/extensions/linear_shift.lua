@@ -1,13 +1,16 @@
 -- LinearShift(attr, value_range, time_range, {optimizer =}): holds
 -- value_range[1] until time_range[1] calls, then moves linearly to
 -- value_range[2] at time_range[2] calls and stays there.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local shift = require 'chainer.training.extensions._shift'
 
 local LinearShift = extension.Extension:extend('LinearShift')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'optimizer' })
 
-function LinearShift:init(attr, value_range, time_range, opts)
-  opts = opts or {}
+function LinearShift:init(attr, value_range, time_range, ...)
+  local opts = args.parse_at(3, 'LinearShift', SIGNATURE, select('#', ...), ...)
   shift.check_attr(attr, 'LinearShift')
   if type(value_range) ~= 'table' or #value_range ~= 2 or type(time_range) ~= 'table' or #time_range ~= 2 then
     error('LinearShift: value_range and time_range must be pairs {v1, v2} and {t1, t2}', 3)

@@ -5,12 +5,16 @@
 -- list as JSON (indent 4) to <out>/<filename>, atomically.  The filename
 -- may use '{iteration}'-style fields of the entry; filename = false writes
 -- no file.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local reporter_mod = require 'chainer.reporter'
 local json = require 'chainer.utils.json'
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 
 local LogReport = extension.Extension:extend('LogReport')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'keys', 'trigger', 'postprocess', 'filename' }, { 'log_name' })
 
 local props = {}
 LogReport.__index = function(self, k)
@@ -21,9 +25,8 @@ LogReport.__index = function(self, k)
   return nil
 end
 
-function LogReport:init(opts)
-  opts = opts or {}
-  if type(opts) ~= 'table' then error('LogReport: options must be a table {keys =, trigger =, ...}', 3) end
+function LogReport:init(...)
+  local opts = args.parse_at(3, 'LogReport', SIGNATURE, select('#', ...), ...)
   self._keys = opts.keys
   self._trigger = require('chainer.training.triggers').get_trigger(opts.trigger or { 1, 'epoch' })
   self._postprocess = opts.postprocess
@@ -59,8 +62,8 @@ LogReport.__call = function(self, trainer)
     self._log[#self._log + 1] = stats
     if self._log_name then
       local name = util.format_template(self._log_name, stats)
-      util.makedirs(trainer.out)
-      util.atomic_write(util.join(trainer.out, name), json.encode(json.array(self._log), { indent = 4 }))
+      fs.mkdir_p(trainer.out)
+      assert(fs.atomic_write(fs.join(trainer.out, name), json.encode(json.array(self._log), { indent = 4 })))
     end
     self._summary = reporter_mod.DictSummary()
   end

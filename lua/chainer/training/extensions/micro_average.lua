@@ -2,15 +2,18 @@
 -- {1, 'epoch'}}): reports sum(numerator) / sum(denominator) over the
 -- trigger's period (a micro average, e.g. accuracy over all examples
 -- rather than the mean of per-batch accuracies).
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local reporter_mod = require 'chainer.reporter'
 local util = require 'chainer.training._util'
 
 local MicroAverage = extension.Extension:extend('MicroAverage')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'trigger' })
 MicroAverage.priority = extension.PRIORITY_EDITOR
 
-function MicroAverage:init(numerator_key, denominator_key, result_key, opts)
-  opts = opts or {}
+function MicroAverage:init(numerator_key, denominator_key, result_key, ...)
+  local opts = args.parse_at(3, 'MicroAverage', SIGNATURE, select('#', ...), ...)
   self._numerator_key = numerator_key
   self._denominator_key = denominator_key
   self._result_key = result_key

@@ -1,14 +1,17 @@
 -- MultistepShift(attr, gamma, step_value, init, {optimizer =}):
 -- optimizer[attr] = init * gamma^k where k is the number of entries of
 -- step_value (call counts) already reached.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local shift = require 'chainer.training.extensions._shift'
 local util = require 'chainer.training._util'
 
 local MultistepShift = extension.Extension:extend('MultistepShift')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'optimizer' })
 
-function MultistepShift:init(attr, gamma, step_value, init, opts)
-  opts = opts or {}
+function MultistepShift:init(attr, gamma, step_value, init, ...)
+  local opts = args.parse_at(3, 'MultistepShift', SIGNATURE, select('#', ...), ...)
   shift.check_attr(attr, 'MultistepShift')
   if type(step_value) ~= 'table' then
     error('MultistepShift: step_value must be a list of call counts such as {100, 200}', 3)

@@ -5,16 +5,19 @@
 -- '<prefix/><link name>/<param path>/<data|grad>/<statistic>' (e.g.
 -- 'predictor/l1/W/data/mean'); a multi-valued statistic (percentile) adds
 -- '/0', '/1', ...  statistics is 'default' or a table {name = function(tensor)}.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local reporter_mod = require 'chainer.reporter'
 local stats = require 'chainer.training.extensions._stats'
 
 local ParameterStatistics = extension.Extension:extend('ParameterStatistics')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'statistics', 'report_params', 'report_grads', 'prefix', 'trigger', 'skip_nan_params' })
 ParameterStatistics.default_name = 'parameter_statistics'
 ParameterStatistics.priority = extension.PRIORITY_WRITER
 
-function ParameterStatistics:init(links, opts)
-  opts = opts or {}
+function ParameterStatistics:init(links, ...)
+  local opts = args.parse_at(3, 'ParameterStatistics', SIGNATURE, select('#', ...), ...)
   if type(links) == 'table' and links._is_link then links = { links } end
   if type(links) ~= 'table' or #links == 0 then
     error('ParameterStatistics: links must be a Link or a list of Links', 3)

@@ -6,22 +6,27 @@
 --
 --   trainer:extend(extensions.PlotReport({'main/loss', 'validation/main/loss'},
 --     {x_key = 'epoch', filename = 'loss.png'}))
+-- Chainer's positional form works in full, alone or with trailing options:
+--   PlotReport(y_keys, x_key, trigger, postprocess, filename, marker, grid)
+--   PlotReport({'main/loss'}, 'epoch', {filename = 'loss.png'})
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local reporter_mod = require 'chainer.reporter'
 local json = require 'chainer.utils.json'
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 local plot = require 'chainer.training.extensions._plot'
 
 local PlotReport = extension.Extension:extend('PlotReport')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'x_key', 'trigger', 'postprocess', 'filename', 'marker', 'grid' }, { 'file_name', 'png_interval' })
 
-function PlotReport:init(y_keys, opts)
+function PlotReport:init(y_keys, ...)
   if type(y_keys) == 'string' then y_keys = { y_keys } end
   if type(y_keys) ~= 'table' or #y_keys == 0 then
     error("PlotReport: y_keys must be a key or a list of keys such as {'main/loss'}", 3)
   end
-  -- PlotReport(keys, 'epoch', {...}) as Chainer's positional x_key
-  if type(opts) == 'string' then opts = { x_key = opts } end
-  opts = opts or {}
+  local opts = args.parse_at(3, 'PlotReport', SIGNATURE, select('#', ...), ...)
   self._y_keys = y_keys
   self._x_key = opts.x_key or 'iteration'
   if self._x_key ~= 'epoch' and self._x_key ~= 'iteration' then
@@ -70,8 +75,8 @@ PlotReport.__call = function(self, trainer)
     if not any then return end
     local fig = { series = series, x_label = self._x_key, marker = self._marker and true or false, grid = self._grid }
     if self._postprocess then self._postprocess(fig, trainer) end
-    util.makedirs(trainer.out)
-    self._path = util.join(trainer.out, self._file_name)
+    fs.mkdir_p(trainer.out)
+    self._path = fs.join(trainer.out, self._file_name)
     plot.write(self._path, fig, { min_interval = self._png_interval })
   end
 end

@@ -5,13 +5,16 @@
 -- max_count may also be a stop trigger {n, 'iteration'} or {n, 'epoch'}
 -- (the seed's PolynomialShift); with 'epoch', batchsize and len_dataset
 -- give the number of iterations.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local shift = require 'chainer.training.extensions._shift'
 
 local PolynomialShift = extension.Extension:extend('PolynomialShift')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'init', 'target', 'optimizer' }, { 'batchsize', 'len_dataset' })
 
-function PolynomialShift:init(attr, rate, max_count, opts)
-  opts = opts or {}
+function PolynomialShift:init(attr, rate, max_count, ...)
+  local opts = args.parse_at(3, 'PolynomialShift', SIGNATURE, select('#', ...), ...)
   shift.check_attr(attr, 'PolynomialShift')
   if type(max_count) == 'table' then
     local n, unit = max_count[1], max_count[2]

@@ -5,13 +5,16 @@
 -- '%-<w>g' followed by two spaces (w + 2 spaces for a missing value).
 -- On a terminal each row is preceded by ESC[J, which clears what the
 -- ProgressBar drew below the cursor.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
 
 local PrintReport = extension.Extension:extend('PrintReport')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'log_report', 'out' })
 
-function PrintReport:init(entries, opts)
-  opts = opts or {}
+function PrintReport:init(entries, ...)
+  local opts = args.parse_at(3, 'PrintReport', SIGNATURE, select('#', ...), ...)
   if type(entries) ~= 'table' or #entries == 0 then
     error("PrintReport: entries must be a list of keys such as {'epoch', 'main/loss'}", 3)
   end

@@ -9,14 +9,16 @@
 -- On a terminal the block is redrawn in place (ESC[J, the lines, ESC[4A);
 -- otherwise the lines are printed plainly each time.  The speed is measured
 -- over the last (up to 100) refreshes.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
 
 local ProgressBar = extension.Extension:extend('ProgressBar')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'training_length', 'update_interval', 'bar_length', 'out' })
 
-function ProgressBar:init(opts)
-  opts = opts or {}
-  if type(opts) ~= 'table' then error('ProgressBar: options must be a table {update_interval =, ...}', 3) end
+function ProgressBar:init(...)
+  local opts = args.parse_at(3, 'ProgressBar', SIGNATURE, select('#', ...), ...)
   self._training_length = opts.training_length
   self._update_interval = opts.update_interval or 100
   self._bar_length = opts.bar_length or 50

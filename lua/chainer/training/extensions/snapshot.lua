@@ -10,8 +10,10 @@
 -- so a crash never leaves a half-written snapshot.  autoload loads the
 -- newest matching snapshot in <out> during initialize (resume without
 -- --resume); n_retains keeps only the newest n files.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 
 local Snapshot = extension.Extension:extend('_Snapshot')
 Snapshot.trigger = { 1, 'epoch' }
@@ -23,9 +25,17 @@ local function serializers()
   return s
 end
 
+-- Chainer's snapshot(savefun, filename, *, target, condition, writer,
+-- snapshot_on_error, n_retains, autoload) and snapshot_object(target,
+-- filename, savefun, *, ...); trigger and priority set the extension's own.
+local KEYWORDS = { 'target', 'condition', 'writer', 'snapshot_on_error', 'n_retains', 'autoload', 'trigger',
+  'priority' }
+local SNAPSHOT_SIGNATURE = args.signature({ 'savefun', 'filename' }, KEYWORDS)
+local OBJECT_SIGNATURE = args.signature({ 'savefun' }, { 'condition', 'writer', 'snapshot_on_error', 'n_retains',
+  'autoload', 'trigger', 'priority' })
+
 function Snapshot:init(opts)
-  opts = opts or {}
-  if type(opts) ~= 'table' then error('snapshot: options must be a table {filename =, ...}', 3) end
+  opts = args.options('snapshot', opts, SNAPSHOT_SIGNATURE, 3)
   if opts.savefun and opts.writer then error('snapshot: give savefun or writer, not both', 3) end
   self.filename = opts.filename or 'snapshot_iter_{.updater.iteration}'
   self._savefun = opts.savefun
@@ -44,7 +54,7 @@ end
 function Snapshot:_matching_files(outdir)
   if type(self.filename) ~= 'string' then return {} end
   local pat, nfields = util.template_pattern(self.filename)
-  local names = util.listdir(outdir) or {}
+  local names = fs.listdir(outdir) or {}
   local found = {}
   for _, name in ipairs(names) do
     local caps = { name:match(pat) }
@@ -70,7 +80,7 @@ function Snapshot:initialize(trainer)
   local latest = files[#files]
   if latest then
     local target = self._target or trainer
-    serializers().load_npz(util.join(trainer.out, latest.name), target)
+    serializers().load_npz(fs.join(trainer.out, latest.name), target)
   end
 end
 
@@ -78,27 +88,18 @@ function Snapshot:_make_snapshot(trainer)
   local target = self._target or trainer
   local filename = util.format_template(self.filename, trainer)
   local outdir = trainer.out
-  util.makedirs(outdir)
-  local path = util.join(outdir, filename)
+  fs.mkdir_p(outdir)
+  local path = fs.join(outdir, filename)
   if self._writer then
     self._writer(filename, outdir, target)
   else
-    local tmp = util.temp_path(path)
     local save = self._savefun or serializers().save_npz
-    local ok, err = pcall(save, tmp, target)
-    if not ok then
-      os.remove(tmp)
-      error(err, 0)
-    end
-    local rok, rerr = os.rename(tmp, path)
-    if not rok then
-      os.remove(tmp)
-      error('snapshot: cannot move the snapshot into ' .. path .. ': ' .. tostring(rerr), 0)
-    end
+    local ok, err = fs.write_via_temp(path, function(tmp) save(tmp, target) end)
+    if not ok then error('snapshot: ' .. err, 0) end
   end
   if self.n_retains and self.n_retains > 0 then
     local files = self:_matching_files(outdir)
-    for i = 1, #files - self.n_retains do os.remove(util.join(outdir, files[i].name)) end
+    for i = 1, #files - self.n_retains do os.remove(fs.join(outdir, files[i].name)) end
   end
 end
 
@@ -117,21 +118,22 @@ end
 local M = {}
 M.Snapshot = Snapshot
 
--- snapshot(opts): the trainer (or opts.target) as an extension.
-function M.snapshot(opts)
-  return Snapshot(opts)
+-- snapshot(opts) / snapshot(savefun, filename, opts): the trainer (or
+-- opts.target) as an extension.
+function M.snapshot(...)
+  return Snapshot(args.parse_at(2, 'snapshot', SNAPSHOT_SIGNATURE, select('#', ...), ...))
 end
 
--- snapshot_object(target, filename, opts): one object (a model, an optimizer).
-function M.snapshot_object(target, filename, opts)
+-- snapshot_object(target, filename, opts) / (target, filename, savefun,
+-- opts): one object (a model, an optimizer).
+function M.snapshot_object(target, filename, ...)
   if type(target) ~= 'table' then
     error('snapshot_object: target must be a Link, an Optimizer or another serializable object', 2)
   end
   if type(filename) ~= 'string' and type(filename) ~= 'function' then
     error("snapshot_object: filename must be a template such as 'model_epoch-{.updater.epoch}'", 2)
   end
-  local o = {}
-  for k, v in pairs(opts or {}) do o[k] = v end
+  local o = args.parse_at(2, 'snapshot_object', OBJECT_SIGNATURE, select('#', ...), ...)
   o.target = target
   o.filename = filename
   return Snapshot(o)

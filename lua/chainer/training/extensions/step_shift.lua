@@ -1,12 +1,15 @@
 -- StepShift(attr, gamma, step, {init =, target =, optimizer =}):
 -- optimizer[attr] = init * gamma^floor(t / step), t = number of calls.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local shift = require 'chainer.training.extensions._shift'
 
 local StepShift = extension.Extension:extend('StepShift')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'init', 'target', 'optimizer' })
 
-function StepShift:init(attr, gamma, step, opts)
-  opts = opts or {}
+function StepShift:init(attr, gamma, step, ...)
+  local opts = args.parse_at(3, 'StepShift', SIGNATURE, select('#', ...), ...)
   shift.check_attr(attr, 'StepShift')
   if type(step) ~= 'number' or step <= 0 then
     error('StepShift: step must be a positive number (got ' .. tostring(step) .. ')', 3)

@@ -6,16 +6,27 @@
 -- training: at each trigger it records the percentiles, mean and std of the
 -- values (and gradients) and redraws one plot per kind, with the
 -- percentile bands shaded: <stem>_data.png/.svg and <stem>_grad.png/.svg.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local stats = require 'chainer.training.extensions._stats'
-local util = require 'chainer.training._util'
+local fs = require 'chainer._fs'
 local plot = require 'chainer.training.extensions._plot'
 local T = require 'chainer.tensor'
 
 local VariableStatisticsPlot = extension.Extension:extend('VariableStatisticsPlot')
 
-function VariableStatisticsPlot:init(targets, opts)
-  opts = opts or {}
+-- Options by name only: Chainer's positional order includes arguments
+-- chainlua does not implement (max_sample_size, figsize, marker, grid), so
+-- a positional value is refused rather than misread.
+local OPTIONS = args.accept { 'report_data', 'report_grad', 'plot_mean', 'plot_std', 'percentile_sigmas', 'trigger',
+  'filename', 'file_name' }
+
+function VariableStatisticsPlot:init(targets, opts, ...)
+  if select('#', ...) > 0 or (opts ~= nil and not args.is_options(opts)) then
+    error('VariableStatisticsPlot: pass the options by name, VariableStatisticsPlot(targets, {trigger = ..., ' ..
+      'filename = ...}); the positional form is not supported', 3)
+  end
+  opts = args.options('VariableStatisticsPlot', opts, OPTIONS, 3)
   if type(targets) ~= 'table' then
     error('VariableStatisticsPlot: targets must be a Link, a Variable or a list of them', 3)
   end
@@ -88,8 +99,8 @@ VariableStatisticsPlot.__call = function(self, trainer)
         series[#series + 1] = { label = 'mean + std', points = up, color = '#2ca02c' }
         series[#series + 1] = { label = 'mean - std', points = lo, color = '#2ca02c' }
       end
-      util.makedirs(trainer.out)
-      local path = util.join(trainer.out, stem .. '_' .. kind .. '.png')
+      fs.mkdir_p(trainer.out)
+      local path = fs.join(trainer.out, stem .. '_' .. kind .. '.png')
       self._paths[kind] = path
       plot.write(path, { series = series, bands = bands, x_label = 'iteration', title = kind, marker = false, grid = true },
         { min_interval = 5 })

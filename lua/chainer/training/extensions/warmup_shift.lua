@@ -1,13 +1,16 @@
 -- WarmupShift(attr, warmup_start, warmup_iter, {init =, optimizer =}):
 -- moves optimizer[attr] linearly from warmup_start to init over the first
 -- warmup_iter calls, then keeps init.
+local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local shift = require 'chainer.training.extensions._shift'
 
 local WarmupShift = extension.Extension:extend('WarmupShift')
+-- Chainer's arguments after the required ones, positional or by name
+local SIGNATURE = args.signature({ 'init', 'optimizer' })
 
-function WarmupShift:init(attr, warmup_start, warmup_iter, opts)
-  opts = opts or {}
+function WarmupShift:init(attr, warmup_start, warmup_iter, ...)
+  local opts = args.parse_at(3, 'WarmupShift', SIGNATURE, select('#', ...), ...)
   shift.check_attr(attr, 'WarmupShift')
   if type(warmup_iter) ~= 'number' or warmup_iter <= 0 then
     error('WarmupShift: warmup_iter must be a positive number (got ' .. tostring(warmup_iter) .. ')', 3)

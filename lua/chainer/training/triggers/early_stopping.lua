@@ -1,6 +1,7 @@
 -- EarlyStoppingTrigger{check_trigger =, monitor =, patience =, mode =,
 -- verbose =, max_trigger =}: a stop trigger that fires when the monitored
 -- value has not improved for `patience` checks, or when max_trigger fires.
+local args = require 'chainer._args'
 local class = require 'chainer.class'
 local reporter = require 'chainer.reporter'
 local util = require 'chainer.training._util'
@@ -9,9 +10,13 @@ local function get_trigger(t) return require('chainer.training.triggers').get_tr
 
 local EarlyStoppingTrigger = class.Object:extend('EarlyStoppingTrigger')
 
-function EarlyStoppingTrigger:init(opts)
-  opts = opts or {}
-  if type(opts) ~= 'table' then error('EarlyStoppingTrigger: options must be a table', 3) end
+-- Chainer's (check_trigger, monitor, patience, mode, verbose, max_trigger);
+-- patients is its deprecated spelling of patience.
+local SIGNATURE = args.signature({ 'check_trigger', 'monitor', 'patience', 'mode', 'verbose', 'max_trigger' },
+  { 'patients' })
+
+function EarlyStoppingTrigger:init(...)
+  local opts = args.parse_at(3, 'EarlyStoppingTrigger', SIGNATURE, select('#', ...), ...)
   self.monitor = opts.monitor or 'main/loss'
   self.patience = opts.patience or opts.patients or 3
   self.verbose = opts.verbose or false

@@ -1,5 +1,6 @@
 -- OnceTrigger{call_on_resume = false}: fires at its first call only (and,
 -- with call_on_resume, once more after a resume).
+local args = require 'chainer._args'
 local class = require 'chainer.class'
 local util = require 'chainer.training._util'
 
@@ -16,10 +17,11 @@ end
 
 function props.finished(self) return not (self._flag_first or self._flag_resumed) end
 
-function OnceTrigger:init(opts)
-  local call_on_resume = false
-  if type(opts) == 'table' then call_on_resume = opts.call_on_resume == true
-  elseif type(opts) == 'boolean' then call_on_resume = opts end
+local SIGNATURE = args.signature { 'call_on_resume' }
+
+-- OnceTrigger(call_on_resume) / OnceTrigger{call_on_resume = true}
+function OnceTrigger:init(...)
+  local call_on_resume = args.parse_at(3, 'OnceTrigger', SIGNATURE, select('#', ...), ...).call_on_resume == true
   self._flag_first = true
   self._flag_resumed = call_on_resume
 end

@@ -7,17 +7,23 @@
 -- model, the optimizer updates it, and the copies take its parameters.
 -- Devices may repeat (for example {main = -1, second = -1} on a CPU-only
 -- machine), which gives the same arithmetic on one device.
+local args = require 'chainer._args'
 local StandardUpdater = require 'chainer.training.updaters.standard'
 local cfg = require 'chainer.config'
 
 local ParallelUpdater = StandardUpdater:extend('ParallelUpdater')
 local sorted_keys = StandardUpdater._sorted_keys
 
-function ParallelUpdater:init(iterator, optimizer, opts)
-  opts = opts or {}
+-- Chainer's (iterator, optimizer, converter, models, devices, loss_func,
+-- loss_scale, auto_new_epoch).  A table of models or devices given as the
+-- last positional argument reads as the options table: name it instead.
+local SIGNATURE = args.signature { 'converter', 'models', 'devices', 'loss_func', 'loss_scale', 'auto_new_epoch' }
+
+function ParallelUpdater:init(iterator, optimizer, ...)
+  local opts = args.parse_at(3, 'ParallelUpdater', SIGNATURE, select('#', ...), ...)
   local devices, models = opts.devices, opts.models
   local sopts = {}
-  for k, v in pairs(opts) do if k ~= 'devices' and k ~= 'models' and k ~= 'device' then sopts[k] = v end end
+  for k, v in pairs(opts) do if k ~= 'devices' and k ~= 'models' then sopts[k] = v end end
   StandardUpdater.init(self, iterator, optimizer, sopts)
   if models == nil then
     if type(devices) ~= 'table' or devices.main == nil then

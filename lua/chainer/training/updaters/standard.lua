@@ -6,6 +6,7 @@
 -- iterator and the optimizer may be tables of named ones ({main = ..., ...});
 -- a single one is named 'main'.  Subclasses override update_core() (the
 -- DCGAN and PTB examples do) and use get_iterator / get_optimizer.
+local args = require 'chainer._args'
 local Updater = require 'chainer.training.updater'
 local T = require 'chainer.tensor'
 
@@ -34,11 +35,12 @@ local function default_converter(batch, device)
 end
 StandardUpdater._default_converter = default_converter
 
-function StandardUpdater:init(iterator, optimizer, opts)
-  opts = opts or {}
-  if type(opts) ~= 'table' then
-    error('StandardUpdater: options must be a table {converter =, device =, loss_func =}', 3)
-  end
+-- Chainer's (iterator, optimizer, converter, device, loss_func, loss_scale,
+-- auto_new_epoch), the ones after optimizer positional or by name.
+local SIGNATURE = args.signature { 'converter', 'device', 'loss_func', 'loss_scale', 'auto_new_epoch' }
+
+function StandardUpdater:init(iterator, optimizer, ...)
+  local opts = args.parse_at(3, 'StandardUpdater', SIGNATURE, select('#', ...), ...)
   if is_iterator(iterator) then iterator = { main = iterator }
   elseif type(iterator) ~= 'table' or not is_iterator(iterator.main) then
     error('StandardUpdater: iterator must be an iterator (with :next()) or a table {main = iterator, ...}', 3)

@@ -1,7 +1,7 @@
--- chainer.cuda.kernel_parse: the front end of user-defined kernels.
+-- chainer.user_kernel.parse: the front end of user-defined kernels.
 --
 -- Parses CuPy-style parameter lists ('T x, raw float32 w') and the C-like
--- subset of kernel bodies that the CPU translator (kernel_cpu.lua) runs:
+-- subset of kernel bodies that the CPU translator (cpu_backend.lua) runs:
 -- declarations, assignments (=, op=, ++, --), if/else, for, while, do-while,
 -- break/continue, blocks, and expressions with C precedence, casts, the
 -- ternary operator, function calls, raw-array indexing and `.size()`.

@@ -1,14 +1,31 @@
--- chainer.cuda.kernel: user-defined elementwise and reduction kernels
+-- chainer.user_kernel: user-defined elementwise and reduction kernels
 -- (CuPy's ElementwiseKernel / ReductionKernel, Chainer's cuda.elementwise /
--- cuda.reduce).  One kernel text runs on both devices: CPU tensors go to the
--- Lua translation (kernel_cpu.lua), CUDA tensors to an NVRTC-compiled CUDA
--- kernel (kernel_cuda.lua).  This file binds arguments: it checks counts,
--- devices and dtypes, binds type placeholders, broadcasts, allocates the
--- outputs and dispatches.
+-- cuda.reduce), i.e. a small compiler for kernel bodies written in C.
+--
+-- It lives here rather than under chainer/cuda/ because most of it is not
+-- CUDA: one kernel text runs on both devices, and the CPU path is the one
+-- every install has.  The pieces:
+--   init.lua          this file: binds arguments (counts, devices, dtypes,
+--                     type placeholders, broadcasting, outputs) and dispatches
+--   parse.lua         the front end: parameter lists and the body's C subset
+--   cpu_backend.lua   CPU tensors: the body translated to Lua over FFI pointers
+--   cuda_backend.lua  CUDA tensors: CUDA source compiled by NVRTC, disk-cached
+-- The user API stays chainer.cuda.elementwise / reduce / ElementwiseKernel /
+-- ReductionKernel (cuda/init.lua forwards here).
 local T = require 'chainer.tensor'
-local Pz = require 'chainer.cuda.kernel_parse'
-local CPU = require 'chainer.cuda.kernel_cpu'
+local Pz = require 'chainer.user_kernel.parse'
+local CPU = require 'chainer.user_kernel.cpu_backend'
 local ffi = require 'ffi'
+local accept_options = require('chainer._args').accept
+local check_options = require('chainer._args').options
+
+-- The option tables kernels take: at construction (CuPy's keyword
+-- arguments chainlua implements; reduce_dims is accepted, dimensions are
+-- always collapsed) and per call.
+local ELEMENTWISE_OPTIONS = accept_options { 'preamble', 'reduce_dims' }
+local REDUCTION_OPTIONS = accept_options { 'reduce_type', 'preamble', 'reduce_dims' }
+local ELEMENTWISE_CALL_OPTIONS = accept_options { 'size' }
+local REDUCTION_CALL_OPTIONS = accept_options { 'axis', 'keepdims' }
 
 local M = {}
 local kerr = Pz.kerr
@@ -353,7 +370,8 @@ function M.elementwise(in_params, out_params, body, name, options)
   make_params(self, in_params, out_params)
   if type(body) ~= 'string' then kerr(self.name, 'the body must be a string (got %s)', type(body)) end
   self.body = body
-  self.options = options or {}
+  self.label = 'kernel ' .. self.name   -- the prefix of its messages
+  self.options = check_options(self.label, options, ELEMENTWISE_OPTIONS)
   return self
 end
 
@@ -372,6 +390,7 @@ end
 
 function Elementwise:__call(...)
   local args, opts = split_args(...)
+  check_options(self.label, opts, ELEMENTWISE_CALL_OPTIONS)
   local nargs = #args
   local b = bind(self, args, opts)
   if nargs > #self.in_params then
@@ -389,7 +408,7 @@ function Elementwise:__call(...)
   local outs = make_outputs(self, b, shape, nargs)
   self.given_outputs = nil
   if b.device >= 0 then
-    local G = require 'chainer.cuda.kernel_cuda'
+    local G = require 'chainer.user_kernel.cuda_backend'
     G.run_elementwise(self, b, shape)
   else
     self:run_cpu(b, shape)
@@ -401,6 +420,7 @@ end
 -- inspection and tests).
 function Elementwise:cuda_source(...)
   local args, opts = split_args(...)
+  check_options(self.label, opts, ELEMENTWISE_CALL_OPTIONS)
   local b = bind(self, args, opts)
   local nargs = #args
   if nargs > #self.in_params then
@@ -410,7 +430,7 @@ function Elementwise:cuda_source(...)
   local shape = element_shape(self, b, opts, nargs)
   make_outputs(self, b, shape, nargs)
   self.given_outputs = nil
-  return require('chainer.cuda.kernel_cuda').prepare_elementwise(self, b, shape).src
+  return require('chainer.user_kernel.cuda_backend').prepare_elementwise(self, b, shape).src
 end
 
 function Elementwise:run_cpu(b, shape)
@@ -485,7 +505,8 @@ function M.reduce(in_params, out_params, map_expr, reduce_expr, post_map_expr, i
   self.map_expr, self.reduce_expr, self.post_map_expr = map_expr, reduce_expr, post_map_expr
   self.identity = identity ~= nil and tostring(identity) or nil
   if self.identity == '' then self.identity = nil end
-  self.options = options or {}
+  self.label = 'kernel ' .. self.name
+  self.options = check_options(self.label, options, REDUCTION_OPTIONS)
   self.reduce_type_name = self.options.reduce_type or self.out_params[1].type
   return self
 end
@@ -513,12 +534,7 @@ end
 
 function Reduction:__call(...)
   local args, opts = split_args(...)
-  opts = opts or {}
-  for key in pairs(opts) do
-    if key ~= 'axis' and key ~= 'keepdims' then
-      kerr(self.name, "unknown option '%s' (reduction kernels take axis and keepdims)", tostring(key))
-    end
-  end
+  opts = check_options(self.label, opts, REDUCTION_CALL_OPTIONS)
   local nargs = #args
   local b = bind(self, args, opts, true)
   local nin = #self.in_params
@@ -559,9 +575,9 @@ function Reduction:__call(...)
     for _, d in ipairs(outer) do n_out = n_out * full[d] end
     if n_reduced == 0 and n_out > 0 then kerr(self.name, 'zero-size reduction without an identity') end
   end
-  if self.source_only then return require('chainer.cuda.kernel_cuda').prepare_reduce(self, b, geom).src end
+  if self.source_only then return require('chainer.user_kernel.cuda_backend').prepare_reduce(self, b, geom).src end
   if b.device >= 0 then
-    local G = require 'chainer.cuda.kernel_cuda'
+    local G = require 'chainer.user_kernel.cuda_backend'
     G.run_reduce(self, b, geom)
   else
     self:run_cpu(b, geom)

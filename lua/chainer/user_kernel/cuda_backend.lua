@@ -1,4 +1,4 @@
--- chainer.cuda.kernel_cuda: the GPU side of user-defined kernels.
+-- chainer.user_kernel.cuda_backend: the GPU side of user-defined kernels.
 --
 -- Generates CUDA source around the user's body (pasted verbatim, as CuPy
 -- does), compiles it with NVRTC through libchainlua_cuda, caches the image
@@ -13,6 +13,7 @@ local bit = require 'bit'
 local lib = require 'chainer._lib'
 local C = lib.C
 local T = require 'chainer.tensor'
+local fs = require 'chainer._fs'
 
 local M = {}
 
@@ -227,36 +228,6 @@ function M.cache_dir()
   return home .. '/.cache/chainlua/kernels'
 end
 
-ffi.cdef [[ int mkdir(const char *path, unsigned int mode); int getpid(void); ]]
-
-local function mkdir_p(dir)
-  local path = ''
-  for part in dir:gmatch('[^/]+') do
-    path = path .. '/' .. part
-    if dir:sub(1, 1) ~= '/' and path:sub(1, 1) == '/' then path = path:sub(2) end
-    ffi.C.mkdir(path, 493)   -- 0755; an existing directory is fine
-  end
-end
-
-local function read_file(path)
-  local f = io.open(path, 'rb')
-  if not f then return nil end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
-
--- Writes through a temporary name and renames, so that a concurrent reader
--- never sees half a file.
-local function write_file(path, data)
-  local tmp = string.format('%s.tmp%d', path, ffi.C.getpid())
-  local f = io.open(tmp, 'wb')
-  if not f then return false end
-  f:write(data)
-  f:close()
-  return os.rename(tmp, path)
-end
-
 local image_box = ffi.new('char*[1]')
 local size_box = ffi.new('size_t[1]')
 
@@ -279,13 +250,13 @@ function M.image(src, name, arch)
   local path = dir and string.format('%s/%s_%s.%s', dir, M.hash(src .. '\0' .. arch), arch,
     arch:match('^sm_') and 'cubin' or 'ptx')
   if path then
-    local img = read_file(path)
+    local img = fs.read_file(path)
     if img and #img > 0 then return img, 'disk' end
   end
   local img = M.compile(src, name, arch)
   if path then
-    mkdir_p(dir)
-    write_file(path, img)
+    -- best effort: a cache that cannot be written only costs a recompile
+    if fs.mkdir_p(dir) then fs.atomic_write(path, img) end
   end
   return img
 end
@@ -373,11 +344,11 @@ local function compute_types(self, b)
   return ct
 end
 
-local K -- chainer.cuda.kernel (for its geometry helpers), loaded on first use
+local K -- chainer.user_kernel (for its geometry helpers), loaded on first use
 
 -- Geometry and source of an elementwise call (no device needed).
 function M.prepare_elementwise(self, b, shape)
-  K = K or require 'chainer.cuda.kernel'
+  K = K or require 'chainer.user_kernel'
   local ct = compute_types(self, b)
   local arrays, strides = {}, {}
   for k, prm in ipairs(self.params) do
@@ -418,7 +389,7 @@ end
 
 -- Geometry and source of a reduction call (no device needed).
 function M.prepare_reduce(self, b, geom)
-  K = K or require 'chainer.cuda.kernel'
+  K = K or require 'chainer.user_kernel'
   local ct = compute_types(self, b)
   local nin = #self.in_params
   local arrays, ins, full_strides = {}, {}, {}

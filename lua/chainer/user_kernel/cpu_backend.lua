@@ -1,5 +1,5 @@
--- chainer.cuda.kernel_cpu: runs user-defined kernels on the CPU by
--- translating their C-like bodies (parsed by kernel_parse) into Lua source
+-- chainer.user_kernel.cpu_backend: runs user-defined kernels on the CPU by
+-- translating their C-like bodies (parsed by parse.lua) into Lua source
 -- over FFI pointers, compiled once with `load` and cached by body, types
 -- and loop rank.  The loops are plain Lua loops, so LuaJIT compiles them.
 --
@@ -11,17 +11,11 @@
 -- work on 32-bit values (LuaJIT's bit library).
 local ffi = require 'ffi'
 local bit = require 'bit'
-local P = require 'chainer.cuda.kernel_parse'
+local P = require 'chainer.user_kernel.parse'
 
 local M = {}
 
-ffi.cdef [[
-double erf(double); double erfc(double); double lgamma(double); double tgamma(double);
-double cbrt(double); double expm1(double); double log1p(double); double log2(double);
-double hypot(double, double); double round(double); double trunc(double); double rint(double);
-double copysign(double, double); double fmin(double, double); double fmax(double, double);
-]]
-local C = ffi.C
+local C = require('chainer._libc').C   -- libm: erf, lgamma, ... for the generated code
 
 -- Helpers the generated code reaches through its upvalue `H`.
 local H = {}

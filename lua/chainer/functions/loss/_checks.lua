@@ -1,0 +1,65 @@
+-- functions/loss/_checks.lua: argument checks shared by the loss and
+-- evaluation functions (not exported into F): shapes and dtypes of pairs,
+-- ranks, the reduce option, label ranges.  Arrays and options themselves go
+-- through chainer._args.
+local T = require 'chainer.tensor'
+local shape_equal = require('chainer.functions.math.sum_to').shape_equal
+
+local L = {}
+
+-- Two inputs of the same shape and dtype.
+function L.pair(fn, an, a, bn, b, level)
+  level = (level or 2) + 1
+  if not shape_equal(a, b.shape) then
+    error(string.format('%s: %s and %s must have the same shape (got %s and %s)', fn, an, bn,
+      T.shape_str(a.shape), T.shape_str(b.shape)), level)
+  end
+  if a.dtype ~= b.dtype then
+    error(string.format('%s: %s and %s must have the same dtype (got %s and %s)', fn, an, bn, a.dtype, b.dtype), level)
+  end
+end
+
+function L.ndim(fn, arg, d, nd, level)
+  if d.ptr.nd ~= nd then
+    error(string.format('%s: %s must be %d-d, got shape %s', fn, arg, nd, T.shape_str(d.shape)), (level or 2) + 1)
+  end
+end
+
+-- reduce option against a list of allowed values.
+function L.reduce(fn, value, default, allowed, level)
+  if value == nil or value == false then value = default end
+  for _, a in ipairs(allowed) do if a == value then return value end end
+  local q = {}
+  for i, a in ipairs(allowed) do q[i] = "'" .. a .. "'" end
+  error(string.format("%s: reduce must be %s (got %s)", fn, table.concat(q, ' or '), tostring(value)),
+    (level or 2) + 1)
+end
+
+-- T.any(m) as a Lua boolean.
+function L.any(m)
+  local a = T.any(m)
+  if type(a) == 'boolean' then return a end
+  a = a:item()
+  return a == true or a == 1
+end
+
+-- Labels: an integer tensor whose values are in [0, n) or equal `ignore`.
+function L.labels(fn, arg, t, n, ignore, level)
+  level = (level or 2) + 1
+  if t.ptr.numel == 0 then return end
+  local tt = t:astype('int64')
+  local bad
+  if ignore ~= nil then
+    bad = T.logical_and(T.ne(tt, ignore), T.logical_or(T.lt(tt, 0), T.ge(tt, n)))
+  else
+    bad = T.logical_or(T.lt(tt, 0), T.ge(tt, n))
+  end
+  if L.any(bad) then
+    local pos = T.nonzero(bad:reshape(-1)):reshape(-1):totable()[1]
+    local v = tt:reshape(-1):totable()[pos + 1]
+    error(string.format('%s: label %s[%d] (flat position) is %d, out of range for %d classes (expected 0..%d%s)',
+      fn, arg, pos, v, n, n - 1, ignore ~= nil and (', or ignore_label ' .. ignore) or ''), level)
+  end
+end
+
+return L

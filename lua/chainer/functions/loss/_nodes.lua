@@ -1,0 +1,113 @@
+-- functions/loss/_nodes.lua: the small differentiable pieces the loss
+-- functions are composed from (not exported into F): sigmoid, softplus,
+-- log_softmax along axis 1, row gather, the mean of everything, each with a
+-- backward built from other FunctionNodes so that the losses built on them
+-- support double backprop.
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local Variable = require 'chainer.variable'
+local H = require 'chainer.functions.math._helpers'
+
+local U = {}
+
+-- F.<name>, looked up at call time (the families load each other).
+local function F(name) return H.F()[name] end
+U.F = F
+
+-- sigmoid(x) = 1 / (1 + exp(-x)); d/dx = y (1 - y).
+local Sigmoid = FunctionNode:extend('Sigmoid')
+U.Sigmoid = Sigmoid
+function Sigmoid:forward(inputs)
+  self:retain_outputs({ 1 })
+  return { T.sigmoid(inputs[1]) }
+end
+function Sigmoid:backward(idx, gys)
+  local y = self:get_retained_outputs()[1]
+  return { gys[1] * y * (1 - y) }
+end
+function U.sigmoid(x) return setmetatable({}, Sigmoid):apply({ x })[1] end
+
+-- softplus(x) = log(1 + exp(x)); d/dx = sigmoid(x).
+local Softplus = FunctionNode:extend('Softplus')
+U.Softplus = Softplus
+function Softplus:forward(inputs)
+  self:retain_inputs({ 1 })
+  return { T.softplus(inputs[1]) }
+end
+function Softplus:backward(idx, gys)
+  local x = self:get_retained_inputs()[1]
+  return { gys[1] * U.sigmoid(x) }
+end
+function U.softplus(x) return setmetatable({}, Softplus):apply({ x })[1] end
+
+-- Restores a reduced axis as size 1 and broadcasts back to `shape`.
+local function expand_axis(g, shape, axis)
+  local s = {}
+  for i = 1, #shape do s[i] = shape[i] end
+  s[axis + 1] = 1
+  return F('broadcast_to')(F('reshape')(g, s), shape)
+end
+U.expand_axis = expand_axis
+
+-- log_softmax along axis 1; d/dx = gy - exp(y) * sum(gy, axis 1).
+local LogSoftmax = FunctionNode:extend('LogSoftmax')
+U.LogSoftmax = LogSoftmax
+function LogSoftmax:forward(inputs)
+  self:retain_outputs({ 1 })
+  local x = inputs[1]
+  return { x - T.logsumexp(x, { axis = 1, keepdims = true }) }
+end
+function LogSoftmax:backward(idx, gys)
+  local y = self:get_retained_outputs()[1]
+  local gy = gys[1]
+  local shape = y.shape
+  return { gy - F('exp')(y) * expand_axis(F('sum')(gy, { axis = 1 }), shape, 1) }
+end
+function U.log_softmax(x) return setmetatable({}, LogSoftmax):apply({ x })[1] end
+
+-- Rows of W (V, ...) picked by an integer index tensor: out shape
+-- idx.shape .. W.shape[2:].  The gradient scatters back into W; its own
+-- gradient is again a gather, so double backprop works.
+local Gather, ScatterRows
+Gather = FunctionNode:extend('GatherRows')
+ScatterRows = FunctionNode:extend('ScatterRows')
+U.Gather = Gather
+function Gather:forward(inputs)
+  local W = inputs[1]
+  self._wshape = W.shape
+  return { T.take(W, self.idx, 0) }
+end
+function Gather:backward(idx, gys)
+  local f = setmetatable({}, ScatterRows)
+  f.idx, f._wshape = self.idx, self._wshape
+  return { f:apply({ gys[1] })[1] }
+end
+function ScatterRows:forward(inputs)
+  local gy = inputs[1]
+  local s = self._wshape
+  local gw = T.zeros(s, gy.dtype)
+  local flat = self.idx:reshape(-1)
+  local n = tonumber(flat.ptr.numel)
+  local vs = { n }
+  for i = 2, #s do vs[i] = s[i] end
+  gw:scatter_add_(0, flat, gy:reshape(vs))
+  return { gw }
+end
+function ScatterRows:backward(idx, gys)
+  local f = setmetatable({}, Gather)
+  f.idx = self.idx
+  return { f:apply({ gys[1] })[1] }
+end
+function U.gather_rows(W, index)
+  local f = setmetatable({}, Gather)
+  f.idx = index
+  return f:apply({ W })[1]
+end
+
+-- F.mean of everything: sum(x) / size.
+function U.mean_all(x)
+  local d = Variable.as_array(x)
+  return F('sum')(x) * (1 / math.max(1, tonumber(d.ptr.numel)))
+end
+
+return U

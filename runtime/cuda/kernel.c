@@ -1,7 +1,7 @@
 /*
  * kernel.c -- user-defined kernels: NVRTC compilation, loading and launch.
  *
- * The Lua layer (lua/chainer/cuda/kernel_cuda.lua) generates CUDA source,
+ * The Lua layer (lua/chainer/user_kernel/cuda_backend.lua) generates CUDA source,
  * caches compiled images in memory and on disk, and calls these through the
  * hooks table.  NVRTC is dlopened the first time a kernel is compiled, so
  * the backend loads (and everything else works) without it; compiling needs

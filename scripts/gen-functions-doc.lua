@@ -129,6 +129,8 @@ local out = table.concat({
   'several return values (`local y, idx = F.max_pooling_2d(x, 2, {return_indices = true})`); a',
   'variable-length sequence as a Lua array (`F.split_axis`). Where Python\'s `None` means something other',
   'than the default, pass `false`. `repeat` is a Lua keyword: use `F.repeat_` (or `F[\'repeat\']`).',
+  'A misspelled option is an error that names the function and lists the accepted names',
+  '(`sum: unknown option \'axes\' (accepted: axis, keepdims)`), never silently ignored.',
   '',
   table.concat(sections, '\n'),
 }, '\n')

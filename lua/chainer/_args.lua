@@ -6,12 +6,31 @@
 --   "<fn>: unknown option 'axes' (accepted: axis, keepdims)"
 --   "<fn>: x must be a Variable or a tensor (got string)"
 --
--- `level` arguments follow Lua's error(): the level as seen by the helper's
--- caller (2, the default, blames the caller's caller, i.e. user code when the
--- caller is a public function).
+-- Errors blame the user's line: the first frame up the stack that runs
+-- neither chainlua's own modules (lua/chainer/, lua/chainermn/) nor C, however
+-- deep the library's calls (a Link's constructor reached through the class
+-- call, a helper parsing for its public function).  The `level` arguments
+-- (as Lua's error(): the level as seen by the helper's caller, 2 by default)
+-- are the fallback when no such frame exists.
 local T = require 'chainer.tensor'
 
 local M = {}
+
+local getinfo = debug.getinfo
+
+-- error(msg) at the user's frame; `level` is relative to the function that
+-- reports the error (fail's caller).
+local function fail(msg, level)
+  for lvl = 3, 50 do
+    local info = getinfo(lvl, 'S')
+    if not info then break end
+    local src = info.source
+    if info.what ~= 'C' and not src:find('[/\\]chainer[/\\]') and not src:find('[/\\]chainermn[/\\]') then
+      error(msg, lvl)
+    end
+  end
+  error(msg, level + 1)
+end
 
 local EMPTY = setmetatable({}, {
   __newindex = function() error('_args: the shared empty options table is read-only', 2) end,
@@ -61,13 +80,13 @@ end
 function M.options(fn, opts, allowed, level)
   if opts == nil then return EMPTY end
   if type(opts) ~= 'table' or getmetatable(opts) ~= nil or T.is_tensor(opts) then
-    error(string.format('%s: options must be a table (got %s)', fn, T.is_tensor(opts) and 'a tensor' or type(opts)),
+    fail(string.format('%s: options must be a table (got %s)', fn, T.is_tensor(opts) and 'a tensor' or type(opts)),
       (level or 2) + 1)
   end
   local acc = allowed._names and allowed or as_accept(allowed)
   for k in pairs(opts) do
     if acc[k] ~= true or k == '_names' or k == '_list' then
-      error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k),
+      fail(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k),
         acc._list ~= '' and acc._list or 'none'), (level or 2) + 1)
     end
   end
@@ -96,7 +115,7 @@ local function parse(level, fn, names, n, ...)
     end
   end
   if last > #order then
-    error(string.format('%s: too many positional arguments (%d given, at most %d: %s)', fn, last, #order,
+    fail(string.format('%s: too many positional arguments (%d given, at most %d: %s)', fn, last, #order,
       table.concat(order, ', ')), level)
   end
   for i = 1, last do
@@ -106,10 +125,10 @@ local function parse(level, fn, names, n, ...)
   if opts then
     for k, v in pairs(opts) do
       if acc[k] ~= true then
-        error(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k),
+        fail(string.format("%s: unknown option '%s' (accepted: %s)", fn, tostring(k),
           acc._list ~= '' and acc._list or 'none'), level)
       end
-      if out[k] ~= nil then error(string.format('%s: %s given both positionally and in the options', fn, k), level) end
+      if out[k] ~= nil then fail(string.format('%s: %s given both positionally and in the options', fn, k), level) end
       out[k] = v
     end
   end
@@ -157,7 +176,7 @@ function M.array(fn, name, v, level)
   local d = v
   if type(v) == 'table' and v._is_variable then d = v._data end
   if not T.is_tensor(d) then
-    error(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, describe(v)), (level or 2) + 1)
+    fail(string.format('%s: %s must be a Variable or a tensor (got %s)', fn, name, describe(v)), (level or 2) + 1)
   end
   return d
 end
@@ -166,7 +185,7 @@ end
 function M.float_array(fn, name, v, level)
   local d = M.array(fn, name, v, (level or 2) + 1)
   if not floats[d.dtype] then
-    error(string.format('%s: %s must be a float tensor (float16, float32 or float64; got %s)', fn, name, d.dtype),
+    fail(string.format('%s: %s must be a float tensor (float16, float32 or float64; got %s)', fn, name, d.dtype),
       (level or 2) + 1)
   end
   return d
@@ -176,7 +195,7 @@ end
 function M.int_array(fn, name, v, level)
   local d = M.array(fn, name, v, (level or 2) + 1)
   if floats[d.dtype] or d.dtype == 'bool' then
-    error(string.format('%s: %s must be an integer tensor (got %s)', fn, name, d.dtype), (level or 2) + 1)
+    fail(string.format('%s: %s must be an integer tensor (got %s)', fn, name, d.dtype), (level or 2) + 1)
   end
   return d
 end

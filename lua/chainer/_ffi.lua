@@ -332,6 +332,8 @@ int ch_h5_exists(ch_h5_file *f, const char *path);
 int ch_h5_count(ch_h5_file *f);
 const char *ch_h5_name(ch_h5_file *f, int i);
 
+ch_status ch_write_file_atomic(const char *path, const void *data, size_t nbytes);
+
 ch_status ch_idx_load(const char *path, ch_tensor **result);
 
 ch_status ch_image_load(const char *path, ch_tensor **result);

@@ -103,18 +103,15 @@ function M.write_via_temp(path, write, suffix)
   return true, result
 end
 
--- Writes the string `data` to `path` atomically.  Returns true, or nil, message.
+-- Writes the string `data` to `path` atomically, with the runtime's one
+-- implementation (runtime/io/atomic.c, also behind the npz/HDF5/image
+-- writers).  Returns true, or nil, message.
 function M.atomic_write(path, data)
-  local tmp = M.temp_path(path)
-  local f, err = io.open(tmp, 'wb')
-  if not f then return nil, string.format('cannot write %s: %s', path, tostring(err)) end
-  local wrote, werr = f:write(data)
-  f:close()
-  if not wrote then
-    os.remove(tmp)
-    return nil, string.format('cannot write %s: %s', path, tostring(werr))
+  local lib = require 'chainer._lib'
+  if lib.C.ch_write_file_atomic(path, data, #data) ~= 0 then
+    return nil, require('ffi').string(lib.C.ch_last_error())
   end
-  return M.replace(tmp, path)
+  return true
 end
 
 return M

@@ -332,6 +332,10 @@ CH_API int ch_h5_exists(ch_h5_file *f, const char *path);
 CH_API int ch_h5_count(ch_h5_file *f);
 CH_API const char *ch_h5_name(ch_h5_file *f, int i);
 
+/* Writes nbytes of data to path atomically: a temporary beside it, renamed
+ * into place when complete (the npz, HDF5 and image writers do the same). */
+CH_API ch_status ch_write_file_atomic(const char *path, const void *data, size_t nbytes);
+
 /* MNIST-style IDX files, gzip-compressed or plain. */
 CH_API ch_status ch_idx_load(const char *path, ch_tensor **result);
 

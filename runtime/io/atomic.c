@@ -85,3 +85,17 @@ void ch_atomic_abort(ch_atomic_file *af) {
     free(af->tmp);
     af->path = af->tmp = NULL;
 }
+
+ch_status ch_write_file_atomic(const char *path, const void *data, size_t nbytes) {
+    const char *fn = "write_file";
+    if (nbytes > 0 && !data)
+        return ch_fail(CH_ERR_ARG, "%s: data is NULL", fn);
+    ch_atomic_file af;
+    CH_TRY(ch_atomic_open(&af, path, 1, fn));
+    if (nbytes > 0 && fwrite(data, 1, nbytes, af.fp) != nbytes) {
+        int e = errno;
+        ch_atomic_abort(&af);
+        return ch_fail(CH_ERR_IO, "%s: writing '%s' failed (%s)", fn, path, strerror(e));
+    }
+    return ch_atomic_commit(&af, fn);
+}

@@ -113,12 +113,12 @@ end
 --   leaves       the nodes without a creator that received a gradient
 --   on_tensors   gradients may travel as bare tensors (runs_on_tensors)
 --   heap_f, heap_k, hn, seq   the functions still to run (a heap)
---   gys, gxs, accs            scratch tables for backward_tensors
+--   gys, gxs     scratch tables for backward_tensors
 local function new_traversal(load_if_new, retain_grad, needed, keep)
   bp_counter = bp_counter + 1
   return { id = bp_counter, load_if_new = load_if_new, retain_grad = retain_grad, needed = needed,
     keep = keep, leaves = {}, on_tensors = false, debug = false,
-    heap_f = {}, heap_k = {}, hn = 0, seq = 0, gys = {}, gxs = {}, accs = {} }
+    heap_f = {}, heap_k = {}, hn = 0, seq = 0, gys = {}, gxs = {} }
 end
 
 -- The one place that decides how a node's backward runs: backward_tensors
@@ -382,6 +382,7 @@ local function may_own(st, ins, idx, nt, k, g, gxs, gys, nout, own)
       if gys[j] == g then return false end
     end
   end
+  if nt == 1 then return true end
   for m = 1, nt do
     if m ~= k and gxs[idx[m]] == g then
       if nt ~= 2 or k ~= 1 then return false end
@@ -397,7 +398,8 @@ end
 -- backward_tensors: gradients as bare tensors, and the sums the input
 -- nodes own handed to the op to add into in place.
 local function backward_on_tensors(st, f, ins, outs, idx, nt)
-  local gys, gxs, accs = st.gys, st.gxs, st.accs
+  local gys, gxs = st.gys, st.gxs
+  local id = st.id
   local nout = #outs
   local own = true
   for j = 1, nout do
@@ -406,16 +408,10 @@ local function backward_on_tensors(st, f, ins, outs, idx, nt)
     gys[j] = g
     if g and not owned then own = false end
   end
-  local id = st.id
   for k = 1, nt do
     local i = idx[k]
     local x = ins[i]
-    local acc = nil
-    if x._bp == id and x._gown then
-      acc = x._grad
-      if type(acc) ~= 'cdata' then acc = nil end
-    end
-    gxs[i], accs[i] = acc, acc
+    if x._bp == id and x._gown then gxs[i] = x._grad end  -- a sum it owns (always a tensor)
   end
 
   f:backward_tensors(idx, gys, gxs, own)
@@ -423,12 +419,16 @@ local function backward_on_tensors(st, f, ins, outs, idx, nt)
   for k = 1, nt do
     local i = idx[k]
     local g = gxs[i]
-    if g ~= nil and g ~= accs[i] then   -- accs[i] itself: added in place already
-      accumulate(st, f, i, ins[i], g, g, may_own(st, ins, idx, nt, k, g, gxs, gys, nout, own))
+    local x = ins[i]
+    -- x's own sum coming back has had the op's gradient added already (a
+    -- result given to two inputs is never owned, so only a sum handed over
+    -- can be a node's own gradient here)
+    if g ~= nil and not (g == x._grad and x._gown and x._bp == id) then
+      accumulate(st, f, i, x, g, g, may_own(st, ins, idx, nt, k, g, gxs, gys, nout, own))
     end
   end
   for j = 1, nout do gys[j] = nil end
-  for i = 1, #ins do gxs[i], accs[i] = nil, nil end
+  for i = 1, #ins do gxs[i] = nil end
 end
 
 -- Runs the scheduled functions in rank order until none is left.

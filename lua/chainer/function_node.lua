@@ -40,6 +40,9 @@ local FunctionNode = class.Object:extend('FunctionNode')
 FunctionNode.rank = 0
 FunctionNode.inputs = false
 FunctionNode.outputs = false
+-- (what retain_inputs/retain_outputs set; false: nothing retained)
+FunctionNode._input_indexes_to_retain = false
+FunctionNode._output_indexes_to_retain = false
 
 function FunctionNode:label() return getmetatable(self).__name end
 
@@ -428,15 +431,11 @@ end
 -- (FunctionNode.can_skip_node is false) and have checked the operands: the
 -- same node as apply() builds (link), without the tables apply needs for
 -- any number of inputs and outputs.  Whatever else apply does (hooks,
--- debug checks, type checks) sends them to apply() itself.
-local function needs_full_apply(self)
-  return global_hooks[1] ~= nil or config.debug or rawget(self, 'local_function_hooks') ~= nil
-    or (config.type_check and self.check_type_forward ~= base_check_type_forward)
-end
-
+-- debug checks) sends them to apply() itself.  (Their classes define no
+-- type check, and a new node has no local hook.)
 -- x is a Variable (with data) or a tensor; d is its tensor.
 function FunctionNode:apply1(x, d)
-  if needs_full_apply(self) then return self:apply({ x })[1] end
+  if global_hooks[1] ~= nil or config.debug then return self:apply({ x })[1] end
   local y = self:forward1(d)
   local n1 = input_node(x)
   local v = link(self, { n1 }, n1.rank, y, nil, nil, d)
@@ -445,7 +444,7 @@ end
 
 -- a, b are Variables or tensors; da, db their tensors.
 function FunctionNode:apply2(a, b, da, db)
-  if needs_full_apply(self) then return self:apply({ a, b })[1] end
+  if global_hooks[1] ~= nil or config.debug then return self:apply({ a, b })[1] end
   local y = self:forward2(da, db)
   local n1, n2 = input_node(a), input_node(b)
   local rank = n1.rank

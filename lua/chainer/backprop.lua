@@ -287,7 +287,47 @@ local function accumulate(st, f, i, x, gx, gt, owned)
   end
 end
 
--- backward on Variables, with the function hooks around it.
+-- f:backward(idx, gys) with the function hooks around it; returns its table.
+local function call_backward(f, ins, gys, nout, idx)
+  local hooked = global_hooks[1] ~= nil or rawget(f, 'local_function_hooks') ~= nil
+  local hooks, in_data, out_grad
+  if hooked then
+    hooks = FunctionNode._hooks_of(f)
+    in_data, out_grad = {}, {}
+    for i = 1, #ins do in_data[i] = ins[i].data or nil end
+    for j = 1, nout do out_grad[j] = gys[j] and gys[j]._data or nil end
+    for h = 1, #hooks do hooks[h]:backward_preprocess(f, in_data, out_grad) end
+  end
+  local gxs = f:backward(idx, gys)
+  if hooked then
+    for h = 1, #hooks do hooks[h]:backward_postprocess(f, in_data, out_grad) end
+  end
+  if type(gxs) ~= 'table' then
+    error(string.format('%s: backward must return a table of gradients (got %s)', f:label(), type(gxs)), 0)
+  end
+  return gxs
+end
+
+-- Chainer accepts gradients for every input, or one per target index.  A
+-- field `n` says which (#inputs or #targets); without it a table is read
+-- the second way only when it holds an entry at a position that is not a
+-- target (and nothing past the targets).  True for the second way.
+local function per_target(gxs, idx, nt, nin)
+  local gn = gxs.n
+  if gn ~= nil then return gn ~= nin and gn == nt end
+  if nt == nin then return false end
+  local maxn = table.maxn(gxs)
+  if maxn > nt then return false end
+  local is_target = {}
+  for k = 1, nt do is_target[idx[k]] = true end
+  for k = 1, maxn do
+    if gxs[k] ~= nil and not is_target[k] then return true end
+  end
+  return false
+end
+
+-- backward on Variables: the output gradients become Variables, the
+-- results are checked and accumulated.
 local function backward_on_variables(st, f, ins, outs, idx, nt)
   local nout = #outs
   local gys = {}
@@ -300,44 +340,8 @@ local function backward_on_variables(st, f, ins, outs, idx, nt)
   end
 
   if nt > 0 then
-    local hooked = global_hooks[1] ~= nil or rawget(f, 'local_function_hooks') ~= nil
-    local hooks, in_data, out_grad
-    if hooked then
-      hooks = FunctionNode._hooks_of(f)
-      in_data, out_grad = {}, {}
-      for i = 1, #ins do in_data[i] = ins[i].data or nil end
-      for j = 1, nout do out_grad[j] = gys[j] and gys[j]._data or nil end
-      for h = 1, #hooks do hooks[h]:backward_preprocess(f, in_data, out_grad) end
-    end
-
-    local gxs = f:backward(idx, gys)
-
-    if hooked then
-      for h = 1, #hooks do hooks[h]:backward_postprocess(f, in_data, out_grad) end
-    end
-    if type(gxs) ~= 'table' then
-      error(string.format('%s: backward must return a table of gradients (got %s)', f:label(), type(gxs)), 0)
-    end
-
-    -- Chainer accepts gradients for every input, or one per target index.
-    -- A field `n` says which (#inputs or #targets); without it a table is
-    -- read the second way only when it holds an entry at a position that
-    -- is not a target (and nothing past the targets).
-    local aligned = false
-    local gn = gxs.n
-    if gn ~= nil then
-      aligned = gn ~= #ins and gn == nt
-    elseif nt < #ins then
-      local maxn = table.maxn(gxs)
-      if maxn <= nt then
-        local is_target = {}
-        for k = 1, nt do is_target[idx[k]] = true end
-        for k = 1, maxn do
-          if gxs[k] ~= nil and not is_target[k] then aligned = true break end
-        end
-      end
-    end
-
+    local gxs = call_backward(f, ins, gys, nout, idx)
+    local aligned = per_target(gxs, idx, nt, #ins)
     for k = 1, nt do
       local i = idx[k]
       local gx
@@ -369,34 +373,43 @@ local function backward_on_variables(st, f, ins, outs, idx, nt)
   end
 end
 
--- Whether the input node of result g of backward_tensors (for target k)
--- may own it.  A new tensor is the traversal's; a grad output passed on
--- is when the grad outputs were (own).  One tensor given to two inputs
--- (x + y passes gy on to both) is owned by at most input 1 of a two-input
--- node, and only when input 2 will add it into a sum it already has
--- instead of storing it, and input 1 does not first add its own sum into
--- it in place (it stores it, or adds it into a sum it owns).
-local function may_own(st, ins, idx, nt, k, g, gxs, gys, nout, own)
-  if not own then
-    for j = 1, nout do
-      if gys[j] == g then return false end
+-- Whether a result of backward_tensors is one of the grad outputs passed on.
+local function passed_on(g, gys, nout)
+  for j = 1, nout do
+    if gys[j] == g then return true end
+  end
+  return false
+end
+
+-- Whether two targets got the same result tensor (x + y passes gy on to
+-- both inputs).
+local function shared_result(gxs, idx, nt)
+  for k = 1, nt - 1 do
+    local g = gxs[idx[k]]
+    if g ~= nil then
+      for m = k + 1, nt do
+        if gxs[idx[m]] == g then return true end
+      end
     end
   end
-  if nt == 1 then return true end
-  for m = 1, nt do
-    if m ~= k and gxs[idx[m]] == g then
-      if nt ~= 2 or k ~= 1 then return false end
-      local id = st.id
-      local x1, x2 = ins[1], ins[2]
-      return x1 ~= x2 and x2._bp == id and x2._grad and not (x1._bp == id and x1._grad and not x1._gown)
-        and true or false
-    end
-  end
-  return true
+  return false
+end
+
+-- One tensor given to two targets (nodes x1, x2, delivered in that order)
+-- may be owned by x1 alone, and only when x2 will add it into a sum it
+-- already has instead of storing it, and x1 does not first add its own sum
+-- into it in place (it stores it, or adds it into a sum it owns).
+local function first_may_own_shared(st, x1, x2)
+  local id = st.id
+  return x1 ~= x2 and x2._bp == id and x2._grad and not (x1._bp == id and x1._grad and not x1._gown)
+    and true or false
 end
 
 -- backward_tensors: gradients as bare tensors, and the sums the input
--- nodes own handed to the op to add into in place.
+-- nodes own handed to the op to add into in place.  Who owns each result
+-- is inferred: a new tensor is the traversal's, a grad output passed on is
+-- when the grad outputs were (own), and a tensor shared by two targets is
+-- owned by at most one (first_may_own_shared; none with more targets).
 local function backward_on_tensors(st, f, ins, outs, idx, nt)
   local gys, gxs = st.gys, st.gxs
   local id = st.id
@@ -416,19 +429,28 @@ local function backward_on_tensors(st, f, ins, outs, idx, nt)
 
   f:backward_tensors(idx, gys, gxs, own)
 
+  local shared = nt > 1 and shared_result(gxs, idx, nt)
+  local first_owns_shared = shared and nt == 2 and first_may_own_shared(st, ins[idx[1]], ins[idx[2]])
   for k = 1, nt do
     local i = idx[k]
     local g = gxs[i]
-    local x = ins[i]
-    -- x's own sum coming back has had the op's gradient added already (a
-    -- result given to two inputs is never owned, so only a sum handed over
-    -- can be a node's own gradient here)
-    if g ~= nil and not (g == x._grad and x._gown and x._bp == id) then
-      accumulate(st, f, i, x, g, g, may_own(st, ins, idx, nt, k, g, gxs, gys, nout, own))
+    if g ~= nil then
+      gxs[i] = nil
+      local x = ins[i]
+      -- x's own sum coming back has had the op's gradient added already (a
+      -- result given to two inputs is never owned, so only a sum handed
+      -- over can be a node's own gradient here)
+      if not (g == x._grad and x._gown and x._bp == id) then
+        local owned = own or not passed_on(g, gys, nout)
+        if shared and owned then owned = k == 1 and first_owns_shared end
+        accumulate(st, f, i, x, g, g, owned)
+      end
     end
   end
   for j = 1, nout do gys[j] = nil end
-  for i = 1, #ins do gxs[i] = nil end
+  if nt < #ins then   -- (an op should fill only its targets)
+    for i = 1, #ins do gxs[i] = nil end
+  end
 end
 
 -- Runs the scheduled functions in rank order until none is left.

@@ -278,6 +278,20 @@ local function retain_input_data(self, in_nodes, ri, in_data, d1, d2)
   end
 end
 
+-- The same for the one- and two-input forms, without a loop in the common
+-- cases ({1}, {2}, {1, 2}): a loop here would stop LuaJIT from compiling a
+-- loop of operators into one trace.
+local function retain_form_data(self, in_nodes, ri, d1, d2)
+  local r1, r2 = ri[1], ri[2]
+  local n2 = in_nodes[2]
+  if ri[3] == nil and (r1 == 1 or (r1 == 2 and n2)) and (r2 == nil or r2 == 1 or (r2 == 2 and n2)) then
+    if r1 == 1 or r2 == 1 then in_nodes[1].data = d1 end
+    if r1 == 2 or r2 == 2 then n2.data = d2 end
+  else
+    retain_input_data(self, in_nodes, ri, nil, d1, d2)   -- (raises for a missing input)
+  end
+end
+
 -- retain_outputs: the node keeps the retained output tensors.
 local function retain_output_data(self, outs, nout, ro)
   local rd = {}
@@ -319,7 +333,9 @@ local function link(self, in_nodes, rank, outs, nout, in_data, d1, d2)
     self.outputs = out_nodes
   end
   local ri = self._input_indexes_to_retain
-  if ri then retain_input_data(self, in_nodes, ri, in_data, d1, d2) end
+  if ri then
+    if in_data then retain_input_data(self, in_nodes, ri, in_data) else retain_form_data(self, in_nodes, ri, d1, d2) end
+  end
   local ro = self._output_indexes_to_retain
   if ro then retain_output_data(self, outs, nout, ro) end
   return ret

@@ -413,14 +413,20 @@ end
 local function backward_on_tensors(st, f, ins, outs, idx, nt)
   local gys, gxs = st.gys, st.gxs
   local id = st.id
+  -- the output gradients, the first one apart (most nodes have one
+  -- output); own: every one of them is the traversal's alone (a Variable
+  -- there was set by the user: its tensor is not)
   local nout = #outs
-  local own = true
-  for j = 1, nout do
+  local g1, own = take_output_grad(st, outs[1])
+  if g1 == nil then own = true elseif type(g1) == 'table' then g1, own = g1._data, false end
+  gys[1] = g1
+  for j = 2, nout do
     local g, owned = take_output_grad(st, outs[j])
-    if type(g) == 'table' then g, owned = g._data, false end  -- a Variable set by the user
+    if type(g) == 'table' then g, owned = g._data, false end
     gys[j] = g
     if g and not owned then own = false end
   end
+  -- the sums the targets' nodes own, to add into
   for k = 1, nt do
     local i = idx[k]
     local x = ins[i]
@@ -441,13 +447,14 @@ local function backward_on_tensors(st, f, ins, outs, idx, nt)
       -- result given to two inputs is never owned, so only a sum handed
       -- over can be a node's own gradient here)
       if not (g == x._grad and x._gown and x._bp == id) then
-        local owned = own or not passed_on(g, gys, nout)
+        local owned = own or (g ~= g1 and (nout == 1 or not passed_on(g, gys, nout)))
         if shared and owned then owned = k == 1 and first_owns_shared end
         accumulate(st, f, i, x, g, g, owned)
       end
     end
   end
-  for j = 1, nout do gys[j] = nil end
+  gys[1] = nil
+  for j = 2, nout do gys[j] = nil end
   if nt < #ins then   -- (an op should fill only its targets)
     for i = 1, #ins do gxs[i] = nil end
   end

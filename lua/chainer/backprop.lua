@@ -7,6 +7,10 @@
 -- traversal's id in node._bp), which spares a hash table per traversal;
 -- intermediate gradients are dropped as soon as their creator has used
 -- them, unless retain_grad asks to keep them on the Variables.
+-- A gradient tensor the traversal made itself and gave to one node only
+-- is that node's own (node._gown): later gradients are added into it in
+-- place, and a backward_tensors may write into it (see function_node.lua);
+-- tensors anyone else can see are never modified.
 -- The traversal is a loop with an explicit heap: graphs of any depth
 -- backpropagate without growing the Lua stack.
 local T = require 'chainer.tensor'
@@ -28,7 +32,7 @@ local add -- basic_math.add, set on first use (avoids a require cycle)
 local T_add = T._var_add or T.add   -- the tensor kernel (not the Variable-aware wrapper)
 
 -- Gradients on nodes (node._grad) are Variables, or bare tensors where the
--- fast path of the traversal made them; Variables are made at the edges.
+-- traversal ran on tensors (runs_on_tensors); Variables are made at the edges.
 local function as_gvar(g)
   if type(g) == 'cdata' then return new_var(g, true) end
   return g
@@ -99,281 +103,49 @@ end
 ---------------------------------------------------------------------------
 -- the traversal
 ---------------------------------------------------------------------------
--- st: { id, load_if_new, retain_grad, needed (or nil), keep (or nil),
---       leaves = {} }
--- Heap entries: parallel arrays of functions and keys; the key orders by
--- rank first (larger first) and push order second (earlier first).
-local function traverse(st, heap_f, heap_k, hn, seq)
-  local id = st.id
-  local load_if_new, retain_grad = st.load_if_new, st.retain_grad
-  local needed, keep, leaves = st.needed, st.keep, st.leaves
-  local nleaves = #leaves
-  local debug_mode = config.debug
-  local fast = not config.enable_backprop and not debug_mode and not retain_grad and global_hooks[1] == nil
-
-  while hn > 0 do
-    -- pop the top of the heap
-    local f = heap_f[1]
-    local lf, lk = heap_f[hn], heap_k[hn]
-    heap_f[hn], heap_k[hn] = nil, nil
-    hn = hn - 1
-    if hn > 0 then
-      local i = 1
-      while true do
-        local c = 2 * i
-        if c > hn then break end
-        if c < hn and heap_k[c + 1] > heap_k[c] then c = c + 1 end
-        if heap_k[c] <= lk then break end
-        heap_f[i], heap_k[i] = heap_f[c], heap_k[c]
-        i = c
-      end
-      heap_f[i], heap_k[i] = lf, lk
-    end
-
-    local ins, outs = f.inputs, f.outputs
-    if ins and outs then
-      local nout = #outs
-      local nin = #ins
-      -- inputs that need a gradient (shared constant tables in the common
-      -- cases; backward must not modify target_input_indexes)
-      local idx, nt
-      if needed == nil and nin == 1 and ins[1].requires_grad then
-        idx, nt = IDX1, 1
-      elseif needed == nil and nin == 2 and ins[1].requires_grad and ins[2].requires_grad then
-        idx, nt = IDX12, 2
-      else
-        idx, nt = {}, 0
-        for i = 1, nin do
-          local x = ins[i]
-          if x.requires_grad then
-            if needed == nil or keep[x] or (x.creator and needed[x.creator]) then
-              nt = nt + 1
-              idx[nt] = i
-            end
-          end
-        end
-      end
-
-      -- Fast path: a built-in single-output node with a tensor-level
-      -- backward (backward_fast(gy, want1, want2, own) -> ga, gb, owna,
-      -- ownb), run when no graph is recorded, no hook is set and no
-      -- gradient is retained.  Gradients then travel as bare tensors: no
-      -- Variable and no table per node.
-      -- Ownership: `own` tells backward_fast that gy is referenced by
-      -- nothing but this traversal (a tensor it made and handed to one node
-      -- only), so it may overwrite gy; owna/ownb say the same of the
-      -- results, and the input nodes then hold them as owned (node._gown):
-      -- later contributions are added into them in place, and their
-      -- creators' backward may overwrite them in turn.
-      local bf = f.backward_fast
-      local gy1 = nil
-      local own = false
-      if bf and fast and nout == 1 and nt > 0 and rawget(f, 'local_function_hooks') == nil then
-        local o = outs[1]
-        if o._bp == id then
-          gy1 = o._grad
-          own = o._gown
-          o._gown = false
-          if not (keep and keep[o]) then o._grad = false else own = false end
-        elseif load_if_new then
-          local r = o._vref
-          local v = r and r[1]
-          gy1 = v and v._grad_var
-        end
-        if not gy1 then bf = nil end
-      else
-        bf = nil
-      end
-
-      local gys, gxs, aligned
-      local ga, gb, owna, ownb
-      if bf then
-        if type(gy1) == 'table' then gy1 = gy1._data own = false end
-        ga, gb, owna, ownb = bf(f, gy1, idx[1] == 1, idx[nt] == 2, own)
-        if nt == 2 and ga == gb and (owna or ownb) then
-          -- One tensor for both inputs (x + y passes gy on twice): input 1
-          -- may own it only when input 2 adds it into a sum it already
-          -- has instead of storing it, and input 1 does not first add its
-          -- own sum into it in place (it stores it, or adds it into a sum
-          -- it owns).
-          local x1, x2 = ins[1], ins[2]
-          owna = x1 ~= x2 and x2._bp == id and x2._grad and
-            not (x1._bp == id and x1._grad and not x1._gown) and true or false
-          ownb = false
-        end
-        aligned = false
-      else
-        -- gradients of the outputs, as Variables
-        gys = {}
-        for j = 1, nout do
-          local o = outs[j]
-          local g
-          if o._bp == id then
-            g = o._grad
-            o._gown = false
-          if not (keep and keep[o]) then o._grad = false end
-          elseif load_if_new then
-            local r = o._vref
-            local v = r and r[1]
-            g = v and v._grad_var
-          end
-          if g then
-            if type(g) == 'cdata' then g = new_var(g, true) end
-            gys[j] = g
-          end
-        end
-      end
-
-      if nt > 0 and not bf then
-        local hooked = global_hooks[1] ~= nil or rawget(f, 'local_function_hooks') ~= nil
-        local hooks, in_data, out_grad
-        if hooked then
-          hooks = FunctionNode._hooks_of(f)
-          in_data, out_grad = {}, {}
-          for i = 1, #ins do in_data[i] = ins[i].data or nil end
-          for j = 1, nout do out_grad[j] = gys[j] and gys[j]._data or nil end
-          for h = 1, #hooks do hooks[h]:backward_preprocess(f, in_data, out_grad) end
-        end
-
-        gxs = f:backward(idx, gys)
-
-        if hooked then
-          for h = 1, #hooks do hooks[h]:backward_postprocess(f, in_data, out_grad) end
-        end
-        if type(gxs) ~= 'table' then
-          error(string.format('%s: backward must return a table of gradients (got %s)', f:label(), type(gxs)), 0)
-        end
-
-        -- Chainer accepts gradients for every input, or one per target
-        -- index.  A field `n` says which (#inputs or #targets); without it a
-        -- table is read the second way only when it holds an entry at a
-        -- position that is not a target (and nothing past the targets).
-        aligned = false
-        local gn = gxs.n
-        if gn ~= nil then
-          aligned = gn ~= #ins and gn == nt
-        elseif nt < #ins then
-          local maxn = table.maxn(gxs)
-          if maxn <= nt then
-            local is_target = {}
-            for k = 1, nt do is_target[idx[k]] = true end
-            for k = 1, maxn do
-              if gxs[k] ~= nil and not is_target[k] then aligned = true break end
-            end
-          end
-        end
-      end
-
-      if nt > 0 then
-        for k = 1, nt do
-          local i = idx[k]
-          local gx, gt
-          local gown = false
-          if bf then
-            if i == 1 then gx, gown = ga, owna else gx, gown = gb, ownb end
-            gown = gown == true
-            gt = gx
-          else
-            gx = aligned and gxs[k] or (not aligned and gxs[i]) or nil
-            if gx ~= nil then
-              if is_tensor(gx) then
-                -- a bare tensor: kept as is on the fast path (made a
-                -- Variable at the edges), wrapped otherwise
-                gt = gx
-                if not fast then gx = new_var(gx, false) end
-              elseif type(gx) ~= 'table' or not gx._is_variable then
-                error(string.format('%s: backward returned a %s for input %d (expected a Variable or nil)',
-                  f:label(), type(gx), i), 0)
-              else
-                gt = gx._data
-              end
-            end
-          end
-          if gx ~= nil then
-            local x = ins[i]
-            check_grad(f, i, x, gt)
-            if debug_mode and FunctionNode._has_nan(gt) then
-              error(string.format('NaN is detected on backward computation of %s (gradient of input %d)%s',
-                f:label(), i, FunctionNode._creation_stack(f)), 0)
-            end
-            if x._bp ~= id then
-              x._bp = id
-              if load_if_new then
-                local r = x._vref
-                local v = r and r[1]
-                local prev = v and v._grad_var
-                if prev then
-                  v._grad_var = false
-                  gx = add(prev, gx)
-                  gown = false
-                end
-              end
-              x._grad = gx
-              x._gown = gown
-              local c = x.creator
-              if c then
-                if c._bp ~= id and (needed == nil or needed[c]) then
-                  c._bp = id
-                  -- push c
-                  seq = seq + 1
-                  local key = c.rank * 4294967296 - seq
-                  hn = hn + 1
-                  local h = hn
-                  while h > 1 do
-                    local parent = (h - h % 2) / 2
-                    if heap_k[parent] >= key then break end
-                    heap_f[h], heap_k[h] = heap_f[parent], heap_k[parent]
-                    h = parent
-                  end
-                  heap_f[h], heap_k[h] = c, key
-                end
-              else
-                nleaves = nleaves + 1
-                leaves[nleaves] = x
-              end
-            else
-              local cur = x._grad
-              if not cur then
-                x._grad = gx
-                x._gown = gown
-              elseif type(cur) == 'cdata' and type(gx) == 'cdata' then
-                -- same dtype and shape (checked).  The sum is a new tensor
-                -- that only this node holds (x._gown) until its creator
-                -- consumes it, so later contributions are added in place.
-                if x._gown then
-                  T_add(cur, gx, cur)
-                elseif gown then
-                  T_add(gx, cur, gx)
-                  x._grad = gx
-                  x._gown = true
-                else
-                  x._grad = T_add(cur, gx)
-                  x._gown = true
-                end
-              else
-                x._grad = add(cur, gx)
-              end
-            end
-          end
-        end
-      end
-
-      if retain_grad then
-        for j = 1, nout do
-          local r = outs[j]._vref
-          local v = r and r[1]
-          if v then v._grad_var = gys[j] or false end
-        end
-      end
-    end
-  end
+-- One state table per traversal (new_traversal):
+--   id           the stamp of this traversal on the nodes it reaches (_bp)
+--   load_if_new  a Variable's existing .grad joins the first gradient its
+--                node receives (backward: Chainer's rule) or not (grad)
+--   retain_grad  intermediate Variables keep their gradients
+--   needed, keep (chainer.grad) the functions that lead to the wanted
+--                inputs, and the wanted inputs' nodes; nil for backward
+--   leaves       the nodes without a creator that received a gradient
+--   on_tensors   gradients may travel as bare tensors (runs_on_tensors)
+--   heap_f, heap_k, hn, seq   the functions still to run (a heap)
+--   gys, gxs     scratch tables for backward_tensors
+local function new_traversal(load_if_new, retain_grad, needed, keep)
+  bp_counter = bp_counter + 1
+  return { id = bp_counter, load_if_new = load_if_new, retain_grad = retain_grad, needed = needed,
+    keep = keep, leaves = {}, on_tensors = false, debug = false,
+    heap_f = {}, heap_k = {}, hn = 0, seq = 0, gys = {}, gxs = {} }
 end
 
-local function push_initial(heap_f, heap_k, hn, seq, f)
-  seq = seq + 1
+-- The one place that decides how a node's backward runs: backward_tensors
+-- (see function_node.lua) when the node has one and nothing could tell
+-- the difference from backward: no graph is recorded (no double
+-- backprop), no function hook is registered (globally or on the node),
+-- debug mode is off and no Variable retains its gradient.  The part that
+-- holds for the whole traversal is decided once, when it starts
+-- (st.on_tensors); gradients then travel between nodes as bare tensors
+-- and become Variables only where users see them.
+local function gradients_as_tensors(st)
+  return not config.enable_backprop and not config.debug and not st.retain_grad and global_hooks[1] == nil
+end
+
+local function runs_on_tensors(st, f)
+  return st.on_tensors and f.backward_tensors ~= nil and rawget(f, 'local_function_hooks') == nil
+end
+
+-- The heap: parallel arrays of functions and keys; a key orders by rank
+-- first (larger first) and push order second (earlier first).
+local function heap_push(st, f)
+  local heap_f, heap_k = st.heap_f, st.heap_k
+  local seq = st.seq + 1
+  st.seq = seq
   local key = f.rank * 4294967296 - seq
-  hn = hn + 1
-  local h = hn
+  local h = st.hn + 1
+  st.hn = h
   while h > 1 do
     local parent = (h - h % 2) / 2
     if heap_k[parent] >= key then break end
@@ -381,7 +153,329 @@ local function push_initial(heap_f, heap_k, hn, seq, f)
     h = parent
   end
   heap_f[h], heap_k[h] = f, key
-  return hn, seq
+end
+
+local function heap_pop(st)
+  local heap_f, heap_k = st.heap_f, st.heap_k
+  local hn = st.hn
+  local f = heap_f[1]
+  local lf, lk = heap_f[hn], heap_k[hn]
+  heap_f[hn], heap_k[hn] = nil, nil
+  hn = hn - 1
+  st.hn = hn
+  if hn > 0 then
+    local i = 1
+    while true do
+      local c = 2 * i
+      if c > hn then break end
+      if c < hn and heap_k[c + 1] > heap_k[c] then c = c + 1 end
+      if heap_k[c] <= lk then break end
+      heap_f[i], heap_k[i] = heap_f[c], heap_k[c]
+      i = c
+    end
+    heap_f[i], heap_k[i] = lf, lk
+  end
+  return f
+end
+
+-- Schedules function c, once per traversal (and, for chainer.grad, only
+-- when it leads to a wanted input).
+local function schedule(st, c)
+  local needed = st.needed
+  if c._bp ~= st.id and (needed == nil or needed[c]) then
+    c._bp = st.id
+    heap_push(st, c)
+  end
+end
+
+-- The positions of the inputs of a function that need a gradient (shared
+-- constant tables in the common cases: backward must not modify its
+-- target_input_indexes), and their number.
+local function target_inputs(st, ins)
+  local nin = #ins
+  local needed = st.needed
+  if needed == nil then
+    if nin == 1 and ins[1].requires_grad then return IDX1, 1 end
+    if nin == 2 and ins[1].requires_grad and ins[2].requires_grad then return IDX12, 2 end
+  end
+  local keep = st.keep
+  local idx, nt = {}, 0
+  for i = 1, nin do
+    local x = ins[i]
+    if x.requires_grad and (needed == nil or keep[x] or (x.creator and needed[x.creator])) then
+      nt = nt + 1
+      idx[nt] = i
+    end
+  end
+  return idx, nt
+end
+
+-- The gradient that reached output node o (a Variable or a bare tensor;
+-- nil when none did), and whether it is the traversal's alone (a tensor it
+-- made and gave to this node only).  The node lets go of it, unless
+-- chainer.grad wants it kept.
+local function take_output_grad(st, o)
+  if o._bp == st.id then
+    local g, owned = o._grad, o._gown
+    o._gown = false
+    local keep = st.keep
+    if keep and keep[o] then owned = false else o._grad = false end
+    return g, owned
+  end
+  if st.load_if_new then
+    local r = o._vref
+    local v = r and r[1]
+    return v and v._grad_var or nil, false
+  end
+  return nil, false
+end
+
+-- Adds the gradient gx that function f gives its input i (node x) to what
+-- x has received so far.  gx is a Variable or a bare tensor (gt: its
+-- tensor); owned: nothing else holds gx, so later gradients may be added
+-- into it in place.  The sum a node builds from two gradients is its own.
+-- The first gradient of a node schedules its creator (or records a leaf).
+local function accumulate(st, f, i, x, gx, gt, owned)
+  check_grad(f, i, x, gt)
+  if st.debug and FunctionNode._has_nan(gt) then
+    error(string.format('NaN is detected on backward computation of %s (gradient of input %d)%s',
+      f:label(), i, FunctionNode._creation_stack(f)), 0)
+  end
+  local id = st.id
+  if x._bp ~= id then
+    x._bp = id
+    if st.load_if_new then
+      local r = x._vref
+      local v = r and r[1]
+      local prev = v and v._grad_var
+      if prev then
+        v._grad_var = false
+        gx = add(prev, gx)
+        owned = false
+      end
+    end
+    x._grad = gx
+    x._gown = owned
+    local c = x.creator
+    if c then
+      schedule(st, c)
+    else
+      local leaves = st.leaves
+      leaves[#leaves + 1] = x
+    end
+    return
+  end
+  local cur = x._grad
+  if not cur then
+    x._grad = gx
+    x._gown = owned
+  elseif type(cur) == 'cdata' and type(gx) == 'cdata' then
+    -- same dtype and shape (checked)
+    if x._gown then
+      T_add(cur, gx, cur)
+    elseif owned then
+      T_add(gx, cur, gx)
+      x._grad = gx
+      x._gown = true
+    else
+      x._grad = T_add(cur, gx)
+      x._gown = true
+    end
+  else
+    x._grad = add(cur, gx)
+    x._gown = false
+  end
+end
+
+-- f:backward(idx, gys) with the function hooks around it; returns its table.
+local function call_backward(f, ins, gys, nout, idx)
+  local hooked = global_hooks[1] ~= nil or rawget(f, 'local_function_hooks') ~= nil
+  local hooks, in_data, out_grad
+  if hooked then
+    hooks = FunctionNode._hooks_of(f)
+    in_data, out_grad = {}, {}
+    for i = 1, #ins do in_data[i] = ins[i].data or nil end
+    for j = 1, nout do out_grad[j] = gys[j] and gys[j]._data or nil end
+    for h = 1, #hooks do hooks[h]:backward_preprocess(f, in_data, out_grad) end
+  end
+  local gxs = f:backward(idx, gys)
+  if hooked then
+    for h = 1, #hooks do hooks[h]:backward_postprocess(f, in_data, out_grad) end
+  end
+  if type(gxs) ~= 'table' then
+    error(string.format('%s: backward must return a table of gradients (got %s)', f:label(), type(gxs)), 0)
+  end
+  return gxs
+end
+
+-- Chainer accepts gradients for every input, or one per target index.  A
+-- field `n` says which (#inputs or #targets); without it a table is read
+-- the second way only when it holds an entry at a position that is not a
+-- target (and nothing past the targets).  True for the second way.
+local function per_target(gxs, idx, nt, nin)
+  local gn = gxs.n
+  if gn ~= nil then return gn ~= nin and gn == nt end
+  if nt == nin then return false end
+  local maxn = table.maxn(gxs)
+  if maxn > nt then return false end
+  local is_target = {}
+  for k = 1, nt do is_target[idx[k]] = true end
+  for k = 1, maxn do
+    if gxs[k] ~= nil and not is_target[k] then return true end
+  end
+  return false
+end
+
+-- backward on Variables: the output gradients become Variables, the
+-- results are checked and accumulated.
+local function backward_on_variables(st, f, ins, outs, idx, nt)
+  local nout = #outs
+  local gys = {}
+  for j = 1, nout do
+    local g = take_output_grad(st, outs[j])
+    if g then
+      if type(g) == 'cdata' then g = new_var(g, true) end
+      gys[j] = g
+    end
+  end
+
+  if nt > 0 then
+    local gxs = call_backward(f, ins, gys, nout, idx)
+    local aligned = per_target(gxs, idx, nt, #ins)
+    for k = 1, nt do
+      local i = idx[k]
+      local gx
+      if aligned then gx = gxs[k] else gx = gxs[i] end
+      if gx then
+        local gt
+        if is_tensor(gx) then
+          -- a bare tensor: kept as it is when gradients travel as tensors,
+          -- wrapped otherwise
+          gt = gx
+          if not st.on_tensors then gx = new_var(gx, false) end
+        elseif type(gx) ~= 'table' or not gx._is_variable then
+          error(string.format('%s: backward returned a %s for input %d (expected a Variable or nil)',
+            f:label(), type(gx), i), 0)
+        else
+          gt = gx._data
+        end
+        accumulate(st, f, i, ins[i], gx, gt, false)
+      end
+    end
+  end
+
+  if st.retain_grad then
+    for j = 1, nout do
+      local r = outs[j]._vref
+      local v = r and r[1]
+      if v then v._grad_var = gys[j] or false end
+    end
+  end
+end
+
+-- Whether a result of backward_tensors is one of the grad outputs passed on.
+local function passed_on(g, gys, nout)
+  for j = 1, nout do
+    if gys[j] == g then return true end
+  end
+  return false
+end
+
+-- Whether two targets got the same result tensor (x + y passes gy on to
+-- both inputs).
+local function shared_result(gxs, idx, nt)
+  for k = 1, nt - 1 do
+    local g = gxs[idx[k]]
+    if g ~= nil then
+      for m = k + 1, nt do
+        if gxs[idx[m]] == g then return true end
+      end
+    end
+  end
+  return false
+end
+
+-- One tensor given to two targets (nodes x1, x2, delivered in that order)
+-- may be owned by x1 alone, and only when x2 will add it into a sum it
+-- already has instead of storing it, and x1 does not first add its own sum
+-- into it in place (it stores it, or adds it into a sum it owns).
+local function first_may_own_shared(st, x1, x2)
+  local id = st.id
+  return x1 ~= x2 and x2._bp == id and x2._grad and not (x1._bp == id and x1._grad and not x1._gown)
+    and true or false
+end
+
+-- backward_tensors: gradients as bare tensors, and the sums the input
+-- nodes own handed to the op to add into in place.  Who owns each result
+-- is inferred: a new tensor is the traversal's, a grad output passed on is
+-- when the grad outputs were (own), and a tensor shared by two targets is
+-- owned by at most one (first_may_own_shared; none with more targets).
+local function backward_on_tensors(st, f, ins, outs, idx, nt)
+  local gys, gxs = st.gys, st.gxs
+  local id = st.id
+  -- the output gradients, the first one apart (most nodes have one
+  -- output); own: every one of them is the traversal's alone (a Variable
+  -- there was set by the user: its tensor is not)
+  local nout = #outs
+  local g1, own = take_output_grad(st, outs[1])
+  if g1 == nil then own = true elseif type(g1) == 'table' then g1, own = g1._data, false end
+  gys[1] = g1
+  for j = 2, nout do
+    local g, owned = take_output_grad(st, outs[j])
+    if type(g) == 'table' then g, owned = g._data, false end
+    gys[j] = g
+    if g and not owned then own = false end
+  end
+  -- the sums the targets' nodes own, to add into
+  for k = 1, nt do
+    local i = idx[k]
+    local x = ins[i]
+    if x._bp == id and x._gown then gxs[i] = x._grad end  -- a sum it owns (always a tensor)
+  end
+
+  f:backward_tensors(idx, gys, gxs, own)
+
+  local shared = nt > 1 and shared_result(gxs, idx, nt)
+  local first_owns_shared = shared and nt == 2 and first_may_own_shared(st, ins[idx[1]], ins[idx[2]])
+  for k = 1, nt do
+    local i = idx[k]
+    local g = gxs[i]
+    if g ~= nil then
+      gxs[i] = nil
+      local x = ins[i]
+      -- x's own sum coming back has had the op's gradient added already (a
+      -- result given to two inputs is never owned, so only a sum handed
+      -- over can be a node's own gradient here)
+      if not (g == x._grad and x._gown and x._bp == id) then
+        local owned = own or (g ~= g1 and (nout == 1 or not passed_on(g, gys, nout)))
+        if shared and owned then owned = k == 1 and first_owns_shared end
+        accumulate(st, f, i, x, g, g, owned)
+      end
+    end
+  end
+  gys[1] = nil
+  for j = 2, nout do gys[j] = nil end
+  if nt < #ins then   -- (an op should fill only its targets)
+    for i = 1, #ins do gxs[i] = nil end
+  end
+end
+
+-- Runs the scheduled functions in rank order until none is left.
+local function traverse(st)
+  st.on_tensors = gradients_as_tensors(st)
+  st.debug = config.debug
+  while st.hn > 0 do
+    local f = heap_pop(st)
+    local ins, outs = f.inputs, f.outputs
+    if ins and outs then
+      local idx, nt = target_inputs(st, ins)
+      if nt > 0 and runs_on_tensors(st, f) then
+        backward_on_tensors(st, f, ins, outs, idx, nt)
+      else
+        backward_on_variables(st, f, ins, outs, idx, nt)
+      end
+    end
+  end
 end
 
 local function as_grad_var(g, fn, k)
@@ -416,10 +510,8 @@ end
 
 local function backward_body(outputs, seeds, n, retain_grad)
   add = add or require('chainer.functions.math.basic_math').add
-  bp_counter = bp_counter + 1
-  local id = bp_counter
-  local st = { id = id, load_if_new = true, retain_grad = retain_grad, leaves = {} }
-  local heap_f, heap_k, hn, seq = {}, {}, 0, 0
+  local st = new_traversal(true, retain_grad, nil, nil)
+  local id = st.id
   local given = {}
   for k = 1, n do
     local y = outputs[k]
@@ -436,17 +528,14 @@ local function backward_body(outputs, seeds, n, retain_grad)
     node._gown = false
     local c = node.creator
     if c then
-      if c._bp ~= id then
-        c._bp = id
-        hn, seq = push_initial(heap_f, heap_k, hn, seq, c)
-      end
+      schedule(st, c)
     else
       -- a leaf among the outputs keeps its seed plus whatever flows to it
       local leaves = st.leaves
       leaves[#leaves + 1] = node
     end
   end
-  traverse(st, heap_f, heap_k, hn, seq)
+  traverse(st)
   -- leaves: the accumulated gradient goes to the Variable
   local leaves = st.leaves
   for k = 1, #leaves do
@@ -567,9 +656,8 @@ local function needed_functions(start, wanted)
   return needed
 end
 
-local function grad_body(st, outputs, seeds, inputs, heap_f, heap_k, result, opts)
+local function grad_body(st, outputs, seeds, inputs, result, opts)
   local id = st.id
-  local hn, seq = 0, 0
   for k = 1, #outputs do
     local node = node_of(outputs[k])
     -- As in Chainer, a Variable listed twice in outputs gets the last of
@@ -579,12 +667,9 @@ local function grad_body(st, outputs, seeds, inputs, heap_f, heap_k, result, opt
     node._grad = seeds[k]
     node._gown = false
     local c = node.creator
-    if c and c._bp ~= id and st.needed[c] then
-      c._bp = id
-      hn, seq = push_initial(heap_f, heap_k, hn, seq, c)
-    end
+    if c then schedule(st, c) end
   end
-  traverse(st, heap_f, heap_k, hn, seq)
+  traverse(st)
   local gin = opts.grad_inputs
   for k = 1, #inputs do
     local x = inputs[k]
@@ -638,11 +723,9 @@ function M.grad(outputs, inputs, opts)
   end
   local start = {}
   for k = 1, #outputs do start[k] = node_of(outputs[k]).creator end
-  bp_counter = bp_counter + 1
-  local st = { id = bp_counter, load_if_new = false, retain_grad = opts.retain_grad and true or false,
-    needed = needed_functions(start, wanted), keep = wanted, leaves = {} }
+  local st = new_traversal(false, opts.retain_grad and true or false, needed_functions(start, wanted), wanted)
   local result = { n = #inputs }
-  with_backprop_mode(opts.enable_double_backprop, grad_body, st, outputs, seeds, inputs, {}, {}, result, opts)
+  with_backprop_mode(opts.enable_double_backprop, grad_body, st, outputs, seeds, inputs, result, opts)
   return result
 end
 

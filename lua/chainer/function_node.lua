@@ -40,13 +40,20 @@ local FunctionNode = class.Object:extend('FunctionNode')
 FunctionNode.rank = 0
 FunctionNode.inputs = false
 FunctionNode.outputs = false
+-- (what retain_inputs/retain_outputs set; false: nothing retained)
+FunctionNode._input_indexes_to_retain = false
+FunctionNode._output_indexes_to_retain = false
 
 function FunctionNode:label() return getmetatable(self).__name end
 
 function FunctionNode:check_type_forward(in_types) end
 local base_check_type_forward = FunctionNode.check_type_forward
 
--- Default forward: dispatches on the inputs' device to forward_cpu/forward_gpu.
+-- forward(inputs) is the one forward entry apply() calls.  As in Chainer,
+-- a class may define forward_cpu/forward_gpu instead; this default forward
+-- then dispatches on the inputs' device (any input on a GPU: forward_gpu).
+-- (Built-in one-output nodes may also define forward1/forward2 for the
+-- fast forms of apply below; their forward calls them.)
 function FunctionNode:forward(inputs)
   local on_gpu = false
   for i = 1, #inputs do
@@ -63,6 +70,29 @@ end
 function FunctionNode:backward(target_input_indexes, grad_outputs)
   return {}
 end
+
+-- An op may also define the same gradients on tensors, for speed:
+--
+--   function Op:backward_tensors(target_input_indexes, grad_outputs, grad_inputs, own)
+--
+-- backprop.lua alone decides when to call it instead of backward: when
+-- nothing could tell the difference (no graph is recorded for double
+-- backprop, no function hook, no debug mode, no gradient retained on a
+-- Variable).  Op files never test those conditions themselves.
+--   grad_outputs[j]  the gradient tensor of output j (nil where none).
+--   grad_inputs      in and out, in the shape of Chainer's
+--     backward_accumulate: on entry grad_inputs[i] holds, for a target input
+--     i, the gradient summed so far for it when the traversal alone holds
+--     that tensor, else nil.  The op either adds its gradient into that
+--     tensor in place and leaves it there (a gemm with beta = 1, a
+--     scatter-add), or stores its gradient for input i in grad_inputs[i]
+--     (nil: none), which the traversal then adds up.
+--   own  true when the grad_outputs tensors are the traversal's alone: the
+--     op may write a result into them (x * y computes gy * y into gy).
+-- A result is a new tensor, a grad output passed on as it is, or the
+-- grad_inputs[i] it added into; never a view of another tensor or one the
+-- node keeps, since the traversal may add into it in place later.  Neither
+-- table may be kept after the call.
 
 -- Called inside forward: which inputs/outputs backward will need.
 function FunctionNode:retain_inputs(indexes)
@@ -206,6 +236,121 @@ local function run_type_check(f, in_data)
 end
 
 ---------------------------------------------------------------------------
+-- graph construction: the one place a node is linked into the graph, used
+-- by apply and by its one- and two-input forms below
+---------------------------------------------------------------------------
+-- The VariableNode an input enters the graph as: a Variable's own node, or
+-- a new constant node for a plain tensor.
+local function input_node(x)
+  if type(x) == 'table' then
+    local node = x._node
+    if not node then node = node_of(x) end
+    return node
+  end
+  local node = node_of(new_var(x, false))
+  node.data = x
+  return node
+end
+
+-- A new output Variable of self for tensor y, with its node at rank orank.
+-- Eight fields (see variable.lua): requires_grad is the class's true.
+local function output_variable(self, y, orank)
+  local v = new_var(y, true)
+  v._node = setmetatable({
+    creator = self, rank = orank, data = false, _vref = setmetatable({ v }, WEAK),
+    _meta = meta_of(y.ptr), _grad = false, _gown = false, _bp = 0,
+  }, VariableNode)
+  return v
+end
+
+-- retain_inputs: the retained input nodes keep their tensors.  in_data is
+-- the table of input tensors (apply), or nil with d1, d2 the tensors of a
+-- one- or two-input form.
+local function retain_input_data(self, in_nodes, ri, in_data, d1, d2)
+  for k = 1, #ri do
+    local i = ri[k]
+    local node = in_nodes[i]
+    if node == nil then
+      error(string.format('%s: retain_inputs: input %s does not exist (the function has %d inputs)',
+        self:label(), tostring(i), #in_nodes), 4)
+    end
+    if in_data then node.data = in_data[i] elseif i == 1 then node.data = d1 else node.data = d2 end
+  end
+end
+
+-- The same for the one- and two-input forms, without a loop in the common
+-- cases ({1}, {2}, {1, 2}): a loop here would stop LuaJIT from compiling a
+-- loop of operators into one trace.
+local function retain_form_data(self, in_nodes, ri, d1, d2)
+  local r1, r2 = ri[1], ri[2]
+  local n2 = in_nodes[2]
+  if ri[3] == nil and (r1 == 1 or (r1 == 2 and n2)) and (r2 == nil or r2 == 1 or (r2 == 2 and n2)) then
+    if r1 == 1 or r2 == 1 then in_nodes[1].data = d1 end
+    if r1 == 2 or r2 == 2 then n2.data = d2 end
+  else
+    retain_input_data(self, in_nodes, ri, nil, d1, d2)   -- (raises for a missing input)
+  end
+end
+
+-- retain_outputs: the node keeps the retained output tensors.
+local function retain_output_data(self, outs, nout, ro)
+  local rd = {}
+  for k = 1, #ro do
+    local j = ro[k]
+    local y
+    if nout == nil then y = j == 1 and outs or nil else y = outs[j] end
+    if y == nil then
+      error(string.format('%s: retain_outputs: output %s does not exist (the function has %d outputs)',
+        self:label(), tostring(j), nout or 1), 4)
+    end
+    rd[k] = y
+  end
+  self._retained_output_data = rd
+end
+
+-- Links self into the graph below in_nodes (its input VariableNodes, kept
+-- as self.inputs; rank is their largest rank): one output node per output
+-- tensor, and the data retain_inputs/retain_outputs asked for.  outs is the
+-- table forward returned, with nout entries (the output Variables come back
+-- as a table), or, from the one-output forms, the output tensor itself with
+-- nout == nil (its Variable comes back).
+local function link(self, in_nodes, rank, outs, nout, in_data, d1, d2)
+  self.rank = rank
+  self.inputs = in_nodes
+  local orank = rank + 1
+  local ret
+  if nout == nil then
+    ret = output_variable(self, outs, orank)
+    self.outputs = { ret._node }
+  else
+    ret = {}
+    local out_nodes = {}
+    for j = 1, nout do
+      local v = output_variable(self, outs[j], orank)
+      ret[j] = v
+      out_nodes[j] = v._node
+    end
+    self.outputs = out_nodes
+  end
+  local ri = self._input_indexes_to_retain
+  if ri then
+    if in_data then retain_input_data(self, in_nodes, ri, in_data) else retain_form_data(self, in_nodes, ri, d1, d2) end
+  end
+  local ro = self._output_indexes_to_retain
+  if ro then retain_output_data(self, outs, nout, ro) end
+  return ret
+end
+
+-- Whether applying a node to inputs with this requires_grad would leave
+-- any trace: a graph to record, a function hook to call, a debug check to
+-- run.  When it would not, a built-in may compute its output tensor
+-- directly and wrap it in a Variable, skipping the node altogether (the
+-- arithmetic operators of functions/math/basic_math.lua do).
+function FunctionNode.can_skip_node(requires_grad)
+  return (not requires_grad or not config.enable_backprop) and global_hooks[1] == nil and not config.debug
+end
+
+---------------------------------------------------------------------------
 -- apply
 ---------------------------------------------------------------------------
 local function bad_input(f, i, x)
@@ -277,117 +422,39 @@ function FunctionNode:apply(inputs)
     end
   end
 
-  local ret = {}
-  if requires_grad and config.enable_backprop then
-    local rank = 0
-    local in_nodes = {}
-    for i = 1, n do
-      local x = inputs[i]
-      local node
-      if type(x) == 'table' then
-        node = x._node
-        if not node then node = node_of(x) end
-        local r = node.rank
-        if r > rank then rank = r end
-      else
-        -- a plain tensor enters the graph as a constant
-        local v = new_var(x, false)
-        node = node_of(v)
-        node.data = x
-      end
-      in_nodes[i] = node
-    end
-    self.rank = rank
-    self.inputs = in_nodes
-    local out_nodes = {}
-    local orank = rank + 1
-    for j = 1, nout do
-      local y = outs[j]
-      local v = new_var(y, true)
-      local node = setmetatable({
-        creator = self, rank = orank, data = false, _vref = setmetatable({ v }, WEAK),
-        _meta = meta_of(y.ptr), _grad = false, _gown = false, _bp = 0,
-      }, VariableNode)
-      v._node = node
-      ret[j] = v
-      out_nodes[j] = node
-    end
-    self.outputs = out_nodes
-    local ri = self._input_indexes_to_retain
-    if ri then
-      for k = 1, #ri do
-        local idx = ri[k]
-        local node = in_nodes[idx]
-        if node == nil then
-          error(string.format('%s: retain_inputs: input %s does not exist (the function has %d inputs)',
-            self:label(), tostring(idx), n), 2)
-        end
-        node.data = in_data[idx]
-      end
-    end
-    local ro = self._output_indexes_to_retain
-    if ro then
-      local rd = {}
-      for k = 1, #ro do
-        local y = outs[ro[k]]
-        if y == nil then
-          error(string.format('%s: retain_outputs: output %s does not exist (the function has %d outputs)',
-            self:label(), tostring(ro[k]), nout), 2)
-        end
-        rd[k] = y
-      end
-      self._retained_output_data = rd
-    end
-    if config.debug then self.stack = debug.traceback('', 2) end
-  else
+  if not (requires_grad and config.enable_backprop) then
+    local ret = {}
     for j = 1, nout do ret[j] = new_var(outs[j], requires_grad) end
+    return ret
   end
+  local in_nodes, rank = {}, 0
+  for i = 1, n do
+    local node = input_node(inputs[i])
+    in_nodes[i] = node
+    if node.rank > rank then rank = node.rank end
+  end
+  local ret = link(self, in_nodes, rank, outs, nout, in_data)
+  if config.debug then self.stack = debug.traceback('', 2) end
   return ret
 end
 
 ---------------------------------------------------------------------------
--- fast paths for the built-in one- and two-input functions
+-- the one- and two-input forms of apply
 ---------------------------------------------------------------------------
--- Built-in nodes with one output may define forward1(x) / forward2(a, b)
--- returning the output tensor (retaining through the fields
--- _input_indexes_to_retain / _retained_output_data directly).  The
--- wrappers call apply1/apply2, which record the same graph as apply()
--- without the intermediate tables; with hooks or debug mode on they fall
--- back to apply(), which calls forward() (defined by the class in terms of
--- forward1/forward2).
-local function out_node(self, y, v, orank)
-  -- eight fields (see variable.lua): requires_grad is the class's true
-  local node = setmetatable({
-    creator = self, rank = orank, data = false, _vref = setmetatable({ v }, WEAK),
-    _meta = meta_of(y.ptr), _grad = false, _gown = false, _bp = 0,
-  }, VariableNode)
-  return node
-end
-
-local function in_node(x)
-  if type(x) == 'table' then
-    local node = x._node
-    if not node then node = node_of(x) end
-    return node
-  end
-  local node = node_of(new_var(x, false))
-  node.data = x
-  return node
-end
-
+-- Built-in one-output nodes may define forward1(x) / forward2(a, b), which
+-- return the output tensor (and a forward(inputs) calling them).  Their
+-- wrappers call apply1/apply2 once they know a graph is to be recorded
+-- (FunctionNode.can_skip_node is false) and have checked the operands: the
+-- same node as apply() builds (link), without the tables apply needs for
+-- any number of inputs and outputs.  Whatever else apply does (hooks,
+-- debug checks) sends them to apply() itself.  (Their classes define no
+-- type check, and a new node has no local hook.)
 -- x is a Variable (with data) or a tensor; d is its tensor.
 function FunctionNode:apply1(x, d)
   if global_hooks[1] ~= nil or config.debug then return self:apply({ x })[1] end
   local y = self:forward1(d)
-  local v = new_var(y, true)
-  local n1 = in_node(x)
-  local rank = n1.rank
-  self.rank = rank
-  self.inputs = { n1 }
-  local o = out_node(self, y, v, rank + 1)
-  v._node = o
-  self.outputs = { o }
-  if self._input_indexes_to_retain then n1.data = d end
+  local n1 = input_node(x)
+  local v = link(self, { n1 }, n1.rank, y, nil, nil, d)
   return v
 end
 
@@ -395,16 +462,10 @@ end
 function FunctionNode:apply2(a, b, da, db)
   if global_hooks[1] ~= nil or config.debug then return self:apply({ a, b })[1] end
   local y = self:forward2(da, db)
-  local v = new_var(y, true)
-  local n1, n2 = in_node(a), in_node(b)
+  local n1, n2 = input_node(a), input_node(b)
   local rank = n1.rank
   if n2.rank > rank then rank = n2.rank end
-  self.rank = rank
-  self.inputs = { n1, n2 }
-  local o = out_node(self, y, v, rank + 1)
-  v._node = o
-  self.outputs = { o }
-  if self._input_indexes_to_retain then n1.data = da n2.data = db end
+  local v = link(self, { n1, n2 }, rank, y, nil, nil, da, db)
   return v
 end
 

@@ -1,4 +1,4 @@
--- Specs for the tensor-level fast path of backprop (backward_fast of the
+-- Specs for the tensor-level path of backprop (backward_tensors of the
 -- arithmetic nodes, gradients travelling as bare tensors, in-place
 -- accumulation into gradients a node owns).  Every case is checked against
 -- hand-computed values and against the generic path (a function hook, even
@@ -197,5 +197,84 @@ describe('backprop fast path', function()
     x:cleargrad()
     gx:backward()
     close(vals(x.grad), { 12 })   -- d(3x^2)/dx
+  end)
+
+  describe('backward_tensors (the one tensor-level protocol)', function()
+    -- Scale: y = w * x (w a 1-element tensor), with both protocols; every
+    -- call of backward_tensors is counted, and the one on tensors adds w's
+    -- gradient into the sum backprop hands over when there is one.
+    local calls
+    local Scale = chainer.FunctionNode:extend('Scale')
+    function Scale:forward(inputs)
+      self:retain_inputs({ 1, 2 })
+      return { inputs[1] * inputs[2] }
+    end
+    function Scale:backward(idx, gys)
+      calls.variables = calls.variables + 1
+      local xs = self:get_retained_inputs()
+      return { gys[1] * xs[2], F.sum(gys[1] * xs[1]):reshape(1) }
+    end
+    function Scale:backward_tensors(idx, gys, gxs, own)
+      calls.tensors = calls.tensors + 1
+      assert.is_true(T.is_tensor(gys[1]))
+      local x, w = self.inputs[1].data, self.inputs[2].data
+      for k = 1, #idx do
+        local i = idx[k]
+        if i == 1 then gxs[1] = gys[1] * w end
+        if i == 2 then
+          local gw = T.sum(gys[1] * x):reshape(1)
+          if gxs[2] then
+            calls.accumulated = calls.accumulated + 1
+            gxs[2]:add_(gw)             -- into the sum, left in gxs[2]
+          else
+            gxs[2] = gw
+          end
+        end
+      end
+    end
+    local function run(opts)
+      calls = { tensors = 0, variables = 0, accumulated = 0 }
+      local x = Variable(T.array({ 1, 2, 3 }, 'float64'))
+      local w = Variable(T.array({ 2 }, 'float64'))
+      local h = x
+      for _ = 1, 4 do h = Scale():apply({ h, w })[1] end
+      F.sum(h):backward(opts)
+      return vals(x.grad), vals(w.grad), calls
+    end
+
+    it('is used when nothing records or observes backward, and adds into the sums it is given', function()
+      local gx, gw, c = run()
+      close(gx, { 16, 16, 16 })
+      close(gw, { 4 * 8 * 6 })   -- d(w^4 sum x)/dw = 4 w^3 sum x
+      assert.are.same({ tensors = 4, variables = 0 }, { tensors = c.tensors, variables = c.variables })
+      -- w's first gradient is a new tensor, so its node owns it; the
+      -- three later calls get it to add into
+      assert.are.equal(3, c.accumulated)
+    end)
+
+    it('is not used with double backprop, retain_grad or a function hook, with the same results', function()
+      local gx0, gw0 = run()
+      for _, case in ipairs({ { enable_double_backprop = true }, { retain_grad = true } }) do
+        local gx, gw, c = run(case)
+        assert.are.same({ 0, 4 }, { c.tensors, c.variables })
+        close(gx, gx0) close(gw, gw0)
+      end
+      local Hook = chainer.FunctionHook:extend('NoopHook2')
+      local gx, gw, c
+      Hook():scope(function() gx, gw, c = run() end)
+      assert.are.same({ 0, 4 }, { c.tensors, c.variables })
+      close(gx, gx0) close(gw, gw0)
+    end)
+
+    it('is not used for a node with a local hook', function()
+      calls = { tensors = 0, variables = 0, accumulated = 0 }
+      local x = Variable(T.array({ 1, 2 }, 'float64'))
+      local w = Variable(T.array({ 3 }, 'float64'))
+      local f = Scale()
+      f:add_hook(chainer.FunctionHook:extend('LocalNoop')())
+      F.sum(f:apply({ x, w })[1]):backward()
+      assert.are.same({ 0, 1 }, { calls.tensors, calls.variables })
+      close(vals(x.grad), { 3, 3 })
+    end)
   end)
 end)

@@ -1,7 +1,7 @@
 -- Specs for in-place accumulation of a parameter's gradient over many
--- applications in one backward pass (functions/_owned_grad.lua): a Linear
--- and an EmbedID used at every step of a sequence add their W gradients
--- straight into the sum W's node owns.  The results must equal the node
+-- applications in one backward pass (grad_inputs of backward_tensors, see
+-- function_node.lua): a Linear and an EmbedID used at every step of a
+-- sequence add their W gradients straight into the sum W's node owns.  The results must equal the node
 -- path (double backprop: one gradient per step, summed by the traversal)
 -- and a sum of the per-step gradients taken one at a time.
 local chainer = require 'chainer'

@@ -5,8 +5,6 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local K = require 'chainer.functions.activation._kernels'
-local config = require('chainer.config').config
-local global_hooks = require('chainer.function_hook').list
 
 local M = {}
 
@@ -33,15 +31,13 @@ function ReLU:forward(inputs)
   self._yd = y
   return { y }
 end
--- With no graph to record (no double backprop), no hook and no debug mode,
--- the gradient is the C pass itself, without a ReLUGrad2 node.
 function ReLU:backward(idx, gys)
-  local gy, yd = gys[1], self._yd
-  if yd and gy and not config.enable_backprop and not config.debug and global_hooks[1] == nil then
-    return { K.activation_grad(K.RELU, yd, gy._data) }
-  end
   local y = self:get_retained_outputs()[1]
-  return { grad2(y._data, gy) }
+  return { grad2(y._data, gys[1]) }
+end
+-- On tensors: ReLUGrad2's C pass itself, without the node.
+function ReLU:backward_tensors(idx, gys, gxs)
+  gxs[1] = K.activation_grad(K.RELU, self._yd, gys[1])
 end
 
 function M.relu(x)

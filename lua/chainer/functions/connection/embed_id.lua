@@ -9,9 +9,6 @@ local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
-local config = require('chainer.config').config
-local global_hooks = require('chainer.function_hook').list
-local owned = require('chainer.functions._owned_grad').owned
 local FLOAT32, FLOAT64, CPU = T.DT.float32, T.DT.float64, T.C.CH_CPU
 
 local M = {}
@@ -19,46 +16,32 @@ local M = {}
 local EmbedIDFunction = FunctionNode:extend('EmbedIDFunction')
 M.EmbedIDFunction = EmbedIDFunction
 
+local EmbedIDGrad = FunctionNode:extend('EmbedIDGrad')
+M.EmbedIDGrad = EmbedIDGrad
+
+-- The gradient w.r.t. W: the rows of gy added at the ids of x into a new
+-- (n_vocab, n_units) tensor (the scatter kernel).
+local function grad_W(x, gy, n_vocab, ignore_label)
+  local il = ignore_label
+  check(C.ch_embed_id_backward(x.ptr, gy.ptr, n_vocab, il and 1 or 0, il or 0, box), 3)
+  return wrap(box[0])
+end
+
 function EmbedIDFunction:forward(inputs)
   local x, W = inputs[1], inputs[2]
   self:retain_inputs({ 1 })
-  self._x = x
   self._n_vocab = W.shape[1]
   local il = self.ignore_label
   check(C.ch_embed_id_forward(x.ptr, W.ptr, il and 1 or 0, il or 0, box), 2)
   return { wrap(box[0]) }
 end
 
--- Without a graph to record (no double backprop, no hook, no debug) the
--- gradient is computed on the tensors: added row by row into W's gradient
--- sum when W's node already owns one (a table looked up at every step of a
--- sequence; functions/_owned_grad.lua), else the scatter kernel directly.
 function EmbedIDFunction:backward(idx, gys)
-  local gyv = gys[1]
-  if gyv and self._x and not config.enable_backprop and not config.debug and global_hooks[1] == nil then
-    local gy = gyv._data
-    local ret = {}
-    for k = 1, #idx do
-      if idx[k] == 2 then
-        local acc = owned(self, 2)
-        local dt = gy.ptr.dt
-        if acc ~= nil and self.ignore_label == nil and acc.ptr.dt == dt and acc.ptr.dev == CPU
-          and (dt == FLOAT32 or dt == FLOAT64) then
-          T.scatter_add(acc, 0, self._x, gy)
-        else
-          local il = self.ignore_label
-          check(C.ch_embed_id_backward(self._x.ptr, gy.ptr, self._n_vocab, il and 1 or 0, il or 0, box), 2)
-          ret[2] = wrap(box[0])
-        end
-      end
-    end
-    return ret
-  end
   local x = self:get_retained_inputs()[1]
   local ret = {}
   for k = 1, #idx do
     if idx[k] == 2 then
-      local g = setmetatable({}, M.EmbedIDGrad)
+      local g = setmetatable({}, EmbedIDGrad)
       g.n_vocab, g.ignore_label = self._n_vocab, self.ignore_label
       ret[2] = g:apply({ x, gys[1] })[1]
     end
@@ -66,15 +49,25 @@ function EmbedIDFunction:backward(idx, gys)
   return ret
 end
 
-local EmbedIDGrad = FunctionNode:extend('EmbedIDGrad')
-M.EmbedIDGrad = EmbedIDGrad
+-- On tensors: EmbedIDGrad's kernel, or, when backprop hands over W's
+-- gradient sum (a table looked up at every step of a sequence), the rows
+-- added into it directly.
+function EmbedIDFunction:backward_tensors(idx, gys, gxs)
+  if idx[#idx] ~= 2 then return end   -- x (integer ids) gets no gradient
+  local x, gy = self.inputs[1].data, gys[1]
+  local acc = gxs[2]
+  local dt = gy.ptr.dt
+  if acc ~= nil and self.ignore_label == nil and acc.ptr.dt == dt and acc.ptr.dev == CPU
+    and (dt == FLOAT32 or dt == FLOAT64) then
+    T.scatter_add(acc, 0, x, gy)
+  else
+    gxs[2] = grad_W(x, gy, self._n_vocab, self.ignore_label)
+  end
+end
 
 function EmbedIDGrad:forward(inputs)
-  local x, gy = inputs[1], inputs[2]
   self:retain_inputs({ 1 })
-  local il = self.ignore_label
-  check(C.ch_embed_id_backward(x.ptr, gy.ptr, self.n_vocab, il and 1 or 0, il or 0, box), 2)
-  return { wrap(box[0]) }
+  return { grad_W(inputs[1], inputs[2], self.n_vocab, self.ignore_label) }
 end
 
 function EmbedIDGrad:backward(idx, gys)

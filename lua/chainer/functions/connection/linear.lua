@@ -13,9 +13,6 @@ local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.connection._util'
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
-local config = require('chainer.config').config
-local global_hooks = require('chainer.function_hook').list
-local owned = require('chainer.functions._owned_grad').owned
 
 local M = {}
 
@@ -40,7 +37,6 @@ function LinearFunction:forward(inputs)
   -- ch_linear runs on either device (cuBLAS on a GPU) and names mixed ones
   if dt == FLOAT32 or dt == FLOAT64 then
     check(C.ch_linear(xp, W.ptr, b ~= nil and b.ptr or nil, box), 3)
-    self._x, self._W = x, W
     return { T.wrap(box[0]) }
   end
   local y
@@ -54,45 +50,47 @@ function LinearFunction:forward(inputs)
   return { y }
 end
 
--- Without a graph to record (no double backprop), no hook and no debug
--- mode, the gradients are computed on the tensors directly: the same
--- kernels as the matmul/sum nodes below, without three FunctionNodes and
--- their Variables per layer; W's gradient goes straight into the sum its
--- node already owns when there is one (functions/_owned_grad.lua).
-function LinearFunction:backward(idx, gys)
-  local gyv = gys[1]
-  local Wd = self._W
-  if Wd and gyv and not config.enable_backprop and not config.debug and global_hooks[1] == nil then
-    local gy = gyv._data
-    local ret = {}
-    for k = 1, #idx do
-      local i = idx[k]
-      if i == 1 then ret[1] = T.matmul(gy, Wd)
-      elseif i == 2 then
-        -- W's gradient sum already belongs to its node (a layer applied at
-        -- many steps): add gy^T x into it with beta = 1, return none
-        local acc = owned(self, 2)
-        if acc ~= nil and acc.ptr.dt == gy.ptr.dt then
-          T.gemm(acc, gy, self._x, GEMM_TA_ACC)
-        else
-          ret[2] = T.matmul(gy, self._x, TRANSA)
-        end
-      else ret[3] = T.sum(gy, AXIS0) end
-    end
-    return ret
-  end
-  local matmul = require('chainer.functions.math.matmul').matmul
-  local xs = self:get_retained_inputs()
-  local x, W = xs[1], xs[2]
-  local gy = gys[1]
-  local ret = {}
+-- The gradients, written once for both protocols: gx = gy W, gW = gy^T x
+-- (transposed views only) and gb = the sum of gy's rows.  ops is the
+-- differentiable functions for backward (Variables) or the tensor kernels
+-- for backward_tensors.  gxs is the table to fill; from backprop it may
+-- hold W's gradient sum on entry, which gy^T x is then added into (a gemm
+-- with beta = 1: a layer applied at many steps takes no W-sized temporary
+-- per step).
+local function gradients(ops, idx, gy, x, W, gxs)
   for k = 1, #idx do
     local i = idx[k]
-    if i == 1 then ret[1] = matmul(gy, W)
-    elseif i == 2 then ret[2] = matmul(gy, x, TRANSA)
-    else ret[3] = require('chainer.functions.math.sum').sum(gy, AXIS0) end
+    if i == 1 then
+      gxs[1] = ops.matmul(gy, W)
+    elseif i == 2 then
+      local acc = gxs[2]
+      if acc ~= nil and acc.ptr.dt == gy.ptr.dt then
+        T.gemm(acc, gy, x, GEMM_TA_ACC)
+      else
+        gxs[2] = ops.matmul(gy, x, TRANSA)
+      end
+    else
+      gxs[3] = ops.sum(gy, AXIS0)
+    end
   end
-  return ret
+  return gxs
+end
+
+local TENSOR_OPS = { matmul = T.matmul, sum = T.sum }
+local VARIABLE_OPS = {}   -- filled on first use (those modules load this one's siblings)
+
+function LinearFunction:backward(idx, gys)
+  if not VARIABLE_OPS.matmul then
+    VARIABLE_OPS.matmul = require('chainer.functions.math.matmul').matmul
+    VARIABLE_OPS.sum = require('chainer.functions.math.sum').sum
+  end
+  local xs = self:get_retained_inputs()
+  return gradients(VARIABLE_OPS, idx, gys[1], xs[1], xs[2], {})
+end
+
+function LinearFunction:backward_tensors(idx, gys, gxs)
+  local ins = self.inputs
+  gradients(TENSOR_OPS, idx, gys[1], ins[1].data, ins[2].data, gxs)
 end
 
 local SIGNATURE = args.signature { 'n_batch_axes' }

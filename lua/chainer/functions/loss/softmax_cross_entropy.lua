@@ -28,7 +28,6 @@ local U = require 'chainer.functions.loss._nodes'
 local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
-local global_hooks = require('chainer.function_hook').list
 
 local M = {}
 local FN = 'softmax_cross_entropy'
@@ -91,19 +90,27 @@ local function grad_of(g, gy, reduce, coeff)
   return g * gy:reshape(s)
 end
 
-function SoftmaxCrossEntropy:backward(idx, gys)
+-- G = (softmax - onehot) * weight: from the forward pass when it was
+-- computed there, else now.
+local function unscaled_grad(self)
   local g = self._grad
   if not g then
     local _
-    _, g = kernel(self._x, self._t, self.class_weight, self.ignore_label, true, 2)
+    _, g = kernel(self._x, self._t, self.class_weight, self.ignore_label, true, 3)
   end
-  if not config.enable_backprop and not config.debug and global_hooks[1] == nil then
-    -- no graph to record: the gradient node's forward on the tensors
-    return { grad_of(g, gys[1]._data, self.reduce, self._coeff), nil }
-  end
+  return g
+end
+
+function SoftmaxCrossEntropy:backward(idx, gys)
+  local g = unscaled_grad(self)
   local f = setmetatable({}, SoftmaxCrossEntropyGrad)
   f._g, f.reduce, f._coeff, f._tshape = g, self.reduce, self._coeff, self._tshape
   return { f:apply({ gys[1] })[1], nil }
+end
+
+-- On tensors: the gradient node's forward itself.
+function SoftmaxCrossEntropy:backward_tensors(idx, gys, gxs)
+  if idx[1] == 1 then gxs[1] = grad_of(unscaled_grad(self), gys[1], self.reduce, self._coeff) end
 end
 
 function SoftmaxCrossEntropyGrad:forward(inputs)

@@ -6,15 +6,15 @@
 -- and must share a dtype, as in Chainer; a number is a weak scalar (a
 -- float32 Variable times 2.5 stays float32).
 --
--- When no graph is recorded (no input requires a gradient, or backprop is
--- off, as during a plain backward pass) and no hook or debug check is
--- active, the wrappers call the tensor kernel directly and wrap the result:
--- the FunctionNode machinery is skipped entirely.
+-- When applying a node would leave no trace (FunctionNode.can_skip_node:
+-- no input requires a gradient or backprop is off, as during a plain
+-- backward pass, and no hook or debug check is active), the wrappers call
+-- the tensor kernel directly and wrap the result: the FunctionNode
+-- machinery is skipped entirely.  The nodes give backprop a
+-- backward_tensors (see function_node.lua) next to their backward.
 local T = require 'chainer.tensor'
-local config = require('chainer.config').config
 local Variable = require 'chainer.variable'
 local FunctionNode = require 'chainer.function_node'
-local hooks = require('chainer.function_hook').list
 
 local new_var = Variable.new_var
 local is_tensor = T.is_tensor
@@ -22,7 +22,6 @@ local T_add, T_sub, T_mul, T_div, T_pow, T_neg = T.add, T.sub, T.mul, T.div, T.p
 local T_mod, T_floor, T_log, T_sign = T.mod, T.floor, T.log, T.sign
 local T_sum_to = T.sum_to
 local T_addmul = T.addmul
-local owned = require('chainer.functions._owned_grad').owned
 local setmetatable, type, error = setmetatable, type, error
 local mlog = math.log
 
@@ -74,10 +73,7 @@ local function check_dtypes(fn, a, b)
   end
 end
 
--- True when the result needs no graph node and no hook/debug processing.
-local function plain(rg)
-  return (not rg or not config.enable_backprop) and hooks[1] == nil and not config.debug
-end
+local plain = FunctionNode.can_skip_node
 
 -- Whether input i (of a two-input node) is among the targets; no loop.
 local function wants(idx, i)
@@ -116,16 +112,12 @@ function Add:backward(idx, gys)
   if sb then gb = sum_to(gy, sb) end
   return { ga, gb }
 end
--- backward_fast(gy, want1, want2, own) -> ga, gb, owna, ownb (see
--- backprop.lua): gy passed on is ours when gy was (own); a sum_to result
--- other than gy itself is a new tensor.  The traversal decides which input
--- owns gy when it goes to both.
-function Add:backward_fast(gy, w1, w2, own)
-  local ga, gb = gy, gy
-  local sa, sb = self._sa, self._sb
-  if sa and w1 then ga = T_sum_to(gy, sa) end
-  if sb and w2 then gb = T_sum_to(gy, sb) end
-  return ga, gb, ga ~= gy or own, gb ~= gy or own
+-- gy is passed on as it is (the traversal decides which input may own it
+-- when it goes to both); sum_to makes a new tensor.
+function Add:backward_tensors(idx, gys, gxs)
+  local gy = gys[1]
+  if wants(idx, 1) then gxs[1] = self._sa and T_sum_to(gy, self._sa) or gy end
+  if wants(idx, 2) then gxs[2] = self._sb and T_sum_to(gy, self._sb) or gy end
 end
 
 local AddConstant = FunctionNode:extend('AddConstant')
@@ -134,7 +126,7 @@ function AddConstant:label() return '_ + const' end
 function AddConstant:forward1(x) return T_add(x, self.value) end
 AddConstant.forward = forward_from1
 function AddConstant:backward(idx, gys) return { gys[1] } end
-function AddConstant:backward_fast(gy, w1, w2, own) return gy, nil, own, false end
+function AddConstant:backward_tensors(idx, gys, gxs) gxs[1] = gys[1] end
 
 local Sub = FunctionNode:extend('Sub')
 M.Sub = Sub
@@ -159,17 +151,13 @@ function Sub:backward(idx, gys)
   end
   return { ga, gb }
 end
-function Sub:backward_fast(gy, w1, w2, own)
-  local ga, gb
-  if w1 then
-    ga = gy
-    if self._sa then ga = T_sum_to(gy, self._sa) end
+function Sub:backward_tensors(idx, gys, gxs)
+  local gy = gys[1]
+  if wants(idx, 1) then gxs[1] = self._sa and T_sum_to(gy, self._sa) or gy end
+  if wants(idx, 2) then
+    local gb = T_neg(gy)
+    gxs[2] = self._sb and T_sum_to(gb, self._sb) or gb
   end
-  if w2 then
-    gb = T_neg(gy)
-    if self._sb then gb = T_sum_to(gb, self._sb) end
-  end
-  return ga, gb, ga ~= gy or own, true
 end
 
 local SubFromConstant = FunctionNode:extend('SubFromConstant')
@@ -178,9 +166,9 @@ function SubFromConstant:label() return 'const - _' end
 function SubFromConstant:forward1(x) return T_sub(self.value, x) end
 SubFromConstant.forward = forward_from1
 function SubFromConstant:backward(idx, gys) return { M.neg(gys[1]) } end
-function SubFromConstant:backward_fast(gy, w1, w2, own)
-  local r = T_neg(gy, own and gy or nil)
-  return r, nil, true, false
+function SubFromConstant:backward_tensors(idx, gys, gxs, own)
+  local gy = gys[1]
+  gxs[1] = T_neg(gy, own and gy or nil)
 end
 
 local Mul = FunctionNode:extend('Mul')
@@ -211,31 +199,30 @@ end
 -- The retained inputs are the nodes' data (what get_retained_inputs reads).
 -- When gy is ours alone (own), input 1's product overwrites it (computed
 -- last: input 2's product still reads gy); the result has gy's shape and
--- dtype whatever broadcasting happened.  An input whose node already holds
--- a gradient sum of its own (a leaf reached many times, see _owned_grad)
--- gets its product added into that sum directly, and no gradient returned.
-function Mul:backward_fast(gy, w1, w2, own)
+-- dtype whatever broadcasting happened.  An input whose gradient sum the
+-- traversal hands over (a leaf reached many times: gxs[i] on entry) gets
+-- its product added into that sum directly with T.addmul.
+function Mul:backward_tensors(idx, gys, gxs, own)
+  local gy = gys[1]
   local ins = self.inputs
-  local ga, gb
-  if w2 then
-    local acc = not self._sb and owned(self, 2)
-    if acc then
+  if wants(idx, 2) then
+    local acc = gxs[2]
+    if acc and not self._sb then
       T_addmul(acc, gy, ins[1].data)
     else
-      gb = T_mul(gy, ins[1].data)
-      if self._sb then gb = T_sum_to(gb, self._sb) end
+      local gb = T_mul(gy, ins[1].data)
+      gxs[2] = self._sb and T_sum_to(gb, self._sb) or gb
     end
   end
-  if w1 then
-    local acc = not self._sa and owned(self, 1)
-    if acc then
+  if wants(idx, 1) then
+    local acc = gxs[1]
+    if acc and not self._sa then
       T_addmul(acc, gy, ins[2].data)
     else
-      ga = T_mul(gy, ins[2].data, own and gy or nil)
-      if self._sa then ga = T_sum_to(ga, self._sa) end
+      local ga = T_mul(gy, ins[2].data, own and gy or nil)
+      gxs[1] = self._sa and T_sum_to(ga, self._sa) or ga
     end
   end
-  return ga, gb, true, true
 end
 
 local MulConstant = FunctionNode:extend('MulConstant')
@@ -245,9 +232,9 @@ function MulConstant:forward1(x) return T_mul(x, self.value) end
 MulConstant.forward = forward_from1
 function MulConstant:backward(idx, gys) return { M.mul(gys[1], self.value) } end
 -- In place only for float gradients: a weak scalar keeps their dtype.
-function MulConstant:backward_fast(gy, w1, w2, own)
-  local r = T_mul(gy, self.value, own and T.is_float_code[gy.ptr.dt] and gy or nil)
-  return r, nil, true, false
+function MulConstant:backward_tensors(idx, gys, gxs, own)
+  local gy = gys[1]
+  gxs[1] = T_mul(gy, self.value, own and T.is_float_code[gy.ptr.dt] and gy or nil)
 end
 
 local Div = FunctionNode:extend('Div')
@@ -273,17 +260,16 @@ function Div:backward(idx, gys)
   if self._sa and wants(idx, 1) then ga = sum_to(ga, self._sa) end
   return { ga, gb }
 end
-function Div:backward_fast(gy, w1, w2, own)
+function Div:backward_tensors(idx, gys, gxs, own)
+  local gy = gys[1]
   local ins = self.inputs
   local a, b = ins[1].data, ins[2].data
   local ga = T_div(gy, b, own and gy or nil)
-  local gb
-  if w2 then
-    gb = T_neg(T_div(T_mul(ga, a), b))
-    if self._sb then gb = T_sum_to(gb, self._sb) end
+  if wants(idx, 2) then
+    local gb = T_neg(T_div(T_mul(ga, a), b))
+    gxs[2] = self._sb and T_sum_to(gb, self._sb) or gb
   end
-  if self._sa and w1 then ga = T_sum_to(ga, self._sa) end
-  return ga, gb, true, true
+  if wants(idx, 1) then gxs[1] = self._sa and T_sum_to(ga, self._sa) or ga end
 end
 
 local DivFromConstant = FunctionNode:extend('DivFromConstant')
@@ -306,9 +292,9 @@ function Neg:label() return '-_' end
 function Neg:forward1(x) return T_neg(x) end
 Neg.forward = forward_from1
 function Neg:backward(idx, gys) return { M.neg(gys[1]) } end
-function Neg:backward_fast(gy, w1, w2, own)
-  local r = T_neg(gy, own and gy or nil)
-  return r, nil, true, false
+function Neg:backward_tensors(idx, gys, gxs, own)
+  local gy = gys[1]
+  gxs[1] = T_neg(gy, own and gy or nil)
 end
 
 local PowVarVar = FunctionNode:extend('PowVarVar')
@@ -444,7 +430,7 @@ local function operand(x, fn, pos)
 end
 
 -- The nodes are built with every field apply1/apply2 and backprop will
--- set, so the table is allocated at its final size once instead of growing
+-- set (_bp: the traversal's stamp on the functions it schedules), so the table is allocated at its final size once instead of growing
 -- (and rehashing) key by key; false reads as "absent" everywhere.  Four
 -- fields keep a two-input node's hash part at four slots: what is the same
 -- for every node of a class (which inputs Mul retains, "no broadcasting")

@@ -135,6 +135,37 @@ typedef ch_status ch_lrn_forward_kernel(const ch_tensor *x, int64_t half, double
 typedef ch_status ch_lrn_backward_kernel(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale,
                                          const ch_tensor *gy, int64_t half, double alpha, double beta, ch_tensor *gx);
 
+/* conv */
+/* The geometry of an N-d convolution (ops/conv.c fills and checks it):
+ * N images of C channels in, Cout out, in `groups` groups; per spatial axis
+ * the input and output extents, kernel size, stride, padding, dilation. */
+typedef struct ch_conv_geom {
+    int nsp;
+    int64_t N, C, Cout, groups, Coutg, Cg;
+    int64_t in[CH_MAX_DIMS], out[CH_MAX_DIMS], k[CH_MAX_DIMS];
+    int64_t s[CH_MAX_DIMS], p[CH_MAX_DIMS], d[CH_MAX_DIMS];
+    int64_t Kk;  /* prod k */
+    int64_t Pin; /* prod in */
+    int64_t P;   /* prod out */
+    int64_t Kg;  /* Cg * Kk: the column rows of one group */
+    bool direct; /* 1x1, stride 1, no padding: the column matrix is x */
+} ch_conv_geom;
+/* Every tensor is contiguous, of one dtype (float32 or float64), shaped as
+ * g says; outputs are new tensors the kernel fills entirely.
+ * y (N, Cout, *out) = conv(x (N, C, *in), W (Cout, Cg, *k)) + b (Cout; may be NULL). */
+typedef ch_status ch_conv_forward_kernel(const ch_conv_geom *g, const ch_tensor *x, const ch_tensor *w,
+                                         const ch_tensor *b, ch_tensor *y);
+/* gx (N, C, *in) from gy (N, Cout, *out) and W. */
+typedef ch_status ch_conv_backward_data_kernel(const ch_conv_geom *g, const ch_tensor *gy, const ch_tensor *w,
+                                               ch_tensor *gx);
+/* gW (Cout, Cg, *k) from x and gy. */
+typedef ch_status ch_conv_backward_filter_kernel(const ch_conv_geom *g, const ch_tensor *x, const ch_tensor *gy,
+                                                 ch_tensor *gw);
+/* Chainer's im2col: col (N, C, *k, *out) from x (N, C, *in) (Cout = groups = 1). */
+typedef ch_status ch_im2col_kernel(const ch_conv_geom *g, const ch_tensor *x, ch_tensor *col);
+/* col2im, the adjoint: x (N, C, *in) = the sum of col's patches. */
+typedef ch_status ch_col2im_kernel(const ch_conv_geom *g, const ch_tensor *col, ch_tensor *x);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -164,7 +195,13 @@ typedef ch_status ch_lrn_backward_kernel(const ch_tensor *x, const ch_tensor *y,
     X(sqnorm)                  \
     X(activation_grad)         \
     X(lrn_forward)             \
-    X(lrn_backward)
+    X(lrn_backward)            \
+    /* conv */                 \
+    X(conv_forward)            \
+    X(conv_backward_data)      \
+    X(conv_backward_filter)    \
+    X(im2col)                  \
+    X(col2im)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

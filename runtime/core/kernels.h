@@ -166,6 +166,33 @@ typedef ch_status ch_im2col_kernel(const ch_conv_geom *g, const ch_tensor *x, ch
 /* col2im, the adjoint: x (N, C, *in) = the sum of col's patches. */
 typedef ch_status ch_col2im_kernel(const ch_conv_geom *g, const ch_tensor *col, ch_tensor *x);
 
+/* pooling */
+/* The geometry of 1- to 3-d pooling (ops/pooling.c fills and checks it),
+ * padded to 3 spatial axes with unit axes in front. */
+typedef struct ch_pool_geom {
+    int64_t planes;            /* N * C */
+    int64_t in[3], out[3];     /* spatial extents */
+    int64_t k[3], s[3], p[3];
+    int64_t in_n, out_n, kn;   /* cells per plane / per window */
+} ch_pool_geom;
+/* Tensors are contiguous (N, C, *in) / (N, C, *out) planes; the float ones
+ * share one dtype (float32 or float64); window positions (indexes) are
+ * int32, flat within the window (out of range: nothing).  Outputs are new
+ * tensors the kernel fills entirely.
+ * Max pooling: y, and the argmax window positions when indexes != NULL. */
+typedef ch_status ch_max_pool_forward_kernel(const ch_pool_geom *g, const ch_tensor *x, ch_tensor *y,
+                                             ch_tensor *indexes);
+/* gx (in) = the sum of gy (out) at the cells that indexes name. */
+typedef ch_status ch_max_pool_scatter_kernel(const ch_pool_geom *g, const ch_tensor *gy, const ch_tensor *indexes,
+                                             ch_tensor *gx);
+/* y (out) = x (in) at the cells that indexes name (0 out of the input). */
+typedef ch_status ch_max_pool_gather_kernel(const ch_pool_geom *g, const ch_tensor *x, const ch_tensor *indexes,
+                                            ch_tensor *y);
+/* Average pooling; mode 0 divides by the window size, 1 by the cells
+ * inside the input, 2 not at all (sum pooling). */
+typedef ch_status ch_avg_pool_forward_kernel(const ch_pool_geom *g, int mode, const ch_tensor *x, ch_tensor *y);
+typedef ch_status ch_avg_pool_backward_kernel(const ch_pool_geom *g, int mode, const ch_tensor *gy, ch_tensor *gx);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -201,7 +228,13 @@ typedef ch_status ch_col2im_kernel(const ch_conv_geom *g, const ch_tensor *col, 
     X(conv_backward_data)      \
     X(conv_backward_filter)    \
     X(im2col)                  \
-    X(col2im)
+    X(col2im)                  \
+    /* pooling */              \
+    X(max_pool_forward)        \
+    X(max_pool_scatter)        \
+    X(max_pool_gather)         \
+    X(avg_pool_forward)        \
+    X(avg_pool_backward)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -193,6 +193,19 @@ typedef ch_status ch_max_pool_gather_kernel(const ch_pool_geom *g, const ch_tens
 typedef ch_status ch_avg_pool_forward_kernel(const ch_pool_geom *g, int mode, const ch_tensor *x, ch_tensor *y);
 typedef ch_status ch_avg_pool_backward_kernel(const ch_pool_geom *g, int mode, const ch_tensor *gy, ch_tensor *gx);
 
+/* batch_norm */
+/* Batch normalization over the (A, C, B) view: x (and gy) contiguous,
+ * 3-d, float32 or float64; the per-channel inputs gamma, beta, mean and
+ * inv_std contiguous float64 of C elements (gamma NULL: 1, beta NULL: 0).
+ * Outputs (each may be NULL) are new tensors of x's dtype: y and gx like
+ * x, the others (C,).  Statistics over the A*B values of each channel. */
+typedef ch_status ch_batch_norm_forward_kernel(const ch_tensor *x, const ch_tensor *gamma, const ch_tensor *beta,
+                                               double eps, ch_tensor *y, ch_tensor *mean, ch_tensor *var,
+                                               ch_tensor *inv_std);
+typedef ch_status ch_batch_norm_backward_kernel(const ch_tensor *x, const ch_tensor *gamma, const ch_tensor *gy,
+                                                const ch_tensor *mean, const ch_tensor *inv_std, ch_tensor *gx,
+                                                ch_tensor *ggamma, ch_tensor *gbeta);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -234,7 +247,10 @@ typedef ch_status ch_avg_pool_backward_kernel(const ch_pool_geom *g, int mode, c
     X(max_pool_scatter)        \
     X(max_pool_gather)         \
     X(avg_pool_forward)        \
-    X(avg_pool_backward)
+    X(avg_pool_backward)       \
+    /* batch_norm */           \
+    X(batch_norm_forward)      \
+    X(batch_norm_backward)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

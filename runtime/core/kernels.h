@@ -206,6 +206,32 @@ typedef ch_status ch_batch_norm_backward_kernel(const ch_tensor *x, const ch_ten
                                                 const ch_tensor *mean, const ch_tensor *inv_std, ch_tensor *gx,
                                                 ch_tensor *ggamma, ch_tensor *gbeta);
 
+/* roi_pooling */
+/* ROI pooling over x (N, C, H, W): rois contiguous float64 (R, 4) as
+ * (y_min, x_min, y_max, x_max) in image coordinates (times spatial_scale
+ * on x), roi_indices contiguous int64 (R) already checked to lie in 0..N-1;
+ * float tensors contiguous of one dtype (float32/float64), argmax int32
+ * (R, C, outh, outw) flat positions within an H x W plane (out of range:
+ * nothing).  Outputs are new tensors the kernel fills entirely; their
+ * shapes give outh, outw and the input's (n, C, h, w).
+ * ROI max pooling: y and argmax (R, C, outh, outw). */
+typedef ch_status ch_roi_max_pool_2d_kernel(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                            double spatial_scale, ch_tensor *y, ch_tensor *argmax);
+/* gx (n, C, h, w) = the sum of gy (R, C, outh, outw) at the argmax cells. */
+typedef ch_status ch_roi_max_pool_2d_scatter_kernel(const ch_tensor *gy, const ch_tensor *roi_indices,
+                                                    const ch_tensor *argmax, ch_tensor *gx);
+/* y (argmax's shape) = x at the argmax cells (0 out of range). */
+typedef ch_status ch_roi_max_pool_2d_gather_kernel(const ch_tensor *x, const ch_tensor *roi_indices,
+                                                   const ch_tensor *argmax, ch_tensor *y);
+/* ROIAlign with average, sampling_h x sampling_w points per bin (<= 0:
+ * ceil(roi size / bins)), and its gradient gx (n, C, h, w). */
+typedef ch_status ch_roi_average_align_2d_kernel(const ch_tensor *x, const ch_tensor *rois,
+                                                 const ch_tensor *roi_indices, double spatial_scale,
+                                                 int64_t sampling_h, int64_t sampling_w, ch_tensor *y);
+typedef ch_status ch_roi_average_align_2d_backward_kernel(const ch_tensor *gy, const ch_tensor *rois,
+                                                          const ch_tensor *roi_indices, double spatial_scale,
+                                                          int64_t sampling_h, int64_t sampling_w, ch_tensor *gx);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -250,7 +276,13 @@ typedef ch_status ch_batch_norm_backward_kernel(const ch_tensor *x, const ch_ten
     X(avg_pool_backward)       \
     /* batch_norm */           \
     X(batch_norm_forward)      \
-    X(batch_norm_backward)
+    X(batch_norm_backward)     \
+    /* roi_pooling */          \
+    X(roi_max_pool_2d)         \
+    X(roi_max_pool_2d_scatter) \
+    X(roi_max_pool_2d_gather)  \
+    X(roi_average_align_2d)    \
+    X(roi_average_align_2d_backward)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -232,6 +232,17 @@ typedef ch_status ch_roi_average_align_2d_backward_kernel(const ch_tensor *gy, c
                                                           const ch_tensor *roi_indices, double spatial_scale,
                                                           int64_t sampling_h, int64_t sampling_w, ch_tensor *gx);
 
+/* embed_id */
+/* ids: contiguous int64, each in 0..n_vocab-1 or (has_ignore) equal to
+ * ignore_label.  Forward: y (ids' shape + (D,)) = the rows of contiguous
+ * float w (n_vocab, D), zero rows for ignored ids.  Backward: gw
+ * (n_vocab, D), float32 or float64 like contiguous gy (ids' shape + (D,)),
+ * = the sum of gy's rows by id (the kernel zeroes gw first). */
+typedef ch_status ch_embed_id_forward_kernel(const ch_tensor *ids, const ch_tensor *w, int has_ignore,
+                                             int64_t ignore_label, ch_tensor *y);
+typedef ch_status ch_embed_id_backward_kernel(const ch_tensor *ids, const ch_tensor *gy, int has_ignore,
+                                              int64_t ignore_label, ch_tensor *gw);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -282,7 +293,10 @@ typedef ch_status ch_roi_average_align_2d_backward_kernel(const ch_tensor *gy, c
     X(roi_max_pool_2d_scatter) \
     X(roi_max_pool_2d_gather)  \
     X(roi_average_align_2d)    \
-    X(roi_average_align_2d_backward)
+    X(roi_average_align_2d_backward) \
+    /* embed_id */             \
+    X(embed_id_forward)        \
+    X(embed_id_backward)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -28,12 +28,9 @@ static void roi_args_release(roi_args *a) {
  * for the check. */
 static ch_status check_index_range(const char *fn, const ch_tensor *idx, int64_t R, int64_t n) {
     ch_tensor *host = NULL;
-    const ch_tensor *h = idx;
-    if (idx->dev != CH_CPU) {
-        CH_TRY(ch_to_device(idx, CH_CPU, &host));
-        h = host;
-    }
-    const int64_t *ip = (const int64_t *)ch_base(h);
+    const void *data = NULL;
+    CH_TRY(ch_host_data(idx, &host, &data));
+    const int64_t *ip = (const int64_t *)data;
     ch_status st = CH_OK;
     for (int64_t r = 0; r < R && st == CH_OK; r++)
         if (ip[r] < 0 || ip[r] >= n)

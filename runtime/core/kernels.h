@@ -243,6 +243,20 @@ typedef ch_status ch_embed_id_forward_kernel(const ch_tensor *ids, const ch_tens
 typedef ch_status ch_embed_id_backward_kernel(const ch_tensor *ids, const ch_tensor *gy, int has_ignore,
                                               int64_t ignore_label, ch_tensor *gw);
 
+/* lstm */
+/* Chainer's LSTM cell: c_prev (Bc, U, *S), x (B, 4U, *S) with B <= Bc,
+ * gates of unit u at x[:, 4u..4u+3] (x.reshape(B, U, 4, *S)); h and gh are
+ * (B, U, *S).  Every tensor contiguous, of x's dtype (float32/float64);
+ * the gradient inputs gc, gh, ggc_prev, ggx may be NULL (zero).  Outputs
+ * are new tensors the kernel fills entirely: c and gc_prev / g_c_prev /
+ * g_gc like c_prev, gx / g_x like x, h / g_gh like h. */
+typedef ch_status ch_lstm_forward_kernel(const ch_tensor *c_prev, const ch_tensor *x, ch_tensor *c, ch_tensor *h);
+typedef ch_status ch_lstm_backward_kernel(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc,
+                                          const ch_tensor *gh, ch_tensor *gc_prev, ch_tensor *gx);
+typedef ch_status ch_lstm_grad_grad_kernel(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc,
+                                           const ch_tensor *gh, const ch_tensor *ggc_prev, const ch_tensor *ggx,
+                                           ch_tensor *g_c_prev, ch_tensor *g_x, ch_tensor *g_gc, ch_tensor *g_gh);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -296,7 +310,11 @@ typedef ch_status ch_embed_id_backward_kernel(const ch_tensor *ids, const ch_ten
     X(roi_average_align_2d_backward) \
     /* embed_id */             \
     X(embed_id_forward)        \
-    X(embed_id_backward)
+    X(embed_id_backward)       \
+    /* lstm */                 \
+    X(lstm_forward)            \
+    X(lstm_backward)           \
+    X(lstm_grad_grad)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

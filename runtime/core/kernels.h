@@ -257,6 +257,31 @@ typedef ch_status ch_lstm_grad_grad_kernel(const ch_tensor *c_prev, const ch_ten
                                            const ch_tensor *gh, const ch_tensor *ggc_prev, const ch_tensor *ggx,
                                            ch_tensor *g_c_prev, ch_tensor *g_x, ch_tensor *g_gc, ch_tensor *g_gh);
 
+/* rnn_seq */
+/* One layer and direction of n_step_rnn/lstm/gru over T steps of
+ * variable-length sequences (ops/rnn_seq.c checks them): step t has
+ * batch[t] rows (non-increasing) starting at row off[t] of x (N, NI).
+ * cell is a ch_rnn_cell with G gates (LSTM 4, GRU 3, else 1); every
+ * tensor is contiguous, of x's dtype (float32/float64).
+ * Forward: wx (G H, NI), wh (G H, H), bx, bh (G H), h0 (and LSTM's c0)
+ * (batch[0], H) in; y (N, H), hy (and cy) (batch[0], H) and the gate
+ * workspace ws (N, 7H LSTM / 5H GRU / 2H) out.
+ * Backward: x, wx, wh, ws_in (the forward's ws) and the optional gy, ghy,
+ * gcy in; gh0 (and LSTM's gc0) always, the other gradients when not NULL,
+ * out; everything out is filled entirely. */
+typedef struct ch_rnn_seq_args {
+    const char *name;
+    int cell, reverse, T;
+    const int64_t *batch, *off;
+    int64_t N, NI, H;
+    const ch_tensor *x, *wx, *wh, *bx, *bh, *h0, *c0;      /* bx .. c0: forward */
+    ch_tensor *y, *hy, *cy, *ws;                           /* forward */
+    const ch_tensor *ws_in, *gy, *ghy, *gcy;               /* backward */
+    ch_tensor *gx, *gh0, *gc0, *gwx, *gwh, *gbx, *gbh;     /* backward */
+} ch_rnn_seq_args;
+typedef ch_status ch_rnn_seq_forward_kernel(const ch_rnn_seq_args *a);
+typedef ch_status ch_rnn_seq_backward_kernel(const ch_rnn_seq_args *a);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -314,7 +339,10 @@ typedef ch_status ch_lstm_grad_grad_kernel(const ch_tensor *c_prev, const ch_ten
     /* lstm */                 \
     X(lstm_forward)            \
     X(lstm_backward)           \
-    X(lstm_grad_grad)
+    X(lstm_grad_grad)          \
+    /* rnn_seq */              \
+    X(rnn_seq_forward)         \
+    X(rnn_seq_backward)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -282,6 +282,13 @@ typedef struct ch_rnn_seq_args {
 typedef ch_status ch_rnn_seq_forward_kernel(const ch_rnn_seq_args *a);
 typedef ch_status ch_rnn_seq_backward_kernel(const ch_rnn_seq_args *a);
 
+/* addmul */
+/* acc += x * y elementwise, the product rounded before the add; acc, x
+ * and y C-contiguous of one shape and one float dtype (float32/float64),
+ * x and y not overlapping acc partially.  On the gradient-accumulation hot
+ * path: small sizes must cost no more than the loop. */
+typedef ch_status ch_addmul_kernel(ch_tensor *acc, const ch_tensor *x, const ch_tensor *y);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -342,7 +349,9 @@ typedef ch_status ch_rnn_seq_backward_kernel(const ch_rnn_seq_args *a);
     X(lstm_grad_grad)          \
     /* rnn_seq */              \
     X(rnn_seq_forward)         \
-    X(rnn_seq_backward)
+    X(rnn_seq_backward)        \
+    /* addmul */               \
+    X(addmul)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -148,7 +148,7 @@ typedef struct ch_conv_geom {
     int64_t Pin; /* prod in */
     int64_t P;   /* prod out */
     int64_t Kg;  /* Cg * Kk: the column rows of one group */
-    bool direct; /* 1x1, stride 1, no padding: the column matrix is x */
+    int direct;  /* 1x1, stride 1, no padding: the column matrix is x */
 } ch_conv_geom;
 /* Every tensor is contiguous, of one dtype (float32 or float64), shaped as
  * g says; outputs are new tensors the kernel fills entirely.

@@ -135,6 +135,160 @@ typedef ch_status ch_lrn_forward_kernel(const ch_tensor *x, int64_t half, double
 typedef ch_status ch_lrn_backward_kernel(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale,
                                          const ch_tensor *gy, int64_t half, double alpha, double beta, ch_tensor *gx);
 
+/* conv */
+/* The geometry of an N-d convolution (ops/conv.c fills and checks it):
+ * N images of C channels in, Cout out, in `groups` groups; per spatial axis
+ * the input and output extents, kernel size, stride, padding, dilation. */
+typedef struct ch_conv_geom {
+    int nsp;
+    int64_t N, C, Cout, groups, Coutg, Cg;
+    int64_t in[CH_MAX_DIMS], out[CH_MAX_DIMS], k[CH_MAX_DIMS];
+    int64_t s[CH_MAX_DIMS], p[CH_MAX_DIMS], d[CH_MAX_DIMS];
+    int64_t Kk;  /* prod k */
+    int64_t Pin; /* prod in */
+    int64_t P;   /* prod out */
+    int64_t Kg;  /* Cg * Kk: the column rows of one group */
+    int direct;  /* 1x1, stride 1, no padding: the column matrix is x */
+} ch_conv_geom;
+/* Every tensor is contiguous, of one dtype (float32 or float64), shaped as
+ * g says; outputs are new tensors the kernel fills entirely.
+ * y (N, Cout, *out) = conv(x (N, C, *in), W (Cout, Cg, *k)) + b (Cout; may be NULL). */
+typedef ch_status ch_conv_forward_kernel(const ch_conv_geom *g, const ch_tensor *x, const ch_tensor *w,
+                                         const ch_tensor *b, ch_tensor *y);
+/* gx (N, C, *in) from gy (N, Cout, *out) and W. */
+typedef ch_status ch_conv_backward_data_kernel(const ch_conv_geom *g, const ch_tensor *gy, const ch_tensor *w,
+                                               ch_tensor *gx);
+/* gW (Cout, Cg, *k) from x and gy. */
+typedef ch_status ch_conv_backward_filter_kernel(const ch_conv_geom *g, const ch_tensor *x, const ch_tensor *gy,
+                                                 ch_tensor *gw);
+/* Chainer's im2col: col (N, C, *k, *out) from x (N, C, *in) (Cout = groups = 1). */
+typedef ch_status ch_im2col_kernel(const ch_conv_geom *g, const ch_tensor *x, ch_tensor *col);
+/* col2im, the adjoint: x (N, C, *in) = the sum of col's patches. */
+typedef ch_status ch_col2im_kernel(const ch_conv_geom *g, const ch_tensor *col, ch_tensor *x);
+
+/* pooling */
+/* The geometry of 1- to 3-d pooling (ops/pooling.c fills and checks it),
+ * padded to 3 spatial axes with unit axes in front. */
+typedef struct ch_pool_geom {
+    int64_t planes;            /* N * C */
+    int64_t in[3], out[3];     /* spatial extents */
+    int64_t k[3], s[3], p[3];
+    int64_t in_n, out_n, kn;   /* cells per plane / per window */
+} ch_pool_geom;
+/* Tensors are contiguous (N, C, *in) / (N, C, *out) planes; the float ones
+ * share one dtype (float32 or float64); window positions (indexes) are
+ * int32, flat within the window (out of range: nothing).  Outputs are new
+ * tensors the kernel fills entirely.
+ * Max pooling: y, and the argmax window positions when indexes != NULL. */
+typedef ch_status ch_max_pool_forward_kernel(const ch_pool_geom *g, const ch_tensor *x, ch_tensor *y,
+                                             ch_tensor *indexes);
+/* gx (in) = the sum of gy (out) at the cells that indexes name. */
+typedef ch_status ch_max_pool_scatter_kernel(const ch_pool_geom *g, const ch_tensor *gy, const ch_tensor *indexes,
+                                             ch_tensor *gx);
+/* y (out) = x (in) at the cells that indexes name (0 out of the input). */
+typedef ch_status ch_max_pool_gather_kernel(const ch_pool_geom *g, const ch_tensor *x, const ch_tensor *indexes,
+                                            ch_tensor *y);
+/* Average pooling; mode 0 divides by the window size, 1 by the cells
+ * inside the input, 2 not at all (sum pooling). */
+typedef ch_status ch_avg_pool_forward_kernel(const ch_pool_geom *g, int mode, const ch_tensor *x, ch_tensor *y);
+typedef ch_status ch_avg_pool_backward_kernel(const ch_pool_geom *g, int mode, const ch_tensor *gy, ch_tensor *gx);
+
+/* batch_norm */
+/* Batch normalization over the (A, C, B) view: x (and gy) contiguous,
+ * 3-d, float32 or float64; the per-channel inputs gamma, beta, mean and
+ * inv_std contiguous float64 of C elements (gamma NULL: 1, beta NULL: 0).
+ * Outputs (each may be NULL) are new tensors of x's dtype: y and gx like
+ * x, the others (C,).  Statistics over the A*B values of each channel. */
+typedef ch_status ch_batch_norm_forward_kernel(const ch_tensor *x, const ch_tensor *gamma, const ch_tensor *beta,
+                                               double eps, ch_tensor *y, ch_tensor *mean, ch_tensor *var,
+                                               ch_tensor *inv_std);
+typedef ch_status ch_batch_norm_backward_kernel(const ch_tensor *x, const ch_tensor *gamma, const ch_tensor *gy,
+                                                const ch_tensor *mean, const ch_tensor *inv_std, ch_tensor *gx,
+                                                ch_tensor *ggamma, ch_tensor *gbeta);
+
+/* roi_pooling */
+/* ROI pooling over x (N, C, H, W): rois contiguous float64 (R, 4) as
+ * (y_min, x_min, y_max, x_max) in image coordinates (times spatial_scale
+ * on x), roi_indices contiguous int64 (R) already checked to lie in 0..N-1;
+ * float tensors contiguous of one dtype (float32/float64), argmax int32
+ * (R, C, outh, outw) flat positions within an H x W plane (out of range:
+ * nothing).  Outputs are new tensors the kernel fills entirely; their
+ * shapes give outh, outw and the input's (n, C, h, w).
+ * ROI max pooling: y and argmax (R, C, outh, outw). */
+typedef ch_status ch_roi_max_pool_2d_kernel(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                            double spatial_scale, ch_tensor *y, ch_tensor *argmax);
+/* gx (n, C, h, w) = the sum of gy (R, C, outh, outw) at the argmax cells. */
+typedef ch_status ch_roi_max_pool_2d_scatter_kernel(const ch_tensor *gy, const ch_tensor *roi_indices,
+                                                    const ch_tensor *argmax, ch_tensor *gx);
+/* y (argmax's shape) = x at the argmax cells (0 out of range). */
+typedef ch_status ch_roi_max_pool_2d_gather_kernel(const ch_tensor *x, const ch_tensor *roi_indices,
+                                                   const ch_tensor *argmax, ch_tensor *y);
+/* ROIAlign with average, sampling_h x sampling_w points per bin (<= 0:
+ * ceil(roi size / bins)), and its gradient gx (n, C, h, w). */
+typedef ch_status ch_roi_average_align_2d_kernel(const ch_tensor *x, const ch_tensor *rois,
+                                                 const ch_tensor *roi_indices, double spatial_scale,
+                                                 int64_t sampling_h, int64_t sampling_w, ch_tensor *y);
+typedef ch_status ch_roi_average_align_2d_backward_kernel(const ch_tensor *gy, const ch_tensor *rois,
+                                                          const ch_tensor *roi_indices, double spatial_scale,
+                                                          int64_t sampling_h, int64_t sampling_w, ch_tensor *gx);
+
+/* embed_id */
+/* ids: contiguous int64, each in 0..n_vocab-1 or (has_ignore) equal to
+ * ignore_label.  Forward: y (ids' shape + (D,)) = the rows of contiguous
+ * float w (n_vocab, D), zero rows for ignored ids.  Backward: gw
+ * (n_vocab, D), float32 or float64 like contiguous gy (ids' shape + (D,)),
+ * = the sum of gy's rows by id (the kernel zeroes gw first). */
+typedef ch_status ch_embed_id_forward_kernel(const ch_tensor *ids, const ch_tensor *w, int has_ignore,
+                                             int64_t ignore_label, ch_tensor *y);
+typedef ch_status ch_embed_id_backward_kernel(const ch_tensor *ids, const ch_tensor *gy, int has_ignore,
+                                              int64_t ignore_label, ch_tensor *gw);
+
+/* lstm */
+/* Chainer's LSTM cell: c_prev (Bc, U, *S), x (B, 4U, *S) with B <= Bc,
+ * gates of unit u at x[:, 4u..4u+3] (x.reshape(B, U, 4, *S)); h and gh are
+ * (B, U, *S).  Every tensor contiguous, of x's dtype (float32/float64);
+ * the gradient inputs gc, gh, ggc_prev, ggx may be NULL (zero).  Outputs
+ * are new tensors the kernel fills entirely: c and gc_prev / g_c_prev /
+ * g_gc like c_prev, gx / g_x like x, h / g_gh like h. */
+typedef ch_status ch_lstm_forward_kernel(const ch_tensor *c_prev, const ch_tensor *x, ch_tensor *c, ch_tensor *h);
+typedef ch_status ch_lstm_backward_kernel(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc,
+                                          const ch_tensor *gh, ch_tensor *gc_prev, ch_tensor *gx);
+typedef ch_status ch_lstm_grad_grad_kernel(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc,
+                                           const ch_tensor *gh, const ch_tensor *ggc_prev, const ch_tensor *ggx,
+                                           ch_tensor *g_c_prev, ch_tensor *g_x, ch_tensor *g_gc, ch_tensor *g_gh);
+
+/* rnn_seq */
+/* One layer and direction of n_step_rnn/lstm/gru over T steps of
+ * variable-length sequences (ops/rnn_seq.c checks them): step t has
+ * batch[t] rows (non-increasing) starting at row off[t] of x (N, NI).
+ * cell is a ch_rnn_cell with G gates (LSTM 4, GRU 3, else 1); every
+ * tensor is contiguous, of x's dtype (float32/float64).
+ * Forward: wx (G H, NI), wh (G H, H), bx, bh (G H), h0 (and LSTM's c0)
+ * (batch[0], H) in; y (N, H), hy (and cy) (batch[0], H) and the gate
+ * workspace ws (N, 7H LSTM / 5H GRU / 2H) out.
+ * Backward: x, wx, wh, ws_in (the forward's ws) and the optional gy, ghy,
+ * gcy in; gh0 (and LSTM's gc0) always, the other gradients when not NULL,
+ * out; everything out is filled entirely. */
+typedef struct ch_rnn_seq_args {
+    const char *name;
+    int cell, reverse, T;
+    const int64_t *batch, *off;
+    int64_t N, NI, H;
+    const ch_tensor *x, *wx, *wh, *bx, *bh, *h0, *c0;      /* bx .. c0: forward */
+    ch_tensor *y, *hy, *cy, *ws;                           /* forward */
+    const ch_tensor *ws_in, *gy, *ghy, *gcy;               /* backward */
+    ch_tensor *gx, *gh0, *gc0, *gwx, *gwh, *gbx, *gbh;     /* backward */
+} ch_rnn_seq_args;
+typedef ch_status ch_rnn_seq_forward_kernel(const ch_rnn_seq_args *a);
+typedef ch_status ch_rnn_seq_backward_kernel(const ch_rnn_seq_args *a);
+
+/* addmul */
+/* acc += x * y elementwise, the product rounded before the add; acc, x
+ * and y C-contiguous of one shape and one float dtype (float32/float64),
+ * x and y not overlapping acc partially.  On the gradient-accumulation hot
+ * path: small sizes must cost no more than the loop. */
+typedef ch_status ch_addmul_kernel(ch_tensor *acc, const ch_tensor *x, const ch_tensor *y);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -164,7 +318,40 @@ typedef ch_status ch_lrn_backward_kernel(const ch_tensor *x, const ch_tensor *y,
     X(sqnorm)                  \
     X(activation_grad)         \
     X(lrn_forward)             \
-    X(lrn_backward)
+    X(lrn_backward)            \
+    /* conv */                 \
+    X(conv_forward)            \
+    X(conv_backward_data)      \
+    X(conv_backward_filter)    \
+    X(im2col)                  \
+    X(col2im)                  \
+    /* pooling */              \
+    X(max_pool_forward)        \
+    X(max_pool_scatter)        \
+    X(max_pool_gather)         \
+    X(avg_pool_forward)        \
+    X(avg_pool_backward)       \
+    /* batch_norm */           \
+    X(batch_norm_forward)      \
+    X(batch_norm_backward)     \
+    /* roi_pooling */          \
+    X(roi_max_pool_2d)         \
+    X(roi_max_pool_2d_scatter) \
+    X(roi_max_pool_2d_gather)  \
+    X(roi_average_align_2d)    \
+    X(roi_average_align_2d_backward) \
+    /* embed_id */             \
+    X(embed_id_forward)        \
+    X(embed_id_backward)       \
+    /* lstm */                 \
+    X(lstm_forward)            \
+    X(lstm_backward)           \
+    X(lstm_grad_grad)          \
+    /* rnn_seq */              \
+    X(rnn_seq_forward)         \
+    X(rnn_seq_backward)        \
+    /* addmul */               \
+    X(addmul)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

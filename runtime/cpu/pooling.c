@@ -7,66 +7,17 @@
  * so the scatter-adds need no atomics and sum in the same order whatever
  * the thread count.  Geometry with fewer than 3 spatial axes is padded to
  * 3 with unit axes in front, so one loop nest serves 1-d, 2-d and 3-d.
+ * Front doors (checks, geometry, contiguous operands, outputs):
+ * runtime/ops/pooling.c.
  */
 #include "../core/internal.h"
+#include "../core/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct pool_geom {
-    int64_t planes;            /* N * C */
-    int64_t in[3], out[3];     /* spatial extents */
-    int64_t k[3], s[3], p[3];
-    int64_t in_n, out_n, kn;   /* cells per plane / per window */
-} pool_geom;
-
-static ch_status make_geom(const char *fn, const ch_tensor *t, int nsp, const int64_t *ksize, const int64_t *stride,
-                           const int64_t *pad, const int64_t *in_size, const int64_t *out_size, pool_geom *g) {
-    if (nsp < 1 || nsp > 3)
-        return ch_fail(CH_ERR_ARG, "%s: pooling supports 1 to 3 spatial axes (got %d)", fn, nsp);
-    if (t->nd != nsp + 2)
-        return ch_fail(CH_ERR_SHAPE, "%s: expected a %d-d input (N, C, %d spatial axes), got %d-d", fn, nsp + 2, nsp,
-                       t->nd);
-    g->planes = t->dim[0] * t->dim[1];
-    int off = 3 - nsp;
-    for (int a = 0; a < 3; a++) {
-        g->in[a] = g->out[a] = g->k[a] = g->s[a] = 1;
-        g->p[a] = 0;
-    }
-    for (int a = 0; a < nsp; a++) {
-        if (ksize[a] < 1 || stride[a] < 1 || pad[a] < 0)
-            return ch_fail(CH_ERR_ARG, "%s: ksize and stride must be >= 1 and pad >= 0 (axis %d: %lld, %lld, %lld)",
-                           fn, a, (long long)ksize[a], (long long)stride[a], (long long)pad[a]);
-        g->k[off + a] = ksize[a];
-        g->s[off + a] = stride[a];
-        g->p[off + a] = pad[a];
-        g->in[off + a] = in_size[a];
-        g->out[off + a] = out_size[a];
-        if (in_size[a] < 0 || out_size[a] < 0)
-            return ch_fail(CH_ERR_SHAPE, "%s: negative spatial size on axis %d", fn, a);
-    }
-    g->in_n = g->in[0] * g->in[1] * g->in[2];
-    g->out_n = g->out[0] * g->out[1] * g->out[2];
-    g->kn = g->k[0] * g->k[1] * g->k[2];
-    return CH_OK;
-}
-
-static ch_status check_float(const char *fn, const char *arg, const ch_tensor *t) {
-    if (t->dt != CH_FLOAT32 && t->dt != CH_FLOAT64)
-        return ch_fail(CH_ERR_DTYPE, "%s: %s must be float32 or float64 (got %s)", fn, arg,
-                       ch_dtype_name((ch_dtype)t->dt));
-    return CH_OK;
-}
-
-static ch_status new_planes(const ch_tensor *like, ch_dtype dt, int nsp, const int64_t *sp, ch_tensor **out) {
-    int64_t dim[CH_MAX_DIMS];
-    dim[0] = like->dim[0];
-    dim[1] = like->dim[1];
-    for (int a = 0; a < nsp; a++)
-        dim[2 + a] = sp[a];
-    return ch_tensor_new(dt, nsp + 2, dim, CH_CPU, out);
-}
+typedef ch_pool_geom pool_geom; /* core/kernels.h; filled and checked by ops/pooling.c */
 
 /* Whether a loop over planes is worth OpenMP threads. */
 static inline int par_ok(const pool_geom *g, int64_t work) {
@@ -128,36 +79,12 @@ static inline int par_ok(const pool_geom *g, int64_t work) {
 MAXPOOL_PLANE(float)
 MAXPOOL_PLANE(double)
 
-ch_status ch_max_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride,
-                              const int64_t *pad, const int64_t *out_size, ch_tensor **y, ch_tensor **indexes) {
-    const char *fn = "max_pooling";
-    CH_CHECK_CPU(x, fn, "x");
-    if (!y)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_float(fn, "x", x));
-    pool_geom g;
-    CH_TRY(make_geom(fn, x, nsp, ksize, stride, pad, x->dim + 2, out_size, &g));
-    ch_tensor *xc = NULL, *yt = NULL, *it = NULL;
-    CH_TRY(ch_contiguous_as(x, (ch_dtype)x->dt, &xc));
-    ch_status st = new_planes(x, (ch_dtype)x->dt, nsp, out_size, &yt);
-    if (st == CH_OK && indexes)
-        st = new_planes(x, CH_INT32, nsp, out_size, &it);
-    if (st == CH_OK) {
-        int32_t *ip = it ? (int32_t *)it->data : NULL;
-        if (x->dt == CH_FLOAT32)
-            maxpool_fwd_float(g, (const float *)ch_base(xc), (float *)yt->data, ip);
-        else
-            maxpool_fwd_double(g, (const double *)ch_base(xc), (double *)yt->data, ip);
-    }
-    ch_tensor_release(xc);
-    if (st != CH_OK) {
-        ch_tensor_release(yt);
-        ch_tensor_release(it);
-        return st;
-    }
-    *y = yt;
-    if (indexes)
-        *indexes = it;
+ch_status ch_cpu_max_pool_forward(const ch_pool_geom *g, const ch_tensor *x, ch_tensor *y, ch_tensor *indexes) {
+    int32_t *ip = indexes ? (int32_t *)indexes->data : NULL;
+    if (x->dt == CH_FLOAT32)
+        maxpool_fwd_float(*g, (const float *)ch_base(x), (float *)y->data, ip);
+    else
+        maxpool_fwd_double(*g, (const double *)ch_base(x), (double *)y->data, ip);
     return CH_OK;
 }
 
@@ -229,92 +156,28 @@ SCATTER(double)
 GATHER(float)
 GATHER(double)
 
-static ch_status check_indexes(const char *fn, const ch_tensor *ix, const ch_tensor *g) {
-    if (ch_dtype_is_float((ch_dtype)ix->dt) || ix->dt == CH_BOOL)
-        return ch_fail(CH_ERR_DTYPE, "%s: indexes must be an integer tensor (got %s)", fn,
-                       ch_dtype_name((ch_dtype)ix->dt));
-    if (!ch_same_shape(ix, g)) {
-        char a[CH_SHAPE_BUF], b[CH_SHAPE_BUF];
-        return ch_fail(CH_ERR_SHAPE, "%s: indexes has shape %s, expected %s", fn,
-                       ch_shape_str(a, sizeof a, ix->nd, ix->dim), ch_shape_str(b, sizeof b, g->nd, g->dim));
-    }
+ch_status ch_cpu_max_pool_scatter(const ch_pool_geom *g, const ch_tensor *gy, const ch_tensor *indexes,
+                                  ch_tensor *gx) {
+    int64_t *tab = NULL;
+    CH_TRY(window_table(g, &tab));
+    const int32_t *ip = (const int32_t *)ch_base(indexes);
+    if (gy->dt == CH_FLOAT32)
+        scatter_float(*g, tab, (const float *)ch_base(gy), ip, (float *)gx->data);
+    else
+        scatter_double(*g, tab, (const double *)ch_base(gy), ip, (double *)gx->data);
+    free(tab);
     return CH_OK;
 }
 
-ch_status ch_max_pool_scatter(const ch_tensor *g, const ch_tensor *indexes, int nsp, const int64_t *ksize,
-                              const int64_t *stride, const int64_t *pad, const int64_t *in_size, ch_tensor **result) {
-    const char *fn = "max_pooling_grad";
-    CH_CHECK_CPU(g, fn, "gy");
-    CH_CHECK_CPU(indexes, fn, "indexes");
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_float(fn, "gy", g));
-    CH_TRY(check_indexes(fn, indexes, g));
-    pool_geom geo;
-    CH_TRY(make_geom(fn, g, nsp, ksize, stride, pad, in_size, g->dim + 2, &geo));
-    ch_tensor *gc = NULL, *ic = NULL, *gx = NULL;
-    CH_TRY(ch_contiguous_as(g, (ch_dtype)g->dt, &gc));
+ch_status ch_cpu_max_pool_gather(const ch_pool_geom *g, const ch_tensor *x, const ch_tensor *indexes, ch_tensor *y) {
     int64_t *tab = NULL;
-    ch_status st = ch_contiguous_as(indexes, CH_INT32, &ic);
-    if (st == CH_OK)
-        st = window_table(&geo, &tab);
-    if (st == CH_OK)
-        st = new_planes(g, (ch_dtype)g->dt, nsp, in_size, &gx);
-    if (st == CH_OK) {
-        const int32_t *ip = (const int32_t *)ch_base(ic);
-        if (g->dt == CH_FLOAT32)
-            scatter_float(geo, tab, (const float *)ch_base(gc), ip, (float *)gx->data);
-        else
-            scatter_double(geo, tab, (const double *)ch_base(gc), ip, (double *)gx->data);
-    }
+    CH_TRY(window_table(g, &tab));
+    const int32_t *ip = (const int32_t *)ch_base(indexes);
+    if (x->dt == CH_FLOAT32)
+        gather_float(*g, tab, (const float *)ch_base(x), ip, (float *)y->data);
+    else
+        gather_double(*g, tab, (const double *)ch_base(x), ip, (double *)y->data);
     free(tab);
-    ch_tensor_release(gc);
-    ch_tensor_release(ic);
-    if (st != CH_OK) {
-        ch_tensor_release(gx);
-        return st;
-    }
-    *result = gx;
-    return CH_OK;
-}
-
-ch_status ch_max_pool_gather(const ch_tensor *x, const ch_tensor *indexes, int nsp, const int64_t *ksize,
-                             const int64_t *stride, const int64_t *pad, ch_tensor **result) {
-    const char *fn = "max_pooling_gather";
-    CH_CHECK_CPU(x, fn, "x");
-    CH_CHECK_CPU(indexes, fn, "indexes");
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_float(fn, "x", x));
-    if (indexes->nd != nsp + 2 || x->nd != nsp + 2 || indexes->dim[0] != x->dim[0] || indexes->dim[1] != x->dim[1])
-        return ch_fail(CH_ERR_SHAPE, "%s: x and indexes must be (N, C, ...) with the same N and C", fn);
-    if (ch_dtype_is_float((ch_dtype)indexes->dt) || indexes->dt == CH_BOOL)
-        return ch_fail(CH_ERR_DTYPE, "%s: indexes must be an integer tensor", fn);
-    pool_geom geo;
-    CH_TRY(make_geom(fn, x, nsp, ksize, stride, pad, x->dim + 2, indexes->dim + 2, &geo));
-    ch_tensor *xc = NULL, *ic = NULL, *y = NULL;
-    CH_TRY(ch_contiguous_as(x, (ch_dtype)x->dt, &xc));
-    int64_t *tab = NULL;
-    ch_status st = ch_contiguous_as(indexes, CH_INT32, &ic);
-    if (st == CH_OK)
-        st = window_table(&geo, &tab);
-    if (st == CH_OK)
-        st = new_planes(x, (ch_dtype)x->dt, nsp, indexes->dim + 2, &y);
-    if (st == CH_OK) {
-        const int32_t *ip = (const int32_t *)ch_base(ic);
-        if (x->dt == CH_FLOAT32)
-            gather_float(geo, tab, (const float *)ch_base(xc), ip, (float *)y->data);
-        else
-            gather_double(geo, tab, (const double *)ch_base(xc), ip, (double *)y->data);
-    }
-    free(tab);
-    ch_tensor_release(xc);
-    ch_tensor_release(ic);
-    if (st != CH_OK) {
-        ch_tensor_release(y);
-        return st;
-    }
-    *result = y;
     return CH_OK;
 }
 
@@ -396,56 +259,18 @@ static inline double avg_div(const pool_geom *g, int mode, int64_t od, int64_t o
 AVGPOOL(float)
 AVGPOOL(double)
 
-ch_status ch_avg_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride,
-                              const int64_t *pad, const int64_t *out_size, int mode, ch_tensor **result) {
-    const char *fn = "average_pooling";
-    CH_CHECK_CPU(x, fn, "x");
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    if (mode < 0 || mode > 2)
-        return ch_fail(CH_ERR_ARG, "%s: mode must be 0, 1 or 2 (got %d)", fn, mode);
-    CH_TRY(check_float(fn, "x", x));
-    pool_geom g;
-    CH_TRY(make_geom(fn, x, nsp, ksize, stride, pad, x->dim + 2, out_size, &g));
-    ch_tensor *xc = NULL, *y = NULL;
-    CH_TRY(ch_contiguous_as(x, (ch_dtype)x->dt, &xc));
-    ch_status st = new_planes(x, (ch_dtype)x->dt, nsp, out_size, &y);
-    if (st == CH_OK) {
-        if (x->dt == CH_FLOAT32)
-            avgpool_fwd_float(g, mode, (const float *)ch_base(xc), (float *)y->data);
-        else
-            avgpool_fwd_double(g, mode, (const double *)ch_base(xc), (double *)y->data);
-    }
-    ch_tensor_release(xc);
-    if (st != CH_OK)
-        return st;
-    *result = y;
+ch_status ch_cpu_avg_pool_forward(const ch_pool_geom *g, int mode, const ch_tensor *x, ch_tensor *y) {
+    if (x->dt == CH_FLOAT32)
+        avgpool_fwd_float(*g, mode, (const float *)ch_base(x), (float *)y->data);
+    else
+        avgpool_fwd_double(*g, mode, (const double *)ch_base(x), (double *)y->data);
     return CH_OK;
 }
 
-ch_status ch_avg_pool_backward(const ch_tensor *gy, int nsp, const int64_t *ksize, const int64_t *stride,
-                               const int64_t *pad, const int64_t *in_size, int mode, ch_tensor **result) {
-    const char *fn = "average_pooling_grad";
-    CH_CHECK_CPU(gy, fn, "gy");
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    if (mode < 0 || mode > 2)
-        return ch_fail(CH_ERR_ARG, "%s: mode must be 0, 1 or 2 (got %d)", fn, mode);
-    CH_TRY(check_float(fn, "gy", gy));
-    pool_geom g;
-    CH_TRY(make_geom(fn, gy, nsp, ksize, stride, pad, in_size, gy->dim + 2, &g));
-    ch_tensor *gc = NULL, *gx = NULL;
-    CH_TRY(ch_contiguous_as(gy, (ch_dtype)gy->dt, &gc));
-    ch_status st = new_planes(gy, (ch_dtype)gy->dt, nsp, in_size, &gx);
-    if (st == CH_OK) {
-        if (gy->dt == CH_FLOAT32)
-            avgpool_bwd_float(g, mode, (const float *)ch_base(gc), (float *)gx->data);
-        else
-            avgpool_bwd_double(g, mode, (const double *)ch_base(gc), (double *)gx->data);
-    }
-    ch_tensor_release(gc);
-    if (st != CH_OK)
-        return st;
-    *result = gx;
+ch_status ch_cpu_avg_pool_backward(const ch_pool_geom *g, int mode, const ch_tensor *gy, ch_tensor *gx) {
+    if (gy->dt == CH_FLOAT32)
+        avgpool_bwd_float(*g, mode, (const float *)ch_base(gy), (float *)gx->data);
+    else
+        avgpool_bwd_double(*g, mode, (const double *)ch_base(gy), (double *)gx->data);
     return CH_OK;
 }

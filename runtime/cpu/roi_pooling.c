@@ -9,71 +9,15 @@
  * the gradient kernels split over channels, so that every input plane is
  * written by one thread only (ROIs of the same image overlap): no atomics,
  * and sums in the same order whatever the thread count.
+ * Front doors (checks, contiguous operands, outputs):
+ * runtime/ops/roi_pooling.c.
  */
 #include "../core/internal.h"
+#include "../core/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct roi_args {
-    const char *fn;
-    ch_tensor *rois;    /* contiguous float64 (R, 4) */
-    ch_tensor *idx;     /* contiguous int64 (R) */
-    int64_t R;
-} roi_args;
-
-static void roi_args_release(roi_args *a) {
-    ch_tensor_release(a->rois);
-    ch_tensor_release(a->idx);
-    a->rois = a->idx = NULL;
-}
-
-/* Checks rois / roi_indices against an N-image batch and normalises them. */
-static ch_status roi_args_init(const char *fn, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t n,
-                               roi_args *a) {
-    a->fn = fn;
-    a->rois = a->idx = NULL;
-    CH_CHECK_CPU(rois, fn, "rois");
-    CH_CHECK_CPU(roi_indices, fn, "roi_indices");
-    if (rois->nd != 2 || rois->dim[1] != 4)
-        return ch_fail(CH_ERR_SHAPE, "%s: rois must be (R, 4) (y_min, x_min, y_max, x_max), got a %d-d tensor", fn,
-                       rois->nd);
-    if (rois->dt != CH_FLOAT16 && rois->dt != CH_FLOAT32 && rois->dt != CH_FLOAT64)
-        return ch_fail(CH_ERR_DTYPE, "%s: rois must be floating point (got %s)", fn,
-                       ch_dtype_name((ch_dtype)rois->dt));
-    if (roi_indices->nd != 1 || roi_indices->dim[0] != rois->dim[0])
-        return ch_fail(CH_ERR_SHAPE, "%s: roi_indices must be (R) with R = %lld rois", fn, (long long)rois->dim[0]);
-    if (roi_indices->dt < CH_INT8 || roi_indices->dt > CH_INT64)
-        return ch_fail(CH_ERR_DTYPE, "%s: roi_indices must be an integer tensor (got %s)", fn,
-                       ch_dtype_name((ch_dtype)roi_indices->dt));
-    a->R = rois->dim[0];
-    CH_TRY(ch_contiguous_as(rois, CH_FLOAT64, &a->rois));
-    ch_status st = ch_contiguous_as(roi_indices, CH_INT64, &a->idx);
-    if (st != CH_OK) {
-        roi_args_release(a);
-        return st;
-    }
-    const int64_t *ip = (const int64_t *)ch_base(a->idx);
-    for (int64_t r = 0; r < a->R; r++)
-        if (ip[r] < 0 || ip[r] >= n) {
-            long long bad = (long long)ip[r];
-            roi_args_release(a);
-            return ch_fail(CH_ERR_ARG, "%s: roi_indices[%lld] = %lld is out of range for a batch of %lld images", fn,
-                           (long long)r, bad, (long long)n);
-        }
-    return CH_OK;
-}
-
-static ch_status check_x(const char *fn, const char *arg, const ch_tensor *x, int nd) {
-    CH_CHECK_CPU(x, fn, arg);
-    if (x->nd != nd)
-        return ch_fail(CH_ERR_SHAPE, "%s: %s must be %d-d, got %d-d", fn, arg, nd, x->nd);
-    if (x->dt != CH_FLOAT32 && x->dt != CH_FLOAT64)
-        return ch_fail(CH_ERR_DTYPE, "%s: %s must be float32 or float64 (got %s)", fn, arg,
-                       ch_dtype_name((ch_dtype)x->dt));
-    return CH_OK;
-}
 
 static inline int par_ok(int64_t items, int64_t work) {
     return items > 1 && work >= CH_PARALLEL_GRAIN && ch_threads() > 1;
@@ -129,56 +73,6 @@ static inline void bin_range(int64_t b, double bin, int64_t start, int64_t size,
 ROI_MAX(float)
 ROI_MAX(double)
 
-ch_status ch_roi_max_pool_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
-                             int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax) {
-    const char *fn = "roi_pooling_2d";
-    if (!y || !argmax)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "x", x, 4));
-    if (outh < 1 || outw < 1)
-        return ch_fail(CH_ERR_ARG, "%s: outsize must be positive (got %lld, %lld)", fn, (long long)outh,
-                       (long long)outw);
-    roi_args a;
-    CH_TRY(roi_args_init(fn, rois, roi_indices, x->dim[0], &a));
-    int64_t C = x->dim[1], H = x->dim[2], W = x->dim[3];
-    int64_t dim[4] = {a.R, C, outh, outw};
-    ch_tensor *xc = NULL, *yt = NULL, *at = NULL;
-    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, CH_CPU, &yt);
-    if (st == CH_OK)
-        st = ch_tensor_new(CH_INT32, 4, dim, CH_CPU, &at);
-    if (st == CH_OK) {
-        const double *rp = (const double *)ch_base(a.rois);
-        const int64_t *ip = (const int64_t *)ch_base(a.idx);
-        if (x->dt == CH_FLOAT32)
-            roi_max_float((const float *)ch_base(xc), rp, ip, a.R, C, H, W, outh, outw, spatial_scale,
-                          (float *)yt->data, (int32_t *)at->data);
-        else
-            roi_max_double((const double *)ch_base(xc), rp, ip, a.R, C, H, W, outh, outw, spatial_scale,
-                           (double *)yt->data, (int32_t *)at->data);
-    }
-    ch_tensor_release(xc);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(yt);
-        ch_tensor_release(at);
-        return st;
-    }
-    *y = yt;
-    *argmax = at;
-    return CH_OK;
-}
-
-/* Checks argmax (R, C, OH, OW) int32 and the g / x it goes with. */
-static ch_status check_argmax(const char *fn, const ch_tensor *argmax, int64_t R, int64_t C) {
-    CH_CHECK_CPU(argmax, fn, "argmax");
-    if (argmax->nd != 4 || argmax->dt != CH_INT32 || argmax->dim[0] != R || argmax->dim[1] != C)
-        return ch_fail(CH_ERR_SHAPE, "%s: argmax must be int32 (R, C, outh, outw) with R = %lld, C = %lld", fn,
-                       (long long)R, (long long)C);
-    return CH_OK;
-}
-
 #define ROI_SCATTER(T)                                                                                     \
     static void roi_scatter_##T(const T *g, const int32_t *am, const int64_t *idx, int64_t R, int64_t C,      \
                                 int64_t HW, int64_t OHW, int64_t N, T *gx) {                                 \
@@ -199,57 +93,6 @@ static ch_status check_argmax(const char *fn, const ch_tensor *argmax, int64_t R
 ROI_SCATTER(float)
 ROI_SCATTER(double)
 
-ch_status ch_roi_max_pool_2d_scatter(const ch_tensor *g, const ch_tensor *roi_indices, const ch_tensor *argmax,
-                                     int64_t n, int64_t h, int64_t w, ch_tensor **result) {
-    const char *fn = "roi_pooling_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "gy", g, 4));
-    CH_TRY(check_argmax(fn, argmax, g->dim[0], g->dim[1]));
-    if (argmax->dim[2] != g->dim[2] || argmax->dim[3] != g->dim[3])
-        return ch_fail(CH_ERR_SHAPE, "%s: gy and argmax must have the same shape", fn);
-    if (n < 1 || h < 1 || w < 1)
-        return ch_fail(CH_ERR_ARG, "%s: bad input shape (%lld, C, %lld, %lld)", fn, (long long)n, (long long)h,
-                       (long long)w);
-    int64_t R = g->dim[0], C = g->dim[1];
-    CH_CHECK_CPU(roi_indices, fn, "roi_indices");
-    if (roi_indices->nd != 1 || roi_indices->dim[0] != R)
-        return ch_fail(CH_ERR_SHAPE, "%s: roi_indices must be (R) with R = %lld", fn, (long long)R);
-    ch_tensor *ic = NULL, *gc = NULL, *ac = NULL, *out = NULL;
-    CH_TRY(ch_contiguous_as(roi_indices, CH_INT64, &ic));
-    const int64_t *ip = (const int64_t *)ch_base(ic);
-    ch_status st = CH_OK;
-    for (int64_t r = 0; r < R && st == CH_OK; r++)
-        if (ip[r] < 0 || ip[r] >= n)
-            st = ch_fail(CH_ERR_ARG, "%s: roi_indices[%lld] = %lld is out of range for a batch of %lld images", fn,
-                         (long long)r, (long long)ip[r], (long long)n);
-    if (st == CH_OK)
-        st = ch_contiguous_as(g, (ch_dtype)g->dt, &gc);
-    if (st == CH_OK)
-        st = ch_contiguous_as(argmax, CH_INT32, &ac);
-    int64_t dim[4] = {n, C, h, w};
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)g->dt, 4, dim, CH_CPU, &out);
-    if (st == CH_OK) {
-        int64_t OHW = g->dim[2] * g->dim[3];
-        if (g->dt == CH_FLOAT32)
-            roi_scatter_float((const float *)ch_base(gc), (const int32_t *)ch_base(ac), ip, R, C, h * w, OHW, n,
-                              (float *)out->data);
-        else
-            roi_scatter_double((const double *)ch_base(gc), (const int32_t *)ch_base(ac), ip, R, C, h * w, OHW, n,
-                               (double *)out->data);
-    }
-    ch_tensor_release(ic);
-    ch_tensor_release(gc);
-    ch_tensor_release(ac);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
-}
-
 #define ROI_GATHER(T)                                                                                      \
     static void roi_gather_##T(const T *x, const int32_t *am, const int64_t *idx, int64_t R, int64_t C,       \
                                int64_t HW, int64_t OHW, T *y) {                                             \
@@ -264,56 +107,6 @@ ch_status ch_roi_max_pool_2d_scatter(const ch_tensor *g, const ch_tensor *roi_in
     }
 ROI_GATHER(float)
 ROI_GATHER(double)
-
-ch_status ch_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *roi_indices, const ch_tensor *argmax,
-                                    ch_tensor **result) {
-    const char *fn = "roi_pooling_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "x", x, 4));
-    CH_CHECK_CPU(argmax, fn, "argmax");
-    if (argmax->nd != 4 || argmax->dt != CH_INT32 || argmax->dim[1] != x->dim[1])
-        return ch_fail(CH_ERR_SHAPE, "%s: argmax must be int32 (R, C, outh, outw) with C = %lld", fn,
-                       (long long)x->dim[1]);
-    roi_args a = {0};
-    /* only the indices are needed: check them with a dummy rois shape */
-    CH_CHECK_CPU(roi_indices, fn, "roi_indices");
-    if (roi_indices->nd != 1 || roi_indices->dim[0] != argmax->dim[0])
-        return ch_fail(CH_ERR_SHAPE, "%s: roi_indices must be (R) with R = %lld", fn, (long long)argmax->dim[0]);
-    CH_TRY(ch_contiguous_as(roi_indices, CH_INT64, &a.idx));
-    int64_t R = argmax->dim[0], C = x->dim[1], N = x->dim[0];
-    const int64_t *ip = (const int64_t *)ch_base(a.idx);
-    ch_status st = CH_OK;
-    for (int64_t r = 0; r < R && st == CH_OK; r++)
-        if (ip[r] < 0 || ip[r] >= N)
-            st = ch_fail(CH_ERR_ARG, "%s: roi_indices[%lld] = %lld is out of range for a batch of %lld images", fn,
-                         (long long)r, (long long)ip[r], (long long)N);
-    ch_tensor *xc = NULL, *ac = NULL, *out = NULL;
-    if (st == CH_OK)
-        st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_contiguous_as(argmax, CH_INT32, &ac);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, argmax->dim, CH_CPU, &out);
-    if (st == CH_OK) {
-        int64_t HW = x->dim[2] * x->dim[3], OHW = argmax->dim[2] * argmax->dim[3];
-        if (x->dt == CH_FLOAT32)
-            roi_gather_float((const float *)ch_base(xc), (const int32_t *)ch_base(ac), ip, R, C, HW, OHW,
-                             (float *)out->data);
-        else
-            roi_gather_double((const double *)ch_base(xc), (const int32_t *)ch_base(ac), ip, R, C, HW, OHW,
-                              (double *)out->data);
-    }
-    ch_tensor_release(xc);
-    ch_tensor_release(ac);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
-}
 
 /* ---- ROIAlign (average) -------------------------------------------------- */
 /* The bilinear neighbours and weights of sample point (y, x) in an H x W
@@ -405,44 +198,6 @@ static inline void align_geometry(const double *b, double scale, int64_t OH, int
 ROI_ALIGN(float)
 ROI_ALIGN(double)
 
-ch_status ch_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
-                                  int64_t outh, int64_t outw, double spatial_scale, int64_t sampling_h,
-                                  int64_t sampling_w, ch_tensor **result) {
-    const char *fn = "roi_average_align_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "x", x, 4));
-    if (outh < 1 || outw < 1)
-        return ch_fail(CH_ERR_ARG, "%s: outsize must be positive (got %lld, %lld)", fn, (long long)outh,
-                       (long long)outw);
-    roi_args a;
-    CH_TRY(roi_args_init(fn, rois, roi_indices, x->dim[0], &a));
-    int64_t C = x->dim[1], H = x->dim[2], W = x->dim[3];
-    int64_t dim[4] = {a.R, C, outh, outw};
-    ch_tensor *xc = NULL, *yt = NULL;
-    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, CH_CPU, &yt);
-    if (st == CH_OK) {
-        const double *rp = (const double *)ch_base(a.rois);
-        const int64_t *ip = (const int64_t *)ch_base(a.idx);
-        if (x->dt == CH_FLOAT32)
-            roi_align_float((const float *)ch_base(xc), rp, ip, a.R, C, H, W, outh, outw, spatial_scale,
-                            sampling_h, sampling_w, (float *)yt->data);
-        else
-            roi_align_double((const double *)ch_base(xc), rp, ip, a.R, C, H, W, outh, outw, spatial_scale,
-                             sampling_h, sampling_w, (double *)yt->data);
-    }
-    ch_tensor_release(xc);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(yt);
-        return st;
-    }
-    *result = yt;
-    return CH_OK;
-}
-
 #define ROI_ALIGN_BACK(T)                                                                                  \
     static void roi_align_back_##T(const T *gy, const double *rois, const int64_t *idx, int64_t R, int64_t C, \
                                    int64_t N, int64_t H, int64_t W, int64_t OH, int64_t OW, double scale,   \
@@ -480,44 +235,74 @@ ch_status ch_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, con
 ROI_ALIGN_BACK(float)
 ROI_ALIGN_BACK(double)
 
-ch_status ch_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices,
-                                           int64_t n, int64_t h, int64_t w, double spatial_scale, int64_t sampling_h,
-                                           int64_t sampling_w, ch_tensor **result) {
-    const char *fn = "roi_average_align_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "gy", gy, 4));
-    if (n < 1 || h < 1 || w < 1)
-        return ch_fail(CH_ERR_ARG, "%s: bad input shape (%lld, C, %lld, %lld)", fn, (long long)n, (long long)h,
-                       (long long)w);
-    roi_args a;
-    CH_TRY(roi_args_init(fn, rois, roi_indices, n, &a));
-    if (a.R != gy->dim[0]) {
-        roi_args_release(&a);
-        return ch_fail(CH_ERR_SHAPE, "%s: gy has %lld rows, rois %lld", fn, (long long)gy->dim[0], (long long)a.R);
-    }
-    int64_t C = gy->dim[1];
-    int64_t dim[4] = {n, C, h, w};
-    ch_tensor *gc = NULL, *out = NULL;
-    ch_status st = ch_contiguous_as(gy, (ch_dtype)gy->dt, &gc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)gy->dt, 4, dim, CH_CPU, &out);
-    if (st == CH_OK) {
-        const double *rp = (const double *)ch_base(a.rois);
-        const int64_t *ip = (const int64_t *)ch_base(a.idx);
-        if (gy->dt == CH_FLOAT32)
-            roi_align_back_float((const float *)ch_base(gc), rp, ip, a.R, C, n, h, w, gy->dim[2], gy->dim[3],
-                                 spatial_scale, sampling_h, sampling_w, (float *)out->data);
-        else
-            roi_align_back_double((const double *)ch_base(gc), rp, ip, a.R, C, n, h, w, gy->dim[2], gy->dim[3],
-                                  spatial_scale, sampling_h, sampling_w, (double *)out->data);
-    }
-    ch_tensor_release(gc);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
+/* ---- kernels ----------------------------------------------------------- */
+ch_status ch_cpu_roi_max_pool_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                 double spatial_scale, ch_tensor *y, ch_tensor *argmax) {
+    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
+    const double *rp = (const double *)ch_base(rois);
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    if (x->dt == CH_FLOAT32)
+        roi_max_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (float *)y->data,
+                      (int32_t *)argmax->data);
+    else
+        roi_max_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (double *)y->data,
+                       (int32_t *)argmax->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_max_pool_2d_scatter(const ch_tensor *gy, const ch_tensor *roi_indices, const ch_tensor *argmax,
+                                         ch_tensor *gx) {
+    int64_t R = gy->dim[0], C = gy->dim[1], OHW = gy->dim[2] * gy->dim[3];
+    int64_t n = gx->dim[0], HW = gx->dim[2] * gx->dim[3];
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    if (gy->dt == CH_FLOAT32)
+        roi_scatter_float((const float *)ch_base(gy), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW, n,
+                          (float *)gx->data);
+    else
+        roi_scatter_double((const double *)ch_base(gy), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW, n,
+                           (double *)gx->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *roi_indices, const ch_tensor *argmax,
+                                        ch_tensor *y) {
+    int64_t R = argmax->dim[0], C = x->dim[1];
+    int64_t HW = x->dim[2] * x->dim[3], OHW = argmax->dim[2] * argmax->dim[3];
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    if (x->dt == CH_FLOAT32)
+        roi_gather_float((const float *)ch_base(x), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW,
+                         (float *)y->data);
+    else
+        roi_gather_double((const double *)ch_base(x), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW,
+                          (double *)y->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                      double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor *y) {
+    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
+    const double *rp = (const double *)ch_base(rois);
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    if (x->dt == CH_FLOAT32)
+        roi_align_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
+                        sampling_w, (float *)y->data);
+    else
+        roi_align_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
+                         sampling_w, (double *)y->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor *rois,
+                                               const ch_tensor *roi_indices, double spatial_scale, int64_t sampling_h,
+                                               int64_t sampling_w, ch_tensor *gx) {
+    int64_t R = gy->dim[0], C = gy->dim[1], n = gx->dim[0], h = gx->dim[2], w = gx->dim[3];
+    const double *rp = (const double *)ch_base(rois);
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    if (gy->dt == CH_FLOAT32)
+        roi_align_back_float((const float *)ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
+                             spatial_scale, sampling_h, sampling_w, (float *)gx->data);
+    else
+        roi_align_back_double((const double *)ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
+                              spatial_scale, sampling_h, sampling_w, (double *)gx->data);
     return CH_OK;
 }

@@ -71,3 +71,13 @@ void ch_release_all(ch_tensor **t, int n) {
         t[i] = NULL;
     }
 }
+
+ch_status ch_host_data(const ch_tensor *t, ch_tensor **copy, const void **data) {
+    *copy = NULL;
+    if (t->dev != CH_CPU) {
+        CH_TRY(ch_to_device(t, CH_CPU, copy));
+        t = *copy;
+    }
+    *data = ch_base(t);
+    return CH_OK;
+}

@@ -29,6 +29,11 @@ ch_status ch_contiguous_all(const ch_tensor *const *in, int n, ch_dtype dt, ch_t
 /* Releases n tensors (NULL entries are fine). */
 void ch_release_all(ch_tensor **t, int n);
 
+/* The elements of contiguous t readable on the host, for front doors that
+ * check values (ids, indices): *data points into t itself on the CPU, or
+ * into *copy, a CPU copy of t made here otherwise (release it after). */
+ch_status ch_host_data(const ch_tensor *t, ch_tensor **copy, const void **data);
+
 /* ---- the kernel of a device (dispatch.c) --------------------------------- */
 /* The table of a device: the CPU's, the CUDA backend's, or an empty one. */
 const ch_kernel_table *ch_kernels(int device);

@@ -135,6 +135,38 @@ typedef ch_status ch_lrn_forward_kernel(const ch_tensor *x, int64_t half, double
 typedef ch_status ch_lrn_backward_kernel(const ch_tensor *x, const ch_tensor *y, const ch_tensor *unit_scale,
                                          const ch_tensor *gy, int64_t half, double alpha, double beta, ch_tensor *gx);
 
+/* index */
+/* idx (contiguous int64, on the device) checked against n in place: entries
+ * in [-n, n) are wrapped into [0, n); at the first entry outside, *bad = 1
+ * and *value = that entry (the caller reports it), else *bad = 0. */
+typedef ch_status ch_wrap_indices_kernel(ch_tensor *idx, int64_t n, int *bad, int64_t *value);
+/* out = x taken at idx along axis: x contiguous, idx contiguous int64 in
+ * [0, x->dim[axis]), out contiguous of x's dtype shaped
+ * x[:axis] + idx.shape + x[axis+1:]. */
+typedef ch_status ch_take_kernel(const ch_tensor *x, const ch_tensor *idx, int axis, ch_tensor *out);
+/* out = numpy.take_along_axis(x, idx, axis): x any layout, idx int64 in
+ * [0, x->dim[axis]) with x's ndim, broadcasting with x off the axis; out
+ * contiguous of x's dtype with the broadcast shape. */
+typedef ch_status ch_take_along_axis_kernel(const ch_tensor *x, const ch_tensor *idx, int axis, ch_tensor *out);
+/* target (any layout) += values at idx, duplicates accumulating in order.
+ * scatter_add: numpy.add.at(target, (:,)*axis + (idx,), values);
+ * scatter_add_along_axis: the inverse of take_along_axis.  idx is int64 in
+ * [0, target->dim[axis]) (contiguous for scatter_add); values has target's
+ * dtype and broadcasts to the indexed shape. */
+typedef ch_status ch_scatter_add_kernel(ch_tensor *target, int axis, const ch_tensor *idx, const ch_tensor *values);
+typedef ch_scatter_add_kernel ch_scatter_add_along_axis_kernel;
+/* *count = the number of nonzero elements (-0.0 counts as zero) of x
+ * (any layout and dtype) broadcast to (nd, dim). */
+typedef ch_status ch_count_nonzero_kernel(const ch_tensor *x, int nd, const int64_t *dim, int64_t *count);
+/* out (1-d, x's dtype, as long as the count of true elements of mask
+ * broadcast to (nd, dim)) = the elements of x broadcast to (nd, dim) where
+ * bool mask is true, in C order. */
+typedef ch_status ch_masked_select_kernel(const ch_tensor *x, const ch_tensor *mask, int nd, const int64_t *dim,
+                                          ch_tensor *out);
+/* out (contiguous int64 (count_nonzero(x), x->nd)) = the multi-indices of
+ * x's nonzero elements in C order. */
+typedef ch_status ch_nonzero_kernel(const ch_tensor *x, ch_tensor *out);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -164,7 +196,16 @@ typedef ch_status ch_lrn_backward_kernel(const ch_tensor *x, const ch_tensor *y,
     X(sqnorm)                  \
     X(activation_grad)         \
     X(lrn_forward)             \
-    X(lrn_backward)
+    X(lrn_backward)            \
+    /* index */                \
+    X(wrap_indices)            \
+    X(take)                    \
+    X(take_along_axis)         \
+    X(scatter_add)             \
+    X(scatter_add_along_axis)  \
+    X(count_nonzero)           \
+    X(masked_select)           \
+    X(nonzero)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

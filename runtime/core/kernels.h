@@ -167,6 +167,23 @@ typedef ch_status ch_masked_select_kernel(const ch_tensor *x, const ch_tensor *m
  * x's nonzero elements in C order. */
 typedef ch_status ch_nonzero_kernel(const ch_tensor *x, ch_tensor *out);
 
+/* sort */
+/* Stable sort of every line of x (any layout) along axis: the sorted values
+ * to vals and/or their source positions (int64) to args, either NULL, both
+ * contiguous and shaped like x.  Ascending puts NaN last; descending is the
+ * exact reverse ranking (NaN first), equal elements in their order. */
+typedef ch_status ch_sort_kernel(const ch_tensor *x, int axis, int descending, ch_tensor *vals, ch_tensor *args);
+/* unique, on 1-d flat (any stride) and order (contiguous int64, its stable
+ * ascending argsort): unique_groups writes each sorted element's group id
+ * (0, 1, ...; NaNs form one group) to contiguous int64 group (flat's
+ * length) and the number of groups to *ngroups; unique_fill writes the
+ * group values to vals (ngroups, flat's dtype) and, when not NULL, the
+ * inverse (int64, flat's length) and the counts (int64, ngroups). */
+typedef ch_status ch_unique_groups_kernel(const ch_tensor *flat, const ch_tensor *order, ch_tensor *group,
+                                          int64_t *ngroups);
+typedef ch_status ch_unique_fill_kernel(const ch_tensor *flat, const ch_tensor *order, const ch_tensor *group,
+                                        ch_tensor *vals, ch_tensor *inv, ch_tensor *cnt);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -205,7 +222,11 @@ typedef ch_status ch_nonzero_kernel(const ch_tensor *x, ch_tensor *out);
     X(scatter_add_along_axis)  \
     X(count_nonzero)           \
     X(masked_select)           \
-    X(nonzero)
+    X(nonzero)                 \
+    /* sort */                 \
+    X(sort)                    \
+    X(unique_groups)           \
+    X(unique_fill)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -184,6 +184,32 @@ typedef ch_status ch_unique_groups_kernel(const ch_tensor *flat, const ch_tensor
 typedef ch_status ch_unique_fill_kernel(const ch_tensor *flat, const ch_tensor *order, const ch_tensor *group,
                                         ch_tensor *vals, ch_tensor *inv, ch_tensor *cnt);
 
+/* random */
+/* One draw of the samplers on Philox4x32-10 (core/rng.h): element i of the
+ * draw (C order) reads counter first + i under key seed, so the numbers do
+ * not depend on the device or the thread count. */
+enum { CH_RANDOM_UNIFORM, CH_RANDOM_NORMAL, CH_RANDOM_BERNOULLI, CH_RANDOM_RANDINT };
+typedef struct ch_random_args {
+    int kind;             /* CH_RANDOM_* */
+    double a, b;          /* uniform: low, high; normal: mean, std; bernoulli: p */
+    int64_t lo;           /* randint: low */
+    uint64_t range;       /* randint: high - low (>= 1) */
+    uint64_t seed, first; /* the device's seed and the counter of element 0 */
+} ch_random_args;
+/* Fills contiguous out (float dtypes for uniform/normal, any for
+ * bernoulli/randint, randint's range fitting out's dtype). */
+typedef ch_status ch_random_fill_kernel(const ch_random_args *r, ch_tensor *out);
+/* out (contiguous int64, n) = a uniform permutation of 0..n-1 (Fisher-Yates
+ * from the last position down, step i from counter first + i). */
+typedef ch_status ch_permutation_kernel(uint64_t seed, uint64_t first, ch_tensor *out);
+/* out (contiguous int64, k) = k samples of 0..n-1 (k <= n without
+ * replacement).  p: NULL (uniform) or contiguous float64 probabilities on
+ * out's device, normalised, `nonzero` of them positive (>= k without
+ * replacement); the kernel may overwrite p.  Counters: one per sample, or
+ * one per item with p and without replacement. */
+typedef ch_status ch_choice_kernel(int64_t n, int replace, ch_tensor *p, int64_t nonzero, uint64_t seed,
+                                   uint64_t first, ch_tensor *out);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -226,7 +252,11 @@ typedef ch_status ch_unique_fill_kernel(const ch_tensor *flat, const ch_tensor *
     /* sort */                 \
     X(sort)                    \
     X(unique_groups)           \
-    X(unique_fill)
+    X(unique_fill)             \
+    /* random */               \
+    X(random_fill)             \
+    X(permutation)             \
+    X(choice)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -210,6 +210,17 @@ typedef ch_status ch_permutation_kernel(uint64_t seed, uint64_t first, ch_tensor
 typedef ch_status ch_choice_kernel(int64_t n, int replace, ch_tensor *p, int64_t nonzero, uint64_t seed,
                                    uint64_t first, ch_tensor *out);
 
+/* lapack */
+/* Batched over the leading axes; every tensor contiguous float32/float64 of
+ * one dtype.  A singular matrix stops the kernel with CH_OK, *bad = its
+ * batch position and *pivot = the zero pivot (0-based); else *bad = -1.
+ * inv: w (..., n, n) inverted in place.  det: out (...) = det of each
+ * matrix of w (..., n, n), w overwritten (singular: 0, no report).
+ * solve: out (batch, n, k) = A^-1 B for A (batch, n, n), B (batch, n, k). */
+typedef ch_status ch_inv_kernel(ch_tensor *w, int64_t *bad, int *pivot);
+typedef ch_status ch_det_kernel(ch_tensor *w, ch_tensor *out);
+typedef ch_status ch_solve_kernel(const ch_tensor *A, const ch_tensor *B, ch_tensor *out, int64_t *bad, int *pivot);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -256,7 +267,11 @@ typedef ch_status ch_choice_kernel(int64_t n, int replace, ch_tensor *p, int64_t
     /* random */               \
     X(random_fill)             \
     X(permutation)             \
-    X(choice)
+    X(choice)                  \
+    /* lapack */               \
+    X(inv)                     \
+    X(det)                     \
+    X(solve)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -221,6 +221,20 @@ typedef ch_status ch_inv_kernel(ch_tensor *w, int64_t *bad, int *pivot);
 typedef ch_status ch_det_kernel(ch_tensor *w, ch_tensor *out);
 typedef ch_status ch_solve_kernel(const ch_tensor *A, const ch_tensor *B, ch_tensor *out, int64_t *bad, int *pivot);
 
+/* crf1d */
+/* Linear-chain CRF over packed sequences: xs (T, B, K) contiguous float64
+ * emissions (sequence b's step t at [t, b]), cost (K, K) contiguous
+ * float64, len a host array of the B sequence lengths (each 1..T).
+ * crf1d: loss (B) = each sequence's negative log-likelihood for labels
+ * (T, B) contiguous int64 in 0..K-1 (entries past a length unread); gx
+ * (T, B, K, zero past a length) and gcost (B, K, K, per sequence) its
+ * gradients, either NULL.  crf1d_argmax: path (T, B) int32 = the Viterbi
+ * labels, -1 past a length.  All float64 outputs contiguous. */
+typedef ch_status ch_crf1d_kernel(const ch_tensor *xs, const ch_tensor *cost, const ch_tensor *labels,
+                                  const int64_t *len, ch_tensor *loss, ch_tensor *gx, ch_tensor *gcost);
+typedef ch_status ch_crf1d_argmax_kernel(const ch_tensor *xs, const ch_tensor *cost, const int64_t *len,
+                                         ch_tensor *path);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -271,7 +285,10 @@ typedef ch_status ch_solve_kernel(const ch_tensor *A, const ch_tensor *B, ch_ten
     /* lapack */               \
     X(inv)                     \
     X(det)                     \
-    X(solve)
+    X(solve)                   \
+    /* crf1d */                \
+    X(crf1d)                   \
+    X(crf1d_argmax)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -30,6 +30,10 @@ ch_status ch_contiguous_all(const ch_tensor *const *in, int n, ch_dtype dt, ch_t
  * the CPU's copy kernel, or the CUDA backend's copy service when a GPU is
  * involved.  No checks: views built by a front door may be passed. */
 ch_status ch_copy_any(ch_tensor *dst, const ch_tensor *src);
+/* v as a contiguous int64 tensor on the CPU (v itself, retained, when it
+ * already is one), for front doors whose checks read values (labels,
+ * lengths). */
+ch_status ch_host_int64(const ch_tensor *v, ch_tensor **out);
 /* Releases n tensors (NULL entries are fine). */
 void ch_release_all(ch_tensor **t, int n);
 

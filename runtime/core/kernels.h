@@ -235,6 +235,16 @@ typedef ch_status ch_crf1d_kernel(const ch_tensor *xs, const ch_tensor *cost, co
 typedef ch_status ch_crf1d_argmax_kernel(const ch_tensor *xs, const ch_tensor *cost, const int64_t *len,
                                          ch_tensor *path);
 
+/* ctc */
+/* CTC loss over packed steps: xs (T, B, V) contiguous float64 logits,
+ * labels (B, L) contiguous int64 (entries j < llen[b] in 0..V-1, blank in
+ * 0..V-1), tlen and llen host arrays of B lengths (1..T and 0..L).
+ * loss (B) float64 = -log p(labels | x) per sequence; grad (T, B, V)
+ * float64 or NULL = its gradient with respect to the logits (zero past a
+ * length or for an impossible alignment). */
+typedef ch_status ch_ctc_loss_kernel(const ch_tensor *xs, const ch_tensor *labels, const int64_t *tlen,
+                                     const int64_t *llen, int64_t blank, ch_tensor *loss, ch_tensor *grad);
+
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
 #define CH_KERNEL_LIST(X)      \
@@ -288,7 +298,9 @@ typedef ch_status ch_crf1d_argmax_kernel(const ch_tensor *xs, const ch_tensor *c
     X(solve)                   \
     /* crf1d */                \
     X(crf1d)                   \
-    X(crf1d_argmax)
+    X(crf1d_argmax)            \
+    /* ctc */                  \
+    X(ctc_loss)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

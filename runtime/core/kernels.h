@@ -288,6 +288,115 @@ typedef ch_status ch_rnn_seq_backward_kernel(const ch_rnn_seq_args *a);
  * x and y not overlapping acc partially.  On the gradient-accumulation hot
  * path: small sizes must cost no more than the loop. */
 typedef ch_status ch_addmul_kernel(ch_tensor *acc, const ch_tensor *x, const ch_tensor *y);
+/* index */
+/* idx (contiguous int64, on the device) checked against n in place: entries
+ * in [-n, n) are wrapped into [0, n); at the first entry outside, *bad = 1
+ * and *value = that entry (the caller reports it), else *bad = 0. */
+typedef ch_status ch_wrap_indices_kernel(ch_tensor *idx, int64_t n, int *bad, int64_t *value);
+/* out = x taken at idx along axis: x contiguous, idx contiguous int64 in
+ * [0, x->dim[axis]), out contiguous of x's dtype shaped
+ * x[:axis] + idx.shape + x[axis+1:]. */
+typedef ch_status ch_take_kernel(const ch_tensor *x, const ch_tensor *idx, int axis, ch_tensor *out);
+/* out = numpy.take_along_axis(x, idx, axis): x any layout, idx int64 in
+ * [0, x->dim[axis]) with x's ndim, broadcasting with x off the axis; out
+ * contiguous of x's dtype with the broadcast shape. */
+typedef ch_status ch_take_along_axis_kernel(const ch_tensor *x, const ch_tensor *idx, int axis, ch_tensor *out);
+/* target (any layout) += values at idx, duplicates accumulating in order.
+ * scatter_add: numpy.add.at(target, (:,)*axis + (idx,), values);
+ * scatter_add_along_axis: the inverse of take_along_axis.  idx is int64 in
+ * [0, target->dim[axis]) (contiguous for scatter_add); values has target's
+ * dtype and broadcasts to the indexed shape. */
+typedef ch_status ch_scatter_add_kernel(ch_tensor *target, int axis, const ch_tensor *idx, const ch_tensor *values);
+typedef ch_scatter_add_kernel ch_scatter_add_along_axis_kernel;
+/* *count = the number of nonzero elements (-0.0 counts as zero) of x
+ * (any layout and dtype) broadcast to (nd, dim). */
+typedef ch_status ch_count_nonzero_kernel(const ch_tensor *x, int nd, const int64_t *dim, int64_t *count);
+/* out (1-d, x's dtype, as long as the count of true elements of mask
+ * broadcast to (nd, dim)) = the elements of x broadcast to (nd, dim) where
+ * bool mask is true, in C order. */
+typedef ch_status ch_masked_select_kernel(const ch_tensor *x, const ch_tensor *mask, int nd, const int64_t *dim,
+                                          ch_tensor *out);
+/* out (contiguous int64 (count_nonzero(x), x->nd)) = the multi-indices of
+ * x's nonzero elements in C order. */
+typedef ch_status ch_nonzero_kernel(const ch_tensor *x, ch_tensor *out);
+
+/* sort */
+/* Stable sort of every line of x (any layout) along axis: the sorted values
+ * to vals and/or their source positions (int64) to args, either NULL, both
+ * contiguous and shaped like x.  Ascending puts NaN last; descending is the
+ * exact reverse ranking (NaN first), equal elements in their order. */
+typedef ch_status ch_sort_kernel(const ch_tensor *x, int axis, int descending, ch_tensor *vals, ch_tensor *args);
+/* unique, on 1-d flat (any stride) and order (contiguous int64, its stable
+ * ascending argsort): unique_groups writes each sorted element's group id
+ * (0, 1, ...; NaNs form one group) to contiguous int64 group (flat's
+ * length) and the number of groups to *ngroups; unique_fill writes the
+ * group values to vals (ngroups, flat's dtype) and, when not NULL, the
+ * inverse (int64, flat's length) and the counts (int64, ngroups). */
+typedef ch_status ch_unique_groups_kernel(const ch_tensor *flat, const ch_tensor *order, ch_tensor *group,
+                                          int64_t *ngroups);
+typedef ch_status ch_unique_fill_kernel(const ch_tensor *flat, const ch_tensor *order, const ch_tensor *group,
+                                        ch_tensor *vals, ch_tensor *inv, ch_tensor *cnt);
+
+/* random */
+/* One draw of the samplers on Philox4x32-10 (core/rng.h): element i of the
+ * draw (C order) reads counter first + i under key seed, so the numbers do
+ * not depend on the device or the thread count. */
+enum { CH_RANDOM_UNIFORM, CH_RANDOM_NORMAL, CH_RANDOM_BERNOULLI, CH_RANDOM_RANDINT };
+typedef struct ch_random_args {
+    int kind;             /* CH_RANDOM_* */
+    double a, b;          /* uniform: low, high; normal: mean, std; bernoulli: p */
+    int64_t lo;           /* randint: low */
+    uint64_t range;       /* randint: high - low (>= 1) */
+    uint64_t seed, first; /* the device's seed and the counter of element 0 */
+} ch_random_args;
+/* Fills contiguous out (float dtypes for uniform/normal, any for
+ * bernoulli/randint, randint's range fitting out's dtype). */
+typedef ch_status ch_random_fill_kernel(const ch_random_args *r, ch_tensor *out);
+/* out (contiguous int64, n) = a uniform permutation of 0..n-1 (Fisher-Yates
+ * from the last position down, step i from counter first + i). */
+typedef ch_status ch_permutation_kernel(uint64_t seed, uint64_t first, ch_tensor *out);
+/* out (contiguous int64, k) = k samples of 0..n-1 (k <= n without
+ * replacement).  p: NULL (uniform) or contiguous float64 probabilities on
+ * out's device, normalised, `nonzero` of them positive (>= k without
+ * replacement); the kernel may overwrite p.  Counters: one per sample, or
+ * one per item with p and without replacement. */
+typedef ch_status ch_choice_kernel(int64_t n, int replace, ch_tensor *p, int64_t nonzero, uint64_t seed,
+                                   uint64_t first, ch_tensor *out);
+
+/* lapack */
+/* Batched over the leading axes; every tensor contiguous float32/float64 of
+ * one dtype.  A singular matrix stops the kernel with CH_OK, *bad = its
+ * batch position and *pivot = the zero pivot (0-based); else *bad = -1.
+ * inv: w (..., n, n) inverted in place.  det: out (...) = det of each
+ * matrix of w (..., n, n), w overwritten (singular: 0, no report).
+ * solve: out (batch, n, k) = A^-1 B for A (batch, n, n), B (batch, n, k). */
+typedef ch_status ch_inv_kernel(ch_tensor *w, int64_t *bad, int *pivot);
+typedef ch_status ch_det_kernel(ch_tensor *w, ch_tensor *out);
+typedef ch_status ch_solve_kernel(const ch_tensor *A, const ch_tensor *B, ch_tensor *out, int64_t *bad, int *pivot);
+
+/* crf1d */
+/* Linear-chain CRF over packed sequences: xs (T, B, K) contiguous float64
+ * emissions (sequence b's step t at [t, b]), cost (K, K) contiguous
+ * float64, len a host array of the B sequence lengths (each 1..T).
+ * crf1d: loss (B) = each sequence's negative log-likelihood for labels
+ * (T, B) contiguous int64 in 0..K-1 (entries past a length unread); gx
+ * (T, B, K, zero past a length) and gcost (B, K, K, per sequence) its
+ * gradients, either NULL.  crf1d_argmax: path (T, B) int32 = the Viterbi
+ * labels, -1 past a length.  All float64 outputs contiguous. */
+typedef ch_status ch_crf1d_kernel(const ch_tensor *xs, const ch_tensor *cost, const ch_tensor *labels,
+                                  const int64_t *len, ch_tensor *loss, ch_tensor *gx, ch_tensor *gcost);
+typedef ch_status ch_crf1d_argmax_kernel(const ch_tensor *xs, const ch_tensor *cost, const int64_t *len,
+                                         ch_tensor *path);
+
+/* ctc */
+/* CTC loss over packed steps: xs (T, B, V) contiguous float64 logits,
+ * labels (B, L) contiguous int64 (entries j < llen[b] in 0..V-1, blank in
+ * 0..V-1), tlen and llen host arrays of B lengths (1..T and 0..L).
+ * loss (B) float64 = -log p(labels | x) per sequence; grad (T, B, V)
+ * float64 or NULL = its gradient with respect to the logits (zero past a
+ * length or for an impossible alignment). */
+typedef ch_status ch_ctc_loss_kernel(const ch_tensor *xs, const ch_tensor *labels, const int64_t *tlen,
+                                     const int64_t *llen, int64_t blank, ch_tensor *loss, ch_tensor *grad);
 
 /* ---- the list ------------------------------------------------------------ */
 /* X(name): the table field `name` of type ch_<name>_kernel. */
@@ -351,7 +460,33 @@ typedef ch_status ch_addmul_kernel(ch_tensor *acc, const ch_tensor *x, const ch_
     X(rnn_seq_forward)         \
     X(rnn_seq_backward)        \
     /* addmul */               \
-    X(addmul)
+    X(addmul)                  \
+    /* index */                \
+    X(wrap_indices)            \
+    X(take)                    \
+    X(take_along_axis)         \
+    X(scatter_add)             \
+    X(scatter_add_along_axis)  \
+    X(count_nonzero)           \
+    X(masked_select)           \
+    X(nonzero)                 \
+    /* sort */                 \
+    X(sort)                    \
+    X(unique_groups)           \
+    X(unique_fill)             \
+    /* random */               \
+    X(random_fill)             \
+    X(permutation)             \
+    X(choice)                  \
+    /* lapack */               \
+    X(inv)                     \
+    X(det)                     \
+    X(solve)                   \
+    /* crf1d */                \
+    X(crf1d)                   \
+    X(crf1d_argmax)            \
+    /* ctc */                  \
+    X(ctc_loss)
 
 /* several entries share a signature */
 typedef ch_softmax_kernel ch_softmax_forward_kernel, ch_softmax_backward_kernel, ch_softmax_cross_entropy_kernel;

@@ -177,6 +177,7 @@ ch_status ch_wrap_buffer(ch_dtype dt, int ndim, const int64_t *shape, void *data
 }
 
 static ch_status flat_ptr(const ch_tensor *t, int64_t pos, char **p, const char *fn) {
+    /* CPU only: one element through a host pointer (Lua's t:get moves device tensors to the CPU first) */
     CH_CHECK_CPU(t, fn, "t");
     if (pos < 0 || pos >= t->numel)
         return ch_fail(CH_ERR_ARG, "%s: position %lld is out of range for a tensor of %lld elements", fn,

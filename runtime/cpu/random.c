@@ -1,24 +1,17 @@
-/* random.c -- samplers on Philox4x32-10 (see core/rng.h for the counter layout).
+/* random.c -- CPU kernels of the samplers on Philox4x32-10 (see core/rng.h
+ * for the counter layout).  Front doors (checks, counter reservation,
+ * outputs): runtime/ops/random.c.
  *
  * Element i of a draw (C order of the logical tensor) reads the four words of
- * counter offset+i, so values do not depend on the thread count or on the
- * memory layout of `out`.  Draws into non-contiguous or GPU tensors are made
- * in a contiguous CPU temporary and copied, which gives the same numbers on
- * every device. */
+ * counter first+i, so values do not depend on the thread count; the front
+ * door hands a contiguous output (or a contiguous temporary), which gives
+ * the same numbers on every device. */
 #include "../core/internal.h"
+#include "../core/kernels.h"
 #include "../core/rng.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-typedef enum { K_UNIFORM, K_NORMAL, K_BERNOULLI, K_RANDINT } kind;
-
-typedef struct params {
-    kind k;
-    double a, b;       /* uniform: low, high; normal: mean, std; bernoulli: p */
-    int64_t lo;        /* randint: low */
-    uint64_t range;    /* randint: high - low (>= 1) */
-} params;
 
 /* Uniform integer in [0, range), range >= 1, without modulo bias.  Ranges up
  * to 2^32 use Lemire's multiply-shift with rejection (one 32-bit word per
@@ -64,12 +57,12 @@ static inline double std_normal(const uint32_t w[4]) {
 }
 
 /* Fills n contiguous elements of dtype dt at p with counters first..first+n-1. */
-static void gen_run(ch_dtype dt, char *p, int64_t n, uint64_t seed, uint64_t first, const params *pr) {
+static void gen_run(ch_dtype dt, char *p, int64_t n, uint64_t seed, uint64_t first, const ch_random_args *pr) {
     const int par = n >= CH_PARALLEL_GRAIN / 4;  /* each element costs a Philox call */
     const double a = pr->a, b = pr->b;
     size_t z = ch_dtype_size(dt);
-    switch (pr->k) {
-    case K_UNIFORM: {
+    switch (pr->kind) {
+    case CH_RANDOM_UNIFORM: {
         double span = b - a;
         if (dt == CH_FLOAT32) {
             float *d = (float *)p;
@@ -102,7 +95,7 @@ static void gen_run(ch_dtype dt, char *p, int64_t n, uint64_t seed, uint64_t fir
         }
         break;
     }
-    case K_NORMAL:
+    case CH_RANDOM_NORMAL:
         if (dt == CH_FLOAT32) {
             float *d = (float *)p;
             CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
@@ -118,14 +111,14 @@ static void gen_run(ch_dtype dt, char *p, int64_t n, uint64_t seed, uint64_t fir
             });
         }
         break;
-    case K_BERNOULLI:
+    case CH_RANDOM_BERNOULLI:
         CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
             uint32_t w[4];
             ch_philox_words(seed, first + (uint64_t)i, 0, w);
             ch_store(dt, p + i * (int64_t)z, ch_u53(w[0], w[1]) < a ? 1.0 : 0.0);
         });
         break;
-    case K_RANDINT: {
+    case CH_RANDOM_RANDINT: {
         int64_t lo = pr->lo;
         uint64_t range = pr->range;
         if (dt == CH_INT64) {
@@ -154,114 +147,17 @@ static void gen_run(ch_dtype dt, char *p, int64_t n, uint64_t seed, uint64_t fir
     }
 }
 
-/* Reserves out->numel counters of out's device and fills out. */
-static ch_status draw(ch_tensor *out, const params *pr, const char *fn) {
-    int64_t n = out->numel;
-    uint64_t seed, first;
-    if (ch_rng_reserve(out->dev, (uint64_t)n, &seed, &first) != 0)
-        return ch_fail(CH_ERR_DEVICE, "%s: no random state for device %d", fn, out->dev);
-    if (n == 0)
-        return CH_OK;
-    ch_dtype dt = (ch_dtype)out->dt;
-    if (out->dev == CH_CPU && ch_is_contiguous(out)) {
-        gen_run(dt, ch_base(out), n, seed, first, pr);
-        return CH_OK;
-    }
-    ch_tensor *tmp = NULL;
-    CH_TRY(ch_tensor_new(dt, out->nd, out->dim, CH_CPU, &tmp));
-    gen_run(dt, ch_base(tmp), n, seed, first, pr);
-    ch_status st = ch_copy_into(out, tmp);
-    ch_tensor_release(tmp);
-    return st;
-}
-
-static ch_status need_float(const ch_tensor *out, const char *fn) {
-    if (!ch_dtype_is_float((ch_dtype)out->dt))
-        return ch_fail(CH_ERR_DTYPE, "%s: argument 'out' has dtype %s (expected float16, float32 or float64)", fn,
-                       ch_dtype_name((ch_dtype)out->dt));
+ch_status ch_cpu_random_fill(const ch_random_args *r, ch_tensor *out) {
+    if (out->numel > 0)
+        gen_run((ch_dtype)out->dt, ch_base(out), out->numel, r->seed, r->first, r);
     return CH_OK;
 }
 
-ch_status ch_random_uniform(ch_tensor *out, double low, double high) {
-    CH_CHECK_ARG(out, "uniform", "out");
-    CH_TRY(need_float(out, "uniform"));
-    if (!isfinite(low) || !isfinite(high) || high < low)
-        return ch_fail(CH_ERR_ARG, "uniform: need finite low <= high (got low=%g, high=%g)", low, high);
-    params pr = {K_UNIFORM, low, high, 0, 0};
-    return draw(out, &pr, "uniform");
-}
-
-ch_status ch_random_normal(ch_tensor *out, double mean, double std) {
-    CH_CHECK_ARG(out, "normal", "out");
-    CH_TRY(need_float(out, "normal"));
-    if (!isfinite(mean) || !isfinite(std) || std < 0)
-        return ch_fail(CH_ERR_ARG, "normal: need a finite mean and std >= 0 (got mean=%g, std=%g)", mean, std);
-    params pr = {K_NORMAL, mean, std, 0, 0};
-    return draw(out, &pr, "normal");
-}
-
-ch_status ch_random_bernoulli(ch_tensor *out, double p) {
-    CH_CHECK_ARG(out, "bernoulli", "out");
-    if (!(p >= 0.0 && p <= 1.0))
-        return ch_fail(CH_ERR_ARG, "bernoulli: p must be in [0, 1] (got %g)", p);
-    params pr = {K_BERNOULLI, p, 0, 0, 0};
-    return draw(out, &pr, "bernoulli");
-}
-
-/* Largest/smallest value of an integer dtype (floats: 2^53, exact integers). */
-static void int_limits(ch_dtype dt, int64_t *mn, int64_t *mx) {
-    switch (dt) {
-    case CH_BOOL: *mn = 0; *mx = 1; break;
-    case CH_INT8: *mn = INT8_MIN; *mx = INT8_MAX; break;
-    case CH_UINT8: *mn = 0; *mx = UINT8_MAX; break;
-    case CH_INT16: *mn = INT16_MIN; *mx = INT16_MAX; break;
-    case CH_INT32: *mn = INT32_MIN; *mx = INT32_MAX; break;
-    case CH_INT64: *mn = INT64_MIN; *mx = INT64_MAX; break;
-    case CH_FLOAT16: *mn = -2048; *mx = 2048; break;
-    case CH_FLOAT32: *mn = -16777216; *mx = 16777216; break;
-    default: *mn = -9007199254740992LL; *mx = 9007199254740992LL; break;
-    }
-}
-
-ch_status ch_random_randint(ch_tensor *out, int64_t low, int64_t high) {
-    CH_CHECK_ARG(out, "randint", "out");
-    if (high <= low)
-        return ch_fail(CH_ERR_ARG, "randint: need low < high (got low=%lld, high=%lld)", (long long)low,
-                       (long long)high);
-    int64_t mn, mx;
-    ch_dtype dt = (ch_dtype)out->dt;
-    int_limits(dt, &mn, &mx);
-    if (low < mn || high - 1 > mx)
-        return ch_fail(CH_ERR_ARG, "randint: [%lld, %lld) does not fit dtype %s (values %lld..%lld)", (long long)low,
-                       (long long)high, ch_dtype_name(dt), (long long)mn, (long long)mx);
-    params pr = {K_RANDINT, 0, 0, low, (uint64_t)high - (uint64_t)low};
-    return draw(out, &pr, "randint");
-}
-
-/* Moves a fresh CPU result to `device` (when it is not the CPU). */
-static ch_status place(ch_tensor *t, int device, ch_tensor **result) {
-    if (device == CH_CPU) {
-        *result = t;
-        return CH_OK;
-    }
-    ch_status st = ch_to_device(t, device, result);
-    ch_tensor_release(t);
-    return st;
-}
-
 /* Fisher-Yates from the last position down: step i swaps position i with a
- * uniform j in [0, i] drawn from counter offset+i. */
-ch_status ch_random_permutation(int64_t n, int device, ch_tensor **result) {
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "permutation: argument 'result' is NULL");
-    if (n < 0)
-        return ch_fail(CH_ERR_ARG, "permutation: n must be >= 0 (got %lld)", (long long)n);
-    uint64_t seed, first;
-    if (ch_rng_reserve(device, (uint64_t)n, &seed, &first) != 0)
-        return ch_fail(CH_ERR_DEVICE, "permutation: no random state for device %d", device);
-    ch_tensor *t = NULL;
-    CH_TRY(ch_tensor_new(CH_INT64, 1, &n, CH_CPU, &t));
-    int64_t *a = (int64_t *)ch_base(t);
+ * uniform j in [0, i] drawn from counter first+i. */
+ch_status ch_cpu_permutation(uint64_t seed, uint64_t first, ch_tensor *result) {
+    int64_t n = result->numel;
+    int64_t *a = (int64_t *)ch_base(result);
     for (int64_t i = 0; i < n; i++)
         a[i] = i;
     for (int64_t i = n - 1; i >= 1; i--) {
@@ -270,7 +166,7 @@ ch_status ch_random_permutation(int64_t n, int device, ch_tensor **result) {
         a[i] = a[j];
         a[j] = x;
     }
-    return place(t, device, result);
+    return CH_OK;
 }
 
 typedef struct keyed {
@@ -285,94 +181,11 @@ static int by_key_desc(const void *x, const void *y) {
     return a->index < b->index ? -1 : (a->index > b->index);
 }
 
-/* Validated probabilities as float64 (normalised to sum 1); *nonzero counts the positive ones. */
-static ch_status load_probs(const ch_tensor *probs, int64_t n, double **out, int64_t *nonzero) {
-    CH_CHECK_ARG(probs, "choice", "p");
-    if (probs->nd != 1 || probs->dim[0] != n)
-        return ch_fail(CH_ERR_SHAPE, "choice: p must be 1-d with %lld entries (got %d-d with %lld elements)",
-                       (long long)n, probs->nd, (long long)probs->numel);
-    double *p = (double *)malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (!p)
-        return ch_fail(CH_ERR_MEMORY, "choice: out of memory for %lld probabilities", (long long)n);
-    ch_tensor *cpu = NULL;
-    ch_status st = probs->dev == CH_CPU ? ch_contiguous_as(probs, CH_FLOAT64, &cpu) : CH_OK;
-    if (st == CH_OK && probs->dev != CH_CPU) {
-        ch_tensor *moved = NULL;
-        st = ch_to_device(probs, CH_CPU, &moved);
-        if (st == CH_OK) {
-            st = ch_contiguous_as(moved, CH_FLOAT64, &cpu);
-            ch_tensor_release(moved);
-        }
-    }
-    if (st != CH_OK) {
-        free(p);
-        return st;
-    }
-    const double *src = (const double *)ch_base(cpu);
-    double sum = 0;
-    int64_t nz = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double v = src[i];
-        if (!(v >= 0) || !isfinite(v)) {
-            ch_tensor_release(cpu);
-            free(p);
-            return ch_fail(CH_ERR_ARG, "choice: p[%lld] = %g (probabilities must be finite and >= 0)", (long long)i, v);
-        }
-        p[i] = v;
-        sum += v;
-        nz += v > 0;
-    }
-    ch_tensor_release(cpu);
-    /* float32 probabilities rarely sum to 1 exactly; allow their rounding */
-    if (fabs(sum - 1.0) > 1e-5) {
-        free(p);
-        return ch_fail(CH_ERR_ARG, "choice: probabilities p sum to %.9g (expected 1)", sum);
-    }
-    for (int64_t i = 0; i < n; i++)
-        p[i] /= sum;
-    *out = p;
-    *nonzero = nz;
-    return CH_OK;
-}
-
-ch_status ch_random_choice(int64_t n, int64_t k, int replace, const ch_tensor *probs, int device, ch_tensor **result) {
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "choice: argument 'result' is NULL");
-    if (n < 0 || k < 0)
-        return ch_fail(CH_ERR_ARG, "choice: n and size must be >= 0 (got n=%lld, size=%lld)", (long long)n,
-                       (long long)k);
-    if (n == 0 && k > 0)
-        return ch_fail(CH_ERR_ARG, "choice: cannot take %lld samples from an empty population (n=0)", (long long)k);
-    if (!replace && k > n)
-        return ch_fail(CH_ERR_ARG,
-                       "choice: cannot take %lld samples from %lld without replacement (use replace = true)",
-                       (long long)k, (long long)n);
-    double *p = NULL;
-    int64_t nonzero = n;
-    if (probs) {
-        CH_TRY(load_probs(probs, n, &p, &nonzero));
-        if (!replace && k > nonzero) {
-            free(p);
-            return ch_fail(CH_ERR_ARG,
-                           "choice: only %lld entries of p are non-zero, fewer than size=%lld without replacement",
-                           (long long)nonzero, (long long)k);
-        }
-    }
-    /* counters: one per sample, or one per population item for weighted
-     * sampling without replacement (every item gets a key) */
-    uint64_t used = (probs && !replace) ? (uint64_t)n : (uint64_t)k;
-    uint64_t seed, first;
-    if (ch_rng_reserve(device, used, &seed, &first) != 0) {
-        free(p);
-        return ch_fail(CH_ERR_DEVICE, "choice: no random state for device %d", device);
-    }
-    ch_tensor *t = NULL;
-    ch_status st = ch_tensor_new(CH_INT64, 1, &k, CH_CPU, &t);
-    if (st != CH_OK) {
-        free(p);
-        return st;
-    }
-    int64_t *out = (int64_t *)ch_base(t);
+ch_status ch_cpu_choice(int64_t n, int replace, ch_tensor *probs, int64_t nonzero, uint64_t seed, uint64_t first,
+                        ch_tensor *result) {
+    int64_t k = result->numel;
+    int64_t *out = (int64_t *)ch_base(result);
+    double *p = probs ? (double *)ch_base(probs) : NULL;
     if (replace && !p) {
         CH_PAR_FOR(k >= CH_PARALLEL_GRAIN / 4, int64_t i = 0; i < k; i++, {
             out[i] = (int64_t)bounded(seed, first + (uint64_t)i, (uint64_t)n);
@@ -402,10 +215,8 @@ ch_status ch_random_choice(int64_t n, int64_t k, int replace, const ch_tensor *p
     } else if (!p) {
         /* partial Fisher-Yates: step i swaps i with a uniform j in [i, n) */
         int64_t *a = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
-        if (!a) {
-            ch_tensor_release(t);
+        if (!a)
             return ch_fail(CH_ERR_MEMORY, "choice: out of memory for a population of %lld", (long long)n);
-        }
         for (int64_t i = 0; i < n; i++)
             a[i] = i;
         for (int64_t i = 0; i < k; i++) {
@@ -421,11 +232,8 @@ ch_status ch_random_choice(int64_t n, int64_t k, int replace, const ch_tensor *p
          * a weighted sample without replacement, in the order sequential
          * drawing would give them. */
         keyed *ks = (keyed *)malloc(sizeof(keyed) * (size_t)(nonzero > 0 ? nonzero : 1));
-        if (!ks) {
-            free(p);
-            ch_tensor_release(t);
+        if (!ks)
             return ch_fail(CH_ERR_MEMORY, "choice: out of memory for %lld keys", (long long)nonzero);
-        }
         int64_t m = 0;
         for (int64_t i = 0; i < n; i++) {
             if (!(p[i] > 0))
@@ -442,6 +250,5 @@ ch_status ch_random_choice(int64_t n, int64_t k, int replace, const ch_tensor *p
             out[i] = ks[i].index;
         free(ks);
     }
-    free(p);
-    return place(t, device, result);
+    return CH_OK;
 }

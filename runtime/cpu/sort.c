@@ -1,4 +1,5 @@
-/* sort.c -- stable sort and argsort along an axis, and unique.
+/* sort.c -- CPU kernels of the stable sort and argsort along an axis, and
+ * of unique.  Front doors (checks, outputs): runtime/ops/sort.c.
  *
  * Each line along the axis is loaded into (key, position) pairs -- float
  * keys as double (exact for float16/32/64), integer keys as int64 (exact)
@@ -8,6 +9,7 @@
  * original order.  Lines are independent, so they are sorted in parallel.
  */
 #include "../core/internal.h"
+#include "../core/kernels.h"
 
 #include <math.h>
 #include <omp.h>
@@ -119,7 +121,7 @@ static void sort_line(const sort_job *jb, int64_t l, char *buf) {
 /* Sorts every line of x along axis; writes the sorted values to vals
  * and/or the source positions (int64) to args (either may be NULL).
  * vals and args are contiguous tensors shaped like x. */
-static ch_status sort_lines(const ch_tensor *x, int axis, int descending, ch_tensor *vals, ch_tensor *args) {
+ch_status ch_cpu_sort(const ch_tensor *x, int axis, int descending, ch_tensor *vals, ch_tensor *args) {
     ch_dtype dt = (ch_dtype)x->dt;
     bool fl = ch_dtype_is_float(dt);
     int nd = x->nd;
@@ -150,102 +152,53 @@ static ch_status sort_lines(const ch_tensor *x, int axis, int descending, ch_ten
     return CH_OK;
 }
 
-static ch_status sort_common(const ch_tensor *x, int axis, int descending, bool want_vals, ch_tensor **result,
-                             const char *fn) {
-    CH_CHECK_CPU(x, fn, "x");
-    if (x->nd == 0) {
-        /* NumPy sorts a 0-d array as itself (argsort gives 0) */
-        if (want_vals) return ch_copy(x, result);
-        return ch_full(CH_INT64, 0, NULL, 0.0, CH_CPU, result);
+/* unique: group ids of the sorted elements; NaNs form one group (NumPy's
+ * equal_nan). */
+ch_status ch_cpu_unique_groups(const ch_tensor *flat, const ch_tensor *order, ch_tensor *group, int64_t *ngroups) {
+    ch_dtype dt = (ch_dtype)flat->dt;
+    size_t z = ch_dtype_size(dt);
+    int64_t n = flat->numel;
+    const int64_t *ord = (const int64_t *)ch_base(order);
+    const char *fb = ch_base(flat);
+    int64_t fs = flat->stride[0];
+    bool fl = ch_dtype_is_float(dt);
+    int64_t *gr = (int64_t *)ch_base(group);
+    int64_t g = -1;
+    double prevf = 0;
+    int64_t previ = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const char *e = fb + ord[i] * fs * (int64_t)z;
+        bool same;
+        if (fl) {
+            double v = ch_load(dt, e);
+            same = i > 0 && (v == prevf || (isnan(v) && isnan(prevf)));
+            prevf = v;
+        } else {
+            int64_t v = ch_load_i64(dt, e);
+            same = i > 0 && v == previ;
+            previ = v;
+        }
+        if (!same) g++;
+        gr[i] = g;
     }
-    CH_TRY(ch_norm_axis(&axis, x->nd, fn));
-    ch_tensor *out;
-    CH_TRY(ch_tensor_new(want_vals ? (ch_dtype)x->dt : CH_INT64, x->nd, x->dim, CH_CPU, &out));
-    ch_status st = sort_lines(x, axis, descending, want_vals ? out : NULL, want_vals ? NULL : out);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
+    *ngroups = g + 1;
     return CH_OK;
 }
 
-ch_status ch_sort(const ch_tensor *x, int axis, int descending, ch_tensor **result) {
-    return sort_common(x, axis, descending, true, result, "sort");
-}
-
-ch_status ch_argsort(const ch_tensor *x, int axis, int descending, ch_tensor **result) {
-    return sort_common(x, axis, descending, false, result, "argsort");
-}
-
-ch_status ch_unique(const ch_tensor *x, ch_tensor **values, ch_tensor **inverse, ch_tensor **counts) {
-    CH_CHECK_CPU(x, "unique", "x");
-    if (!values) return ch_fail(CH_ERR_ARG, "unique: values must not be NULL");
-    int64_t n = x->numel;
-    ch_tensor *flat = NULL, *order = NULL, *vals = NULL, *inv = NULL, *cnt = NULL;
-    ch_status st;
-    if ((st = ch_reshape(x, 1, &n, &flat)) != CH_OK) goto done;
-    if ((st = ch_argsort(flat, 0, 0, &order)) != CH_OK) goto done;
-    {
-        ch_dtype dt = (ch_dtype)x->dt;
-        size_t z = ch_dtype_size(dt);
-        const int64_t *ord = (const int64_t *)order->data;
-        const char *fb = ch_base(flat);
-        int64_t fs = flat->stride[0];
-        bool fl = ch_dtype_is_float(dt);
-        /* group boundaries among the sorted elements; NaNs form one group
-         * (NumPy's equal_nan) */
-        int64_t *group = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
-        if (!group) {
-            st = ch_fail(CH_ERR_MEMORY, "unique: out of memory");
-            goto done;
-        }
-        int64_t g = -1;
-        double prevf = 0;
-        int64_t previ = 0;
-        for (int64_t i = 0; i < n; i++) {
-            const char *e = fb + ord[i] * fs * (int64_t)z;
-            bool same;
-            if (fl) {
-                double v = ch_load(dt, e);
-                same = i > 0 && (v == prevf || (isnan(v) && isnan(prevf)));
-                prevf = v;
-            } else {
-                int64_t v = ch_load_i64(dt, e);
-                same = i > 0 && v == previ;
-                previ = v;
-            }
-            if (!same) g++;
-            group[i] = g;
-        }
-        int64_t nu = g + 1;
-        if ((st = ch_tensor_new(dt, 1, &nu, CH_CPU, &vals)) == CH_OK && inverse)
-            st = ch_tensor_new(CH_INT64, 1, &n, CH_CPU, &inv);
-        if (st == CH_OK && counts) {
-            st = ch_tensor_new(CH_INT64, 1, &nu, CH_CPU, &cnt);
-            if (st == CH_OK) memset(cnt->data, 0, (size_t)nu * sizeof(int64_t));
-        }
-        if (st == CH_OK) {
-            for (int64_t i = 0; i < n; i++) {
-                if (i == 0 || group[i] != group[i - 1])
-                    memcpy((char *)vals->data + group[i] * (int64_t)z, fb + ord[i] * fs * (int64_t)z, z);
-                if (inv) ((int64_t *)inv->data)[ord[i]] = group[i];
-                if (cnt) ((int64_t *)cnt->data)[group[i]]++;
-            }
-        }
-        free(group);
+ch_status ch_cpu_unique_fill(const ch_tensor *flat, const ch_tensor *order, const ch_tensor *group, ch_tensor *vals,
+                             ch_tensor *inv, ch_tensor *cnt) {
+    ch_dtype dt = (ch_dtype)flat->dt;
+    size_t z = ch_dtype_size(dt);
+    int64_t n = flat->numel;
+    const int64_t *ord = (const int64_t *)ch_base(order), *gr = (const int64_t *)ch_base(group);
+    const char *fb = ch_base(flat);
+    int64_t fs = flat->stride[0];
+    if (cnt) memset(ch_base(cnt), 0, (size_t)cnt->numel * sizeof(int64_t));
+    for (int64_t i = 0; i < n; i++) {
+        if (i == 0 || gr[i] != gr[i - 1])
+            memcpy((char *)ch_base(vals) + gr[i] * (int64_t)z, fb + ord[i] * fs * (int64_t)z, z);
+        if (inv) ((int64_t *)ch_base(inv))[ord[i]] = gr[i];
+        if (cnt) ((int64_t *)ch_base(cnt))[gr[i]]++;
     }
-done:
-    ch_tensor_release(flat);
-    ch_tensor_release(order);
-    if (st != CH_OK) {
-        ch_tensor_release(vals);
-        ch_tensor_release(inv);
-        ch_tensor_release(cnt);
-        return st;
-    }
-    *values = vals;
-    if (inverse) *inverse = inv;
-    if (counts) *counts = cnt;
     return CH_OK;
 }

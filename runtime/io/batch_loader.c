@@ -19,6 +19,7 @@
 
 /* Every row of a source (axis 0) must be one contiguous run of bytes. */
 static ch_status check_source(const ch_tensor *s, int k, const char *fn) {
+    /* CPU only: worker threads memcpy rows out of the sources' host memory */
     CH_CHECK_CPU(s, fn, "sources");
     if (s->nd < 1)
         return ch_fail(CH_ERR_SHAPE, "%s: source %d is 0-d (expected at least 1 dimension)", fn, k + 1);
@@ -34,7 +35,7 @@ static ch_status check_source(const ch_tensor *s, int k, const char *fn) {
 
 /* A contiguous int64 copy of 1-D indices, checked against n rows. */
 static ch_status checked_indices(const ch_tensor *indices, int64_t n, const char *fn, ch_tensor **out) {
-    CH_CHECK_CPU(indices, fn, "indices");
+    CH_CHECK_ARG(indices, fn, "indices");   /* any device: copied into a CPU int64 tensor below */
     if (indices->nd != 1)
         return ch_fail(CH_ERR_SHAPE, "%s: indices must be 1-D (got %d dimensions)", fn, indices->nd);
     ch_tensor *idx = NULL;

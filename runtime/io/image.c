@@ -179,7 +179,7 @@ static int ends_with(const char *s, const char *suffix) {
 ch_status ch_image_save(const char *path, const ch_tensor *t, int quality) {
     static const char *fn = "save_image";
     if (!path) return ch_fail(CH_ERR_ARG, "%s: NULL path", fn);
-    CH_CHECK_CPU(t, fn, "image");
+    CH_CHECK_ARG(t, fn, "image");
     if (t->dt != CH_UINT8)
         return ch_fail(CH_ERR_DTYPE, "%s: the image must be uint8 (got %s)", fn, ch_dtype_name((ch_dtype)t->dt));
     if (t->nd != 2 && t->nd != 3)
@@ -196,8 +196,14 @@ ch_status ch_image_save(const char *path, const ch_tensor *t, int quality) {
         return ch_fail(CH_ERR_SHAPE, "%s: a PNG has 1 to 4 channels (got %lld)", fn, (long long)c);
     if (jpeg && (quality < 1 || quality > 100))
         return ch_fail(CH_ERR_ARG, "%s: quality must be in 1..100 (got %d)", fn, quality);
+    /* the encoders read host memory: a contiguous copy on the CPU (t itself
+     * when it already is one) */
     ch_tensor *ct;
-    CH_TRY(ch_contiguous(t, &ct));
+    if (t->dev == CH_CPU) {
+        CH_TRY(ch_contiguous(t, &ct));
+    } else {
+        CH_TRY(ch_to_device(t, CH_CPU, &ct));
+    }
     ch_status st = jpeg ? save_jpeg(path, ct, h, w, c, quality) : save_png(path, ct, h, w, c);
     ch_tensor_release(ct);
     return st;

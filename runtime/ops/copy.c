@@ -9,7 +9,7 @@
 
 /* Device-aware copy between same-shaped tensors. */
 
-static ch_status copy_any(ch_tensor *dst, const ch_tensor *src) {
+ch_status ch_copy_any(ch_tensor *dst, const ch_tensor *src) {
     if (dst->dev == CH_CPU && src->dev == CH_CPU)
         return ch_cpu_copy(dst, src);
     if (!ch_device_copy_hook)
@@ -34,7 +34,7 @@ ch_status ch_astype(const ch_tensor *x, ch_dtype dt, ch_tensor **result) {
         return ch_fail(CH_ERR_DTYPE, "astype: invalid dtype code %d", (int)dt);
     ch_tensor *t;
     CH_TRY(ch_tensor_new_like(x, dt, &t));
-    ch_status st = copy_any(t, x);
+    ch_status st = ch_copy_any(t, x);
     if (st != CH_OK) {
         ch_tensor_release(t);
         return st;
@@ -71,7 +71,7 @@ ch_status ch_to_device(const ch_tensor *x, int device, ch_tensor **result) {
     }
     ch_tensor *t;
     CH_TRY(ch_tensor_new((ch_dtype)x->dt, x->nd, x->dim, device, &t));
-    ch_status st = copy_any(t, x);
+    ch_status st = ch_copy_any(t, x);
     if (st != CH_OK) {
         ch_tensor_release(t);
         return st;
@@ -99,7 +99,7 @@ ch_status ch_copy_into(ch_tensor *dst, const ch_tensor *src) {
             return st;
         view = tmp;
     }
-    st = copy_any(dst, view);
+    st = ch_copy_any(dst, view);
     ch_tensor_release(view);
     return st;
 }

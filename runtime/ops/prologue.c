@@ -65,6 +65,16 @@ ch_status ch_contiguous_all(const ch_tensor *const *in, int n, ch_dtype dt, ch_t
     return CH_OK;
 }
 
+ch_status ch_host_int64(const ch_tensor *v, ch_tensor **out) {
+    if (v->dev == CH_CPU)
+        return ch_contiguous_as(v, CH_INT64, out);
+    ch_tensor *m = NULL;
+    CH_TRY(ch_to_device(v, CH_CPU, &m));
+    ch_status st = ch_contiguous_as(m, CH_INT64, out);
+    ch_tensor_release(m);
+    return st;
+}
+
 void ch_release_all(ch_tensor **t, int n) {
     for (int i = 0; i < n; i++) {
         ch_tensor_release(t[i]);

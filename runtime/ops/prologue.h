@@ -26,6 +26,14 @@ ch_status ch_want_like(const char *fn, const char *arg, const ch_tensor *t, cons
 /* n tensors made contiguous in dtype dt (each out[i] a new reference, the
  * input itself when it already is); on failure nothing is held. */
 ch_status ch_contiguous_all(const ch_tensor *const *in, int n, ch_dtype dt, ch_tensor **out);
+/* Copies src into dst (same shape, any layouts, dtypes and devices; ops/copy.c):
+ * the CPU's copy kernel, or the CUDA backend's copy service when a GPU is
+ * involved.  No checks: views built by a front door may be passed. */
+ch_status ch_copy_any(ch_tensor *dst, const ch_tensor *src);
+/* v as a contiguous int64 tensor on the CPU (v itself, retained, when it
+ * already is one), for front doors whose checks read values (labels,
+ * lengths). */
+ch_status ch_host_int64(const ch_tensor *v, ch_tensor **out);
 /* Releases n tensors (NULL entries are fine). */
 void ch_release_all(ch_tensor **t, int n);
 

@@ -1,11 +1,13 @@
 /* join.c -- joining and rearranging: concatenate, stack, split, tile,
  * repeat, pad, roll.
  *
- * Most of these write the result through views of the output onto which
- * the input is copied (ch_cpu_copy merges contiguous runs into memcpy), so
- * every dtype and layout is handled by one casting, strided copy.
+ * These are compositions, with no kernel of their own: they write the
+ * result through views of the output onto which the input is copied by the
+ * device's copy (on the CPU, ch_cpu_copy merges contiguous runs into
+ * memcpy), so every dtype, layout and device is handled by one casting,
+ * strided copy; split makes views.
  */
-#include "../core/internal.h"
+#include "prologue.h"
 
 #include <stdlib.h>
 
@@ -24,7 +26,7 @@ static ch_status copy_to_box(ch_tensor *dst, int nd, const int64_t *dim, const i
     d.offset = offset;
     s.offset = soffset;
     if (d.numel == 0) return CH_OK;
-    return ch_cpu_copy(&d, &s);
+    return ch_copy_any(&d, &s);
 }
 
 ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **result) {
@@ -33,7 +35,8 @@ ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **resu
     for (int i = 0; i < n; i++) {
         char arg[32];
         snprintf(arg, sizeof arg, "tensor %d", i);
-        CH_CHECK_CPU(xs[i], fn, arg);
+        CH_CHECK_ARG(xs[i], fn, arg);
+        if (i > 0) CH_TRY(ch_same_device(fn, "tensor 0", xs[0], arg, xs[i]));
     }
     const ch_tensor *x0 = xs[0];
     int nd = x0->nd;
@@ -60,7 +63,7 @@ ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **resu
     for (int d = 0; d < nd; d++) odim[d] = x0->dim[d];
     odim[axis] = total;
     ch_tensor *out;
-    CH_TRY(ch_tensor_new(dt, nd, odim, CH_CPU, &out));
+    CH_TRY(ch_tensor_new(dt, nd, odim, x0->dev, &out));
     ch_contiguous_strides(nd, odim, ostride);
     int64_t pos = 0;
     for (int i = 0; i < n; i++) {
@@ -82,7 +85,8 @@ ch_status ch_stack(ch_tensor *const *xs, int n, int axis, ch_tensor **result) {
     for (int i = 0; i < n; i++) {
         char arg[32];
         snprintf(arg, sizeof arg, "tensor %d", i);
-        CH_CHECK_CPU(xs[i], fn, arg);
+        CH_CHECK_ARG(xs[i], fn, arg);
+        if (i > 0) CH_TRY(ch_same_device(fn, "tensor 0", xs[0], arg, xs[i]));
     }
     const ch_tensor *x0 = xs[0];
     int nd = x0->nd;
@@ -101,7 +105,7 @@ ch_status ch_stack(ch_tensor *const *xs, int n, int axis, ch_tensor **result) {
     int64_t odim[CH_MAX_DIMS], ostride[CH_MAX_DIMS], bdim[CH_MAX_DIMS], bstride[CH_MAX_DIMS];
     for (int d = 0, k = 0; d <= nd; d++) odim[d] = d == axis ? n : x0->dim[k++];
     ch_tensor *out;
-    CH_TRY(ch_tensor_new(dt, nd + 1, odim, CH_CPU, &out));
+    CH_TRY(ch_tensor_new(dt, nd + 1, odim, x0->dev, &out));
     ch_contiguous_strides(nd + 1, odim, ostride);
     /* tensor i goes to the box out[..., i, ...] with the stacking axis dropped */
     for (int d = 0, k = 0; d <= nd; d++)
@@ -152,7 +156,7 @@ ch_status ch_split(const ch_tensor *x, const int64_t *indices, int nidx, int axi
 }
 
 ch_status ch_roll(const ch_tensor *x, int64_t shift, int axis, int flat, ch_tensor **result) {
-    CH_CHECK_CPU(x, "roll", "x");
+    CH_CHECK_ARG(x, "roll", "x");
     if (flat || x->nd == 0) {
         int64_t len = x->numel;
         ch_tensor *f = NULL, *r = NULL;
@@ -186,7 +190,7 @@ ch_status ch_roll(const ch_tensor *x, int64_t shift, int axis, int flat, ch_tens
 }
 
 ch_status ch_tile(const ch_tensor *x, int n, const int64_t *reps, ch_tensor **result) {
-    CH_CHECK_CPU(x, "tile", "x");
+    CH_CHECK_ARG(x, "tile", "x");
     if (n < 0) return ch_fail(CH_ERR_ARG, "tile: negative number of repetitions entries (%d)", n);
     for (int i = 0; i < n; i++)
         if (reps[i] < 0) return ch_fail(CH_ERR_ARG, "tile: reps[%d] = %lld is negative", i, (long long)reps[i]);
@@ -202,7 +206,7 @@ ch_status ch_tile(const ch_tensor *x, int n, const int64_t *reps, ch_tensor **re
         odim[i] = xd[i] * r[i];
     }
     ch_tensor *out;
-    CH_TRY(ch_tensor_new((ch_dtype)x->dt, nd, odim, CH_CPU, &out));
+    CH_TRY(ch_tensor_new((ch_dtype)x->dt, nd, odim, x->dev, &out));
     ch_contiguous_strides(nd, odim, ostr);
     /* out seen as (r0, d0, r1, d1, ...), the source broadcast over the r axes;
      * axes repeated once need no split, which keeps the view within 16 axes */
@@ -237,7 +241,7 @@ ch_status ch_tile(const ch_tensor *x, int n, const int64_t *reps, ch_tensor **re
 }
 
 ch_status ch_repeat(const ch_tensor *x, const int64_t *counts, int ncounts, int axis, int flat, ch_tensor **result) {
-    CH_CHECK_CPU(x, "repeat", "x");
+    CH_CHECK_ARG(x, "repeat", "x");
     if (flat || x->nd == 0) {
         int64_t len = x->numel;
         ch_tensor *f = NULL;
@@ -262,7 +266,7 @@ ch_status ch_repeat(const ch_tensor *x, const int64_t *counts, int ncounts, int 
     for (int d = 0; d < nd; d++) odim[d] = x->dim[d];
     odim[axis] = total;
     ch_tensor *out;
-    CH_TRY(ch_tensor_new((ch_dtype)x->dt, nd, odim, CH_CPU, &out));
+    CH_TRY(ch_tensor_new((ch_dtype)x->dt, nd, odim, x->dev, &out));
     ch_contiguous_strides(nd, odim, ostr);
     ch_status st = CH_OK;
     if (ncounts == 1 && nd < CH_MAX_DIMS) {
@@ -311,7 +315,7 @@ static int64_t pad_source(int64_t k, int64_t n, ch_pad_mode mode) {
 }
 
 ch_status ch_pad(const ch_tensor *x, const int64_t *pads, ch_pad_mode mode, double value, ch_tensor **result) {
-    CH_CHECK_CPU(x, "pad", "x");
+    CH_CHECK_ARG(x, "pad", "x");
     if (mode != CH_PAD_CONSTANT && mode != CH_PAD_EDGE && mode != CH_PAD_REFLECT)
         return ch_fail(CH_ERR_ARG, "pad: unknown mode %d (expected constant, edge or reflect)", (int)mode);
     int nd = x->nd;
@@ -326,7 +330,7 @@ ch_status ch_pad(const ch_tensor *x, const int64_t *pads, ch_pad_mode mode, doub
         odim[d] = x->dim[d] + pads[2 * d] + pads[2 * d + 1];
     }
     ch_tensor *out;
-    CH_TRY(ch_tensor_new((ch_dtype)x->dt, nd, odim, CH_CPU, &out));
+    CH_TRY(ch_tensor_new((ch_dtype)x->dt, nd, odim, x->dev, &out));
     ch_contiguous_strides(nd, odim, ostr);
     ch_status st = CH_OK;
     if (mode == CH_PAD_CONSTANT) st = ch_fill(out, value);

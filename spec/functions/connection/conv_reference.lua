@@ -5,7 +5,8 @@ local T = require 'chainer.tensor'
 
 local R = {}
 
-local function flat(t) return t:reshape(-1):totable() end
+local helpers = require 'helpers'
+local flat = helpers.vals
 local function prod(s, i, j) local p = 1 for k = i, j do p = p * s[k] end return p end
 
 -- Iterates all multi-indices of `dims` (1-based Lua array of extents),

@@ -37,6 +37,11 @@ function H.close(a, b, tol)
   chainer.testing.assert_allclose(a, b, { atol = tol or 1e-6, rtol = tol or 1e-6 })
 end
 
+-- A function_spec input maker: dtype -> uniform(-1, 1) tensor of `shape`.
+function H.uniform(shape)
+  return function(dtype) return T.random.uniform(-1, 1, shape, dtype) end
+end
+
 -- Compares a tensor (or a flat list) with a flat list of expected numbers
 -- element by element: NaN matches NaN, infinities match exactly, others
 -- within tol (1e-6) relative to max(1, |expected|).

@@ -74,25 +74,33 @@ function ConvolutionND:printable_specs()
     { 'groups', self.groups } }
 end
 
-function ConvolutionND:_initialize_params(in_channels)
-  if in_channels % self.groups ~= 0 then
-    error(string.format('%s: the input has %d channels, not divisible by groups (%d)',
-      getmetatable(self).__name, in_channels, self.groups), 4)
+function ConvolutionND:_options()
+  return { stride = self.stride, pad = self.pad, cover_all = self.cover_all, dilate = self.dilate,
+    groups = self.groups }
+end
+
+-- Lazy W from x's channel count (error levels: the caller of forward for
+-- a bad x, its caller for a channel count that groups does not divide).
+function ConvolutionND:_initialize_from(x)
+  if self.W._data == nil then
+    local name = getmetatable(self).__name
+    local xd = U.data(x)
+    if xd == nil or xd.ptr.nd < 2 then
+      error(name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
+    end
+    local in_channels = xd.shape[2]
+    if in_channels % self.groups ~= 0 then
+      error(string.format('%s: the input has %d channels, not divisible by groups (%d)',
+        name, in_channels, self.groups), 4)
+    end
+    self.in_channels = in_channels
+    self.W:initialize(self:_w_shape(in_channels))
   end
-  self.in_channels = in_channels
-  self.W:initialize(self:_w_shape(in_channels))
 end
 
 function ConvolutionND:forward(x)
-  if self.W._data == nil then
-    local xd = U.data(x)
-    if xd == nil or xd.ptr.nd < 2 then
-      error(getmetatable(self).__name .. ': x must be a tensor or Variable of shape (N, C, ...)', 2)
-    end
-    self:_initialize_params(xd.shape[2])
-  end
-  return F.convolution_nd(x, self.W, self.b, { stride = self.stride, pad = self.pad, cover_all = self.cover_all,
-    dilate = self.dilate, groups = self.groups })
+  self:_initialize_from(x)
+  return F.convolution_nd(x, self.W, self.b, self:_options())
 end
 
 -- A fixed-dimension variant: Chainer's argument order without `ndim`
@@ -106,15 +114,8 @@ function ConvolutionND._fixed(name, ndim, signature, fname)
   end
   local f = F[fname]
   function cls:forward(x)
-    if self.W._data == nil then
-      local xd = U.data(x)
-      if xd == nil or xd.ptr.nd < 2 then
-        error(name .. ': x must be a tensor or Variable of shape (N, C, ...)', 2)
-      end
-      self:_initialize_params(xd.shape[2])
-    end
-    return f(x, self.W, self.b, { stride = self.stride, pad = self.pad, cover_all = self.cover_all,
-      dilate = self.dilate, groups = self.groups })
+    self:_initialize_from(x)
+    return f(x, self.W, self.b, self:_options())
   end
   return cls
 end

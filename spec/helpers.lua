@@ -3,6 +3,7 @@
 -- Busted gives spec files its assert; a required module needs luassert's.
 local assert = require 'luassert'
 local chainer = require 'chainer'
+local fs = require 'chainer._fs'
 local T = chainer.tensor
 
 local H = {}
@@ -60,6 +61,36 @@ function H.assert_close(t, expected, tol)
       assert(err <= tol, string.format('element %d: expected %.17g, got %.17g', i, e, g))
     end
   end
+end
+
+-- Files for the specs that read and write them.
+H.exists = fs.exists
+
+-- A new empty folder under /tmp.
+function H.tmpdir()
+  local d = os.tmpname()
+  os.remove(d)
+  os.execute("mkdir -p '" .. d .. "'")
+  return d
+end
+
+-- Removes a folder made by tmpdir (nothing outside /tmp).
+function H.rmdir(d)
+  if d and d:match('^/tmp/') then os.execute("rm -rf '" .. d .. "'") end
+end
+
+-- The whole file; fails the spec when it cannot be read.
+function H.read_file(path)
+  local f = assert(io.open(path, 'rb'))
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+function H.write_file(path, s)
+  local f = assert(io.open(path, 'wb'))
+  f:write(s)
+  f:close()
 end
 
 return H

@@ -30,12 +30,7 @@ Trainer.__index = function(self, k)
   return nil
 end
 
-local function sorted_keys(t)
-  local ks = {}
-  for k in pairs(t) do ks[#ks + 1] = k end
-  table.sort(ks)
-  return ks
-end
+local sorted_keys = util.sorted_keys
 
 -- Chainer's Trainer(updater, stop_trigger, out, extensions), extend(extension,
 -- name, trigger, priority, *, call_before_training), run(show_loop_exception_msg):

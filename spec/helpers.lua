@@ -43,6 +43,14 @@ function H.uniform(shape)
   return function(dtype) return T.random.uniform(-1, 1, shape, dtype) end
 end
 
+-- The reference for a loss's reduce option o.reduce: the elementwise loss
+-- l itself ('no'), its mean ('mean') or its sum (anything else).
+function H.reduce_loss(l, o)
+  if o.reduce == 'no' then return l end
+  if o.reduce == 'mean' then return T.mean(l) end
+  return T.sum(l)
+end
+
 -- Compares a tensor (or a flat list) with a flat list of expected numbers
 -- element by element: NaN matches NaN, infinities match exactly, others
 -- within tol (1e-6) relative to max(1, |expected|).

@@ -18,16 +18,7 @@ local ConvolutionND = Link:extend('ConvolutionND')
 -- Shared constructor: a = table of Chainer's arguments, ndim = spatial dims.
 -- (Error levels: this method, the subclass init, Link.new, the user.)
 function ConvolutionND:_configure(fn, ndim, a)
-  local in_channels, out_channels, ksize = a.in_channels, a.out_channels, a.ksize
-  if ksize == nil then
-    -- Convolution2D(out_channels, ksize): in_channels inferred
-    in_channels, out_channels, ksize = nil, in_channels, out_channels
-  end
-  if in_channels == false then in_channels = nil end
-  if type(out_channels) ~= 'number' then
-    error(fn .. ': out_channels must be a number (got ' .. type(out_channels) .. ')', 4)
-  end
-  if ksize == nil then error(fn .. ': ksize is required', 4) end
+  local in_channels, out_channels, ksize = U.conv_channels(fn, a)
   self.ndim = ndim
   self.in_channels = in_channels
   self.out_channels = out_channels

@@ -16,13 +16,7 @@ local DeconvolutionND = Link:extend('DeconvolutionND')
 
 -- Shared constructor (error levels: this method, the subclass init, Link.new, the user).
 function DeconvolutionND:_configure(fn, ndim, a)
-  local in_channels, out_channels, ksize = a.in_channels, a.out_channels, a.ksize
-  if ksize == nil then in_channels, out_channels, ksize = nil, in_channels, out_channels end
-  if in_channels == false then in_channels = nil end
-  if type(out_channels) ~= 'number' then
-    error(fn .. ': out_channels must be a number (got ' .. type(out_channels) .. ')', 4)
-  end
-  if ksize == nil then error(fn .. ': ksize is required', 4) end
+  local in_channels, out_channels, ksize = U.conv_channels(fn, a)
   self.ndim = ndim
   self.in_channels = in_channels
   self.out_channels = out_channels

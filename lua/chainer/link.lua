@@ -40,13 +40,7 @@ local props = {}
 Link.__props = props
 
 -- Methods first (through the class chain), then computed properties.
-Link.__index = function(self, k)
-  local m = getmetatable(self)[k]
-  if m ~= nil then return m end
-  local p = props[k]
-  if p ~= nil then return p(self) end
-  return nil
-end
+Link.__index = class.property_index(props)
 
 -- Fields assigned inside the init scope register parameters (and, in a
 -- Chain, child links).  __newindex only sees new fields; a registered name

@@ -22,13 +22,7 @@ local fs = require 'chainer._fs'
 local Trainer = class.Object:extend('Trainer')
 
 local props = {}
-Trainer.__index = function(self, k)
-  local m = getmetatable(self)[k]
-  if m ~= nil then return m end
-  local p = props[k]
-  if p ~= nil then return p(self) end
-  return nil
-end
+Trainer.__index = class.property_index(props)
 
 local sorted_keys = util.sorted_keys
 

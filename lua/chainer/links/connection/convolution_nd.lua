@@ -70,27 +70,26 @@ function ConvolutionND:_options()
     groups = self.groups }
 end
 
--- Lazy W from x's channel count (error levels: the caller of forward for
+-- W from x's channel count at the first forward, which calls this while W
+-- is uninitialised (error levels: the caller of forward for
 -- a bad x, its caller for a channel count that groups does not divide).
 function ConvolutionND:_initialize_from(x)
-  if self.W._data == nil then
-    local name = getmetatable(self).__name
-    local xd = U.data(x)
-    if xd == nil or xd.ptr.nd < 2 then
-      error(name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
-    end
-    local in_channels = xd.shape[2]
-    if in_channels % self.groups ~= 0 then
-      error(string.format('%s: the input has %d channels, not divisible by groups (%d)',
-        name, in_channels, self.groups), 4)
-    end
-    self.in_channels = in_channels
-    self.W:initialize(self:_w_shape(in_channels))
+  local name = getmetatable(self).__name
+  local xd = U.data(x)
+  if xd == nil or xd.ptr.nd < 2 then
+    error(name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
   end
+  local in_channels = xd.shape[2]
+  if in_channels % self.groups ~= 0 then
+    error(string.format('%s: the input has %d channels, not divisible by groups (%d)',
+      name, in_channels, self.groups), 4)
+  end
+  self.in_channels = in_channels
+  self.W:initialize(self:_w_shape(in_channels))
 end
 
 function ConvolutionND:forward(x)
-  self:_initialize_from(x)
+  if self.W._data == nil then self:_initialize_from(x) end
   return F.convolution_nd(x, self.W, self.b, self:_options())
 end
 
@@ -105,7 +104,7 @@ function ConvolutionND._fixed(name, ndim, signature, fname)
   end
   local f = F[fname]
   function cls:forward(x)
-    self:_initialize_from(x)
+    if self.W._data == nil then self:_initialize_from(x) end
     return f(x, self.W, self.b, self:_options())
   end
   return cls

@@ -52,16 +52,15 @@ function DeconvolutionND:_options()
   return { stride = self.stride, pad = self.pad, outsize = self.outsize, dilate = self.dilate, groups = self.groups }
 end
 
--- Lazy W from x's channel count (error level: the caller of forward).
+-- W from x's channel count at the first forward, which calls this while W
+-- is uninitialised (error level: the caller of forward).
 function DeconvolutionND:_initialize_from(x)
-  if self.W._data == nil then
-    local xd = U.data(x)
-    if xd == nil or xd.ptr.nd < 2 then
-      error(getmetatable(self).__name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
-    end
-    self.in_channels = xd.shape[2]
-    self.W:initialize(self:_w_shape(xd.shape[2]))
+  local xd = U.data(x)
+  if xd == nil or xd.ptr.nd < 2 then
+    error(getmetatable(self).__name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
   end
+  self.in_channels = xd.shape[2]
+  self.W:initialize(self:_w_shape(xd.shape[2]))
 end
 
 local ND_SIGNATURE = args.signature { 'ndim', 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias',
@@ -74,7 +73,7 @@ function DeconvolutionND:init(...)
 end
 
 function DeconvolutionND:forward(x)
-  self:_initialize_from(x)
+  if self.W._data == nil then self:_initialize_from(x) end
   return F.deconvolution_nd(x, self.W, self.b, self:_options())
 end
 
@@ -92,7 +91,7 @@ function DeconvolutionND._fixed(name, ndim, fname)
   end
   local f = F[fname]
   function cls:forward(x)
-    self:_initialize_from(x)
+    if self.W._data == nil then self:_initialize_from(x) end
     return f(x, self.W, self.b, self:_options())
   end
   return cls

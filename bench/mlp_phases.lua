@@ -2,22 +2,16 @@
 -- (l1, relu, l2, relu, l3, softmax CE, cleargrads, backward, update) and of the
 -- step's 8 GEMMs alone (set NOGEMM=1 to skip those).
 
-local ffi = require 'ffi'
-pcall(ffi.cdef, [[int mlpb_clock_gettime(int clk, void *ts) __asm__("clock_gettime");]])
-local ts = ffi.new('int64_t[2]')
-local function cpu() ffi.C.mlpb_clock_gettime(2, ts); return tonumber(ts[0]) + tonumber(ts[1]) * 1e-9 end
+package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. package.path
+local B = require 'bench'
+local cpu = B.cpu_time
 local chainer = require 'chainer'
 chainer.set_num_threads(tonumber(os.getenv('NT') or 1))
 local F = require 'chainer.functions'
-local L = require 'chainer.links'
 local optimizers = require 'chainer.optimizers'
 local T = chainer.tensor
 T.random.seed(0)
-local MLP = chainer.Chain:extend('BenchMLP')
-function MLP:init()
-  self.l1 = L.Linear(784, 1000); self.l2 = L.Linear(1000, 1000); self.l3 = L.Linear(1000, 10)
-end
-local model = MLP()
+local model = B.MLP()()
 local opt = optimizers.SGD { lr = 0.01 }:setup(model)
 local x = T.random.uniform(-1, 1, { 100, 784 }, 'float32')
 local t = T.random.randint(0, 10, { 100 }, 'int32')

@@ -24,13 +24,7 @@ local function labels(n, k) return T.random.randint(0, k, { n }, 'int32') end
 local W = {}
 
 -- 1. MLP 784-1000-1000-10, ReLU, batch 100, SGD: samples/s
-local MLP = chainer.Chain:extend('BenchMLP')
-function MLP:init()
-  self.l1 = L.Linear(784, 1000)
-  self.l2 = L.Linear(1000, 1000)
-  self.l3 = L.Linear(1000, 10)
-end
-function MLP:forward(x) return self.l3(F.relu(self.l2(F.relu(self.l1(x))))) end
+local MLP = B.MLP()
 
 function W.mlp()
   local model = MLP()

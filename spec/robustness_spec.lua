@@ -8,11 +8,8 @@ local chainer = require 'chainer'
 local F = require 'chainer.functions'
 local T = chainer.tensor
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, 'expected an error')
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local err_of = helpers.err_of
 
 describe('robustness regressions', function()
   it('reductions whose output is empty return it (a zero tile width divided by zero: SIGFPE)', function()

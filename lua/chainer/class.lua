@@ -92,9 +92,22 @@ function Object.issubclass(cls, base)
   return false
 end
 
+-- An __index for a class with computed read-only properties: methods
+-- first (through the class chain), then props[k](self) for a property k.
+-- Subclasses inherit it (extend copies a function __index).
+local function property_index(props)
+  return function(self, k)
+    local m = getmetatable(self)[k]
+    if m ~= nil then return m end
+    local p = props[k]
+    if p ~= nil then return p(self) end
+    return nil
+  end
+end
 
 local M = {
   Object = Object,
+  property_index = property_index,
   isinstance = Object.isinstance,
   issubclass = Object.issubclass,
   class_of = Object.class_of,

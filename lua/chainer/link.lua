@@ -40,13 +40,7 @@ local props = {}
 Link.__props = props
 
 -- Methods first (through the class chain), then computed properties.
-Link.__index = function(self, k)
-  local m = getmetatable(self)[k]
-  if m ~= nil then return m end
-  local p = props[k]
-  if p ~= nil then return p(self) end
-  return nil
-end
+Link.__index = class.property_index(props)
 
 -- Fields assigned inside the init scope register parameters (and, in a
 -- Chain, child links).  __newindex only sees new fields; a registered name
@@ -108,16 +102,22 @@ function Link:init(params)
   end
 end
 
+-- Stores a new parameter or child link as self[name]: it takes that name
+-- and moves to self's device.
+local function adopt(self, name, obj)
+  rawset(obj, 'name', name)
+  local dev = rawget(self, '_device')
+  if dev ~= -1 then obj:to_device(dev) end
+  rawset(self, name, obj)
+end
+
 function Link:_register_param(name, p)
   if type(name) ~= 'string' then
     error('Link: parameter names must be strings (got ' .. type(name) .. ')', 3)
   end
-  rawset(p, 'name', name)
-  local dev = rawget(self, '_device')
-  if dev ~= -1 then p:to_device(dev) end
   self._params[name] = true
   self._persistent[name] = nil
-  rawset(self, name, p)
+  adopt(self, name, p)
 end
 
 -- Runs fn() with registration on (Chainer's `with self.init_scope():`).
@@ -586,7 +586,9 @@ function Chain:init(links)
   end
 end
 
-function Chain.new(cls, ...)
+-- Link.new with the children table in place before init runs (init
+-- registers children in the init scope); Chain and ChainList share it.
+local function new_with_children(cls, ...)
   local self = setmetatable({}, cls)
   setup(self)
   rawset(self, '_children', {})
@@ -596,16 +598,14 @@ function Chain.new(cls, ...)
   rawset(self, '_within_init_scope', false)
   return self
 end
+Chain.new = new_with_children
 
 function Chain:_register_child(name, link)
   if type(name) ~= 'string' then
     error('Chain: child names must be strings (got ' .. type(name) .. ')', 3)
   end
-  rawset(link, 'name', name)
-  local dev = rawget(self, '_device')
-  if dev ~= -1 then link:to_device(dev) end
   self._children[name] = true
-  rawset(self, name, link)
+  adopt(self, name, link)
 end
 
 -- add_link(name, link): registers a child outside the init scope.
@@ -666,16 +666,7 @@ function ChainList:init(...)
   for i = 1, select('#', ...) do self:add_link((select(i, ...))) end
 end
 
-function ChainList.new(cls, ...)
-  local self = setmetatable({}, cls)
-  setup(self)
-  rawset(self, '_children', {})
-  rawset(self, '_within_init_scope', true)
-  local init = cls.init
-  if init then init(self, ...) end
-  rawset(self, '_within_init_scope', false)
-  return self
-end
+ChainList.new = new_with_children
 
 function ChainList:_register_child(name)
   error(string.format("ChainList: cannot register the link '%s' by assignment; use add_link(link)", tostring(name)), 3)

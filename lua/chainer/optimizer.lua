@@ -482,12 +482,18 @@ function Optimizer:_call_hook(hook)
   end
 end
 
-function Optimizer:call_hooks(timing)
+-- The hooks registered for `timing` ('pre', the default, or 'post'); fn
+-- names the public method in the error, which blames its caller.
+local function hooks_at(self, timing, fn)
   timing = timing or 'pre'
   if timing ~= 'pre' and timing ~= 'post' then
-    error("Optimizer.call_hooks: timing must be 'pre' or 'post' (got " .. tostring(timing) .. ')', 2)
+    error(fn .. ": timing must be 'pre' or 'post' (got " .. tostring(timing) .. ')', 3)
   end
-  local list = (timing == 'pre' and self._pre_hooks or self._post_hooks) or {}
+  return (timing == 'pre' and self._pre_hooks or self._post_hooks) or {}
+end
+
+function Optimizer:call_hooks(timing)
+  local list = hooks_at(self, timing, 'Optimizer.call_hooks')
   for i = 1, #list do self:_call_hook(list[i][2]) end
 end
 
@@ -552,11 +558,7 @@ function GradientMethod:reallocate_cleared_grads()
 end
 
 function GradientMethod:call_hooks(timing)
-  timing = timing or 'pre'
-  if timing ~= 'pre' and timing ~= 'post' then
-    error("GradientMethod.call_hooks: timing must be 'pre' or 'post' (got " .. tostring(timing) .. ')', 2)
-  end
-  local list = (timing == 'pre' and self._pre_hooks or self._post_hooks) or {}
+  local list = hooks_at(self, timing, 'GradientMethod.call_hooks')
   for i = 1, #list do
     self:_call_hook(list[i][2])
     self:reallocate_cleared_grads()

@@ -2,11 +2,8 @@
 local chainer = require 'chainer'
 local T = chainer.tensor
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, 'expected an error')
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local err_of = helpers.err_of
 
 local function luajit_with_env(env, code)
   local lib = os.getenv('CHAINLUA_LIB') or ''

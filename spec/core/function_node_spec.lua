@@ -6,15 +6,8 @@ local Variable = chainer.Variable
 local tc = require 'chainer.utils.type_check'
 local gradient_check = chainer.gradient_check
 
-local function vals(t)
-  if type(t) == 'table' and t._is_variable then t = t.array end
-  return t:reshape(-1):totable()
-end
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, 'expected an error')
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local err_of, vals = helpers.err_of, helpers.vals
 
 -- the seed's MulAdd: w = x*y + z (new style, retains x and y)
 local MulAdd = chainer.FunctionNode:extend('MulAdd')

@@ -5,11 +5,8 @@ local T = chainer.tensor
 local gc = chainer.gradient_check
 local testing = chainer.testing
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, 'expected an error')
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local err_of = helpers.err_of
 
 describe('numerical_grad', function()
   it('central differences of sum(f(x) * gy)', function()

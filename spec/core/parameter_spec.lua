@@ -3,10 +3,8 @@ local chainer = require 'chainer'
 local F = require 'chainer.functions'
 local T = chainer.tensor
 
-local function vals(t)
-  if type(t) == 'table' and t._is_variable then t = t.array end
-  return t:reshape(-1):totable()
-end
+local helpers = require 'helpers'
+local vals = helpers.vals
 
 -- a minimal initializer: callable, fills in place
 local Fill = chainer.Object:extend('Fill')

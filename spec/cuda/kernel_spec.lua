@@ -22,11 +22,8 @@ local function close(a, b, tol)
   for j = 1, #ta do close(ta[j], tb[j], tol) end
 end
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert.is_false(ok, 'expected an error')
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local err_of = helpers.err_of
 
 describe('user kernels: parameter lists', function()
   it('parses types, placeholders and raw', function()

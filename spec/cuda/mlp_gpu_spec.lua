@@ -19,39 +19,9 @@ local C, check = lib.C, lib.check
 local ffi = require 'ffi'
 local box = ffi.new('ch_tensor*[1]')
 
-local dev = 'cuda:0'
+local G = require 'cuda.helpers'
+local dev, agree, rand = G.dev, G.agree, G.rand
 local R = T.random
-
-local TOL = { float16 = { 2e-3, 2e-3 }, float32 = { 2e-5, 1e-6 }, float64 = { 1e-12, 1e-14 } }
-
--- GPU tensor g agrees with CPU tensor c: device, shape, dtype and values
--- (exactly when `exact`, else within TOL scaled by `scale`).
-local function agree(g, c, msg, scale, exact)
-  assert.are.equal(dev, g.device, msg)
-  assert.are.same(c.shape, g.shape, msg)
-  assert.are.equal(c.dtype, g.dtype, msg)
-  local gv = g:to_cpu():astype('float64'):flatten():tolist()
-  local cv = c:astype('float64'):flatten():tolist()
-  local tol = (not exact and TOL[c.dtype]) or { 0, 0 }
-  local rtol, atol = tol[1] * (scale or 1), tol[2] * (scale or 1)
-  for i = 1, #cv do
-    local a, b = gv[i], cv[i]
-    if b ~= b then
-      assert(a ~= a, string.format('%s [%d]: NaN expected, got %.17g', msg, i, a))
-    else
-      assert(math.abs(a - b) <= atol + rtol * math.abs(b),
-        string.format('%s [%d]: %.17g expected, got %.17g', msg, i, b, a))
-    end
-  end
-end
-
-local function rand(dtype, shape, lo, hi)
-  if dtype == 'bool' then return R.uniform(0, 1, shape, 'float32'):lt(0.5) end
-  if dtype == 'float16' or dtype == 'float32' or dtype == 'float64' then
-    return R.uniform(lo or -1, hi or 1, shape, dtype)
-  end
-  return R.randint(lo or -9, hi or 9, shape, dtype)
-end
 
 local FLOATS = { 'float16', 'float32', 'float64' }
 

@@ -13,36 +13,9 @@
 local T = require 'chainer.tensor'
 local cuda = require 'chainer.cuda'
 
-local dev = 'cuda:0'
+local G = require 'cuda.helpers'
+local dev, agree, rand = G.dev, G.agree, G.rand
 local R = T.random
-
--- relative and absolute tolerance per result dtype
-local TOL = {
-  float16 = { 2e-3, 2e-3 }, float32 = { 2e-5, 1e-6 }, float64 = { 1e-12, 1e-14 },
-}
-
--- GPU tensor g agrees with CPU tensor c: device, shape, dtype and values.
-local function agree(g, c, msg, scale)
-  msg = msg or ''
-  assert.are.equal(dev, g.device, msg)
-  assert.are.same(c.shape, g.shape, msg)
-  assert.are.equal(c.dtype, g.dtype, msg)
-  local gv = g:to_cpu():astype('float64'):flatten():tolist()
-  local cv = c:astype('float64'):flatten():tolist()
-  local tol = TOL[c.dtype] or { 0, 0 }
-  local rtol, atol = tol[1] * (scale or 1), tol[2] * (scale or 1)
-  for i = 1, #cv do
-    local a, b = gv[i], cv[i]
-    if b ~= b then
-      assert(a ~= a, string.format('%s [%d]: NaN expected, got %.17g', msg, i, a))
-    elseif b == math.huge or b == -math.huge or rtol == 0 then
-      assert(a == b, string.format('%s [%d]: %.17g expected, got %.17g', msg, i, b, a))
-    else
-      assert(math.abs(a - b) <= atol + rtol * math.abs(b),
-        string.format('%s [%d]: %.17g expected, got %.17g', msg, i, b, a))
-    end
-  end
-end
 
 -- Runs f on the CPU operands and g on their GPU copies: both succeed and
 -- agree, or both fail with the same message (the dtype rules are shared).
@@ -56,17 +29,6 @@ local function compare(g, f, msg, scale)
     assert(not gok, msg .. ': the CPU failed (' .. tostring(c) .. ') but the GPU did not')
     assert.are.equal(c:match(': (.*)$'), gr:match(': (.*)$'), msg)
   end
-end
-
--- Random CPU tensor of a dtype: floats uniform in [lo, hi), integers in
--- [lo, hi) (clamped to the dtype's range), bools half true.
-local function rand(dtype, shape, lo, hi)
-  if dtype == 'bool' then return R.uniform(0, 1, shape, 'float32'):lt(0.5) end
-  if dtype == 'float16' or dtype == 'float32' or dtype == 'float64' then
-    return R.uniform(lo, hi, shape, dtype)
-  end
-  if dtype == 'uint8' and lo < 0 then lo, hi = 0, hi - lo end
-  return R.randint(math.floor(lo), math.ceil(hi), shape, dtype)
 end
 
 local FLOATS = { 'float16', 'float32', 'float64' }

@@ -1,9 +1,10 @@
 -- Shared helpers for the dataset, datasets and iterators specs.
-local fs = require 'chainer._fs'
 local T = require 'chainer.tensor'
 local libc = require 'chainer._libc'
 
 local H = {}
+local common = require 'helpers'
+H.tmpdir, H.rmdir, H.write, H.exists = common.tmpdir, common.rmdir, common.write_file, common.exists
 
 function H.errors_with(f, ...)
   local ok, err = pcall(f)
@@ -25,24 +26,6 @@ function H.with_env(vars, fn)
   if not ok then error(err, 0) end
 end
 
-function H.tmpdir()
-  local p = os.tmpname()
-  os.remove(p)
-  os.execute("mkdir -p '" .. p .. "'")
-  return p
-end
-
-function H.rmdir(p)
-  if p and p:match('^/tmp/') then os.execute("rm -rf '" .. p .. "'") end
-end
-
-function H.write(path, s)
-  local f = assert(io.open(path, 'wb'))
-  f:write(s)
-  f:close()
-end
-
-H.exists = fs.exists
 
 -- Big-endian uint32.
 function H.be32(v)

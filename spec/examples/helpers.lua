@@ -1,7 +1,8 @@
 -- Shared helpers for the example specs: the chainlua binary, running a
 -- command with its exit status, scratch folders, dataset checks.
-local fs = require 'chainer._fs'
 local H = {}
+local common = require 'helpers'
+H.tmpdir, H.exists = common.tmpdir, common.exists
 
 -- The chainlua binary of the build under test (CHAINLUA_BUILD, or the
 -- folder of CHAINLUA_LIB, else build/).
@@ -25,15 +26,6 @@ function H.run(cmd)
   return out, code or 1
 end
 
--- A new empty folder.
-function H.tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  os.execute('mkdir -p ' .. d)
-  return d
-end
-
-H.exists = fs.exists
 
 -- Whether any of the files (relative to the dataset root,
 -- CHAINER_DATASET_ROOT or ~/.chainer/dataset) exists.

@@ -1,9 +1,10 @@
 -- Shared helpers for the file-format specs.
-local fs = require 'chainer._fs'
 local T = require 'chainer.tensor'
 local ffi, C = T.ffi, T.C
 
 local H = {}
+local common = require 'helpers'
+H.read_file, H.write_file, H.exists = common.read_file, common.write_file, common.exists
 
 H.dtypes = { 'bool', 'int8', 'uint8', 'int16', 'int32', 'int64', 'float16', 'float32', 'float64' }
 
@@ -13,20 +14,6 @@ function H.tmp(suffix)
   return p .. (suffix or '')
 end
 
-function H.read_file(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
-
-function H.write_file(path, s)
-  local f = assert(io.open(path, 'wb'))
-  f:write(s)
-  f:close()
-end
-
-H.exists = fs.exists
 
 -- The raw bytes of a tensor in C order.
 function H.bytes(t)

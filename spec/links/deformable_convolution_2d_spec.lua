@@ -6,11 +6,8 @@ local T = chainer.tensor
 local L = chainer.links
 local F = chainer.functions
 
-local function close(a, b, tol)
-  a = T.is_tensor(a) and a or a.array
-  b = T.is_tensor(b) and b or b.array
-  chainer.testing.assert_allclose(a, b, { atol = tol or 1e-6, rtol = tol or 1e-6 })
-end
+local helpers = require 'helpers'
+local close = helpers.close
 
 describe('L.DeformableConvolution2D', function()
   local function make(opts)

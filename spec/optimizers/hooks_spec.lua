@@ -7,11 +7,8 @@ local O = require 'chainer.optimizers'
 local H = require 'chainer.optimizer_hooks'
 local Link = chainer.Link or require('chainer.link').Link
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, 'expected an error')
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local err_of = helpers.err_of
 
 local function assert_list(got, want, tol)
   if T.is_tensor(got) then got = got:tolist() end

@@ -12,11 +12,8 @@ local optimizer = require 'chainer.optimizer'
 local Link = chainer.Link or require('chainer.link').Link
 local Variable = chainer.Variable
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, 'expected an error')
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local err_of = helpers.err_of
 
 local function close(a, b, tol) return math.abs(a - b) <= (tol or 1e-12) * (1 + math.abs(b)) end
 

@@ -8,11 +8,8 @@ local O = require 'chainer.optimizers'
 local Link = chainer.Link or require('chainer.link').Link
 local lib = require 'chainer._lib'
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, 'expected an error')
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local err_of = helpers.err_of
 
 local function model_with(values, dtype)
   local m = Link()

@@ -4,11 +4,8 @@ local chainer = require 'chainer'
 local F = require 'chainer.functions'
 local T = chainer.tensor
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert.is_false(ok)
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local err_of = helpers.err_of
 
 local function same_bits(a, b)
   local fa, fb = a:reshape(-1):totable(), b:reshape(-1):totable()

@@ -2,13 +2,8 @@
 -- array_split, roll, tile, repeat, pad.  Expected values from NumPy 1.24.
 local T = require 'chainer.tensor'
 
-local function errors_with(f, ...)
-  local ok, err = pcall(f)
-  assert.is_false(ok, 'expected an error')
-  for _, s in ipairs({ ... }) do
-    assert.truthy(tostring(err):find(s, 1, true), 'error message "' .. tostring(err) .. '" lacks "' .. s .. '"')
-  end
-end
+local helpers = require 'helpers'
+local errors_with = helpers.errors_with
 
 local function ints(v, shape) return T.array(v, 'int64'):reshape(shape or { #v }) end
 local function x23() return T.arange(0, 6, 1, 'int64'):reshape(2, 3) end

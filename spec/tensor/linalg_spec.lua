@@ -15,13 +15,8 @@ local function close(actual, expected, tol, path)
   end
 end
 
-local function errors_with(f, ...)
-  local ok, err = pcall(f)
-  assert.is_false(ok, 'expected an error')
-  for _, s in ipairs({ ... }) do
-    assert.truthy(tostring(err):find(s, 1, true), 'error message "' .. tostring(err) .. '" lacks "' .. s .. '"')
-  end
-end
+local helpers = require 'helpers'
+local errors_with = helpers.errors_with
 
 local function arange(n, shape, dtype)
   return T.arange(0, n, 1, dtype or 'float64'):reshape(shape)

@@ -3,32 +3,10 @@
 local chainer = require 'chainer'
 local T = chainer.tensor
 
-local function flat(t) return t:reshape(-1):totable() end
-
-local function assert_close(t, expected, tol)
-  tol = tol or 1e-6
-  local got = flat(t)
-  assert.are.equal(#expected, #got)
-  for i = 1, #expected do
-    local e, g = expected[i], got[i]
-    if e ~= e then
-      assert(g ~= g, string.format('element %d: expected NaN, got %s', i, tostring(g)))
-    elseif e == math.huge or e == -math.huge then
-      assert.are.equal(e, g)
-    else
-      assert(math.abs(g - e) <= tol * math.max(1, math.abs(e)),
-        string.format('element %d: expected %.17g, got %.17g', i, e, g))
-    end
-  end
-end
+local helpers = require 'helpers'
+local err_of, flat, assert_close = helpers.err_of, helpers.vals, helpers.assert_close
 
 local function assert_values(t, expected) assert.are.same(expected, flat(t)) end
-
-local function err_of(f, ...)
-  local ok, msg = pcall(f, ...)
-  assert.is_false(ok)
-  return tostring(msg)
-end
 
 local x = T.arange(24, nil, nil, 'float64'):reshape(2, 3, 4)
 

@@ -2,13 +2,8 @@
 -- unique.  Expected values from NumPy 1.24 (kind='stable').
 local T = require 'chainer.tensor'
 
-local function errors_with(f, ...)
-  local ok, err = pcall(f)
-  assert.is_false(ok, 'expected an error')
-  for _, s in ipairs({ ... }) do
-    assert.truthy(tostring(err):find(s, 1, true), 'error message "' .. tostring(err) .. '" lacks "' .. s .. '"')
-  end
-end
+local helpers = require 'helpers'
+local errors_with = helpers.errors_with
 
 local function is_nan(v) return v ~= v end
 

@@ -6,6 +6,8 @@ local chainer = require 'chainer'
 local training = require 'chainer.training'
 
 local H = {}
+local common = require 'helpers'
+H.tmpdir, H.rmdir = common.tmpdir, common.rmdir
 
 -- An updater whose epoch has `per_epoch` iterations (epoch_detail =
 -- iteration / per_epoch) and no optimizers.
@@ -52,14 +54,6 @@ function H.sink()
   return s
 end
 
-local counter = 0
-function H.tmpdir()
-  counter = counter + 1
-  local d = string.format('/tmp/chainlua_spec_training_%d_%d_%d', os.time(), math.random(1e6), counter)
-  os.execute('rm -rf ' .. d .. ' && mkdir -p ' .. d)
-  return d
-end
-function H.rmdir(d) os.execute('rm -rf ' .. d) end
 
 H.read = fs.read_file
 

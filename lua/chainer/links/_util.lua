@@ -39,6 +39,22 @@ function M.size_from(shape, from)
 end
 
 -- The tensor of a Variable or tensor (nil for anything else).
+-- The channel arguments of a (de)convolution link, a = its parsed
+-- arguments: Chainer's (in_channels, out_channels, ksize) or the short
+-- form (out_channels, ksize); in_channels nil or false is inferred at the
+-- first call.  Returns in_channels (or nil), out_channels, ksize.  Error
+-- levels: this, _configure, the subclass init, Link.new, the user.
+function M.conv_channels(fn, a)
+  local in_channels, out_channels, ksize = a.in_channels, a.out_channels, a.ksize
+  if ksize == nil then in_channels, out_channels, ksize = nil, in_channels, out_channels end
+  if in_channels == false then in_channels = nil end
+  if type(out_channels) ~= 'number' then
+    error(fn .. ': out_channels must be a number (got ' .. type(out_channels) .. ')', 5)
+  end
+  if ksize == nil then error(fn .. ': ksize is required', 5) end
+  return in_channels, out_channels, ksize
+end
+
 function M.data(x)
   if T.is_tensor(x) then return x end
   if type(x) == 'table' and x._is_variable then return x._data end

@@ -29,4 +29,26 @@ function M.args(fn, sig, n, ...)
   return out
 end
 
+-- A per-parameter regulariser g += rate * f(p) in one fused C pass:
+-- sign_of_p false gives f(p) = p (WeightDecay), true f(p) = sign(p)
+-- (Lasso).  Built as Name(rate) / Name{rate =}.
+function M.regularizer(name, sign_of_p)
+  local cls = Hook:extend(name)
+  local sig = args.signature { 'rate' }
+  local mode = sign_of_p and 1 or 0
+  local C, check = M.C, M.check
+  cls.name = name
+  cls.call_for_each_param = true
+  function cls:init(...)
+    local a = M.args(name, sig, select('#', ...), ...)
+    self.rate = M.number(a.rate, name, 'rate')
+  end
+  function cls:call(rule, param)
+    local p, g = param._data, param.grad
+    if p == nil or g == nil then return end
+    check(C.ch_grad_transform(g.ptr, p.ptr, 1, self.rate, mode, -math.huge, math.huge), 2)
+  end
+  return cls
+end
+
 return M

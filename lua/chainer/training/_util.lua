@@ -6,6 +6,26 @@ local libc = require 'chainer._libc'
 
 local M = {}
 
+-- The keys of t in sorted order: named iterators, optimizers and targets
+-- are visited in this order, as Chainer's sorted(dict).
+function M.sorted_keys(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  table.sort(ks)
+  return ks
+end
+
+-- Whether x is a dataset iterator (a table with :next()).
+function M.is_iterator(x) return type(x) == 'table' and type(x.next) == 'function' end
+
+-- Finalizes every iterator of a {name = iterator} table that can be.
+function M.finalize_iterators(iterators)
+  for _, k in ipairs(M.sorted_keys(iterators)) do
+    local it = iterators[k]
+    if it.finalize then it:finalize() end
+  end
+end
+
 -- Seconds from a monotonic clock.
 M.now = libc.monotonic
 

@@ -22,20 +22,9 @@ local fs = require 'chainer._fs'
 local Trainer = class.Object:extend('Trainer')
 
 local props = {}
-Trainer.__index = function(self, k)
-  local m = getmetatable(self)[k]
-  if m ~= nil then return m end
-  local p = props[k]
-  if p ~= nil then return p(self) end
-  return nil
-end
+Trainer.__index = class.property_index(props)
 
-local function sorted_keys(t)
-  local ks = {}
-  for k in pairs(t) do ks[#ks + 1] = k end
-  table.sort(ks)
-  return ks
-end
+local sorted_keys = util.sorted_keys
 
 -- Chainer's Trainer(updater, stop_trigger, out, extensions), extend(extension,
 -- name, trigger, priority, *, call_before_training), run(show_loop_exception_msg):

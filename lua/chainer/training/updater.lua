@@ -12,13 +12,7 @@ Updater.__props = props
 -- Methods first (through the class chain), then computed properties; the
 -- function finds methods through getmetatable(self), so subclasses
 -- (StandardUpdater, user updaters) inherit it unchanged.
-Updater.__index = function(self, k)
-  local m = getmetatable(self)[k]
-  if m ~= nil then return m end
-  local p = props[k]
-  if p ~= nil then return p(self) end
-  return nil
-end
+Updater.__index = class.property_index(props)
 
 function Updater:connect_trainer(trainer) end
 function Updater:finalize() end

@@ -6,7 +6,7 @@ local T = chainer.tensor
 local function_spec = require 'chainer.testing.function_spec'
 local R = dofile('spec/functions/connection/conv_reference.lua')
 
-local function rnd(shape) return function(dtype) return T.random.uniform(-1, 1, shape, dtype) end end
+local rnd = require('helpers').uniform
 
 -- y[i,l] = sum_jk e1[i,j] e2[i,k] W[j,k,l] from the definition
 local function ref(e1, e2, W, V1, V2, b)

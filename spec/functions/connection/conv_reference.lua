@@ -5,7 +5,12 @@ local T = require 'chainer.tensor'
 
 local R = {}
 
-local function flat(t) return t:reshape(-1):totable() end
+-- Gradient tolerances the convolution specs share: float32 sums many
+-- products, so it gets looser bounds than float64.
+R.tol = { float32 = { atol = 5e-4, rtol = 5e-3 }, float64 = { atol = 1e-6, rtol = 1e-5 } }
+
+local helpers = require 'helpers'
+local flat = helpers.vals
 local function prod(s, i, j) local p = 1 for k = i, j do p = p * s[k] end return p end
 
 -- Iterates all multi-indices of `dims` (1-based Lua array of extents),

@@ -16,7 +16,7 @@ local function inputs(n, c, h, w, co, cg, kh, kw, bias)
   end
 end
 
-local tol = { float32 = { atol = 5e-4, rtol = 5e-3 }, float64 = { atol = 1e-6, rtol = 1e-5 } }
+local tol = R.tol
 
 local cases = {
   { name = 'default', opts = {}, make = inputs(2, 2, 4, 5, 3, 2, 3, 3, true), double = true },

@@ -11,9 +11,9 @@ local T = chainer.tensor
 local function_spec = require 'chainer.testing.function_spec'
 local R = dofile('spec/functions/connection/conv_reference.lua')
 
-local tol = { float32 = { atol = 5e-4, rtol = 5e-3 }, float64 = { atol = 1e-6, rtol = 1e-5 } }
+local tol = R.tol
 
-local function rnd(shape) return function(dtype) return T.random.uniform(-1, 1, shape, dtype) end end
+local rnd = require('helpers').uniform
 
 local cases = {
   { 'LeNet conv2 geometry (12x12 -> 8x8, 5x5)', { 1, 4, 12, 12 }, { 5, 4, 5, 5 }, {} },

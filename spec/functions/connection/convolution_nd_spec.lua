@@ -6,9 +6,9 @@ local T = chainer.tensor
 local function_spec = require 'chainer.testing.function_spec'
 local R = dofile('spec/functions/connection/conv_reference.lua')
 
-local tol = { float32 = { atol = 5e-4, rtol = 5e-3 }, float64 = { atol = 1e-6, rtol = 1e-5 } }
+local tol = R.tol
 
-local function rnd(shape) return function(dtype) return T.random.uniform(-1, 1, shape, dtype) end end
+local rnd = require('helpers').uniform
 
 function_spec.describe('F.convolution_1d', {
   fn = function(x, W, b) return F.convolution_1d(x, W, b, { stride = 2, pad = 1 }) end,

@@ -7,8 +7,8 @@ local T = chainer.tensor
 local function_spec = require 'chainer.testing.function_spec'
 local R = dofile('spec/functions/connection/conv_reference.lua')
 
-local tol = { float32 = { atol = 5e-4, rtol = 5e-3 }, float64 = { atol = 1e-6, rtol = 1e-5 } }
-local function rnd(shape) return function(dtype) return T.random.uniform(-1, 1, shape, dtype) end end
+local tol = R.tol
+local rnd = require('helpers').uniform
 
 local cases = {
   { name = 'default', opts = {}, shapes = { { 2, 2, 3, 3 }, { 2, 3, 2, 2 }, { 3 } }, double = true },

@@ -7,7 +7,7 @@ local T = chainer.tensor
 local function_spec = require 'chainer.testing.function_spec'
 local R = dofile('spec/functions/connection/conv_reference.lua')
 
-local function rnd(shape) return function(dtype) return T.random.uniform(-1, 1, shape, dtype) end end
+local rnd = require('helpers').uniform
 
 -- per channel: y[:, c*M+m] = conv(x[:, c], W[m, c]) + b[c*M+m]
 local function ref(x, W, b, opts)

@@ -6,7 +6,7 @@ local T = chainer.tensor
 local function_spec = require 'chainer.testing.function_spec'
 local R = dofile('spec/functions/connection/conv_reference.lua')
 
-local function rnd(shape) return function(dtype) return T.random.uniform(-1, 1, shape, dtype) end end
+local rnd = require('helpers').uniform
 
 function_spec.describe('F.linear', {
   fn = function(x, W, b) return F.linear(x, W, b) end,

@@ -3,11 +3,7 @@ local T = chainer.tensor
 local F = chainer.functions
 local function_spec = require 'chainer.testing.function_spec'
 
-local function red(l, o)
-  if o.reduce == 'no' then return l end
-  if o.reduce == 'mean' then return T.mean(l) end
-  return T.sum(l)
-end
+local red = require('helpers').reduce_loss
 
 function_spec.describe('F.gaussian_nll', {
   fn = function(x, m, v, o) return F.gaussian_nll(x, m, v, o) end,

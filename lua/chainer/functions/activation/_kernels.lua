@@ -3,6 +3,7 @@
 -- "piecewise-linear" node shared by several activations.
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
+local H = require 'chainer.functions.math._helpers'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 
@@ -22,6 +23,39 @@ K.RELU, K.SIGMOID, K.TANH = T.ops.act_grad_op.relu, T.ops.act_grad_op.sigmoid, T
 function K.activation_grad(op, y, gy)
   check(C.ch_activation_grad(op, y.ptr, gy.ptr, box), 3)
   return wrap(box[0])
+end
+
+-- The node pair of an activation whose gradient is a function of its output
+-- y alone (sigmoid, tanh): <name> computes y = f(x) and retains y; its
+-- gradient node <name>Grad (inputs y, gy) runs the C kernel `op` in one
+-- pass.  That is linear in gy, so its own d/dgy is <name>Grad again; its
+-- d/dy is dgrad_dy(y, gy, ggx), composed, so any order of gradients works.
+-- Returns the node class and the gradient node class.
+function K.output_activation(name, f, op, dgrad_dy)
+  local cls = FunctionNode:extend(name)
+  local grad = FunctionNode:extend(name .. 'Grad')
+  function grad:forward(inputs)
+    self:retain_inputs({ 1, 2 })
+    return { K.activation_grad(op, inputs[1], inputs[2]) }
+  end
+  function grad:backward(idx, gys)
+    local xs = self:get_retained_inputs()
+    local y, gy = xs[1], xs[2]
+    local ggx = gys[1]
+    local g_y, g_gy
+    if H.wants(idx, 1) then g_y = dgrad_dy(y, gy, ggx) end
+    if H.wants(idx, 2) then g_gy = setmetatable({}, grad):apply({ y, ggx })[1] end
+    return { g_y, g_gy }
+  end
+  function cls:forward(inputs)
+    self:retain_outputs({ 1 })
+    return { f(inputs[1]) }
+  end
+  function cls:backward(idx, gys)
+    local y = self:get_retained_outputs()[1]
+    return { setmetatable({}, grad):apply({ y, gys[1] })[1] }
+  end
+  return cls, grad
 end
 
 -- A node y = f(x) whose derivative is a constant tensor c (fixed by the

@@ -2,6 +2,7 @@
 -- connection functions (not exported into F).
 local T = require 'chainer.tensor'
 local args = require 'chainer._args'
+local Window = require 'chainer.functions._window'
 
 local M = {}
 
@@ -40,6 +41,37 @@ function M.conv_args(fn, want_nsp, x, W, b, opts, w_axes)
     error(string.format('%s: groups must be a positive integer (got %s)', fn, tostring(groups)), level)
   end
   return xd, Wd, bd, nsp, groups
+end
+
+-- Checks a (de)convolution's bias bd: shape (cout,) and x's dtype; `why`
+-- says where cout comes from.  Errors blame the caller of the public
+-- function (it calls the caller of this).
+function M.check_bias(fn, bd, xd, cout, why)
+  if bd.ptr.nd ~= 1 or bd.shape[1] ~= cout then
+    error(string.format('%s: b must have shape (%d,) %s, got %s', fn, cout, why, T.shape_str(bd.shape)), 4)
+  end
+  if bd.dtype ~= xd.dtype then
+    error(string.format('%s: x and b have different dtypes (%s and %s)', fn, xd.dtype, bd.dtype), 4)
+  end
+end
+
+-- The stride, pad and dilate options of a (de)convolution as arrays of nsp
+-- integers; errors blame the caller of the public function.
+function M.window_tuples(fn, opts, nsp)
+  return Window.tuple(fn, 'stride', opts.stride, nsp, 1, 1, 4),
+    Window.tuple(fn, 'pad', opts.pad, nsp, 0, 0, 4),
+    Window.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1, 4)
+end
+
+-- The public front door `name` of a (de)convolution: splits Chainer's
+-- positional arguments by `signature`, then calls body(name, nsp, x, W, b,
+-- opts) (nsp: the number of spatial axes required, nil for any).
+function M.front_door(name, nsp, signature, body)
+  return function(x, W, b, ...)
+    local opts
+    b, opts = M.split_args(name, b, signature, ...)
+    return body(name, nsp, x, W, b, opts)
+  end
 end
 
 function M.i64(slot, t)

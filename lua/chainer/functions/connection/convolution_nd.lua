@@ -198,17 +198,8 @@ local function convolution(fn, want_nsp, x, W, b, opts)
   if cout % groups ~= 0 then
     error(string.format('%s: W has %d output channels, not divisible by groups=%d', fn, cout, groups), 3)
   end
-  if bd ~= nil then
-    if bd.ptr.nd ~= 1 or bd.shape[1] ~= cout then
-      error(string.format('%s: b must have shape (%d,) to match W, got %s', fn, cout, T.shape_str(bd.shape)), 3)
-    end
-    if bd.dtype ~= xd.dtype then
-      error(string.format('%s: x and b have different dtypes (%s and %s)', fn, xd.dtype, bd.dtype), 3)
-    end
-  end
-  local stride = Window.tuple(fn, 'stride', opts.stride, nsp, 1, 1, 3)
-  local pad = Window.tuple(fn, 'pad', opts.pad, nsp, 0, 0, 3)
-  local dilate = Window.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1, 3)
+  if bd ~= nil then U.check_bias(fn, bd, xd, cout, 'to match W') end
+  local stride, pad, dilate = U.window_tuples(fn, opts, nsp)
   local cover_all = opts.cover_all and true or false
   local in_size, ksize, out_size = spatial(xd, nsp), spatial(Wd, nsp), {}
   for i = 1, nsp do
@@ -224,35 +215,11 @@ local function convolution(fn, want_nsp, x, W, b, opts)
 end
 M._convolution = convolution
 
-function M.convolution_nd(x, W, b, ...)
-  local opts
-  b, opts = U.split_args('convolution_nd', b, CONV_SIGNATURE, ...)
-  return convolution('convolution_nd', nil, x, W, b, opts)
-end
-
-function M.convolution_1d(x, W, b, ...)
-  local opts
-  b, opts = U.split_args('convolution_1d', b, CONV_SIGNATURE, ...)
-  return convolution('convolution_1d', 1, x, W, b, opts)
-end
-
-function M.convolution_2d(x, W, b, ...)
-  local opts
-  b, opts = U.split_args('convolution_2d', b, CONV_SIGNATURE, ...)
-  return convolution('convolution_2d', 2, x, W, b, opts)
-end
-
-function M.convolution_3d(x, W, b, ...)
-  local opts
-  b, opts = U.split_args('convolution_3d', b, CONV_SIGNATURE, ...)
-  return convolution('convolution_3d', 3, x, W, b, opts)
-end
-
+M.convolution_nd = U.front_door('convolution_nd', nil, CONV_SIGNATURE, convolution)
+M.convolution_1d = U.front_door('convolution_1d', 1, CONV_SIGNATURE, convolution)
+M.convolution_2d = U.front_door('convolution_2d', 2, CONV_SIGNATURE, convolution)
+M.convolution_3d = U.front_door('convolution_3d', 3, CONV_SIGNATURE, convolution)
 -- Chainer: dilated_convolution_2d(x, W, b=None, stride=1, pad=0, dilate=1, cover_all=False)
-function M.dilated_convolution_2d(x, W, b, ...)
-  local opts
-  b, opts = U.split_args('dilated_convolution_2d', b, DILATED_SIGNATURE, ...)
-  return convolution('dilated_convolution_2d', 2, x, W, b, opts)
-end
+M.dilated_convolution_2d = U.front_door('dilated_convolution_2d', 2, DILATED_SIGNATURE, convolution)
 
 return M

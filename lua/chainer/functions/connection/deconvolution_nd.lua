@@ -9,7 +9,6 @@
 -- convolution's data-gradient kernel, the backward a convolution and a
 -- filter gradient (see convolution_nd.lua), so it is differentiable again.
 local args = require 'chainer._args'
-local T = require 'chainer.tensor'
 local U = require 'chainer.functions.connection._util'
 local Window = require 'chainer.functions._window'
 local conv = require 'chainer.functions.connection.convolution_nd'
@@ -30,18 +29,8 @@ local function deconvolution(fn, want_nsp, x, W, b, opts)
     error(string.format('%s: x has %d channels, not divisible by groups=%d', fn, cin, groups), 3)
   end
   local cout = Wd.shape[2] * groups
-  if bd ~= nil then
-    if bd.ptr.nd ~= 1 or bd.shape[1] ~= cout then
-      error(string.format('%s: b must have shape (%d,) (W.shape[1] x groups), got %s', fn, cout,
-        T.shape_str(bd.shape)), 3)
-    end
-    if bd.dtype ~= xd.dtype then
-      error(string.format('%s: x and b have different dtypes (%s and %s)', fn, xd.dtype, bd.dtype), 3)
-    end
-  end
-  local stride = Window.tuple(fn, 'stride', opts.stride, nsp, 1, 1, 3)
-  local pad = Window.tuple(fn, 'pad', opts.pad, nsp, 0, 0, 3)
-  local dilate = Window.tuple(fn, 'dilate', opts.dilate, nsp, 1, 1, 3)
+  if bd ~= nil then U.check_bias(fn, bd, xd, cout, '(W.shape[1] x groups)') end
+  local stride, pad, dilate = U.window_tuples(fn, opts, nsp)
   local in_size, ksize = conv.spatial(xd, nsp), conv.spatial(Wd, nsp)
   local out_size
   if opts.outsize then
@@ -69,28 +58,9 @@ local function deconvolution(fn, want_nsp, x, W, b, opts)
   return conv.deconv_apply(x, W, b, geom, out_size)
 end
 
-function M.deconvolution_nd(x, W, b, ...)
-  local opts
-  b, opts = U.split_args('deconvolution_nd', b, SIGNATURE, ...)
-  return deconvolution('deconvolution_nd', nil, x, W, b, opts)
-end
-
-function M.deconvolution_1d(x, W, b, ...)
-  local opts
-  b, opts = U.split_args('deconvolution_1d', b, SIGNATURE, ...)
-  return deconvolution('deconvolution_1d', 1, x, W, b, opts)
-end
-
-function M.deconvolution_2d(x, W, b, ...)
-  local opts
-  b, opts = U.split_args('deconvolution_2d', b, SIGNATURE, ...)
-  return deconvolution('deconvolution_2d', 2, x, W, b, opts)
-end
-
-function M.deconvolution_3d(x, W, b, ...)
-  local opts
-  b, opts = U.split_args('deconvolution_3d', b, SIGNATURE, ...)
-  return deconvolution('deconvolution_3d', 3, x, W, b, opts)
-end
+M.deconvolution_nd = U.front_door('deconvolution_nd', nil, SIGNATURE, deconvolution)
+M.deconvolution_1d = U.front_door('deconvolution_1d', 1, SIGNATURE, deconvolution)
+M.deconvolution_2d = U.front_door('deconvolution_2d', 2, SIGNATURE, deconvolution)
+M.deconvolution_3d = U.front_door('deconvolution_3d', 3, SIGNATURE, deconvolution)
 
 return M

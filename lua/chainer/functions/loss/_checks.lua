@@ -7,6 +7,26 @@ local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local L = {}
 
+-- The inputs of a sampled softmax-like loss (black_out, negative_sampling):
+-- x (B, D) float, t (B,) labels, W (V, D) of x's dtype.  Returns B and D.
+-- Errors blame the caller of the public function.
+function L.embedding_batch(fn, xd, td, wd)
+  L.ndim(fn, 'x', xd, 2, 3)
+  L.ndim(fn, 'W', wd, 2, 3)
+  if wd.dtype ~= xd.dtype then
+    error(string.format('%s: x and W must have the same dtype (got %s and %s)', fn, xd.dtype, wd.dtype), 3)
+  end
+  local b, d = xd.shape[1], xd.shape[2]
+  if wd.shape[2] ~= d then
+    error(string.format('%s: W must have %d columns to match x of shape %s, got %s', fn, d, T.shape_str(xd.shape),
+      T.shape_str(wd.shape)), 3)
+  end
+  if td.ptr.nd ~= 1 or td.shape[1] ~= b then
+    error(string.format('%s: t must have shape (%d,), got %s', fn, b, T.shape_str(td.shape)), 3)
+  end
+  return b, d
+end
+
 -- Two inputs of the same shape and dtype.
 function L.pair(fn, an, a, bn, b, level)
   level = (level or 2) + 1

@@ -18,19 +18,7 @@ local SIGNATURE = args.signature { 'reduce' }
 
 function M.black_out(x, t, W, samples, opts)
   local xd, td, wd, sd = args.float_array(FN, 'x', x), args.int_array(FN, 't', t), args.array(FN, 'W', W), args.int_array(FN, 'samples', samples)
-  checks.ndim(FN, 'x', xd, 2)
-  checks.ndim(FN, 'W', wd, 2)
-  if wd.dtype ~= xd.dtype then
-    error(string.format('%s: x and W must have the same dtype (got %s and %s)', FN, xd.dtype, wd.dtype), 2)
-  end
-  local b, d = xd.shape[1], xd.shape[2]
-  if wd.shape[2] ~= d then
-    error(string.format('%s: W must have %d columns to match x of shape %s, got %s', FN, d, T.shape_str(xd.shape),
-      T.shape_str(wd.shape)), 2)
-  end
-  if td.ptr.nd ~= 1 or td.shape[1] ~= b then
-    error(string.format('%s: t must have shape (%d,), got %s', FN, b, T.shape_str(td.shape)), 2)
-  end
+  local b, d = checks.embedding_batch(FN, xd, td, wd)
   if sd.ptr.nd ~= 2 or sd.shape[1] ~= b then
     error(string.format('%s: samples must have shape (%d, S), got %s', FN, b, T.shape_str(sd.shape)), 2)
   end

@@ -18,16 +18,7 @@ local ConvolutionND = Link:extend('ConvolutionND')
 -- Shared constructor: a = table of Chainer's arguments, ndim = spatial dims.
 -- (Error levels: this method, the subclass init, Link.new, the user.)
 function ConvolutionND:_configure(fn, ndim, a)
-  local in_channels, out_channels, ksize = a.in_channels, a.out_channels, a.ksize
-  if ksize == nil then
-    -- Convolution2D(out_channels, ksize): in_channels inferred
-    in_channels, out_channels, ksize = nil, in_channels, out_channels
-  end
-  if in_channels == false then in_channels = nil end
-  if type(out_channels) ~= 'number' then
-    error(fn .. ': out_channels must be a number (got ' .. type(out_channels) .. ')', 4)
-  end
-  if ksize == nil then error(fn .. ': ksize is required', 4) end
+  local in_channels, out_channels, ksize = U.conv_channels(fn, a)
   self.ndim = ndim
   self.in_channels = in_channels
   self.out_channels = out_channels
@@ -74,25 +65,32 @@ function ConvolutionND:printable_specs()
     { 'groups', self.groups } }
 end
 
-function ConvolutionND:_initialize_params(in_channels)
+function ConvolutionND:_options()
+  return { stride = self.stride, pad = self.pad, cover_all = self.cover_all, dilate = self.dilate,
+    groups = self.groups }
+end
+
+-- W from x's channel count at the first forward, which calls this while W
+-- is uninitialised (error levels: the caller of forward for
+-- a bad x, its caller for a channel count that groups does not divide).
+function ConvolutionND:_initialize_from(x)
+  local name = getmetatable(self).__name
+  local xd = U.data(x)
+  if xd == nil or xd.ptr.nd < 2 then
+    error(name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
+  end
+  local in_channels = xd.shape[2]
   if in_channels % self.groups ~= 0 then
     error(string.format('%s: the input has %d channels, not divisible by groups (%d)',
-      getmetatable(self).__name, in_channels, self.groups), 4)
+      name, in_channels, self.groups), 4)
   end
   self.in_channels = in_channels
   self.W:initialize(self:_w_shape(in_channels))
 end
 
 function ConvolutionND:forward(x)
-  if self.W._data == nil then
-    local xd = U.data(x)
-    if xd == nil or xd.ptr.nd < 2 then
-      error(getmetatable(self).__name .. ': x must be a tensor or Variable of shape (N, C, ...)', 2)
-    end
-    self:_initialize_params(xd.shape[2])
-  end
-  return F.convolution_nd(x, self.W, self.b, { stride = self.stride, pad = self.pad, cover_all = self.cover_all,
-    dilate = self.dilate, groups = self.groups })
+  if self.W._data == nil then self:_initialize_from(x) end
+  return F.convolution_nd(x, self.W, self.b, self:_options())
 end
 
 -- A fixed-dimension variant: Chainer's argument order without `ndim`
@@ -106,15 +104,8 @@ function ConvolutionND._fixed(name, ndim, signature, fname)
   end
   local f = F[fname]
   function cls:forward(x)
-    if self.W._data == nil then
-      local xd = U.data(x)
-      if xd == nil or xd.ptr.nd < 2 then
-        error(name .. ': x must be a tensor or Variable of shape (N, C, ...)', 2)
-      end
-      self:_initialize_params(xd.shape[2])
-    end
-    return f(x, self.W, self.b, { stride = self.stride, pad = self.pad, cover_all = self.cover_all,
-      dilate = self.dilate, groups = self.groups })
+    if self.W._data == nil then self:_initialize_from(x) end
+    return f(x, self.W, self.b, self:_options())
   end
   return cls
 end

@@ -16,13 +16,7 @@ local DeconvolutionND = Link:extend('DeconvolutionND')
 
 -- Shared constructor (error levels: this method, the subclass init, Link.new, the user).
 function DeconvolutionND:_configure(fn, ndim, a)
-  local in_channels, out_channels, ksize = a.in_channels, a.out_channels, a.ksize
-  if ksize == nil then in_channels, out_channels, ksize = nil, in_channels, out_channels end
-  if in_channels == false then in_channels = nil end
-  if type(out_channels) ~= 'number' then
-    error(fn .. ': out_channels must be a number (got ' .. type(out_channels) .. ')', 4)
-  end
-  if ksize == nil then error(fn .. ': ksize is required', 4) end
+  local in_channels, out_channels, ksize = U.conv_channels(fn, a)
   self.ndim = ndim
   self.in_channels = in_channels
   self.out_channels = out_channels
@@ -58,16 +52,15 @@ function DeconvolutionND:_options()
   return { stride = self.stride, pad = self.pad, outsize = self.outsize, dilate = self.dilate, groups = self.groups }
 end
 
--- Lazy W from x's channel count (error level: the caller of forward).
+-- W from x's channel count at the first forward, which calls this while W
+-- is uninitialised (error level: the caller of forward).
 function DeconvolutionND:_initialize_from(x)
-  if self.W._data == nil then
-    local xd = U.data(x)
-    if xd == nil or xd.ptr.nd < 2 then
-      error(getmetatable(self).__name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
-    end
-    self.in_channels = xd.shape[2]
-    self.W:initialize(self:_w_shape(xd.shape[2]))
+  local xd = U.data(x)
+  if xd == nil or xd.ptr.nd < 2 then
+    error(getmetatable(self).__name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
   end
+  self.in_channels = xd.shape[2]
+  self.W:initialize(self:_w_shape(xd.shape[2]))
 end
 
 local ND_SIGNATURE = args.signature { 'ndim', 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias',
@@ -80,7 +73,7 @@ function DeconvolutionND:init(...)
 end
 
 function DeconvolutionND:forward(x)
-  self:_initialize_from(x)
+  if self.W._data == nil then self:_initialize_from(x) end
   return F.deconvolution_nd(x, self.W, self.b, self:_options())
 end
 
@@ -98,7 +91,7 @@ function DeconvolutionND._fixed(name, ndim, fname)
   end
   local f = F[fname]
   function cls:forward(x)
-    self:_initialize_from(x)
+    if self.W._data == nil then self:_initialize_from(x) end
     return f(x, self.W, self.b, self:_options())
   end
   return cls

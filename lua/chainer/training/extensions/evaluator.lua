@@ -19,14 +19,7 @@ Evaluator.trigger = { 1, 'epoch' }
 Evaluator.default_name = 'validation'
 Evaluator.priority = extension.PRIORITY_WRITER
 
-local function sorted_keys(t)
-  local ks = {}
-  for k in pairs(t) do ks[#ks + 1] = k end
-  table.sort(ks)
-  return ks
-end
-
-local function is_iterator(x) return type(x) == 'table' and type(x.next) == 'function' end
+local sorted_keys, is_iterator = util.sorted_keys, util.is_iterator
 
 local function default_converter(batch, device)
   return require('chainer.dataset').concat_examples(batch, device)
@@ -129,10 +122,7 @@ Evaluator.__call = function(self, trainer)
 end
 
 function Evaluator:finalize()
-  for _, k in ipairs(sorted_keys(self._iterators)) do
-    local it = self._iterators[k]
-    if it.finalize then it:finalize() end
-  end
+  util.finalize_iterators(self._iterators)
 end
 
 return Evaluator

@@ -17,13 +17,7 @@ local LogReport = extension.Extension:extend('LogReport')
 local SIGNATURE = args.signature({ 'keys', 'trigger', 'postprocess', 'filename' }, { 'log_name' })
 
 local props = {}
-LogReport.__index = function(self, k)
-  local m = getmetatable(self)[k]
-  if m ~= nil then return m end
-  local p = props[k]
-  if p then return p(self) end
-  return nil
-end
+LogReport.__index = require('chainer.class').property_index(props)
 
 function LogReport:init(...)
   local opts = args.parse_at(3, 'LogReport', SIGNATURE, select('#', ...), ...)

@@ -7,13 +7,7 @@ local util = require 'chainer.training._util'
 local OnceTrigger = class.Object:extend('OnceTrigger')
 
 local props = {}
-OnceTrigger.__index = function(self, k)
-  local m = getmetatable(self)[k]
-  if m ~= nil then return m end
-  local p = props[k]
-  if p then return p(self) end
-  return nil
-end
+OnceTrigger.__index = class.property_index(props)
 
 function props.finished(self) return not (self._flag_first or self._flag_resumed) end
 

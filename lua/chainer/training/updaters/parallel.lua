@@ -12,7 +12,7 @@ local StandardUpdater = require 'chainer.training.updaters.standard'
 local cfg = require 'chainer.config'
 
 local ParallelUpdater = StandardUpdater:extend('ParallelUpdater')
-local sorted_keys = StandardUpdater._sorted_keys
+local sorted_keys = require('chainer.training._util').sorted_keys
 
 -- Chainer's (iterator, optimizer, converter, models, devices, loss_func,
 -- loss_scale, auto_new_epoch).  A table of models or devices given as the

@@ -13,17 +13,9 @@ local T = require 'chainer.tensor'
 local StandardUpdater = Updater:extend('StandardUpdater')
 local props = Updater.__props
 
-local function sorted_keys(t)
-  local ks = {}
-  for k in pairs(t) do ks[#ks + 1] = k end
-  table.sort(ks)
-  return ks
-end
-StandardUpdater._sorted_keys = sorted_keys
+local util = require 'chainer.training._util'
+local sorted_keys, is_iterator = util.sorted_keys, util.is_iterator
 
-local function is_iterator(x)
-  return type(x) == 'table' and type(x.next) == 'function'
-end
 local function is_optimizer(x)
   return type(x) == 'table' and type(x.update) == 'function' and type(x.setup) == 'function'
 end
@@ -140,10 +132,7 @@ function StandardUpdater:update_core()
 end
 
 function StandardUpdater:finalize()
-  for _, k in ipairs(sorted_keys(self._iterators)) do
-    local it = self._iterators[k]
-    if it.finalize then it:finalize() end
-  end
+  util.finalize_iterators(self._iterators)
 end
 
 function StandardUpdater:serialize(serializer)
@@ -157,7 +146,6 @@ function StandardUpdater:serialize(serializer)
     o:serialize(child('optimizer:' .. k))
     o.target:serialize(child('model:' .. k))
   end
-  local util = require 'chainer.training._util'
   self.iteration = util.ser_number(serializer, 'iteration', self.iteration)
 end
 

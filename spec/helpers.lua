@@ -1,0 +1,104 @@
+-- Assertions shared by specs across folders (require 'helpers'): error
+-- messages, flat values of a tensor or Variable, and closeness checks.
+-- Busted gives spec files its assert; a required module needs luassert's.
+local assert = require 'luassert'
+local chainer = require 'chainer'
+local fs = require 'chainer._fs'
+local T = chainer.tensor
+
+local H = {}
+
+-- The message of the error f(...) raises; fails the spec when it succeeds.
+function H.err_of(f, ...)
+  local ok, e = pcall(f, ...)
+  assert(not ok, 'expected an error')
+  return tostring(e)
+end
+
+-- Asserts that f() fails with a message containing every one of `...`
+-- (plain substrings).
+function H.errors_with(f, ...)
+  local ok, err = pcall(f)
+  assert.is_false(ok, 'expected an error')
+  for _, s in ipairs({ ... }) do
+    assert.truthy(tostring(err):find(s, 1, true), 'error message "' .. tostring(err) .. '" lacks "' .. s .. '"')
+  end
+end
+
+-- The values of a tensor (or a Variable's array) as one flat list.
+function H.vals(t)
+  if type(t) == 'table' and t._is_variable then t = t.array end
+  return t:reshape(-1):totable()
+end
+
+-- assert_allclose for tensors or Variables, atol = rtol = tol (1e-6).
+function H.close(a, b, tol)
+  a = T.is_tensor(a) and a or a.array
+  b = T.is_tensor(b) and b or b.array
+  chainer.testing.assert_allclose(a, b, { atol = tol or 1e-6, rtol = tol or 1e-6 })
+end
+
+-- A function_spec input maker: dtype -> uniform(-1, 1) tensor of `shape`.
+function H.uniform(shape)
+  return function(dtype) return T.random.uniform(-1, 1, shape, dtype) end
+end
+
+-- The reference for a loss's reduce option o.reduce: the elementwise loss
+-- l itself ('no'), its mean ('mean') or its sum (anything else).
+function H.reduce_loss(l, o)
+  if o.reduce == 'no' then return l end
+  if o.reduce == 'mean' then return T.mean(l) end
+  return T.sum(l)
+end
+
+-- Compares a tensor (or a flat list) with a flat list of expected numbers
+-- element by element: NaN matches NaN, infinities match exactly, others
+-- within tol (1e-6) relative to max(1, |expected|).
+function H.assert_close(t, expected, tol)
+  tol = tol or 1e-6
+  local got = type(t) == 'table' and t or H.vals(t)
+  assert.are.equal(#expected, #got)
+  for i = 1, #expected do
+    local e, g = expected[i], got[i]
+    if e ~= e then
+      assert(g ~= g, string.format('element %d: expected NaN, got %s', i, tostring(g)))
+    elseif e == math.huge or e == -math.huge then
+      assert.are.equal(e, g)
+    else
+      local err = math.abs(g - e) / math.max(1, math.abs(e))
+      assert(err <= tol, string.format('element %d: expected %.17g, got %.17g', i, e, g))
+    end
+  end
+end
+
+-- Files for the specs that read and write them.
+H.exists = fs.exists
+
+-- A new empty folder under /tmp.
+function H.tmpdir()
+  local d = os.tmpname()
+  os.remove(d)
+  os.execute("mkdir -p '" .. d .. "'")
+  return d
+end
+
+-- Removes a folder made by tmpdir (nothing outside /tmp).
+function H.rmdir(d)
+  if d and d:match('^/tmp/') then os.execute("rm -rf '" .. d .. "'") end
+end
+
+-- The whole file; fails the spec when it cannot be read.
+function H.read_file(path)
+  local f = assert(io.open(path, 'rb'))
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+function H.write_file(path, s)
+  local f = assert(io.open(path, 'wb'))
+  f:write(s)
+  f:close()
+end
+
+return H

@@ -140,6 +140,16 @@ ch_status cu_copy(ch_tensor *dst, const ch_tensor *src);
 /* ---- the kernel table (kernel_table.c), and kernels that serve several of
  * its entries ------------------------------------------------------------ */
 extern const ch_kernel_table cu_kernels;
+/* the kernels of the table, typed by their entries */
+ch_fill_kernel cu_fill;
+ch_elementwise_kernel cu_elementwise;
+ch_where_kernel cu_where;
+ch_axpby_kernel cu_axpby;
+ch_reduce_kernel cu_reduce;
+ch_matmul_kernel cu_matmul;
+ch_gemm_kernel cu_gemm;
+ch_activation_grad_kernel cu_activation_grad;
+
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);
 

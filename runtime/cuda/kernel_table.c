@@ -3,20 +3,10 @@
  * to the core at load time (init.c).  A kernel missing here is one the GPU
  * does not have yet: the core's front door then fails with "<fn> has no
  * kernel for cuda:N yet; move the tensor with :to_cpu()".  Adding one is
- * its .cu (and host .c) file, its declaration below and one line in the
- * table.
+ * its .cu (and host .c) file, its declaration in backend.h (typed by its
+ * table entry: `ch_<name>_kernel cu_<name>;`) and one line here.
  */
 #include "backend.h"
-
-/* the kernels of the other files, typed by their table entries */
-ch_fill_kernel cu_fill;
-ch_elementwise_kernel cu_elementwise;
-ch_where_kernel cu_where;
-ch_axpby_kernel cu_axpby;
-ch_reduce_kernel cu_reduce;
-ch_matmul_kernel cu_matmul;
-ch_gemm_kernel cu_gemm;
-ch_activation_grad_kernel cu_activation_grad;
 
 static ch_status softmax_forward(const ch_softmax_args *s) { return cu_softmax(CU_SOFTMAX_FWD, s); }
 static ch_status softmax_backward(const ch_softmax_args *s) { return cu_softmax(CU_SOFTMAX_BWD, s); }

@@ -29,15 +29,21 @@ static ch_status copy_to_box(ch_tensor *dst, int nd, const int64_t *dim, const i
     return ch_copy_any(&d, &s);
 }
 
-ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **result) {
-    static const char *fn = "concatenate";
-    if (n <= 0) return ch_fail(CH_ERR_ARG, "concatenate: need at least one tensor (got %d)", n);
+/* At least one tensor, every one usable and on tensor 0's device. */
+static ch_status check_list(const char *fn, ch_tensor *const *xs, int n) {
+    if (n <= 0) return ch_fail(CH_ERR_ARG, "%s: need at least one tensor (got %d)", fn, n);
     for (int i = 0; i < n; i++) {
         char arg[32];
         snprintf(arg, sizeof arg, "tensor %d", i);
         CH_CHECK_ARG(xs[i], fn, arg);
         if (i > 0) CH_TRY(ch_same_device(fn, "tensor 0", xs[0], arg, xs[i]));
     }
+    return CH_OK;
+}
+
+ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **result) {
+    static const char *fn = "concatenate";
+    CH_TRY(check_list(fn, xs, n));
     const ch_tensor *x0 = xs[0];
     int nd = x0->nd;
     if (nd == 0) return ch_fail(CH_ERR_SHAPE, "concatenate: 0-d tensors cannot be concatenated (tensor 0 is 0-d)");
@@ -81,13 +87,7 @@ ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **resu
 
 ch_status ch_stack(ch_tensor *const *xs, int n, int axis, ch_tensor **result) {
     static const char *fn = "stack";
-    if (n <= 0) return ch_fail(CH_ERR_ARG, "stack: need at least one tensor (got %d)", n);
-    for (int i = 0; i < n; i++) {
-        char arg[32];
-        snprintf(arg, sizeof arg, "tensor %d", i);
-        CH_CHECK_ARG(xs[i], fn, arg);
-        if (i > 0) CH_TRY(ch_same_device(fn, "tensor 0", xs[0], arg, xs[i]));
-    }
+    CH_TRY(check_list(fn, xs, n));
     const ch_tensor *x0 = xs[0];
     int nd = x0->nd;
     if (nd + 1 > CH_MAX_DIMS) return ch_fail(CH_ERR_SHAPE, "stack: the result would have more than %d axes", CH_MAX_DIMS);

@@ -89,90 +89,60 @@ static ch_status run_update(const char *fn, ch_opt_update_kernel *kernel, ch_opt
 }
 
 ch_status ch_sgd_update(ch_tensor *param, const ch_tensor *grad, double lr) {
-    ch_opt_args u = {0};
-    u.lr = lr;
+    ch_opt_args u = {.lr = lr};
     return RUN(sgd_update, NULL, NULL, NULL, 0);
 }
 
 ch_status ch_momentum_sgd_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum) {
-    ch_opt_args u = {0};
-    u.lr = lr;
-    u.momentum = momentum;
+    ch_opt_args u = {.lr = lr, .momentum = momentum};
     return RUN(momentum_sgd_update, v, NULL, NULL, 1);
 }
 
 ch_status ch_corrected_momentum_sgd_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr,
                                            double momentum) {
-    ch_opt_args u = {0};
-    u.lr = lr;
-    u.momentum = momentum;
+    ch_opt_args u = {.lr = lr, .momentum = momentum};
     return RUN(corrected_momentum_sgd_update, v, NULL, NULL, 1);
 }
 
 ch_status ch_nesterov_ag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum) {
-    ch_opt_args u = {0};
-    u.lr = lr;
-    u.momentum = momentum;
+    ch_opt_args u = {.lr = lr, .momentum = momentum};
     return RUN(nesterov_ag_update, v, NULL, NULL, 1);
 }
 
 ch_status ch_adagrad_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *hs, double lr, double eps) {
-    ch_opt_args u = {0};
-    u.lr = lr;
-    u.eps = eps;
+    ch_opt_args u = {.lr = lr, .eps = eps};
     return RUN(adagrad_update, hs, NULL, NULL, 1);
 }
 
 ch_status ch_adadelta_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *msg, ch_tensor *msdx, double rho,
                              double eps) {
-    ch_opt_args u = {0};
-    u.rho = rho;
-    u.eps = eps;
+    ch_opt_args u = {.rho = rho, .eps = eps};
     return RUN(adadelta_update, msg, msdx, NULL, 2);
 }
 
 ch_status ch_adam_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m, ch_tensor *v, ch_tensor *vhat,
                          double alpha_t, double beta1, double beta2, double eps, double eta,
                          double weight_decay_rate, int bounded, double lower, double upper) {
-    ch_opt_args u = {0};
-    u.lr = alpha_t;
-    u.beta1 = beta1;
-    u.beta2 = beta2;
-    u.eps = eps;
-    u.eta = eta;
-    u.wd = weight_decay_rate;
-    u.bounded = bounded != 0;
-    u.lower = lower;
-    u.upper = upper;
-    u.amsgrad = vhat != NULL;
+    ch_opt_args u = {.lr = alpha_t, .beta1 = beta1, .beta2 = beta2, .eps = eps, .eta = eta, .wd = weight_decay_rate,
+                     .bounded = bounded != 0, .lower = lower, .upper = upper, .amsgrad = vhat != NULL};
     return RUN(adam_update, m, v, vhat, vhat ? 3 : 2);
 }
 
 ch_status ch_rmsprop_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *ms, double lr, double alpha,
                             double eps, int eps_inside_sqrt) {
-    ch_opt_args u = {0};
-    u.lr = lr;
-    u.alpha = alpha;
-    u.eps = eps;
-    u.eps_inside_sqrt = eps_inside_sqrt != 0;
+    ch_opt_args u = {.lr = lr, .alpha = alpha, .eps = eps, .eps_inside_sqrt = eps_inside_sqrt != 0};
     return RUN(rmsprop_update, ms, NULL, NULL, 1);
 }
 
 ch_status ch_rmsprop_graves_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *n, ch_tensor *gm,
                                    ch_tensor *delta, double lr, double alpha, double momentum, double eps) {
-    ch_opt_args u = {0};
-    u.lr = lr;
-    u.alpha = alpha;
-    u.momentum = momentum;
-    u.eps = eps;
+    ch_opt_args u = {.lr = lr, .alpha = alpha, .momentum = momentum, .eps = eps};
     return RUN(rmsprop_graves_update, n, gm, delta, 3);
 }
 
 ch_status ch_smorms3_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *mem, ch_tensor *g, ch_tensor *g2,
                             double lr, double eps) {
-    ch_opt_args u = {0};
-    u.lr = lr;
-    u.eps = eps;
+    ch_opt_args u = {.lr = lr, .eps = eps};
     return RUN(smorms3_update, mem, g, g2, 3);
 }
 
@@ -182,13 +152,7 @@ ch_status ch_msvag_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *m,
         return ch_fail(CH_ERR_ARG, "msvag_update: beta_power must differ from 1 (got 1; is beta 1?)");
     if (rho == 1.0)
         return ch_fail(CH_ERR_ARG, "msvag_update: rho must differ from 1 (got 1)");
-    ch_opt_args u = {0};
-    u.lr = lr;
-    u.beta1 = beta;
-    u.beta_power = beta_power;
-    u.rho = rho;
-    u.eta = eta;
-    u.wd = weight_decay_rate;
+    ch_opt_args u = {.lr = lr, .beta1 = beta, .beta_power = beta_power, .rho = rho, .eta = eta, .wd = weight_decay_rate};
     return RUN(msvag_update, m, v, NULL, 2);
 }
 

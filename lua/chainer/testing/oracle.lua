@@ -335,7 +335,7 @@ local GY_DIVIDED_IN_PLACE = {
 -- True when `case` is one of those: its gradients cannot be checked.
 local function gy_divided_in_place(case, index)
   local file = index.files and index.files[case.file]
-  local variants = type(file) == 'table' and GY_DIVIDED_IN_PLACE[file.sha256]
+  local variants = type(file) == 'table' and GY_DIVIDED_IN_PLACE[file.sha256] or nil
   return variants ~= nil and variants[case.variant] == true
 end
 

@@ -15,8 +15,9 @@
 -- parse(text) returns an AST; eval(ast, env) evaluates it, where `env`
 -- supplies names and the hooks `call(fn, args, kwargs)`, `binop(op, a, b)`,
 -- `unop(op, a)`, `index(obj, terms)` and, for attribute assignment,
--- `setattr(obj, name, value)` (default: obj[name] = value).  Python tuples and lists become Lua
--- arrays; None becomes env.None (default: the sentinel pyexpr.None).
+-- `setattr(obj, name, value)` (default: obj[name] = value).  Python tuples
+-- and lists become Lua arrays; None becomes env.None (default: the
+-- sentinel pyexpr.None).
 local pyexpr = {}
 
 pyexpr.None = setmetatable({}, { __tostring = function() return 'None' end })

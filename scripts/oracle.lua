@@ -24,6 +24,11 @@ local function line(what, g)
 end
 line('cases', s.cases)
 line('optimizer trajectories', s.optimizers)
+if #s.forward_only > 0 then
+  print(string.format('oracle: %d cases checked forward only: their recorded upstream gradient is the one ' ..
+    'Chainer divided in place (vectors-v2 records them correctly): %s', #s.forward_only,
+    table.concat(s.forward_only, ', ')))
+end
 for _, f in ipairs(s.failures) do print('FAIL ' .. f) end
 local names = {}
 for what, n in pairs(s.missing) do names[#names + 1] = string.format('%s (%d)', what, n) end

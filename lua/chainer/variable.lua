@@ -153,11 +153,17 @@ Variable._is_variable = true
 local props, setters = {}, {}
 Variable.__props, Variable.__setters = props, setters
 
+-- v[i] is an error, as t[i] is for tensors: Python's v[i] is F.get_item,
+-- and a silent nil would hide the mistake.
+local index_error = 'Variable: v[%s] is not supported; index a Variable with F.get_item(v, slices) ' ..
+  '(0-based, differentiable) or read its values with v.array:get(i, ...)'
+
 Variable.__index = function(self, k)
   local m = getmetatable(self)[k]
   if m ~= nil then return m end
   local p = props[k]
   if p ~= nil then return p(self) end
+  if type(k) == 'number' then error(string.format(index_error, tostring(k)), 2) end
   return nil
 end
 

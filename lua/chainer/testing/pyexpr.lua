@@ -7,11 +7,17 @@
 --   x[::2, None, ..., 0], x[[0, 2, 0]]        subscripts (0-based, as Python)
 --   F.max_pooling_2d(x, 2, return_indices=True)[1]
 --   [[w0..w7]]                                 the oracle's range shorthand
+--   lambda shape: samples                      lambdas (become Lua functions)
+--
+-- Statements (parse_statement) are `expr`, `name = expr` or
+-- `obj.attr = expr`; assign(target, value, env) performs the assignment.
 --
 -- parse(text) returns an AST; eval(ast, env) evaluates it, where `env`
 -- supplies names and the hooks `call(fn, args, kwargs)`, `binop(op, a, b)`,
--- `unop(op, a)` and `index(obj, terms)`.  Python tuples and lists become Lua
--- arrays; None becomes env.None (default: the sentinel pyexpr.None).
+-- `unop(op, a)`, `index(obj, terms)` and, for attribute assignment,
+-- `setattr(obj, name, value)` (default: obj[name] = value).  Python tuples
+-- and lists become Lua arrays; None becomes env.None (default: the
+-- sentinel pyexpr.None).
 local pyexpr = {}
 
 pyexpr.None = setmetatable({}, { __tostring = function() return 'None' end })
@@ -131,6 +137,7 @@ function Parser:atom()
   if t.k == 'num' then return { k = 'const', v = t.v } end
   if t.k == 'str' then return { k = 'const', v = t.v } end
   if t.k == 'name' then
+    if t.v == 'lambda' then return self:lambda() end
     if t.v == 'None' then return { k = 'none' } end
     if t.v == 'True' then return { k = 'const', v = true } end
     if t.v == 'False' then return { k = 'const', v = false } end
@@ -147,6 +154,22 @@ function Parser:atom()
   end
   if t.k == 'op' and t.v == '...' then return { k = 'ellipsis' } end
   error(string.format("pyexpr: unexpected '%s' in: %s", tostring(t.v or t.k), self.src), 0)
+end
+
+-- `lambda a, b: body` (after the keyword): the body is one expression,
+-- which ends at a comma or a closing bracket, as in Python.
+function Parser:lambda()
+  local params = {}
+  while not self:is_op(':') do
+    local t = self:next()
+    if t.k ~= 'name' then error('pyexpr: expected a parameter name in the lambda in: ' .. self.src, 0) end
+    params[#params + 1] = t.v
+    if self:is_op(',') then self:next() elseif not self:is_op(':') then
+      error("pyexpr: expected ':' after the lambda's parameters in: " .. self.src, 0)
+    end
+  end
+  self:expect(':')
+  return { k = 'lambda', params = params, body = self:expr() }
 end
 
 function Parser:subscript_term()
@@ -216,11 +239,24 @@ function pyexpr.parse(src)
   return node
 end
 
--- Parses `name = expr` or `expr`; returns target (or nil) and the AST.
+-- Parses `expr`, `name = expr` or `obj.attr = expr`.  Returns the target
+-- (nil; a name as a string; or the AST of the attribute reference) and the
+-- AST of the expression.
 function pyexpr.parse_statement(src)
-  local target, rest = src:match('^%s*([%a_][%w_]*)%s*=%s*([^=].*)$')
-  if target then return target, pyexpr.parse(rest) end
-  return nil, pyexpr.parse(src)
+  local p = setmetatable({ toks = tokenize(src), pos = 1, src = src }, Parser)
+  local node = p:expr()
+  local target
+  if p:is_op('=') then
+    p:next()
+    if node.k == 'name' then target = node.v
+    elseif node.k == 'attr' then target = node
+    else error('pyexpr: can only assign to a name or an attribute in: ' .. src, 0) end
+    node = p:expr()
+  end
+  if p:peek().k ~= 'eof' then
+    error(string.format("pyexpr: unexpected '%s' after the statement in: %s", tostring(p:peek().v), src), 0)
+  end
+  return target, node
 end
 
 ---------------------------------------------------------------------------
@@ -272,9 +308,28 @@ local function eval(node, env)
     end
     return env.index(obj, terms)
   end
+  if k == 'lambda' then
+    -- a Lua function whose parameters shadow the enclosing names
+    return function(...)
+      local names = setmetatable({}, { __index = env.names })
+      for i, name in ipairs(node.params) do names[name] = (select(i, ...)) end
+      return eval(node.body, setmetatable({ names = names }, { __index = env }))
+    end
+  end
   if k == 'slice' then error('pyexpr: a slice outside a subscript', 0) end
   error('pyexpr: cannot evaluate node ' .. tostring(k), 0)
 end
 pyexpr.eval = eval
+
+-- Stores `value` into a target from parse_statement: a name in env.names,
+-- or an attribute through env.setattr.
+function pyexpr.assign(target, value, env)
+  if type(target) == 'string' then
+    env.names[target] = value
+    return
+  end
+  local obj = eval(target.obj, env)
+  if env.setattr then env.setattr(obj, target.name, value) else obj[target.name] = value end
+end
 
 return pyexpr

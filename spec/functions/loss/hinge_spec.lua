@@ -16,26 +16,32 @@ local function inputs(dtype)
   return { x, T.random.randint(0, 3, { 4 }, 'int32') }
 end
 
--- reduce = 'no' only: Chainer's 'mean' gradient is not divided by N
 function_spec.describe('F.hinge', {
-  fn = function(x, t, o) return F.hinge(x, t, o.norm, 'no') end,
+  fn = function(x, t, o) return F.hinge(x, t, o.norm, o.reduce) end,
   inputs = inputs,
   reference = function(x, t, o)
     local b = bottom(x, t)
-    return o.norm == 'L1' and b or b * b
+    local loss = o.norm == 'L1' and b or b * b
+    if o.reduce == 'mean' then return (T.sum(loss) * (1 / x.shape[1])):astype(x.dtype) end
+    return loss
   end,
-  cases = { { name = 'L1 no', opts = { norm = 'L1' } }, { name = 'L2 no', opts = { norm = 'L2' } } },
+  cases = {
+    { name = 'L1 no', opts = { norm = 'L1', reduce = 'no' } },
+    { name = 'L2 no', opts = { norm = 'L2', reduce = 'no' } },
+    { name = 'L1 mean', opts = { norm = 'L1', reduce = 'mean' } },
+    { name = 'L2 mean', opts = { norm = 'L2', reduce = 'mean' } },
+  },
 })
 
 describe('F.hinge', function()
-  it('mean divides the loss by N but not the gradient (as Chainer)', function()
+  it('mean divides the loss and its gradient by N (as Chainer)', function()
     local x = chainer.Variable(T.array({ { 0.5, -0.2 }, { 0.3, 0.9 } }, 'float64'))
     local t = T.array({ 0, 1 }, 'int32')
     local y = F.hinge(x, t)
     -- bottoms: [[0.5, 0.8], [1.3, 0.1]]
     assert.is_true(math.abs(y.array:item() - (0.5 + 0.8 + 1.3 + 0.1) / 2) < 1e-12)
     y:backward()
-    testing.assert_allclose(x.grad, T.array({ { -1, 1 }, { 1, -1 } }, 'float64'))
+    testing.assert_allclose(x.grad, T.array({ { -0.5, 0.5 }, { 0.5, -0.5 } }, 'float64'))
     local y2 = F.hinge(x, t, { norm = 'L2' })
     assert.is_true(math.abs(y2.array:item() - (0.25 + 0.64 + 1.69 + 0.01) / 2) < 1e-12)
   end)

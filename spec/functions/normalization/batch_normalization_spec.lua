@@ -125,4 +125,16 @@ describe('F.batch_renormalization', function()
     local mean = T.sum(x, { axis = { 0, 2 } }) / 8
     chainer.testing.assert_allclose(rm, mean * 0.1, { atol = 1e-12 })
   end)
+  it('updates running_var with the unbiased batch variance, without eps (as Chainer)', function()
+    local x = T.random.randn({ 4, 3, 2 }, 'float64')
+    local rm, rv = T.zeros({ 3 }, 'float64'), T.ones({ 3 }, 'float64')
+    -- a large eps, so that adding it to the variance would show
+    local y = F.batch_renormalization(x, T.ones({ 3 }, 'float64'), T.zeros({ 3 }, 'float64'), 100, 100,
+      { eps = 0.5, running_mean = rm, running_var = rv, update_statistics = true })
+    chainer.testing.assert_allclose(y.array, x / math.sqrt(1.5), { atol = 1e-12 })
+    local mean = T.sum(x, { axis = { 0, 2 } }) / 8
+    local xc = x - mean:reshape({ 1, 3, 1 })
+    local var = T.sum(xc * xc, { axis = { 0, 2 } }) / 8
+    chainer.testing.assert_allclose(rv, var * (0.1 * 8 / 7) + 0.9, { atol = 1e-12 })
+  end)
 end)

@@ -33,6 +33,20 @@ function_spec.describe('F.average_pooling_3d', {
   double_backward = true,
 })
 
+function_spec.describe('F.average_pooling_1d (pad_value = false: padded cells excluded)', {
+  fn = function(x) return F.average_pooling_1d(x, 3, { stride = 2, pad = 1, pad_value = false }) end,
+  inputs = function(dt) return { T.random.randn({ 2, 3, 7 }, dt) } end,
+  reference = function(x) return (R.pool(x, { 3 }, { 2 }, { 1 }, false, 'avg1')) end,
+  double_backward = true,
+})
+
+function_spec.describe('F.average_pooling_nd (3-d, pad_value = false)', {
+  fn = function(x) return F.average_pooling_nd(x, { 2, 3, 2 }, { stride = { 2, 2, 1 }, pad = { 1, 0, 1 }, pad_value = false }) end,
+  inputs = function(dt) return { T.random.randn({ 1, 2, 3, 4, 3 }, dt) } end,
+  reference = function(x) return (R.pool(x, { 2, 3, 2 }, { 2, 2, 1 }, { 1, 0, 1 }, false, 'avg1')) end,
+  double_backward = true,
+})
+
 describe('F.average_pooling_nd with pad_value = false (Python None)', function()
   it('divides by the number of cells inside the input', function()
     local x = T.random.randn({ 2, 3, 7 }, 'float64')
@@ -40,11 +54,12 @@ describe('F.average_pooling_nd with pad_value = false (Python None)', function()
     local want = R.pool(x, { 3 }, { 2 }, { 1 }, false, 'avg1')
     chainer.testing.assert_allclose(y.array, want, { atol = 1e-12, rtol = 1e-12 })
   end)
-  it("gives Chainer 7's gradient: gy spread undivided over each window", function()
+  it("divides each gy[o] by its window's in-bounds cell count (as Chainer)", function()
     local x = chainer.Variable(T.zeros({ 1, 1, 5 }, 'float64'))
     local y = F.average_pooling_1d(x, 3, { stride = 2, pad = 1, pad_value = false })
-    y.grad = T.array({ { { 1, 10, 100 } } }, 'float64')
+    y.grad = T.array({ { { 2, 30, 200 } } }, 'float64')
     y:backward()
+    -- windows [-1, 1] (2 cells inside), [1, 3] (3 cells), [3, 5] (2 cells)
     assert.are.same({ { { 1, 11, 10, 110, 100 } } }, x.grad:totable())
   end)
 end)

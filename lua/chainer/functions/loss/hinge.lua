@@ -4,8 +4,8 @@
 -- x (N, K) scores, t (N,) integer labels in 0..K-1.  With s = -1 at the
 -- label and +1 elsewhere, h = max(0, 1 + s x); the loss is h ('L1') or h^2
 -- ('L2'), summed and divided by N for reduce = 'mean', elementwise (N, K)
--- for 'no'.  As in Chainer, the gradient of the 'mean' loss is not
--- divided by N.
+-- for 'no'.  The gradient of the 'mean' loss is divided by N, as its
+-- forward is (Chainer's backward divides the upstream gradient in place).
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
@@ -32,12 +32,12 @@ function Hinge:forward(inputs)
   return { loss }
 end
 
--- Chainer's gradient for reduce = 'mean' is NOT divided by N (its forward
--- is); the oracle vectors confirm it, and we reproduce it.
 function Hinge:backward(idx, gys)
   local x = self:get_retained_inputs()[1]
   local gy = gys[1]
-  if self.reduce == 'mean' then gy = U.F('broadcast_to')(gy, x.shape) end
+  if self.reduce == 'mean' then
+    gy = U.F('broadcast_to')(gy * (1 / math.max(1, x.shape[1])), x.shape)
+  end
   local s = self._s
   if self.norm == 'L1' then return { gy * (self._mask * s), nil } end
   local h = (x * s + 1) * self._mask

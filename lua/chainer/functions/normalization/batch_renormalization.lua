@@ -9,7 +9,8 @@
 -- r and d are constants for the gradient (as in the paper and Chainer).
 -- Missing running statistics start at zero (mean) and zero (var), as in
 -- Chainer; with update_statistics the given tensors are updated in place
--- like Chainer's (decay, unbiased factor m/(m-1) applied to var_B + eps).
+-- like Chainer's: decay, and the unbiased batch variance var_B * m/(m-1)
+-- (without eps).
 -- Composed of differentiable functions.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
@@ -46,8 +47,8 @@ function M.batch_renormalization(x, gamma, beta, rmax, dmax, opts)
   local inv_m = 1 / L.m
   local mean = F.sum(x, { axis = L.axes }) * inv_m
   local xc = x - E(mean)
-  local var = F.sum(xc * xc, { axis = L.axes }) * inv_m + eps
-  local std = F.sqrt(var)
+  local var = F.sum(xc * xc, { axis = L.axes }) * inv_m
+  local std = F.sqrt(var + eps)
   local rmean = rm or T.zeros(L.gshape, dt)
   local rsig = T.sqrt((rv or T.zeros(L.gshape, dt)) + eps)
   local r = T.clip(std.array / rsig, 1 / rmax, rmax)

@@ -1,12 +1,14 @@
 -- functions/pooling/_roi.lua: argument handling shared by the ROI pooling
 -- functions (not exported into F).
 --
--- Chainer's current form:  fn(x, rois, roi_indices, outsize, spatial_scale)
+-- The roi_*_2d form:  fn(x, rois, roi_indices, outsize, spatial_scale)
 --   rois (R, 4) = (y_min, x_min, y_max, x_max), roi_indices (R) integers
--- Chainer 1.x form:        fn(x, rois, outh, outw, spatial_scale)
+-- roi_pooling_2d's form (Chainer 7 keeps it from 1.x):
+--                      fn(x, rois, outh, outw, spatial_scale)
 --   rois (R, 5) = (batch_index, x_min, y_min, x_max, y_max)
--- The 1.x form is recognised by a number in the third position and turned
--- into the current one.
+-- The second form is recognised by a number in the third position (or an
+-- `outh` option) and turned into the first.  Every argument after rois may
+-- also come by name in a trailing options table, as Chainer's keywords.
 local T = require 'chainer.tensor'
 local args = require 'chainer._args'
 
@@ -19,9 +21,44 @@ local function posint(fn, name, v, level)
   return v
 end
 
+-- Chainer's keyword arguments: a trailing options table may name the
+-- arguments after rois (roi_indices, outsize, spatial_scale; or outh, outw,
+-- spatial_scale in the 1.x form).  Returns the four positional slots with
+-- the named ones filled in, and the options it did not name (nil if none).
+local CURRENT = { 'roi_indices', 'outsize', 'spatial_scale' }
+local LEGACY = { 'outh', 'outw', 'spatial_scale' }
+
+local function keywords(fn, a3, a4, a5, a6, level)
+  local pos = { a3, a4, a5, a6 }
+  local n = 4
+  while n > 0 and pos[n] == nil do n = n - 1 end
+  if n == 0 or not args.is_options(pos[n]) then return a3, a4, a5, a6, nil end
+  local kw = pos[n]
+  pos[n] = nil
+  local names = (type(pos[1]) == 'number' or kw.outh ~= nil) and LEGACY or CURRENT
+  local rest
+  for k, v in pairs(kw) do
+    local slot
+    for i, name in ipairs(names) do if name == k then slot = i end end
+    if slot then
+      if pos[slot] ~= nil then
+        error(string.format('%s: %s given both positionally and in the options', fn, k), level)
+      end
+      pos[slot] = v
+    else
+      rest = rest or {}
+      rest[k] = v
+    end
+  end
+  if pos[4] ~= nil and rest ~= nil then
+    error(string.format('%s: options given both after a sixth positional argument and in a table', fn), level)
+  end
+  return pos[1], pos[2], pos[3], pos[4] or rest
+end
+
 -- Returns x (tensor), rois (R, 4) tensor, roi_indices (R) tensor, outh,
--- outw, spatial_scale and the trailing argument (options, or nil) for the
--- caller to check.
+-- outw, spatial_scale and the trailing argument (options not named above,
+-- or a sixth positional value, or nil) for the caller to check.
 function R.parse(fn, x, rois, a3, a4, a5, a6, level)
   level = (level or 2) + 1
   local xd = args.float_array(fn, 'x', x, level)
@@ -29,10 +66,11 @@ function R.parse(fn, x, rois, a3, a4, a5, a6, level)
     error(string.format('%s: x must be 4-d (N, C, H, W), got %d-d with shape %s', fn, xd.ndim,
       T.shape_str(xd.shape)), level)
   end
+  a3, a4, a5, a6 = keywords(fn, a3, a4, a5, a6, level + 1)
   local rd = args.float_array(fn, 'rois', rois, level)
   local idx, outh, outw, scale, opts
   if type(a3) == 'number' then
-    -- Chainer 1.x: (x, rois, outh, outw, spatial_scale)
+    -- roi_pooling_2d's (x, rois, outh, outw, spatial_scale)
     if rd.ndim ~= 2 or rd.shape[2] ~= 5 then
       error(string.format('%s: with (outh, outw, spatial_scale) rois must be (R, 5) (batch_index, x_min, y_min, '
         .. 'x_max, y_max), got shape %s', fn, T.shape_str(rd.shape)), level)

@@ -107,10 +107,8 @@ end
 U.node = node
 
 function WindowPool:forward(inputs) return { U.avg_pool(inputs[1], self.geo, self.mode) } end
--- grad_mode: the divisor mode of the gradient when it differs from the
--- forward's (average_pooling_nd with pad_value = None, see its file).
 function WindowPool:backward(idx, gys)
-  return { node(WindowSpread, self.geo, self.grad_mode or self.mode):apply({ gys[1] })[1] }
+  return { node(WindowSpread, self.geo, self.mode):apply({ gys[1] })[1] }
 end
 
 function WindowSpread:forward(inputs) return { U.avg_spread(inputs[1], self.geo, self.mode) } end

@@ -5,13 +5,9 @@
 -- function counts zero padding in the divisor (prod(ksize) always), as
 -- Chainer's average_pooling_2d does; the n-d ones do too with pad_value =
 -- 0, while pad_value = false (Python None) divides by the number of cells
--- inside the input.  Linear, so every order of gradient works.
---
--- Chainer 7.8.1 quirk, reproduced on purpose (the oracle vectors confirm
--- it): with pad_value = None the GRADIENT is not divided by the window
--- count; every gy[o] is added undivided to the cells of window o.  So the
--- backward of that mode is the adjoint of window sums, not of the forward
--- average.
+-- inside the input, and so does its gradient (each gy[o] is spread over
+-- window o divided by that window's in-bounds cell count).  Linear, so
+-- every order of gradient works.
 local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
 local Window = require 'chainer.functions._window'
@@ -48,9 +44,7 @@ local function average_pooling(fn, nsp, nd_opts, x, ...)
     end
   end
   local geo = { nsp = nsp, k = k, s = s, p = p, in_size = in_size, out_size = out_size }
-  local f = U.node(U.WindowPool, geo, mode)
-  if mode == 1 then f.grad_mode = 2 end
-  return f:apply({ x })[1]
+  return U.node(U.WindowPool, geo, mode):apply({ x })[1]
 end
 
 function M.average_pooling_2d(x, ...) return average_pooling('average_pooling_2d', 2, false, x, ...) end

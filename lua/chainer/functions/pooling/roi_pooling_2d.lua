@@ -1,10 +1,14 @@
 -- functions/pooling/roi_pooling_2d.lua: F.roi_pooling_2d (Fast R-CNN's ROI
 -- max pooling).
 --
+--   F.roi_pooling_2d(x, rois, outh, outw, spatial_scale)      (Chainer's)
+--   F.roi_pooling_2d(x, rois, {outh =, outw =, spatial_scale =})
 --   F.roi_pooling_2d(x, rois, roi_indices, outsize, spatial_scale)
---   F.roi_pooling_2d(x, rois, outh, outw, spatial_scale)      (Chainer 1.x)
 --
--- Each ROI (y_min, x_min, y_max, x_max), scaled by spatial_scale and
+-- Chainer's rois are (R, 5) rows (batch_index, x_min, y_min, x_max,
+-- y_max); the third form takes the (R, 4) rows (y_min, x_min, y_max,
+-- x_max) and roi_indices of the other roi_*_2d functions instead.
+-- Each ROI, scaled by spatial_scale and
 -- rounded (half to even, as Chainer's CPU code), covers
 -- (y_max - y_min + 1) x (x_max - x_min + 1) cells of its image, split into
 -- outh x outw bins [floor(i h/outh), ceil((i+1) h/outh)); each output is

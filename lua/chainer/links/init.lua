@@ -14,6 +14,7 @@ local files = {
   'connection.deformable_convolution_2d_sampler', 'connection.parameter',
   'normalization.batch_normalization', 'normalization.batch_renormalization',
   'normalization.layer_normalization', 'normalization.group_normalization',
+  'normalization.decorrelated_batch_normalization',
   'rnn.lstm', 'rnn.peephole', 'rnn.gru', 'rnn.mgu', 'rnn.n_step_rnn', 'rnn.n_step_lstm', 'rnn.n_step_gru',
   'rnn.child_sum_tree_lstm', 'rnn.nary_tree_lstm', 'rnn.zoneout_lstm',
   'activation.prelu', 'activation.maxout', 'activation.swish', 'activation.simplified_dropconnect',

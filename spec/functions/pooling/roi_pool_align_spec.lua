@@ -202,6 +202,23 @@ describe('F.roi_max_pooling_2d / F.roi_average_pooling_2d', function()
   end)
 end)
 
+describe('Chainer 7 ROI functions in float16', function()
+  it('compute in float32 and round back, gradients included', function()
+    local x32 = T.random.uniform(-1, 1, { 1, 2, 5, 5 }, 'float32')
+    local r, i = T.array({ { 0, 0, 4, 4 } }), T.array({ 0 }, 'int32')
+    for _, f in ipairs({ F.roi_max_pooling_2d, F.roi_average_pooling_2d, F.roi_max_align_2d }) do
+      local x = chainer.Variable(x32:astype('float16'))
+      local y = f(x, r, i, 2, 1.0)
+      assert.are.equal('float16', y.dtype)
+      chainer.testing.assert_allclose(y.array:astype('float32'), f(x32:astype('float16'):astype('float32'), r, i, 2,
+        1.0), { atol = 1e-3, rtol = 1e-2 })
+      y.grad = T.ones(y.shape, 'float16')
+      y:backward()
+      assert.are.equal('float16', x.grad.dtype)
+    end
+  end)
+end)
+
 describe('F.roi_max_align_2d', function()
   it('routes the gradient to the bilinear neighbours of the largest sample', function()
     -- one bin, 2 x 2 samples at (0.5, 0.5), (0.5, 1.5), (1.5, 0.5), (1.5, 1.5)

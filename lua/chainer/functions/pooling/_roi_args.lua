@@ -29,6 +29,14 @@ function A.pair(fn, name, v, level)
   error(string.format('%s: %s must be an integer or a table {h, w} (got %s)', fn, name, tostring(v)), level)
 end
 
+-- The kernels take float32 / float64: float16 is computed in float32 and
+-- rounded back (as the other ROI functions).
+function A.f32(x)
+  if x.dtype == 'float16' then return x:astype('float32'), 'float16' end
+  return x, nil
+end
+function A.back(y, dt) if dt then return y:astype(dt) end return y end
+
 -- Returns a table with x, rois (R, 4) tensor, roi_indices (R) tensor,
 -- outh, outw, spatial_scale and whatever else sig names (unchecked).
 -- sig lists the names after rois in Chainer's order.

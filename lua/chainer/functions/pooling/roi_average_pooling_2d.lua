@@ -31,11 +31,11 @@ local function node(cls, from)
 end
 
 function Pool:forward(inputs)
-  local x = inputs[1]
+  local x, dt = ROIArgs.f32(inputs[1])
   self.x_shape = x.shape
   check(C.ch_roi_average_pooling_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
     self.spatial_scale, box), 3)
-  return { wrap(box[0]) }
+  return { ROIArgs.back(wrap(box[0]), dt) }
 end
 function Pool:backward(idx, gys)
   return { node(PoolGrad, self):apply({ gys[1] })[1] }
@@ -43,9 +43,10 @@ end
 
 function PoolGrad:forward(inputs)
   local s = self.x_shape
-  check(C.ch_roi_average_pooling_2d_backward(inputs[1].ptr, self.rois.ptr, self.roi_indices.ptr, s[1], s[3], s[4],
+  local g, dt = ROIArgs.f32(inputs[1])
+  check(C.ch_roi_average_pooling_2d_backward(g.ptr, self.rois.ptr, self.roi_indices.ptr, s[1], s[3], s[4],
     self.spatial_scale, box), 3)
-  return { wrap(box[0]) }
+  return { ROIArgs.back(wrap(box[0]), dt) }
 end
 function PoolGrad:backward(idx, gys)
   return { node(Pool, self):apply({ gys[1] })[1] }

@@ -38,13 +38,13 @@ local function node(cls, from)
 end
 
 function Align:forward(inputs)
-  local x = inputs[1]
+  local x, dt = ROIArgs.f32(inputs[1])
   self.x_shape = x.shape
   check(C.ch_roi_max_align_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw, self.spatial_scale,
     self.sh, self.sw, box, argmax_box), 3)
   local y = wrap(box[0])
   self.argmax = wrap(argmax_box[0])
-  return { y }
+  return { ROIArgs.back(y, dt) }
 end
 function Align:backward(idx, gys)
   return { node(Scatter, self):apply({ gys[1] })[1] }
@@ -52,18 +52,20 @@ end
 
 function Scatter:forward(inputs)
   local s = self.x_shape
-  check(C.ch_roi_max_align_2d_scatter(inputs[1].ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr, s[1],
+  local g, dt = ROIArgs.f32(inputs[1])
+  check(C.ch_roi_max_align_2d_scatter(g.ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr, s[1],
     s[3], s[4], self.spatial_scale, self.sh, self.sw, box), 3)
-  return { wrap(box[0]) }
+  return { ROIArgs.back(wrap(box[0]), dt) }
 end
 function Scatter:backward(idx, gys)
   return { node(Gather, self):apply({ gys[1] })[1] }
 end
 
 function Gather:forward(inputs)
-  check(C.ch_roi_max_align_2d_gather(inputs[1].ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr,
+  local x, dt = ROIArgs.f32(inputs[1])
+  check(C.ch_roi_max_align_2d_gather(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr,
     self.spatial_scale, self.sh, self.sw, box), 3)
-  return { wrap(box[0]) }
+  return { ROIArgs.back(wrap(box[0]), dt) }
 end
 function Gather:backward(idx, gys)
   return { node(Scatter, self):apply({ gys[1] })[1] }

@@ -27,13 +27,13 @@ local ROIMaxPooling2D = FunctionNode:extend('ROIMaxPooling2D')
 M.ROIMaxPooling2D = ROIMaxPooling2D
 
 function ROIMaxPooling2D:forward(inputs)
-  local x = inputs[1]
+  local x, dt = ROIArgs.f32(inputs[1])
   check(C.ch_roi_max_pooling_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
     self.spatial_scale, box, argmax_box), 3)
   local y = wrap(box[0])
   self.argmax = wrap(argmax_box[0])
   self.x_shape = x.shape
-  return { y }
+  return { ROIArgs.back(y, dt) }
 end
 
 function ROIMaxPooling2D:backward(idx, gys)

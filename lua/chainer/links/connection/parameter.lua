@@ -8,11 +8,10 @@ local ChainerParameter = require 'chainer.parameter'
 local args = require 'chainer._args'
 
 local Parameter = Link:extend('Parameter')
+local SIGNATURE = args.signature {}
 
 function Parameter:init(array, ...)
-  if select('#', ...) > 0 then
-    error(string.format('L.Parameter: takes one argument, the initial array (got %d)', 1 + select('#', ...)), 3)
-  end
+  args.parse('L.Parameter', SIGNATURE, select('#', ...), ...)   -- nothing after array
   local a = args.array('L.Parameter', 'array', array, 3)
   self.W = ChainerParameter(a:copy())
 end

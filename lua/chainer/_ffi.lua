@@ -425,6 +425,14 @@ ch_status ch_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *roi_ind
 ch_status ch_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
 ch_status ch_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t n, int64_t h, int64_t w, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
 
+ch_status ch_roi_max_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax);
+ch_status ch_roi_average_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, ch_tensor **result);
+ch_status ch_roi_average_pooling_2d_backward(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t n, int64_t h, int64_t w, double spatial_scale, ch_tensor **result);
+
+ch_status ch_roi_max_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **y, ch_tensor **argmax);
+ch_status ch_roi_max_align_2d_scatter(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices, const ch_tensor *argmax, int64_t n, int64_t h, int64_t w, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
+ch_status ch_roi_max_align_2d_gather(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, const ch_tensor *argmax, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
+
 ch_status ch_sgd_update(ch_tensor *param, const ch_tensor *grad, double lr);
 
 ch_status ch_momentum_sgd_update(ch_tensor *param, const ch_tensor *grad, ch_tensor *v, double lr, double momentum);

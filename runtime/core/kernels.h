@@ -231,6 +231,30 @@ typedef ch_status ch_roi_average_align_2d_kernel(const ch_tensor *x, const ch_te
 typedef ch_status ch_roi_average_align_2d_backward_kernel(const ch_tensor *gy, const ch_tensor *rois,
                                                           const ch_tensor *roi_indices, double spatial_scale,
                                                           int64_t sampling_h, int64_t sampling_w, ch_tensor *gx);
+/* Chainer 7's ROI max / average pooling (ROI size max(end - start, 1),
+ * no +1): max gives y and argmax (-inf and -1 for an empty bin); average
+ * gives the bin means, and its backward gx (n, C, h, w). */
+typedef ch_status ch_roi_max_pooling_2d_kernel(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                               double spatial_scale, ch_tensor *y, ch_tensor *argmax);
+typedef ch_status ch_roi_average_pooling_2d_kernel(const ch_tensor *x, const ch_tensor *rois,
+                                                   const ch_tensor *roi_indices, double spatial_scale, ch_tensor *y);
+typedef ch_status ch_roi_average_pooling_2d_backward_kernel(const ch_tensor *gy, const ch_tensor *rois,
+                                                            const ch_tensor *roi_indices, double spatial_scale,
+                                                            ch_tensor *gx);
+/* ROIAlign with max: y and argmax (sample index in the bin, -1: none);
+ * scatter gx (n, C, h, w) from gy at the argmax samples' bilinear
+ * neighbours; gather y (argmax's shape) = x interpolated there. */
+typedef ch_status ch_roi_max_align_2d_kernel(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                             double spatial_scale, int64_t sampling_h, int64_t sampling_w,
+                                             ch_tensor *y, ch_tensor *argmax);
+typedef ch_status ch_roi_max_align_2d_scatter_kernel(const ch_tensor *gy, const ch_tensor *rois,
+                                                     const ch_tensor *roi_indices, const ch_tensor *argmax,
+                                                     double spatial_scale, int64_t sampling_h, int64_t sampling_w,
+                                                     ch_tensor *gx);
+typedef ch_status ch_roi_max_align_2d_gather_kernel(const ch_tensor *x, const ch_tensor *rois,
+                                                    const ch_tensor *roi_indices, const ch_tensor *argmax,
+                                                    double spatial_scale, int64_t sampling_h, int64_t sampling_w,
+                                                    ch_tensor *y);
 
 /* embed_id */
 /* ids: contiguous int64, each in 0..n_vocab-1 or (has_ignore) equal to
@@ -449,6 +473,12 @@ typedef ch_status ch_ctc_loss_kernel(const ch_tensor *xs, const ch_tensor *label
     X(roi_max_pool_2d_gather)  \
     X(roi_average_align_2d)    \
     X(roi_average_align_2d_backward) \
+    X(roi_max_pooling_2d)      \
+    X(roi_average_pooling_2d)  \
+    X(roi_average_pooling_2d_backward) \
+    X(roi_max_align_2d)        \
+    X(roi_max_align_2d_scatter) \
+    X(roi_max_align_2d_gather) \
     /* embed_id */             \
     X(embed_id_forward)        \
     X(embed_id_backward)       \

@@ -306,3 +306,309 @@ ch_status ch_cpu_roi_average_align_2d_backward(const ch_tensor *gy, const ch_ten
                               spatial_scale, sampling_h, sampling_w, (double *)gx->data);
     return CH_OK;
 }
+
+/* ---- Chainer 7's ROI max / average pooling ------------------------------- */
+/* The bins of one ROI: corners rounded half to even (Python's round()), a
+ * span of max(end - start, 1) cells (roi_pooling_2d adds 1; these do not). */
+typedef struct pool_geom {
+    int64_t y0, x0;
+    double bh, bw;
+} pool_geom;
+
+static inline void pool_geometry(const double *b, double scale, int64_t OH, int64_t OW, pool_geom *g) {
+    int64_t y0 = (int64_t)nearbyint(b[0] * scale), x0 = (int64_t)nearbyint(b[1] * scale);
+    int64_t y1 = (int64_t)nearbyint(b[2] * scale), x1 = (int64_t)nearbyint(b[3] * scale);
+    int64_t rh = y1 - y0 > 1 ? y1 - y0 : 1, rw = x1 - x0 > 1 ? x1 - x0 : 1;
+    g->y0 = y0;
+    g->x0 = x0;
+    g->bh = (double)rh / (double)OH;
+    g->bw = (double)rw / (double)OW;
+}
+
+#define ROI_MAX7(T)                                                                                        \
+    static void roi_max7_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,        \
+                             int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, T *y, int32_t *am) { \
+        int par = par_ok(R * C, R * C * H * W);                                                             \
+        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
+            int64_t r = rc / C, c = rc % C;                                                                 \
+            pool_geom g;                                                                                    \
+            pool_geometry(rois + 4 * r, scale, OH, OW, &g);                                                 \
+            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
+            for (int64_t i = 0; i < OH; i++) {                                                              \
+                int64_t h0, h1;                                                                             \
+                bin_range(i, g.bh, g.y0, H, &h0, &h1);                                                      \
+                for (int64_t j = 0; j < OW; j++) {                                                          \
+                    int64_t w0, w1;                                                                         \
+                    bin_range(j, g.bw, g.x0, W, &w0, &w1);                                                  \
+                    T best = (T)-INFINITY; /* an empty bin stays -inf, as in Chainer */                     \
+                    int64_t bi = -1;                                                                        \
+                    for (int64_t h = h0; h < h1; h++)                                                       \
+                        for (int64_t w = w0; w < w1; w++) {                                                 \
+                            T v = xp[h * W + w];                                                            \
+                            if (bi < 0 || v > best) { /* the first maximum, as numpy's argmax */            \
+                                best = v;                                                                   \
+                                bi = h * W + w;                                                             \
+                            }                                                                               \
+                        }                                                                                   \
+                    y[(rc * OH + i) * OW + j] = best;                                                       \
+                    am[(rc * OH + i) * OW + j] = (int32_t)bi;                                               \
+                }                                                                                           \
+            }                                                                                               \
+        });                                                                                                 \
+    }
+ROI_MAX7(float)
+ROI_MAX7(double)
+
+#define ROI_AVG(T)                                                                                         \
+    static void roi_avg_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,         \
+                            int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, T *y) {             \
+        int par = par_ok(R * C, R * C * H * W);                                                             \
+        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
+            int64_t r = rc / C, c = rc % C;                                                                 \
+            pool_geom g;                                                                                    \
+            pool_geometry(rois + 4 * r, scale, OH, OW, &g);                                                 \
+            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
+            for (int64_t i = 0; i < OH; i++) {                                                              \
+                int64_t h0, h1;                                                                             \
+                bin_range(i, g.bh, g.y0, H, &h0, &h1);                                                      \
+                for (int64_t j = 0; j < OW; j++) {                                                          \
+                    int64_t w0, w1;                                                                         \
+                    bin_range(j, g.bw, g.x0, W, &w0, &w1);                                                  \
+                    double acc = 0;                                                                         \
+                    for (int64_t h = h0; h < h1; h++)                                                       \
+                        for (int64_t w = w0; w < w1; w++)                                                   \
+                            acc += (double)xp[h * W + w];                                                   \
+                    int64_t n = (h1 - h0) * (w1 - w0);                                                      \
+                    y[(rc * OH + i) * OW + j] = (h1 > h0 && w1 > w0) ? (T)(acc / (double)n) : (T)0;         \
+                }                                                                                           \
+            }                                                                                               \
+        });                                                                                                 \
+    }
+ROI_AVG(float)
+ROI_AVG(double)
+
+#define ROI_AVG_BACK(T)                                                                                    \
+    static void roi_avg_back_##T(const T *gy, const double *rois, const int64_t *idx, int64_t R, int64_t C,   \
+                                 int64_t N, int64_t H, int64_t W, int64_t OH, int64_t OW, double scale,     \
+                                 T *gx) {                                                                   \
+        int par = par_ok(C, R * C * H * W + N * C * H * W);                                                 \
+        CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
+            for (int64_t n = 0; n < N; n++)                                                                 \
+                memset(gx + (n * C + c) * H * W, 0, sizeof(T) * (size_t)(H * W));                           \
+            for (int64_t r = 0; r < R; r++) {                                                               \
+                pool_geom g;                                                                                \
+                pool_geometry(rois + 4 * r, scale, OH, OW, &g);                                             \
+                T *gp = gx + (idx[r] * C + c) * H * W;                                                      \
+                const T *src = gy + (r * C + c) * OH * OW;                                                  \
+                for (int64_t i = 0; i < OH; i++) {                                                          \
+                    int64_t h0, h1;                                                                         \
+                    bin_range(i, g.bh, g.y0, H, &h0, &h1);                                                  \
+                    for (int64_t j = 0; j < OW; j++) {                                                      \
+                        int64_t w0, w1;                                                                     \
+                        bin_range(j, g.bw, g.x0, W, &w0, &w1);                                              \
+                        if (h1 <= h0 || w1 <= w0)                                                           \
+                            continue;                                                                       \
+                        T v = (T)((double)src[i * OW + j] / (double)((h1 - h0) * (w1 - w0)));               \
+                        for (int64_t h = h0; h < h1; h++)                                                   \
+                            for (int64_t w = w0; w < w1; w++)                                               \
+                                gp[h * W + w] += v;                                                         \
+                    }                                                                                       \
+                }                                                                                           \
+            }                                                                                               \
+        });                                                                                                 \
+    }
+ROI_AVG_BACK(float)
+ROI_AVG_BACK(double)
+
+/* ---- ROIAlign with max ----------------------------------------------------- */
+/* Sample (iy, ix) of bin (i, j): the same points ROIAlign averages. */
+static inline void align_point(const align_geom *g, int64_t i, int64_t j, int64_t iy, int64_t ix, double *yy,
+                               double *xx) {
+    *yy = g->y0 + (double)i * g->bh + ((double)iy + 0.5) * g->bh / (double)g->gh;
+    *xx = g->x0 + (double)j * g->bw + ((double)ix + 0.5) * g->bw / (double)g->gw;
+}
+
+#define ROI_MAX_ALIGN(T)                                                                                   \
+    static void roi_max_align_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,   \
+                                  int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,    \
+                                  int64_t sw, T *y, int32_t *am) {                                          \
+        int par = par_ok(R * C, R * C * OH * OW * 4);                                                       \
+        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
+            int64_t r = rc / C, c = rc % C;                                                                 \
+            align_geom g;                                                                                   \
+            align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                        \
+            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
+            for (int64_t i = 0; i < OH; i++)                                                                \
+                for (int64_t j = 0; j < OW; j++) {                                                          \
+                    double best = -INFINITY; /* no sample in the image: -inf, as in Chainer */              \
+                    int64_t bi = -1;                                                                        \
+                    for (int64_t iy = 0; iy < g.gh; iy++)                                                   \
+                        for (int64_t ix = 0; ix < g.gw; ix++) {                                             \
+                            double yy, xx;                                                                  \
+                            tap4 t;                                                                         \
+                            align_point(&g, i, j, iy, ix, &yy, &xx);                                        \
+                            if (!bilinear_taps(yy, xx, H, W, &t))                                           \
+                                continue;                                                                   \
+                            double v = t.w[0] * xp[t.o[0]] + t.w[1] * xp[t.o[1]] + t.w[2] * xp[t.o[2]] +    \
+                                       t.w[3] * xp[t.o[3]];                                                 \
+                            if (v > best) { /* strict: the first maximum */                                 \
+                                best = v;                                                                   \
+                                bi = iy * g.gw + ix;                                                        \
+                            }                                                                               \
+                        }                                                                                   \
+                    y[(rc * OH + i) * OW + j] = (T)best;                                                    \
+                    am[(rc * OH + i) * OW + j] = (int32_t)bi;                                               \
+                }                                                                                           \
+        });                                                                                                 \
+    }
+ROI_MAX_ALIGN(float)
+ROI_MAX_ALIGN(double)
+
+/* The bilinear taps of the argmax sample a of bin (i, j); 0 when none. */
+static inline int argmax_taps(const align_geom *g, int64_t i, int64_t j, int32_t a, int64_t H, int64_t W, tap4 *t) {
+    if (a < 0 || a >= g->gh * g->gw)
+        return 0;
+    double yy, xx;
+    align_point(g, i, j, a / g->gw, a % g->gw, &yy, &xx);
+    return bilinear_taps(yy, xx, H, W, t);
+}
+
+#define ROI_MAX_ALIGN_SCATTER(T)                                                                           \
+    static void roi_max_align_scatter_##T(const T *gy, const int32_t *am, const double *rois,                \
+                                          const int64_t *idx, int64_t R, int64_t C, int64_t N, int64_t H,    \
+                                          int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,       \
+                                          int64_t sw, T *gx) {                                              \
+        int par = par_ok(C, R * C * OH * OW * 4 + N * C * H * W);                                           \
+        CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
+            for (int64_t n = 0; n < N; n++)                                                                 \
+                memset(gx + (n * C + c) * H * W, 0, sizeof(T) * (size_t)(H * W));                           \
+            for (int64_t r = 0; r < R; r++) {                                                               \
+                align_geom g;                                                                               \
+                align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                    \
+                T *gp = gx + (idx[r] * C + c) * H * W;                                                      \
+                const T *src = gy + (r * C + c) * OH * OW;                                                  \
+                const int32_t *ap = am + (r * C + c) * OH * OW;                                             \
+                for (int64_t i = 0; i < OH; i++)                                                            \
+                    for (int64_t j = 0; j < OW; j++) {                                                      \
+                        tap4 t;                                                                             \
+                        if (argmax_taps(&g, i, j, ap[i * OW + j], H, W, &t))                                \
+                            for (int k = 0; k < 4; k++)                                                     \
+                                gp[t.o[k]] += (T)(t.w[k] * (double)src[i * OW + j]);                        \
+                    }                                                                                       \
+            }                                                                                               \
+        });                                                                                                 \
+    }
+ROI_MAX_ALIGN_SCATTER(float)
+ROI_MAX_ALIGN_SCATTER(double)
+
+#define ROI_MAX_ALIGN_GATHER(T)                                                                            \
+    static void roi_max_align_gather_##T(const T *x, const int32_t *am, const double *rois, const int64_t *idx, \
+                                         int64_t R, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,  \
+                                         double scale, int64_t sh, int64_t sw, T *y) {                      \
+        int par = par_ok(R * C, R * C * OH * OW * 4);                                                       \
+        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
+            int64_t r = rc / C, c = rc % C;                                                                 \
+            align_geom g;                                                                                   \
+            align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                        \
+            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
+            for (int64_t i = 0; i < OH; i++)                                                                \
+                for (int64_t j = 0; j < OW; j++) {                                                          \
+                    tap4 t;                                                                                 \
+                    double v = 0;                                                                           \
+                    if (argmax_taps(&g, i, j, am[(rc * OH + i) * OW + j], H, W, &t))                        \
+                        v = t.w[0] * xp[t.o[0]] + t.w[1] * xp[t.o[1]] + t.w[2] * xp[t.o[2]] +               \
+                            t.w[3] * xp[t.o[3]];                                                            \
+                    y[(rc * OH + i) * OW + j] = (T)v;                                                       \
+                }                                                                                           \
+        });                                                                                                 \
+    }
+ROI_MAX_ALIGN_GATHER(float)
+ROI_MAX_ALIGN_GATHER(double)
+
+/* ---- kernels (Chainer 7 pooling, max align) -------------------------------- */
+ch_status ch_cpu_roi_max_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                    double spatial_scale, ch_tensor *y, ch_tensor *argmax) {
+    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
+    const double *rp = (const double *)ch_base(rois);
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    if (x->dt == CH_FLOAT32)
+        roi_max7_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (float *)y->data,
+                       (int32_t *)argmax->data);
+    else
+        roi_max7_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (double *)y->data,
+                        (int32_t *)argmax->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_average_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                        double spatial_scale, ch_tensor *y) {
+    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
+    const double *rp = (const double *)ch_base(rois);
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    if (x->dt == CH_FLOAT32)
+        roi_avg_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (float *)y->data);
+    else
+        roi_avg_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (double *)y->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_average_pooling_2d_backward(const ch_tensor *gy, const ch_tensor *rois,
+                                                 const ch_tensor *roi_indices, double spatial_scale, ch_tensor *gx) {
+    int64_t R = gy->dim[0], C = gy->dim[1], n = gx->dim[0], h = gx->dim[2], w = gx->dim[3];
+    const double *rp = (const double *)ch_base(rois);
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    if (gy->dt == CH_FLOAT32)
+        roi_avg_back_float((const float *)ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3], spatial_scale,
+                           (float *)gx->data);
+    else
+        roi_avg_back_double((const double *)ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
+                            spatial_scale, (double *)gx->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_max_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                  double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor *y,
+                                  ch_tensor *argmax) {
+    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
+    const double *rp = (const double *)ch_base(rois);
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    if (x->dt == CH_FLOAT32)
+        roi_max_align_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
+                            sampling_w, (float *)y->data, (int32_t *)argmax->data);
+    else
+        roi_max_align_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
+                             sampling_w, (double *)y->data, (int32_t *)argmax->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_max_align_2d_scatter(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                          const ch_tensor *argmax, double spatial_scale, int64_t sampling_h,
+                                          int64_t sampling_w, ch_tensor *gx) {
+    int64_t R = gy->dim[0], C = gy->dim[1], n = gx->dim[0], h = gx->dim[2], w = gx->dim[3];
+    const double *rp = (const double *)ch_base(rois);
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    const int32_t *ap = (const int32_t *)ch_base(argmax);
+    if (gy->dt == CH_FLOAT32)
+        roi_max_align_scatter_float((const float *)ch_base(gy), ap, rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
+                                    spatial_scale, sampling_h, sampling_w, (float *)gx->data);
+    else
+        roi_max_align_scatter_double((const double *)ch_base(gy), ap, rp, ip, R, C, n, h, w, gy->dim[2],
+                                     gy->dim[3], spatial_scale, sampling_h, sampling_w, (double *)gx->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_max_align_2d_gather(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                         const ch_tensor *argmax, double spatial_scale, int64_t sampling_h,
+                                         int64_t sampling_w, ch_tensor *y) {
+    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
+    const double *rp = (const double *)ch_base(rois);
+    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
+    const int32_t *ap = (const int32_t *)ch_base(argmax);
+    if (x->dt == CH_FLOAT32)
+        roi_max_align_gather_float((const float *)ch_base(x), ap, rp, ip, R, C, H, W, OH, OW, spatial_scale,
+                                   sampling_h, sampling_w, (float *)y->data);
+    else
+        roi_max_align_gather_double((const double *)ch_base(x), ap, rp, ip, R, C, H, W, OH, OW, spatial_scale,
+                                    sampling_h, sampling_w, (double *)y->data);
+    return CH_OK;
+}

@@ -519,6 +519,23 @@ CH_API ch_status ch_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *
  * backward (the adjoint, linear in gy) gives (n, C, h, w). */
 CH_API ch_status ch_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
 CH_API ch_status ch_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t n, int64_t h, int64_t w, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
+/* Chainer 7's roi_max_pooling_2d / roi_average_pooling_2d: same layout;
+ * corners rounded, a ROI spans max(end - start, 1) cells (no +1), bins as
+ * above.  Max: an empty bin gives -inf with argmax -1 (gradient: the
+ * scatter / gather above).  Average: the mean of each bin (0 when empty);
+ * its backward (the adjoint) spreads gy / bin size over the bin. */
+CH_API ch_status ch_roi_max_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax);
+CH_API ch_status ch_roi_average_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, ch_tensor **result);
+CH_API ch_status ch_roi_average_pooling_2d_backward(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t n, int64_t h, int64_t w, double spatial_scale, ch_tensor **result);
+/* ROIAlign with max over the bilinear samples of each bin (sampling as
+ * ch_roi_average_align_2d): y and argmax (int32, the sample's index
+ * iy * grid_w + ix in its bin; -1 with y = -inf when no sample lies in the
+ * image).  Scatter (gradient, (n, C, h, w)) spreads gy over the four
+ * bilinear neighbours of each argmax sample; gather (its adjoint, shaped
+ * like argmax) reads x there. */
+CH_API ch_status ch_roi_max_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **y, ch_tensor **argmax);
+CH_API ch_status ch_roi_max_align_2d_scatter(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices, const ch_tensor *argmax, int64_t n, int64_t h, int64_t w, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
+CH_API ch_status ch_roi_max_align_2d_gather(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, const ch_tensor *argmax, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **result);
 /* end nn: normalization */
 
 /* ---- optimizer updates (fused, one pass over each parameter) ---------- */

@@ -273,3 +273,218 @@ ch_status ch_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor 
     *result = out;
     return CH_OK;
 }
+
+/* ---- Chainer 7's roi_max_pooling_2d / roi_average_pooling_2d ------------ */
+
+/* The checks every forward front door shares: x, outsize. */
+static ch_status check_forward(const char *fn, const ch_tensor *x, int64_t outh, int64_t outw) {
+    CH_TRY(check_x(fn, "x", x, 4));
+    if (outh < 1 || outw < 1)
+        return ch_fail(CH_ERR_ARG, "%s: outsize must be positive (got %lld, %lld)", fn, (long long)outh,
+                       (long long)outw);
+    return CH_OK;
+}
+
+ch_status ch_roi_max_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
+                                int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax) {
+    const char *fn = "roi_max_pooling_2d";
+    if (!y || !argmax)
+        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
+    CH_TRY(check_forward(fn, x, outh, outw));
+    CH_KERNEL(kernel, roi_max_pooling_2d, x->dev, fn);
+    roi_args a;
+    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
+    int64_t dim[4] = {a.R, x->dim[1], outh, outw};
+    ch_tensor *xc = NULL, *yt = NULL, *at = NULL;
+    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
+    if (st == CH_OK)
+        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, x->dev, &yt);
+    if (st == CH_OK)
+        st = ch_tensor_new(CH_INT32, 4, dim, x->dev, &at);
+    if (st == CH_OK)
+        st = kernel(xc, a.rois, a.idx, spatial_scale, yt, at);
+    ch_tensor_release(xc);
+    roi_args_release(&a);
+    if (st != CH_OK) {
+        ch_tensor_release(yt);
+        ch_tensor_release(at);
+        return st;
+    }
+    *y = yt;
+    *argmax = at;
+    return CH_OK;
+}
+
+ch_status ch_roi_average_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                    int64_t outh, int64_t outw, double spatial_scale, ch_tensor **result) {
+    const char *fn = "roi_average_pooling_2d";
+    if (!result)
+        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
+    CH_TRY(check_forward(fn, x, outh, outw));
+    CH_KERNEL(kernel, roi_average_pooling_2d, x->dev, fn);
+    roi_args a;
+    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
+    int64_t dim[4] = {a.R, x->dim[1], outh, outw};
+    ch_tensor *xc = NULL, *yt = NULL;
+    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
+    if (st == CH_OK)
+        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, x->dev, &yt);
+    if (st == CH_OK)
+        st = kernel(xc, a.rois, a.idx, spatial_scale, yt);
+    ch_tensor_release(xc);
+    roi_args_release(&a);
+    if (st != CH_OK) {
+        ch_tensor_release(yt);
+        return st;
+    }
+    *result = yt;
+    return CH_OK;
+}
+
+/* The checks of a gradient front door: gy (R, C, oh, ow) against rois and
+ * the input shape (n, C, h, w); fills a. */
+static ch_status check_backward(const char *fn, const ch_tensor *gy, const ch_tensor *rois,
+                                const ch_tensor *roi_indices, int64_t n, int64_t h, int64_t w, roi_args *a) {
+    CH_TRY(check_x(fn, "gy", gy, 4));
+    if (n < 1 || h < 1 || w < 1)
+        return ch_fail(CH_ERR_ARG, "%s: bad input shape (%lld, C, %lld, %lld)", fn, (long long)n, (long long)h,
+                       (long long)w);
+    CH_TRY(roi_args_init(fn, gy, rois, roi_indices, n, a));
+    if (a->R != gy->dim[0]) {
+        roi_args_release(a);
+        return ch_fail(CH_ERR_SHAPE, "%s: gy has %lld rows, rois %lld", fn, (long long)gy->dim[0], (long long)a->R);
+    }
+    return CH_OK;
+}
+
+ch_status ch_roi_average_pooling_2d_backward(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                             int64_t n, int64_t h, int64_t w, double spatial_scale,
+                                             ch_tensor **result) {
+    const char *fn = "roi_average_pooling_2d";
+    if (!result)
+        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
+    CH_TRY(check_x(fn, "gy", gy, 4));
+    CH_KERNEL(kernel, roi_average_pooling_2d_backward, gy->dev, fn);
+    roi_args a;
+    CH_TRY(check_backward(fn, gy, rois, roi_indices, n, h, w, &a));
+    int64_t dim[4] = {n, gy->dim[1], h, w};
+    ch_tensor *gc = NULL, *out = NULL;
+    ch_status st = ch_contiguous_as(gy, (ch_dtype)gy->dt, &gc);
+    if (st == CH_OK)
+        st = ch_tensor_new((ch_dtype)gy->dt, 4, dim, gy->dev, &out);
+    if (st == CH_OK)
+        st = kernel(gc, a.rois, a.idx, spatial_scale, out);
+    ch_tensor_release(gc);
+    roi_args_release(&a);
+    if (st != CH_OK) {
+        ch_tensor_release(out);
+        return st;
+    }
+    *result = out;
+    return CH_OK;
+}
+
+/* ---- ROIAlign with max ---------------------------------------------------- */
+
+ch_status ch_roi_max_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
+                              int64_t outw, double spatial_scale, int64_t sampling_h, int64_t sampling_w,
+                              ch_tensor **y, ch_tensor **argmax) {
+    const char *fn = "roi_max_align_2d";
+    if (!y || !argmax)
+        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
+    CH_TRY(check_forward(fn, x, outh, outw));
+    CH_KERNEL(kernel, roi_max_align_2d, x->dev, fn);
+    roi_args a;
+    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
+    int64_t dim[4] = {a.R, x->dim[1], outh, outw};
+    ch_tensor *xc = NULL, *yt = NULL, *at = NULL;
+    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
+    if (st == CH_OK)
+        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, x->dev, &yt);
+    if (st == CH_OK)
+        st = ch_tensor_new(CH_INT32, 4, dim, x->dev, &at);
+    if (st == CH_OK)
+        st = kernel(xc, a.rois, a.idx, spatial_scale, sampling_h, sampling_w, yt, at);
+    ch_tensor_release(xc);
+    roi_args_release(&a);
+    if (st != CH_OK) {
+        ch_tensor_release(yt);
+        ch_tensor_release(at);
+        return st;
+    }
+    *y = yt;
+    *argmax = at;
+    return CH_OK;
+}
+
+ch_status ch_roi_max_align_2d_scatter(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                      const ch_tensor *argmax, int64_t n, int64_t h, int64_t w, double spatial_scale,
+                                      int64_t sampling_h, int64_t sampling_w, ch_tensor **result) {
+    const char *fn = "roi_max_align_2d";
+    if (!result)
+        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
+    CH_TRY(check_x(fn, "gy", gy, 4));
+    CH_TRY(check_argmax(fn, argmax, gy, gy->dim[0], gy->dim[1]));
+    if (argmax->dim[2] != gy->dim[2] || argmax->dim[3] != gy->dim[3])
+        return ch_fail(CH_ERR_SHAPE, "%s: gy and argmax must have the same shape", fn);
+    CH_KERNEL(kernel, roi_max_align_2d_scatter, gy->dev, fn);
+    roi_args a;
+    CH_TRY(check_backward(fn, gy, rois, roi_indices, n, h, w, &a));
+    int64_t dim[4] = {n, gy->dim[1], h, w};
+    ch_tensor *gc = NULL, *ac = NULL, *out = NULL;
+    ch_status st = ch_contiguous_as(gy, (ch_dtype)gy->dt, &gc);
+    if (st == CH_OK)
+        st = ch_contiguous_as(argmax, CH_INT32, &ac);
+    if (st == CH_OK)
+        st = ch_tensor_new((ch_dtype)gy->dt, 4, dim, gy->dev, &out);
+    if (st == CH_OK)
+        st = kernel(gc, a.rois, a.idx, ac, spatial_scale, sampling_h, sampling_w, out);
+    ch_tensor_release(gc);
+    ch_tensor_release(ac);
+    roi_args_release(&a);
+    if (st != CH_OK) {
+        ch_tensor_release(out);
+        return st;
+    }
+    *result = out;
+    return CH_OK;
+}
+
+ch_status ch_roi_max_align_2d_gather(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                     const ch_tensor *argmax, double spatial_scale, int64_t sampling_h,
+                                     int64_t sampling_w, ch_tensor **result) {
+    const char *fn = "roi_max_align_2d";
+    if (!result)
+        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
+    CH_TRY(check_x(fn, "x", x, 4));
+    CH_CHECK_ARG(argmax, fn, "argmax");
+    CH_TRY(ch_same_device(fn, "x", x, "argmax", argmax));
+    if (argmax->nd != 4 || argmax->dt != CH_INT32 || argmax->dim[1] != x->dim[1])
+        return ch_fail(CH_ERR_SHAPE, "%s: argmax must be int32 (R, C, outh, outw) with C = %lld", fn,
+                       (long long)x->dim[1]);
+    CH_KERNEL(kernel, roi_max_align_2d_gather, x->dev, fn);
+    roi_args a;
+    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
+    if (a.R != argmax->dim[0]) {
+        roi_args_release(&a);
+        return ch_fail(CH_ERR_SHAPE, "%s: argmax has %lld rows, rois %lld", fn, (long long)argmax->dim[0],
+                       (long long)a.R);
+    }
+    ch_tensor *xc = NULL, *ac = NULL, *out = NULL;
+    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
+    if (st == CH_OK)
+        st = ch_contiguous_as(argmax, CH_INT32, &ac);
+    if (st == CH_OK)
+        st = ch_tensor_new((ch_dtype)x->dt, 4, argmax->dim, x->dev, &out);
+    if (st == CH_OK)
+        st = kernel(xc, a.rois, a.idx, ac, spatial_scale, sampling_h, sampling_w, out);
+    ch_tensor_release(xc);
+    ch_tensor_release(ac);
+    roi_args_release(&a);
+    if (st != CH_OK) {
+        ch_tensor_release(out);
+        return st;
+    }
+    *result = out;
+    return CH_OK;
+}

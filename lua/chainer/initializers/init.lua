@@ -10,7 +10,7 @@ local M = {
   Initializer = base.Initializer,
   get_fans = base.get_fans,
 }
-for _, fam in ipairs({ 'constant', 'normal', 'uniform', 'orthogonal' }) do
+for _, fam in ipairs({ 'constant', 'normal', 'uniform', 'orthogonal', 'sampling' }) do
   for k, v in pairs(require('chainer.initializers.' .. fam)) do M[k] = v end
 end
 

@@ -1,0 +1,84 @@
+-- functions/pooling/roi_max_align_2d.lua: F.roi_max_align_2d (ROIAlign,
+-- He et al.'s Mask R-CNN, with max pooling in each bin).
+--
+--   F.roi_max_align_2d(x, rois, roi_indices, outsize, spatial_scale,
+--                      sampling_ratio)      (sampling_ratio optional)
+--
+-- The sample points are those of F.roi_average_align_2d (a ROI
+-- (y_min, x_min, y_max, x_max) * spatial_scale, not rounded, split into
+-- outsize bins of sampling_ratio (int or {h, w}; default ceil(roi size /
+-- outsize)) bilinear samples per axis); each output is the largest sample
+-- of its bin, -inf when no sample lies within a cell of the image (as in
+-- Chainer).  Only x gets a gradient: gy goes to the four bilinear
+-- neighbours of each bin's argmax sample (ROIMaxAlign2DScatter), whose own
+-- gradient is the matching interpolation (ROIMaxAlign2DGather).
+local ffi = require 'ffi'
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local ROIArgs = require 'chainer.functions.pooling._roi_args'
+
+local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+
+local M = {}
+
+local FN = 'roi_max_align_2d'
+local SIGNATURE = { 'roi_indices', 'outsize', 'spatial_scale', 'sampling_ratio' }
+
+local argmax_box = ffi.new('ch_tensor*[1]')
+
+local Align = FunctionNode:extend('ROIMaxAlign2D')
+local Scatter = FunctionNode:extend('ROIMaxAlign2DScatter')
+local Gather = FunctionNode:extend('ROIMaxAlign2DGather')
+M.ROIMaxAlign2D, M.ROIMaxAlign2DScatter, M.ROIMaxAlign2DGather = Align, Scatter, Gather
+
+local function node(cls, from)
+  local f = setmetatable({}, cls)
+  for _, k in ipairs({ 'rois', 'roi_indices', 'argmax', 'spatial_scale', 'sh', 'sw', 'x_shape' }) do f[k] = from[k] end
+  return f
+end
+
+function Align:forward(inputs)
+  local x, dt = ROIArgs.f32(inputs[1])
+  self.x_shape = x.shape
+  check(C.ch_roi_max_align_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw, self.spatial_scale,
+    self.sh, self.sw, box, argmax_box), 3)
+  local y = wrap(box[0])
+  self.argmax = wrap(argmax_box[0])
+  return { ROIArgs.back(y, dt) }
+end
+function Align:backward(idx, gys)
+  return { node(Scatter, self):apply({ gys[1] })[1] }
+end
+
+function Scatter:forward(inputs)
+  local s = self.x_shape
+  local g, dt = ROIArgs.f32(inputs[1])
+  check(C.ch_roi_max_align_2d_scatter(g.ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr, s[1],
+    s[3], s[4], self.spatial_scale, self.sh, self.sw, box), 3)
+  return { ROIArgs.back(wrap(box[0]), dt) }
+end
+function Scatter:backward(idx, gys)
+  return { node(Gather, self):apply({ gys[1] })[1] }
+end
+
+function Gather:forward(inputs)
+  local x, dt = ROIArgs.f32(inputs[1])
+  check(C.ch_roi_max_align_2d_gather(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr,
+    self.spatial_scale, self.sh, self.sw, box), 3)
+  return { ROIArgs.back(wrap(box[0]), dt) }
+end
+function Gather:backward(idx, gys)
+  return { node(Scatter, self):apply({ gys[1] })[1] }
+end
+
+function M.roi_max_align_2d(x, rois, ...)
+  local a = ROIArgs.parse(FN, SIGNATURE, x, rois, select('#', ...), ...)
+  local f = setmetatable({}, Align)
+  f.rois, f.roi_indices, f.outh, f.outw, f.spatial_scale = a.rois, a.roi_indices, a.outh, a.outw, a.spatial_scale
+  -- sampling_ratio nil: ceil(roi size / outsize) samples, chosen per ROI (0 for the kernel)
+  f.sh, f.sw = 0, 0
+  if a.sampling_ratio ~= nil then f.sh, f.sw = ROIArgs.pair(FN, 'sampling_ratio', a.sampling_ratio) end
+  return f:apply({ x })[1]
+end
+
+return M

@@ -1,0 +1,52 @@
+-- functions/pooling/roi_max_pooling_2d.lua: F.roi_max_pooling_2d (Chainer
+-- 7's ROI max pooling).
+--
+--   F.roi_max_pooling_2d(x, rois, roi_indices, outsize, spatial_scale)
+--
+-- Like F.roi_pooling_2d, except that a ROI (y_min, x_min, y_max, x_max),
+-- scaled and rounded half to even, spans max(y_max - y_min, 1) x
+-- max(x_max - x_min, 1) cells (no +1) and a bin entirely outside the image
+-- gives -inf (Chainer's CPU result).  Only x gets a gradient: the scatter
+-- to the argmax cells that roi_pooling_2d uses (ROIMaxScatter), whose own
+-- gradient is the matching gather.
+local ffi = require 'ffi'
+local T = require 'chainer.tensor'
+local FunctionNode = require 'chainer.function_node'
+local ROIArgs = require 'chainer.functions.pooling._roi_args'
+local ROIPool = require 'chainer.functions.pooling.roi_pooling_2d'
+
+local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+
+local M = {}
+
+local SIGNATURE = { 'roi_indices', 'outsize', 'spatial_scale' }
+
+local argmax_box = ffi.new('ch_tensor*[1]')
+
+local ROIMaxPooling2D = FunctionNode:extend('ROIMaxPooling2D')
+M.ROIMaxPooling2D = ROIMaxPooling2D
+
+function ROIMaxPooling2D:forward(inputs)
+  local x, dt = ROIArgs.f32(inputs[1])
+  check(C.ch_roi_max_pooling_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
+    self.spatial_scale, box, argmax_box), 3)
+  local y = wrap(box[0])
+  self.argmax = wrap(argmax_box[0])
+  self.x_shape = x.shape
+  return { ROIArgs.back(y, dt) }
+end
+
+function ROIMaxPooling2D:backward(idx, gys)
+  local f = setmetatable({}, ROIPool.ROIMaxScatter)
+  f.roi_indices, f.argmax, f.x_shape = self.roi_indices, self.argmax, self.x_shape
+  return { f:apply({ gys[1] })[1] }
+end
+
+function M.roi_max_pooling_2d(x, rois, ...)
+  local a = ROIArgs.parse('roi_max_pooling_2d', SIGNATURE, x, rois, select('#', ...), ...)
+  local f = setmetatable({}, ROIMaxPooling2D)
+  f.rois, f.roi_indices, f.outh, f.outw, f.spatial_scale = a.rois, a.roi_indices, a.outh, a.outw, a.spatial_scale
+  return f:apply({ x })[1]
+end
+
+return M

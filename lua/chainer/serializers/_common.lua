@@ -3,6 +3,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local base = require 'chainer.serializer'
+local errors = require 'chainer._errors'
 
 local is_tensor = T.is_tensor
 local M = {}
@@ -175,7 +176,8 @@ function M.make_deserializer(name)
       error(string.format("%s: key '%s' is not in '%s'", self._fn, full, tostring(src.where)), level)
     end
     self._state.accessed[full] = true
-    local data = src.get(full)
+    local ok, data = pcall(src.get, full)
+    if not ok then error(errors.as(self._fn, data), 0) end   -- a damaged member or dataset
     return M.restore(value, data, full, self._fn, src.where), true
   end
 

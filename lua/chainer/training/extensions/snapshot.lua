@@ -17,6 +17,7 @@ local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
 local fs = require 'chainer._fs'
+local errors = require 'chainer._errors'
 
 local Snapshot = extension.Extension:extend('_Snapshot')
 Snapshot.trigger = { 1, 'epoch' }
@@ -98,7 +99,8 @@ function Snapshot:initialize(trainer)
   local latest = files[#files]
   if latest then
     local target = self._target or trainer
-    serializers().load_npz(fs.join(trainer.out, latest.name), target)
+    local ok, err = pcall(serializers().load_npz, fs.join(trainer.out, latest.name), target)
+    if not ok then error('snapshot: autoload failed: ' .. errors.clean(err), 0) end
   end
 end
 
@@ -113,8 +115,9 @@ function Snapshot:_make_snapshot(trainer)
     self._writer(filename, outdir, target)
   else
     local save = self._savefun or serializers().save_npz
-    local ok, err = fs.write_via_temp(path, function(tmp) save(tmp, target) end)
-    if not ok then error('snapshot: ' .. err, 0) end
+    local done, ok, err = pcall(fs.write_via_temp, path, function(tmp) save(tmp, target) end)
+    if not done then err = ok end
+    if not (done and ok) then error('snapshot: ' .. errors.clean(err), 0) end
   end
   if self.n_retains and self.n_retains > 0 then
     local files = self:_matching_files(outdir)

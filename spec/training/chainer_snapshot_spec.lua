@@ -112,6 +112,36 @@ describe("a snapshot with Chainer's train_mnist.py key set", function()
   end)
 end)
 
+describe('an EarlyStoppingTrigger stop trigger', function()
+  it("loads a Chainer snapshot strictly (Chainer 7.8.1's trigger saves nothing) and keeps its own state", function()
+    local dir = H.tmpdir()
+    local stop = function()
+      return require('chainer.training.triggers').EarlyStoppingTrigger({ monitor = 'main/loss', patience = 2,
+        max_trigger = { 3, 'epoch' } })
+    end
+    local keys = chainer_snapshot(dir)
+    keys['stop_trigger/previous_iteration'] = nil   -- Chainer: no serialize method, no stop_trigger keys
+    keys['stop_trigger/previous_epoch_detail'] = nil
+    local path = dir .. '/snapshot_iter_4'
+    T.savez(path, keys)
+    local trainer = mnist_trainer(dir, 2)
+    trainer.stop_trigger = stop()
+    chainer.serializers.load_npz(path, trainer)
+    assert.equal(4, trainer.updater.iteration)
+    -- chainlua's own snapshot carries the trigger's state back
+    trainer.stop_trigger.best, trainer.stop_trigger.count = 0.25, 1
+    local s = chainer.serializers.DictionarySerializer()
+    trainer:serialize(s)
+    assert.equal(0.25, s.target['stop_trigger/best']:item())
+    local t2 = mnist_trainer(dir, 2)
+    t2.stop_trigger = stop()
+    chainer.serializers.NpzDeserializer(s.target):load(t2)
+    assert.equal(0.25, t2.stop_trigger.best)
+    assert.equal(1, t2.stop_trigger.count)
+    H.rmdir(dir)
+  end)
+end)
+
 describe('the optional mark', function()
   it('an optional key may be absent; a required one is reported, also when asked after an optional miss', function()
     local d = chainer.serializers.NpzDeserializer({ a = T.array(1, 'int64') })

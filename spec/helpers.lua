@@ -82,6 +82,36 @@ function H.tmpdir()
   return d
 end
 
+-- The repository root: specs run from it (this file is spec/helpers.lua).
+local REPO = debug.getinfo(1, 'S').source:match('^@(.-)/?spec/helpers%.lua$')
+if REPO == nil or REPO == '' then REPO = '.' end
+
+local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+-- A writable mirror of the dataset root `source` (default:
+-- $CHAINER_DATASET_ROOT, else ~/.chainer/dataset) under /tmp: its folders
+-- made anew, its files linked (scripts/scratch-dataset-root).  Whatever a
+-- loader converts, caches or downloads there never reaches the shared data.
+function H.scratch_dataset_root(source)
+  local cmd = 'bash ' .. shell_quote(REPO .. '/scripts/scratch-dataset-root')
+  if source then cmd = cmd .. ' ' .. shell_quote(source) end
+  local p = assert(io.popen(cmd .. ' 2>&1'))
+  local out = p:read('*a')
+  p:close()
+  local root = out:match('^(/[^\n]*chainlua%-dataset%-[^\n]*)\n?$')
+  assert(root, 'scripts/scratch-dataset-root failed: ' .. out)
+  return root
+end
+
+-- Points CHAINER_DATASET_ROOT, for this process and the programs it starts,
+-- at the scratch mirror of the current root; spec/setup.lua (the busted
+-- helper in .busted) does it once before any spec runs.
+function H.use_scratch_dataset_root()
+  local root = H.scratch_dataset_root()
+  require('chainer._libc').setenv('CHAINER_DATASET_ROOT', root)
+  return root
+end
+
 -- Removes a folder made by tmpdir (nothing outside /tmp).
 function H.rmdir(d)
   if d and d:match('^/tmp/') then os.execute("rm -rf '" .. d .. "'") end

@@ -76,6 +76,58 @@ function M.temp_path(path, suffix)
   return string.format('%s.%s.tmp-%d-%d%s', dir, base, libc.getpid(), counter, suffix or '')
 end
 
+-- The temporaries of this process's writes still in progress (path -> true).
+local in_flight = {}
+
+-- A temporary that temp_path made for a file named `base`: '.BASE.tmp-PID-N',
+-- maybe with the runtime writer's own '.tmp-XXXXXX' (runtime/io/atomic.c)
+-- after it.  Returns base, pid, the temp_path part; nil for other names.
+local function parse_temp_name(name)
+  local base, pid, n, rest = name:match('^%.(.+)%.tmp%-(%d+)%-(%d+)(.*)$')
+  if not base or not (rest == '' or rest:match('^%.tmp%-%w+$')) then return nil end
+  return base, tonumber(pid), '.' .. base .. '.tmp-' .. pid .. '-' .. n
+end
+
+-- Seconds since `path` was last modified (nil when unknown).
+local function age_of(path)
+  local p = io.popen("stat -c %Y '" .. path:gsub("'", "'\\''") .. "' 2>/dev/null")
+  if not p then return nil end
+  local mtime = tonumber(p:read('*l'))
+  p:close()
+  return mtime and (os.time() - mtime) or nil
+end
+
+M.STALE_TEMP_AGE = 24 * 3600
+
+-- Removes, in `dir`, the temporaries temp_path made for files whose names
+-- `owns(base)` claims, left behind by a crashed writer: one whose pid no
+-- longer runs, this process's own when not in progress (a reused pid), and
+-- any older than `max_age` seconds (default a day: a pid reused by some
+-- other process).  A temporary of a live writer, another process writing
+-- into the same folder now, is left alone.  Returns the names removed.
+function M.remove_stale_temporaries(dir, owns, max_age)
+  max_age = max_age or M.STALE_TEMP_AGE
+  local removed = {}
+  local me = libc.getpid()
+  for _, name in ipairs(M.listdir(dir) or {}) do
+    local base, pid, own_part = parse_temp_name(name)
+    if base and owns(base) then
+      local path = M.join(dir, name)
+      local stale
+      if pid == me then
+        stale = not in_flight[M.join(dir, own_part)]
+      elseif not libc.process_exists(pid) then
+        stale = true
+      else
+        local age = age_of(path)
+        stale = age ~= nil and age > max_age
+      end
+      if stale and os.remove(path) then removed[#removed + 1] = name end
+    end
+  end
+  return removed
+end
+
 -- Moves a finished temporary over `path`.  On failure removes the temporary
 -- and returns nil, message.
 function M.replace(tmp, path)
@@ -93,7 +145,9 @@ end
 -- clean-up.
 function M.write_via_temp(path, write, suffix)
   local tmp = M.temp_path(path, suffix)
+  in_flight[tmp] = true
   local ok, result = pcall(write, tmp)
+  in_flight[tmp] = nil
   if not ok then
     os.remove(tmp)
     error(result, 0)

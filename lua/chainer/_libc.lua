@@ -20,6 +20,7 @@ int clock_gettime(int clk_id, chainlua_timespec *tp);
 
 int isatty(int fd);
 int getpid(void);
+int kill(int pid, int sig);
 int setenv(const char *name, const char *value, int overwrite);
 int unsetenv(const char *name);
 
@@ -51,6 +52,15 @@ end
 function M.isatty(fd) return C.isatty(fd) == 1 end
 
 function M.getpid() return tonumber(C.getpid()) end
+
+-- Whether process `pid` exists (signal 0 probes without sending; EPERM
+-- means it exists but belongs to another user).
+local EPERM = 1
+function M.process_exists(pid)
+  if type(pid) ~= 'number' or pid <= 0 or pid ~= math.floor(pid) or pid > 2 ^ 31 - 1 then return false end
+  if C.kill(pid, 0) == 0 then return true end
+  return ffi.errno() == EPERM
+end
 
 -- setenv(name, value) / setenv(name, nil) to unset: the process
 -- environment that os.getenv and child processes see.

@@ -18,6 +18,7 @@ local class = require 'chainer.class'
 local Variable = require 'chainer.variable'
 local Parameter = require 'chainer.parameter'
 local args = require 'chainer._args'
+local base_serializer = require 'chainer.serializer'
 
 local M = {}
 
@@ -303,15 +304,22 @@ function UpdateRule:serialize(serializer)
   local state = self.state
   if state == nil then
     if serializer.is_deserializer then
-      -- learn the state's keys from a probe; keep the state nil (made at the
-      -- first update) unless every key is in the file
-      local loaded = {}
-      for _, key in ipairs(self:_state_keys()) do
-        local value = serializer(key, nil)
-        if value == nil then return end
+      -- learn the state's keys from a probe.  The state may be absent as a
+      -- whole (a file saved before the first update; Chainer raises there,
+      -- chainlua keeps the state nil and makes it at the first update), but
+      -- once one key is there every other one is required.
+      local keys, loaded, absent = self:_state_keys(), {}, {}
+      for _, key in ipairs(keys) do
+        local value = base_serializer.optional(serializer, key, nil)
+        if value == nil then absent[#absent + 1] = key else loaded[key] = value end
+      end
+      if #absent == #keys then return end
+      for _, key in ipairs(absent) do loaded[key] = serializer(key, nil) end
+      for _, key in ipairs(keys) do
+        local value = loaded[key]
+        if value == nil then return end   -- reported as missing (strict) or skipped
         -- an in-memory source hands out its own tensors: never share them
-        if T.is_tensor(value) then value = value:copy() end
-        loaded[key] = value
+        if T.is_tensor(value) then loaded[key] = value:copy() end
       end
       self.state = loaded
     end

@@ -7,6 +7,14 @@
 -- Deserializers copy arrays in place into a tensor `value` and return it;
 -- with value == nil they return a new tensor; for a number or boolean
 -- template they return a number or boolean.
+--
+-- State that may be absent from a file (what chainlua keeps beyond
+-- Chainer's snapshot, or what older files lack) is asked for with
+--   value, found = serializer:optional(key, value)
+--   local sub = serializer:optional_child(name)     -- every key below may be absent
+-- A serializer stores it as usual; a deserializer returns `value` unchanged
+-- (found == false) when the file lacks the key, and a strict load does not
+-- count it as missing.  Every other key stays required.
 local class = require 'chainer.class'
 
 local AbstractSerializer = class.Object:extend('AbstractSerializer')
@@ -23,8 +31,19 @@ function AbstractSerializer:child(name)
   error(getmetatable(self).__name .. ': child is not implemented', 2)
 end
 
+function AbstractSerializer:optional(key, value)
+  error(getmetatable(self).__name .. ': optional is not implemented', 2)
+end
+
+function AbstractSerializer:optional_child(name)
+  error(getmetatable(self).__name .. ': optional_child is not implemented', 2)
+end
+
 local Serializer = AbstractSerializer:extend('Serializer')
 Serializer.is_serializer = true
+-- Saving: an optional key is stored like any other.
+function Serializer:optional(key, value) return self:call(key, value), true end
+function Serializer:optional_child(name) return self:child(name) end
 function Serializer:save(obj)
   if type(obj) ~= 'table' or type(obj.serialize) ~= 'function' then
     error('Serializer.save: the object has no serialize method (got ' .. type(obj) .. ')', 2)
@@ -58,10 +77,26 @@ local function child_path(path, name)
   return path .. name .. '/'
 end
 
+-- optional(s, key, value) / optional_child(s, name) for any serializer: a
+-- callable that does not know the mark (a test double, a user's own
+-- serializer) is asked as for a required key.
+local function optional(s, key, value)
+  if type(s) == 'table' and type(s.optional) == 'function' then return s:optional(key, value) end
+  return s(key, value), true
+end
+
+local function optional_child(s, name)
+  if type(s) == 'table' and type(s.optional_child) == 'function' then return s:optional_child(name) end
+  if type(s) == 'table' and type(s.child) == 'function' then return s:child(name) end
+  return s[name]
+end
+
 return {
   AbstractSerializer = AbstractSerializer,
   Serializer = Serializer,
   Deserializer = Deserializer,
   join = join,
   child_path = child_path,
+  optional = optional,
+  optional_child = optional_child,
 }

@@ -59,6 +59,12 @@ function H.dict_deserializer(store, prefix)
   prefix = prefix or ''
   local s = { is_deserializer = true }
   function s.child(self, name) return H.dict_deserializer(store, prefix .. name .. '/') end
+  -- keys that may be absent (chainer.serializer's optional mark)
+  function s.optional(self, key, value)
+    if store[prefix .. key] == nil then return value, false end
+    return self(key, value), true
+  end
+  function s.optional_child(self, name) return self:child(name) end
   return setmetatable(s, { __call = function(self, key, value)
     local v = store[prefix .. key]
     if v == nil then error("KeyError: '" .. prefix .. key .. "' is not in the snapshot", 2) end

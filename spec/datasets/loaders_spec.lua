@@ -9,10 +9,13 @@ local H = require 'spec.dataset.helpers'
 
 local UNREACHABLE = 'http://127.0.0.1:9/none'
 
+-- The real data, through a writable mirror (the converted cache lands there).
 local function real_root()
   local r = os.getenv('CHAINER_DATASET_ROOT')
-  if r and H.exists(r .. '/mnist/train-images-idx3-ubyte.gz') then return r end
-  if H.exists('/work/shared/data/mnist/train-images-idx3-ubyte.gz') then return '/work/shared/data' end
+  if r and H.exists(r .. '/mnist/train-images-idx3-ubyte.gz') then return require('helpers').scratch_dataset_root(r) end
+  if H.exists('/work/shared/data/mnist/train-images-idx3-ubyte.gz') then
+    return require('helpers').scratch_dataset_root('/work/shared/data')
+  end
   return nil
 end
 

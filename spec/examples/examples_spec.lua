@@ -45,6 +45,25 @@ describe('#examples', function()
     os.execute('rm -rf ' .. out)
   end)
 
+  it("train_mnist --resume: a snapshot with the keys of Chainer's train_mnist.py loads strictly", function()
+    if not have_mnist() then pending('MNIST is not under CHAINER_DATASET_ROOT') return end
+    local out = tmpdir()
+    local T = require('chainer').tensor
+    local keys = require('training.chainer_snapshot').train_mnist_snapshot({ n_in = 784, units = 50, n_out = 10,
+      n_train = 60000, iteration = 300, epoch = 1,
+      log = { { ['main/loss'] = 0.4375, ['main/accuracy'] = 0.875, epoch = 1, iteration = 300, elapsed_time = 3.5 } } })
+    T.savez_compressed(out .. '/chainer_snapshot', keys)   -- as Chainer's save_npz writes it
+    local text, code = run(string.format('%s examples/mnist/train_mnist.lua --epoch 2 --batchsize 200 --unit 50 ' ..
+      '--threads 1 --out %s --resume %s/chainer_snapshot', chainlua(), out, out))
+    assert.are.equal(0, code, text)
+    local log = json.read_file(out .. '/log')
+    assert.are.equal(2, #log)
+    assert.are.equal(0.4375, log[1]['main/loss'])       -- the log came from the snapshot
+    assert.are.equal(600, log[2].iteration)             -- one more epoch, not two
+    assert.is_not_nil(io.open(out .. '/snapshot_iter_600'))
+    os.execute('rm -rf ' .. out)
+  end)
+
   it('train_mnist_custom_loop: epoch lines and the saved model predicts 7', function()
     if not have_mnist() then pending('MNIST is not under CHAINER_DATASET_ROOT') return end
     local out = tmpdir()

@@ -111,11 +111,33 @@ describe('serializers', function()
       load(path, lazy)
       assert.same({ 2, 3 }, lazy.W.shape)
       assert.equal(0, (lazy.W.array - l.W.array):abs():max():item())
-      -- an uninitialised parameter is not written and loads as uninitialised
+      -- an uninitialised parameter is not written; as in Chainer, a strict
+      -- load of a file without its key is an error naming the key
       save(path, L.Linear(2))
       local again = L.Linear(2)
-      load(path, again)
+      local ok, err = pcall(load, path, again)
+      assert.is_false(ok)
+      assert.equal(string.format("load_%s: '%s' does not match the object (1 missing key: W); " ..
+        'pass {strict = false} to skip missing and extra keys', fmt, path), err)
       assert.is_nil(again.W.array)
+      load(path, again, { strict = false })
+      assert.is_nil(again.W.array)
+    end)
+
+    it(fmt .. ': a lazy layer that has not run needs its key in a strict load', function()
+      -- Chainer's deserializer raises KeyError for an absent key even when the
+      -- parameter is uninitialised; the layer would otherwise start at random
+      save(path, chainer.Sequential(L.Linear(3, 4), L.Linear(nil, 2)))   -- 1/W not written
+      local lazy = chainer.Sequential(L.Linear(3, 4), L.Linear(nil, 2))
+      local ok, err = pcall(load, path, lazy)
+      assert.is_false(ok)
+      assert.equal(string.format("load_%s: '%s' does not match the object (1 missing key: 1/W); " ..
+        'pass {strict = false} to skip missing and extra keys', fmt, path), err)
+      -- a deserializer used directly raises at once, naming the key
+      local D = fmt == 'npz' and S.NpzDeserializer or S.HDF5Deserializer
+      local ok2, err2 = pcall(function() return D(path, { path = '1/' })('W', nil) end)
+      assert.is_false(ok2)
+      assert.truthy(err2:find(string.format("Deserializer: key '1/W' is not in '%s'", path), 1, true), err2)
     end)
 
     it(fmt .. ': a corrupt or missing file is an error naming the file', function()

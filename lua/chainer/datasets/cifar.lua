@@ -108,7 +108,7 @@ end
 local OPTIONS = args.accept { 'withlabel', 'ndim', 'scale', 'dtype' }
 
 local function loader(spec)
-  return function(opts)
+  return files.public(spec.fn, function(opts)
     opts = args.options(spec.fn, opts, OPTIONS)
     local o = { withlabel = opts.withlabel, ndim = opts.ndim or 3, scale = opts.scale or 1.0,
       dtype = opts.dtype or T.default_float }
@@ -118,7 +118,7 @@ local function loader(spec)
     end
     local z = raw_arrays(spec)
     return preprocess(z.train_x, z.train_y, o), preprocess(z.test_x, z.test_y, o)
-  end
+  end)
 end
 
 M.get_cifar10 = loader(specs.cifar10)

@@ -15,6 +15,7 @@
 local dl = require 'chainer.dataset.download'
 local fs = require 'chainer._fs'
 local md5 = require 'chainer.dataset.md5'
+local errors = require 'chainer._errors'
 
 local M = {}
 
@@ -49,6 +50,18 @@ function M.find_converted(sub, name)
   p = dl.cache_dir_for_root(root) .. '/' .. sub .. '/' .. name
   if fs.exists(p) then return p end
   return nil
+end
+
+-- f as the public loader `fn`: whatever fails inside (a missing file, a
+-- damaged cache, a reader's error) is raised at the user's call and named
+-- as fn's, without chainlua's own file positions (chainer._errors).
+function M.public(fn, f)
+  errors.add_inner(fn)
+  local function finish(ok, ...)
+    if not ok then errors.raise(fn, (...), 2) end
+    return ...
+  end
+  return function(...) return finish(pcall(f, ...)) end
 end
 
 function M.url_for(url)

@@ -86,12 +86,12 @@ local function preprocess(x, y, o, side)
 end
 
 local function loader(spec)
-  return function(opts)
+  return files.public(spec.fn, function(opts)
     local o = read_options(spec.fn, opts, 2)
     local xtr, ytr = raw_split(spec, spec.fn, 'train')
     local xte, yte = raw_split(spec, spec.fn, 'test')
     return preprocess(xtr, ytr, o, 28), preprocess(xte, yte, o, 28)
-  end
+  end)
 end
 
 local idx_files = {

@@ -139,4 +139,9 @@ function M.get_ptb_chars()
   return out[1], out[2], out[3], vocab
 end
 
+-- the public functions raise at the user's call (datasets/files.lua)
+for _, name in ipairs({ 'get_ptb_words_vocabulary', 'get_ptb_words', 'get_ptb_chars' }) do
+  M[name] = files.public(name, M[name])
+end
+
 return M

@@ -150,4 +150,6 @@ function M.get_svhn(opts)
   return train, make({ 'test' })
 end
 
+M.get_svhn = files.public('get_svhn', M.get_svhn)   -- raises at the user's call (datasets/files.lua)
+
 return M

@@ -14,6 +14,7 @@ local class = require 'chainer.class'
 local rng = require 'chainer.dataset.rng'
 local T = require 'chainer.tensor'
 local args = require 'chainer._args'
+local optional = require('chainer.serializer').optional
 
 local M = {}
 
@@ -51,14 +52,13 @@ end
 function ShuffleOrderSampler:get_state() return self.seed, self.offset end
 function ShuffleOrderSampler:set_state(seed, offset) self.seed, self.offset = seed, offset end
 
--- Saves/restores (seed, offset); a file without them (a Chainer snapshot)
--- leaves the state as it is.
+-- Saves/restores (seed, offset), chainlua's own keys: Chainer's sampler
+-- saves nothing, so both may be absent, and a file without them (a Chainer
+-- snapshot) leaves the state as it is.
 function ShuffleOrderSampler:serialize(serializer)
-  local ok, s = pcall(serializer, 'seed', self.seed)
-  if ok and s ~= nil then
-    local ok2, o = pcall(serializer, 'offset', self.offset)
-    if ok2 and o ~= nil then self.seed, self.offset = tonumber(s), tonumber(o) end
-  end
+  local s, has_seed = optional(serializer, 'seed', self.seed)
+  local o, has_offset = optional(serializer, 'offset', self.offset)
+  if has_seed and has_offset and s ~= nil and o ~= nil then self.seed, self.offset = tonumber(s), tonumber(o) end
 end
 
 M.ShuffleOrderSampler = ShuffleOrderSampler

@@ -18,6 +18,8 @@ local P = require 'chainer.dataset.protocol'
 local convert = require 'chainer.dataset.convert'
 local samplers = require 'chainer.iterators.order_samplers'
 local S = require 'chainer.iterators.state'
+local base_serializer = require 'chainer.serializer'
+local optional, optional_child = base_serializer.optional, base_serializer.optional_child
 local T = require 'chainer.tensor'
 local args = require 'chainer._args'
 local ffi = T.ffi
@@ -91,16 +93,13 @@ function M.serialize_state(it, st, serializer)
   st.pos, st.epoch = tonumber(pos), tonumber(epoch)
   st.is_new_epoch = new_epoch == true or (type(new_epoch) == 'number' and new_epoch ~= 0)
   if st.order ~= nil then
-    local ok, v = pcall(serializer, 'order', st.order)
-    if not ok then
-      local ok2, v2 = pcall(serializer, '_order', st.order)
-      if not ok2 then error(v, 0) end
-      v = v2
-    end
+    -- Chainer's files name it 'order' (older ones '_order')
+    local v, found = optional(serializer, 'order', st.order)
+    if not found then v = serializer('_order', st.order) end
     if T.is_tensor(v) then st.order = v end
   end
-  local ok, prev = pcall(serializer, 'previous_epoch_detail', it._prev)
-  if ok and type(prev) == 'number' then
+  local prev, found = optional(serializer, 'previous_epoch_detail', it._prev)
+  if found and type(prev) == 'number' then
     it._prev = prev
   else
     -- a file from an older Chainer: guess it from the position
@@ -109,10 +108,10 @@ function M.serialize_state(it, st, serializer)
     local guess = st.epoch + (n > 0 and (st.pos - it.batch_size) / n or 0)
     if ed > 0 then it._prev = math.max(guess, 0) else it._prev = -1 end
   end
+  -- the sampler's state is chainlua's (Chainer saves none): it may be absent
   local sampler = it.order_sampler
-  if type(sampler) == 'table' and sampler.serialize ~= nil and serializer.child ~= nil then
-    local ok3, sub = pcall(serializer.child, serializer, 'order_sampler')
-    if ok3 and sub ~= nil then sampler:serialize(sub) end
+  if type(sampler) == 'table' and sampler.serialize ~= nil then
+    sampler:serialize(optional_child(serializer, 'order_sampler'))
   end
 end
 

@@ -3,6 +3,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local base = require 'chainer.serializer'
+local errors = require 'chainer._errors'
 
 local is_tensor = T.is_tensor
 local M = {}
@@ -102,7 +103,8 @@ end
 -- A deserializer over a flat key space: source = {keys = {key = true},
 -- get = function(key) -> tensor, where = file name, fn = 'load_npz'}.
 ---------------------------------------------------------------------------
--- state shared by a deserializer and its children:
+-- state shared by a deserializer and its children (optional keys, see
+-- chainer.serializer, are never gathered as missing):
 --   missing   list of keys asked for but absent (strict loading inside load())
 --   accessed  key -> true
 --   collect   true while load() runs: missing keys are gathered, not raised at once
@@ -144,30 +146,53 @@ function M.make_deserializer(name)
     return ign[key] == true
   end
 
+  -- value = d(key, value): a required key.  A key that is absent raises
+  -- at once, or inside load() is gathered with the other missing keys;
+  -- strict = false leaves `value` as it is.  An uninitialised parameter
+  -- (value == nil) is required too, as in Chainer: a file without its key
+  -- does not match the model.
   function D:call(key, value)
+    local v = self:_lookup(key, value, self._all_optional, 3)
+    return v
+  end
+
+  -- value, found = d:optional(key, value): the key may be absent (found ==
+  -- false, value unchanged); an absent optional key is never reported.
+  function D:optional(key, value)
+    return self:_lookup(key, value, true, 2)
+  end
+
+  function D:_lookup(key, value, optional, level)
     local full = base.join(self.path, key)
     local src = self.source
-    if self:_ignored(full) then return value end
+    if self:_ignored(full) then return value, false end
     if not src.keys[full] then
-      if not self.strict then return value end
-      -- an uninitialised parameter is not written: absent key, nothing to load
-      if value == nil then return nil end
+      if optional or not self.strict then return value, false end
       if self._state.collect then
         local m = self._state.missing
         m[#m + 1] = full
-        return value
+        return value, false
       end
-      error(string.format("%s: key '%s' is not in '%s'", self._fn, full, tostring(src.where)), 2)
+      error(string.format("%s: key '%s' is not in '%s'", self._fn, full, tostring(src.where)), level)
     end
     self._state.accessed[full] = true
-    local data = src.get(full)
-    return M.restore(value, data, full, self._fn, src.where)
+    local ok, data = pcall(src.get, full)
+    if not ok then error(errors.as(self._fn, data), 0) end   -- a damaged member or dataset
+    return M.restore(value, data, full, self._fn, src.where), true
   end
 
   function D:child(name_)
     local c = setmetatable({}, getmetatable(self))
     for k, v in pairs(self) do c[k] = v end
     c.path = base.child_path(self.path, name_)
+    return c
+  end
+
+  -- A child whose every key may be absent (state chainlua adds, such as an
+  -- order sampler's seed): its lookups behave as optional().
+  function D:optional_child(name_)
+    local c = self:child(name_)
+    c._all_optional = true
     return c
   end
 

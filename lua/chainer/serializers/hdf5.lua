@@ -4,6 +4,7 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local base = require 'chainer.serializer'
 local common = require 'chainer.serializers._common'
+local errors = require 'chainer._errors'
 
 local M = {}
 
@@ -45,7 +46,11 @@ local HDF5Deserializer = common.make_deserializer('HDF5Deserializer')
 
 function HDF5Deserializer:init(file, ...)
   local opts = args.parse_at(3, 'HDF5Deserializer', common.DESERIALIZER_SIGNATURE, select('#', ...), ...)
-  if type(file) == 'string' then file = T.open_hdf5(file, 'r') end
+  if type(file) == 'string' then
+    local ok, f = pcall(T.open_hdf5, file, 'r')
+    if not ok then errors.raise('HDF5Deserializer', f, 3) end
+    file = f
+  end
   if type(file) ~= 'table' or file.read == nil then
     error('HDF5Deserializer: file must be an HDF5 file from tensor.open_hdf5(path) (got ' .. type(file) .. ')', 3)
   end
@@ -57,12 +62,6 @@ function HDF5Deserializer:init(file, ...)
 end
 M.HDF5Deserializer = HDF5Deserializer
 
-local function with_file(msg, fn, file)
-  msg = tostring(msg)
-  if not msg:find(file, 1, true) then msg = string.format("%s: '%s': %s", fn, file, msg) end
-  if msg:sub(1, #fn + 1) ~= fn .. ':' then msg = fn .. ': ' .. msg end
-  return msg
-end
 
 local function check_args(file, obj, fn)
   if type(file) ~= 'string' or file == '' then
@@ -82,15 +81,15 @@ function M.save_hdf5(file, obj, ...)
   check_args(file, obj, 'save_hdf5')
   local opts = args.parse_at(2, 'save_hdf5', SAVE_SIGNATURE, select('#', ...), ...)
   local ok, f = pcall(T.open_hdf5, file, 'w')
-  if not ok then error(with_file(f, 'save_hdf5', file), 2) end
+  if not ok then errors.raise('save_hdf5', f, 2, file) end
   local s = HDF5Serializer(f, { compression = opts.compression })
   local ok2, err = pcall(s.save, s, obj)
   if not ok2 then
     f:abort()
-    error(with_file(err, 'save_hdf5', file), 2)
+    errors.raise('save_hdf5', err, 2, file)
   end
   local ok3, err3 = pcall(f.close, f)
-  if not ok3 then error(with_file(err3, 'save_hdf5', file), 2) end
+  if not ok3 then errors.raise('save_hdf5', err3, 2, file) end
 end
 
 -- load_hdf5(file, obj, {path = '', strict = true, ignore_names = nil})
@@ -99,13 +98,13 @@ function M.load_hdf5(file, obj, ...)
   local o = args.parse_at(2, 'load_hdf5', common.DESERIALIZER_SIGNATURE, select('#', ...), ...)
   o.fn = 'load_hdf5'
   local ok, f = pcall(T.open_hdf5, file, 'r')
-  if not ok then error(with_file(f, 'load_hdf5', file), 2) end
+  if not ok then errors.raise('load_hdf5', f, 2, file) end
   local d
   ok, d = pcall(HDF5Deserializer, f, o)
-  if not ok then f:close() error(with_file(d, 'load_hdf5', file), 2) end
+  if not ok then f:close() errors.raise('load_hdf5', d, 2, file) end
   local ok2, err = pcall(d.load, d, obj)
   f:close()
-  if not ok2 then error(with_file(err, 'load_hdf5', file), 2) end
+  if not ok2 then errors.raise('load_hdf5', err, 2, file) end
 end
 
 return M

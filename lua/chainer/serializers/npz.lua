@@ -8,6 +8,7 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local base = require 'chainer.serializer'
 local common = require 'chainer.serializers._common'
+local errors = require 'chainer._errors'
 
 local M = {}
 
@@ -45,7 +46,11 @@ local NpzDeserializer = common.make_deserializer('NpzDeserializer')
 function NpzDeserializer:init(npz, ...)
   local opts = args.parse_at(3, 'NpzDeserializer', common.DESERIALIZER_SIGNATURE, select('#', ...), ...)
   local source
-  if type(npz) == 'string' then npz = T.open_npz(npz) end
+  if type(npz) == 'string' then
+    local ok, r = pcall(T.open_npz, npz)
+    if not ok then errors.raise('NpzDeserializer', r, 3) end
+    npz = r
+  end
   if type(npz) == 'table' and npz._ptr ~= nil and npz.get then
     local keys = {}
     for _, k in ipairs(npz:keys()) do keys[k] = true end
@@ -80,13 +85,6 @@ local function check_file(file, fn)
   end
 end
 
--- Errors from the C reader already name the file; others get it added.
-local function with_file(msg, fn, file)
-  msg = tostring(msg)
-  if not msg:find(file, 1, true) then msg = string.format("%s: '%s': %s", fn, file, msg) end
-  if msg:sub(1, #fn + 1) ~= fn .. ':' then msg = fn .. ': ' .. msg end
-  return msg
-end
 
 local SAVE_SIGNATURE = args.signature { 'compression' }
 
@@ -99,7 +97,7 @@ function M.save_npz(file, obj, ...)
   local s = DictionarySerializer()
   s:save(obj)
   local ok, err = pcall(compression and T.savez_compressed or T.savez, file, s.target)
-  if not ok then error(with_file(err, 'save_npz', file), 2) end
+  if not ok then errors.raise('save_npz', err, 2, file) end
 end
 
 -- load_npz(file, obj, {path = '', strict = true, ignore_names = nil}), or
@@ -110,13 +108,13 @@ function M.load_npz(file, obj, ...)
   local o = args.parse_at(2, 'load_npz', common.DESERIALIZER_SIGNATURE, select('#', ...), ...)
   o.fn = 'load_npz'
   local ok, r = pcall(T.open_npz, file)
-  if not ok then error(with_file(r, 'load_npz', file), 2) end
+  if not ok then errors.raise('load_npz', r, 2, file) end
   local d
   ok, d = pcall(NpzDeserializer, r, o)
-  if not ok then r:close() error(d, 2) end
+  if not ok then r:close() errors.raise('load_npz', d, 2, file) end
   local ok2, err = pcall(d.load, d, obj)
   r:close()
-  if not ok2 then error(with_file(err, 'load_npz', file), 2) end
+  if not ok2 then errors.raise('load_npz', err, 2, file) end
 end
 
 return M

@@ -3,6 +3,7 @@
 -- number formatting and the serializer glue.  Files go through chainer._fs.
 local T = require 'chainer.tensor'
 local libc = require 'chainer._libc'
+local base_serializer = require 'chainer.serializer'
 
 local M = {}
 
@@ -195,6 +196,10 @@ function M.child(s, name)
   if s.child then return s:child(name) end
   return s[name]
 end
+
+-- State that may be absent from a file (chainer.serializer's optional mark).
+M.optional = base_serializer.optional
+M.optional_child = base_serializer.optional_child
 
 -- serializer(key, number) returning a Lua number on load.
 function M.ser_number(s, key, v)

@@ -29,8 +29,9 @@ function M.serialize(self, serializer)
   self._t = util.ser_number(serializer, '_t', self._t)
   local loading = util.is_loading(serializer)
   if loading then
-    local ok, v = pcall(serializer, '_last_value', self._last_value)
-    if ok and v ~= nil then self._last_value = util.to_number(v) end
+    -- Chainer writes None before the first shift; chainlua writes nothing
+    local v, found = util.optional(serializer, '_last_value', self._last_value)
+    if found and v ~= nil then self._last_value = util.to_number(v) end
   elseif self._last_value ~= nil then
     serializer('_last_value', self._last_value)
   end

@@ -85,14 +85,16 @@ function PlotReport:finalize()
   if self._path then plot.flush(self._path) end
 end
 
+-- Chainer's key is '_plot_<file name>'; the trigger's state under
+-- '_trigger' is chainlua's (Chainer 7.8.1 does not save it): it may be absent.
 function PlotReport:serialize(serializer)
   if type(self._trigger) == 'table' and self._trigger.serialize then
-    self._trigger:serialize(util.child(serializer, '_trigger'))
+    self._trigger:serialize(util.optional_child(serializer, '_trigger'))
   end
   local key = '_plot_' .. self._file_name
   if util.is_loading(serializer) then
-    local ok, s = pcall(util.ser_string, serializer, key, '')
-    if ok and s and s ~= '' then
+    local s = util.ser_string(serializer, key, '')
+    if s and s ~= '' then
       local d = json.decode(s)
       for _, k in ipairs(self._y_keys) do
         local pts = {}

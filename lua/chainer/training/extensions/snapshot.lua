@@ -7,13 +7,17 @@
 -- The filename is a template over the trainer: '{.updater.iteration}',
 -- '{.updater.epoch}' (Chainer's str.format form), or a function(trainer).
 -- The file is written to a temporary name in <out> and renamed into place,
--- so a crash never leaves a half-written snapshot.  autoload loads the
+-- so a crash never leaves a half-written snapshot.  A crash does leave the
+-- temporary ('.snapshot_iter_N.tmp-PID-K', maybe with '.tmp-XXXXXX' after
+-- it): the next run removes its stale ones (the writer's pid no longer runs,
+-- or a day old) when it writes or autoloads there.  autoload loads the
 -- newest matching snapshot in <out> during initialize (resume without
 -- --resume); n_retains keeps only the newest n files.
 local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
 local fs = require 'chainer._fs'
+local errors = require 'chainer._errors'
 
 local Snapshot = extension.Extension:extend('_Snapshot')
 Snapshot.trigger = { 1, 'epoch' }
@@ -74,13 +78,29 @@ function Snapshot:_matching_files(outdir)
   return found
 end
 
+-- Removes the temporaries that crashed writes of this extension's files
+-- left in `outdir` (chainer._fs.remove_stale_temporaries: never those of a
+-- writer still running).  `current`: the name about to be written.
+function Snapshot:_remove_stale_temporaries(outdir, current)
+  local pat, nfields = nil, 0
+  if type(self.filename) == 'string' then pat, nfields = util.template_pattern(self.filename) end
+  fs.remove_stale_temporaries(outdir, function(base)
+    if base == current then return true end
+    if pat == nil then return false end
+    if nfields == 0 then return base == self.filename end
+    return base:match(pat) ~= nil
+  end)
+end
+
 function Snapshot:initialize(trainer)
   if not self.autoload then return end
+  self:_remove_stale_temporaries(trainer.out)
   local files = self:_matching_files(trainer.out)
   local latest = files[#files]
   if latest then
     local target = self._target or trainer
-    serializers().load_npz(fs.join(trainer.out, latest.name), target)
+    local ok, err = pcall(serializers().load_npz, fs.join(trainer.out, latest.name), target)
+    if not ok then error('snapshot: autoload failed: ' .. errors.clean(err), 0) end
   end
 end
 
@@ -90,12 +110,14 @@ function Snapshot:_make_snapshot(trainer)
   local outdir = trainer.out
   fs.mkdir_p(outdir)
   local path = fs.join(outdir, filename)
+  self:_remove_stale_temporaries(outdir, filename)
   if self._writer then
     self._writer(filename, outdir, target)
   else
     local save = self._savefun or serializers().save_npz
-    local ok, err = fs.write_via_temp(path, function(tmp) save(tmp, target) end)
-    if not ok then error('snapshot: ' .. err, 0) end
+    local done, ok, err = pcall(fs.write_via_temp, path, function(tmp) save(tmp, target) end)
+    if not done then err = ok end
+    if not (done and ok) then error('snapshot: ' .. errors.clean(err), 0) end
   end
   if self.n_retains and self.n_retains > 0 then
     local files = self:_matching_files(outdir)

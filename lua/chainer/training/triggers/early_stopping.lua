@@ -68,14 +68,17 @@ function EarlyStoppingTrigger:get_training_length()
   return self._max_trigger:get_training_length()
 end
 
+-- Chainer 7.8.1's EarlyStoppingTrigger saves nothing: all of this state is
+-- chainlua's and may be absent (a stop trigger in a Chainer snapshot).
 function EarlyStoppingTrigger:serialize(serializer)
-  if self._max_trigger.serialize then self._max_trigger:serialize(util.child(serializer, 'max_trigger')) end
-  if self._interval_trigger.serialize then
-    self._interval_trigger:serialize(util.child(serializer, 'interval_trigger'))
-  end
-  self._summary:serialize(util.child(serializer, 'summary'))
-  self.best = util.ser_number(serializer, 'best', self.best)
-  self.count = util.ser_number(serializer, 'count', self.count)
+  local sub = function(name) return util.optional_child(serializer, name) end
+  if self._max_trigger.serialize then self._max_trigger:serialize(sub('max_trigger')) end
+  if self._interval_trigger.serialize then self._interval_trigger:serialize(sub('interval_trigger')) end
+  self._summary:serialize(sub('summary'))
+  local best, has_best = util.optional(serializer, 'best', self.best)
+  if has_best then self.best = util.to_number(best) or self.best end
+  local count, has_count = util.optional(serializer, 'count', self.count)
+  if has_count then self.count = util.to_number(count) or self.count end
 end
 
 return EarlyStoppingTrigger

@@ -236,6 +236,8 @@ local function run_legacy_link(case, values, names)
     end
     outs[#outs + 1] = y
   end
+  -- a link without data inputs (L.Parameter) is called with none
+  if #data == 0 then outs[1] = link() end
   -- a recurrent link's final cell state is reported after its outputs
   if #outs < #case.outputs and link.c ~= nil then outs[#outs + 1] = link.c end
   local extras = {}
@@ -347,7 +349,7 @@ end
 
 local function run_case(case, npz, forward_only)
   local values = tensors_of(case, npz)
-  local names = { F = F }
+  local names = { F = F, chainer = chainer }
   local requires = {}
   for _, inp in ipairs(case.inputs) do
     local v = values[inp.name]

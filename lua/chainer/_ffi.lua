@@ -256,6 +256,8 @@ ch_status ch_inv(const ch_tensor *x, ch_tensor **result);
 ch_status ch_det(const ch_tensor *x, ch_tensor **result);
 ch_status ch_solve(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);
 
+ch_status ch_cholesky(const ch_tensor *x, ch_tensor **result);
+
 ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **result);
 ch_status ch_stack(ch_tensor *const *xs, int n, int axis, ch_tensor **result);
 

@@ -111,6 +111,15 @@ function M.det(x)
 end
 methods.det = M.det
 
+-- cholesky(x): the lower triangular L with L L^T = x (x's lower triangle
+-- is read), for each matrix on the last two axes.
+function M.cholesky(x)
+  x = as_tensor(x)
+  check(C.ch_cholesky(x.ptr, box), 2)
+  return wrap(box[0])
+end
+methods.cholesky = M.cholesky
+
 -- solve(a, b): x with a @ x = b; b is (..., n) or (..., n, k).
 function M.solve(a, b)
   a, b = as_tensor(a), as_tensor(b)

@@ -53,7 +53,7 @@ local functions = {
   -- a few more
   inventory = words [[
     as_strided deformable_convolution_2d_sampler f1_score precision recall arctanh
-    discriminative_margin_based_clustering_loss forget cholesky ]],
+    discriminative_margin_based_clustering_loss forget cholesky fft ifft ]],
 }
 
 local links = words [[

@@ -258,6 +258,9 @@ ch_status ch_solve(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);
 
 ch_status ch_cholesky(const ch_tensor *x, ch_tensor **result);
 
+ch_status ch_fft(const ch_tensor *real, const ch_tensor *imag, int inverse, ch_tensor **out_real,
+                        ch_tensor **out_imag);
+
 ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **result);
 ch_status ch_stack(ch_tensor *const *xs, int n, int axis, ch_tensor **result);
 

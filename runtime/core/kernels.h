@@ -380,6 +380,12 @@ typedef ch_status ch_solve_kernel(const ch_tensor *A, const ch_tensor *B, ch_ten
  * order of the first leading minor that is not positive; else *bad = -1. */
 typedef ch_status ch_cholesky_kernel(ch_tensor *w, int64_t *bad, int *order);
 
+/* fft */
+/* re, im (..., n): contiguous float64 planes of one shape, replaced by the
+ * discrete Fourier transform of each row over the last axis (inverse: the
+ * inverse transform, divided by n, as numpy.fft.ifft). */
+typedef ch_status ch_fft_kernel(ch_tensor *re, ch_tensor *im, int inverse);
+
 /* crf1d */
 /* Linear-chain CRF over packed sequences: xs (T, B, K) contiguous float64
  * emissions (sequence b's step t at [t, b]), cost (K, K) contiguous
@@ -489,6 +495,7 @@ typedef ch_status ch_ctc_loss_kernel(const ch_tensor *xs, const ch_tensor *label
     X(det)                     \
     X(solve)                   \
     X(cholesky)                \
+    X(fft)                     \
     /* crf1d */                \
     X(crf1d)                   \
     X(crf1d_argmax)            \

@@ -303,7 +303,7 @@ CH_SM double ch_polygamma(double n, double x) {
         return ch_digamma(x);
     if (!(n > 0) || n != floor(n))
         return NAN;
-    double sign = fmod(n, 2) == 1 ? 1 : -1;
+    double sign = fmod(n, 2.0) == 1 ? 1 : -1;
     return sign * tgamma(n + 1) * ch_zeta(n + 1, x);
 }
 

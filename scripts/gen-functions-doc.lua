@@ -10,7 +10,7 @@ local families = {
   { 'activation', 'Activation' }, { 'math', 'Mathematical' }, { 'array', 'Array manipulation' },
   { 'connection', 'Neural network connections' }, { 'rnn', 'Recurrent' },
   { 'evaluation', 'Evaluation' }, { 'loss', 'Loss' }, { 'noise', 'Noise injection' },
-  { 'normalization', 'Normalization' }, { 'pooling', 'Pooling' },
+  { 'normalization', 'Normalization' }, { 'pooling', 'Pooling' }, { 'util', 'Utilities' },
 }
 -- the autograd core's own files, loaded by functions/init.lua before the families
 local core_files = {

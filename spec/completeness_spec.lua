@@ -40,7 +40,7 @@ local functions = {
     batch_l2_norm_squared batch_matmul bias ceil clip cos cosh cumprod cumsum det einsum erf erfc
     erfinv exp expm1 fix floor fmod identity inv lgamma digamma linear_interpolate log log10 log1p
     log2 logsumexp matmul max maximum mean min minimum prod rsqrt scale sign sin sinh sqrt square
-    squared_difference sum sum_to tan tanh tensordot ndtr ]],
+    squared_difference sum sum_to tan tanh tensordot ndtr erfcinv erfcx ndtri log_ndtr polygamma zeta ]],
   noise = words [[ dropout gaussian gumbel_softmax simplified_dropconnect zoneout ]],
   normalization = words [[
     batch_normalization batch_renormalization fixed_batch_normalization group_normalization
@@ -53,7 +53,7 @@ local functions = {
   -- a few more
   inventory = words [[
     as_strided deformable_convolution_2d_sampler f1_score precision recall arctanh
-    discriminative_margin_based_clustering_loss ]],
+    discriminative_margin_based_clustering_loss forget cholesky fft ifft ]],
 }
 
 local links = words [[

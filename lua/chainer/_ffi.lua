@@ -168,6 +168,10 @@ typedef enum ch_unary_op {
     CH_DIGAMMA,
     CH_ERFINV,
     CH_NDTR,
+    CH_NDTRI,
+    CH_LOG_NDTR,
+    CH_ERFCINV,
+    CH_ERFCX,
     CH_LOGICAL_NOT,
     CH_ISNAN,
     CH_ISINF,
@@ -188,6 +192,8 @@ typedef enum ch_binary_op {
     CH_MINIMUM,
     CH_ARCTAN2,
     CH_HYPOT,
+    CH_ZETA,
+    CH_POLYGAMMA,
     CH_EQ,
     CH_NE,
     CH_LT,
@@ -249,6 +255,11 @@ ch_status ch_trace(const ch_tensor *x, ch_tensor **result);
 ch_status ch_inv(const ch_tensor *x, ch_tensor **result);
 ch_status ch_det(const ch_tensor *x, ch_tensor **result);
 ch_status ch_solve(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);
+
+ch_status ch_cholesky(const ch_tensor *x, ch_tensor **result);
+
+ch_status ch_fft(const ch_tensor *real, const ch_tensor *imag, int inverse, ch_tensor **out_real,
+                        ch_tensor **out_imag);
 
 ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **result);
 ch_status ch_stack(ch_tensor *const *xs, int n, int axis, ch_tensor **result);

@@ -4,8 +4,8 @@
 -- its name and M.<list>_count the number of entries.
 local lists = {
   dtype = { 'bool', 'int8', 'uint8', 'int16', 'int32', 'int64', 'float16', 'float32', 'float64' },
-  unary_op = { 'neg', 'abs', 'sign', 'reciprocal', 'exp', 'expm1', 'exp2', 'log', 'log1p', 'log2', 'log10', 'sqrt', 'rsqrt', 'square', 'cbrt', 'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'arcsinh', 'arccosh', 'arctanh', 'erf', 'erfc', 'floor', 'ceil', 'trunc', 'rint', 'sigmoid', 'relu', 'softplus', 'lgamma', 'digamma', 'erfinv', 'ndtr', 'logical_not', 'isnan', 'isinf', 'isfinite' },
-  binary_op = { 'add', 'sub', 'mul', 'div', 'floor_divide', 'mod', 'fmod', 'pow', 'maximum', 'minimum', 'arctan2', 'hypot', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor' },
+  unary_op = { 'neg', 'abs', 'sign', 'reciprocal', 'exp', 'expm1', 'exp2', 'log', 'log1p', 'log2', 'log10', 'sqrt', 'rsqrt', 'square', 'cbrt', 'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh', 'arcsinh', 'arccosh', 'arctanh', 'erf', 'erfc', 'floor', 'ceil', 'trunc', 'rint', 'sigmoid', 'relu', 'softplus', 'lgamma', 'digamma', 'erfinv', 'ndtr', 'ndtri', 'log_ndtr', 'erfcinv', 'erfcx', 'logical_not', 'isnan', 'isinf', 'isfinite' },
+  binary_op = { 'add', 'sub', 'mul', 'div', 'floor_divide', 'mod', 'fmod', 'pow', 'maximum', 'minimum', 'arctan2', 'hypot', 'zeta', 'polygamma', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor' },
   reduce_op = { 'sum', 'mean', 'prod', 'max', 'min', 'argmax', 'argmin', 'var', 'std', 'logsumexp', 'all', 'any', 'count_nonzero' },
   pad_mode = { 'constant', 'edge', 'reflect' },
   act_grad_op = { 'relu', 'sigmoid', 'tanh' },

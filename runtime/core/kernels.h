@@ -397,6 +397,18 @@ typedef ch_status ch_choice_kernel(int64_t n, int replace, ch_tensor *p, int64_t
 typedef ch_status ch_inv_kernel(ch_tensor *w, int64_t *bad, int *pivot);
 typedef ch_status ch_det_kernel(ch_tensor *w, ch_tensor *out);
 typedef ch_status ch_solve_kernel(const ch_tensor *A, const ch_tensor *B, ch_tensor *out, int64_t *bad, int *pivot);
+/* cholesky: w (..., n, n) replaced by the lower factor L of each matrix
+ * (L L^T = the matrix, only its lower triangle read; the strict upper
+ * triangle of the result zeroed).  A matrix that is not positive definite
+ * stops the kernel with CH_OK, *bad = its batch position and *order = the
+ * order of the first leading minor that is not positive; else *bad = -1. */
+typedef ch_status ch_cholesky_kernel(ch_tensor *w, int64_t *bad, int *order);
+
+/* fft */
+/* re, im (..., n): contiguous float64 planes of one shape, replaced by the
+ * discrete Fourier transform of each row over the last axis (inverse: the
+ * inverse transform, divided by n, as numpy.fft.ifft). */
+typedef ch_status ch_fft_kernel(ch_tensor *re, ch_tensor *im, int inverse);
 
 /* crf1d */
 /* Linear-chain CRF over packed sequences: xs (T, B, K) contiguous float64
@@ -512,6 +524,8 @@ typedef ch_status ch_ctc_loss_kernel(const ch_tensor *xs, const ch_tensor *label
     X(inv)                     \
     X(det)                     \
     X(solve)                   \
+    X(cholesky)                \
+    X(fft)                     \
     /* crf1d */                \
     X(crf1d)                   \
     X(crf1d_argmax)            \

@@ -173,6 +173,140 @@ CH_SM double ch_erfinv(double y) {
     return x;
 }
 
+/* Inverse complementary error function, erfc(x) = y for y in [0, 2].  The
+ * start comes from erfinv(1 - y) where 1 - y keeps enough digits (y >= 1e-2)
+ * and from the tail asymptotics erfc(x) ~ exp(-x^2) / (x sqrt(pi)) below;
+ * Halley steps on erfc itself then reach full precision, also for the tiny
+ * y that 1 - y would round away.  y > 1 uses the symmetry
+ * erfcinv(y) = -erfcinv(2 - y) (2 - y is exact there). */
+CH_SM double ch_erfcinv(double y) {
+    if (y != y || y < 0 || y > 2)
+        return NAN;
+    if (y == 0)
+        return INFINITY;
+    if (y == 2)
+        return -INFINITY;
+    double sign = 1;
+    if (y > 1) {
+        y = 2 - y;
+        sign = -1;
+    }
+    if (y == 1)
+        return 0;
+    double x;
+    if (y >= 1e-2) {
+        x = ch_erfinv(1 - y);
+    } else {
+        double t = sqrt(-log(y));
+        x = sqrt(-log(y) - log(t * 1.7724538509055160273)); /* sqrt(pi) */
+    }
+    for (int k = 0; k < 8; k++) {
+        double err = erfc(x) - y;
+        double d = -1.1283791670955126 * exp(-x * x); /* d erfc / dx */
+        if (d == 0)
+            break;
+        double step = err / (d + x * err); /* Halley's step, as in erfinv */
+        x -= step;
+        if (fabs(step) <= 1e-16 * fabs(x))
+            break;
+    }
+    return sign * x;
+}
+
+/* Scaled complementary error function exp(x^2) erfc(x).  The product is
+ * exact enough below 25 (erfc keeps its relative precision down to 1e-273;
+ * the rounding of x^2 costs at most x^2 ulps); above, erfc would underflow,
+ * and the asymptotic series 1/(x sqrt(pi)) sum (-1)^k (2k-1)!! / (2x^2)^k
+ * has converged to double precision within a dozen terms.  Large negative x
+ * overflows to +inf, as it should. */
+CH_SM double ch_erfcx(double x) {
+    if (x != x)
+        return x;
+    if (x < 25)
+        return exp(x * x) * erfc(x);
+    double r = 1 / (2 * x * x), term = 1, sum = 1;
+    for (int k = 1; k < 12; k++) {
+        term *= -(2 * k - 1) * r;
+        sum += term;
+    }
+    return sum / (x * 1.7724538509055160273);
+}
+
+/* Inverse of the standard normal CDF: ndtri(p) = -sqrt(2) erfcinv(2p). */
+/* (+ 0.0 turns erfcinv(1) = 0 into +0, not -0) */
+CH_SM double ch_ndtri(double p) { return -1.4142135623730950488 * ch_erfcinv(2 * p) + 0.0; }
+
+/* log of the standard normal CDF, accurate in both tails: for x > 0,
+ * log1p of the small upper tail; for x <= 0, the log of 0.5 erfc(-x/sqrt 2),
+ * which is rewritten through erfcx where erfc would underflow. */
+CH_SM double ch_log_ndtr(double x) {
+    double t = x * 0.70710678118654752440;
+    if (x > 0)
+        return log1p(-0.5 * erfc(t));
+    if (t > -25)
+        return log(0.5 * erfc(-t));
+    return log(0.5 * ch_erfcx(-t)) - t * t;
+}
+
+/* Hurwitz zeta function zeta(s, q) = sum_{k >= 0} (q + k)^-s, as SciPy's
+ * zeta(x, q): a direct sum of at least nine terms until q + k > 9, then the
+ * Euler-Maclaurin tail: the integral a^(1-s)/(s-1), half the first omitted
+ * term and the Bernoulli corrections B_2j/(2j)! s(s+1)...(s+2j-2) a^(1-s-2j).
+ * s = 1 is the pole (+inf), s < 1 is outside SciPy's domain (NaN), as are
+ * q <= 0 with a non-integer s; non-positive integer q are poles. */
+CH_SM double ch_zeta(double s, double q) {
+    /* (2j)! / B_2j for j = 1..12 */
+    const double fact_over_bernoulli[12] = {
+        12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+        -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+        1.8152105401943546773e17, -7.1661652561756670113e18};
+    if (s != s || q != q)
+        return NAN;
+    if (s == 1)
+        return INFINITY;
+    if (s < 1)
+        return NAN;
+    if (q <= 0) {
+        if (q == floor(q))
+            return INFINITY;
+        if (s != floor(s))
+            return NAN;
+    }
+    double sum = 0, a = q;
+    int n = 0;
+    while (n < 9 || a <= 9) {
+        double term = pow(a, -s);
+        sum += term;
+        a += 1;
+        n++;
+        if (fabs(term) <= 1e-17 * fabs(sum))
+            return sum;
+    }
+    double w = pow(a, -s);
+    sum += a * w / (s - 1) + 0.5 * w;
+    double rising = s, power = w / a; /* s(s+1)...(s+2j-2) and a^(-s-2j+1) */
+    for (int j = 0; j < 12; j++) {
+        double term = rising * power / fact_over_bernoulli[j];
+        sum += term;
+        if (fabs(term) <= 1e-17 * fabs(sum))
+            break;
+        rising *= (s + 2 * j + 1) * (s + 2 * j + 2);
+        power /= a * a;
+    }
+    return sum;
+}
+
+/* Polygamma function psi^(n)(x), as SciPy: digamma for n = 0,
+ * (-1)^(n+1) n! zeta(n + 1, x) for integer n >= 1, NaN otherwise. */
+CH_SM double ch_polygamma(double n, double x) {
+    if (n == 0)
+        return ch_digamma(x);
+    if (!(n > 0) || n != floor(n))
+        return NAN;
+    double sign = fmod(n, 2.0) == 1 ? 1 : -1;
+    return sign * tgamma(n + 1) * ch_zeta(n + 1, x);
+}
+
 /* ---- int64 formulas --------------------------------------------------------- */
 /* Signed overflow is undefined in C, so +,-,* wrap through uint64_t (which is
  * what NumPy's fixed-width integers do); storing to a narrower dtype then

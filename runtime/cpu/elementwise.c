@@ -87,7 +87,7 @@ static void binary_i64(int op, void *o, int64_t so, const int64_t *a, int64_t sa
     case CH_LOGICAL_AND: I_BIN_LOOP(uint8_t, (x != 0) & (y != 0)); break;
     case CH_LOGICAL_OR: I_BIN_LOOP(uint8_t, (x != 0) | (y != 0)); break;
     case CH_LOGICAL_XOR: I_BIN_LOOP(uint8_t, (x != 0) ^ (y != 0)); break;
-    default: break; /* DIV, ARCTAN2, HYPOT never compute in int64 */
+    default: break; /* DIV, ARCTAN2, HYPOT, ZETA, POLYGAMMA never compute in int64 */
     }
 }
 

@@ -61,6 +61,8 @@ static void EW_NAME(binary)(int op, void *o, int64_t so, const EW_T *a, int64_t 
     case CH_MINIMUM: EW_BIN_LOOP(EW_T, EW_MIN(x, y)); break;
     case CH_ARCTAN2: EW_BIN_LOOP(EW_T, atan2(x, y)); break;
     case CH_HYPOT: EW_BIN_LOOP(EW_T, hypot(x, y)); break;
+    case CH_ZETA: EW_BIN_LOOP(EW_T, ch_zeta((double)x, (double)y)); break;
+    case CH_POLYGAMMA: EW_BIN_LOOP(EW_T, ch_polygamma((double)x, (double)y)); break;
     case CH_EQ: EW_BIN_LOOP(uint8_t, x == y); break;
     case CH_NE: EW_BIN_LOOP(uint8_t, x != y); break;
     case CH_LT: EW_BIN_LOOP(uint8_t, x < y); break;
@@ -135,6 +137,10 @@ static void EW_NAME(unary)(int op, void *o, int64_t so, const EW_T *a, int64_t s
     case CH_DIGAMMA: EW_UN_LOOP(EW_T, ch_digamma((double)x)); break;
     case CH_ERFINV: EW_UN_LOOP(EW_T, ch_erfinv((double)x)); break;
     case CH_NDTR: EW_UN_LOOP(EW_T, (EW_T)0.5 * erfc(-x * (EW_T)M_SQRT1_2)); break;
+    case CH_NDTRI: EW_UN_LOOP(EW_T, ch_ndtri((double)x)); break;
+    case CH_LOG_NDTR: EW_UN_LOOP(EW_T, ch_log_ndtr((double)x)); break;
+    case CH_ERFCINV: EW_UN_LOOP(EW_T, ch_erfcinv((double)x)); break;
+    case CH_ERFCX: EW_UN_LOOP(EW_T, ch_erfcx((double)x)); break;
     case CH_LOGICAL_NOT: EW_UN_LOOP(uint8_t, x == 0); break;
     case CH_ISNAN: EW_UN_LOOP(uint8_t, x != x); break;
     case CH_ISINF: EW_UN_LOOP(uint8_t, isinf(x) != 0); break;

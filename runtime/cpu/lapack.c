@@ -1,4 +1,4 @@
-/* lapack.c -- CPU kernels of inv, det and solve through the LAPACK routines
+/* lapack.c -- CPU kernels of inv, det, solve and cholesky through the LAPACK routines
  * inside OpenBLAS.  Front doors (checks, compute dtypes, scratch copies,
  * results, the singular-matrix messages): runtime/ops/lapack.c.
  *
@@ -20,6 +20,8 @@ extern void sgetri_(const int *n, float *a, const int *lda, const int *ipiv, flo
 extern void dgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork, int *info);
 extern void sgesv_(const int *n, const int *nrhs, float *a, const int *lda, int *ipiv, float *b, const int *ldb,
                    int *info);
+extern void spotrf_(const char *uplo, const int *n, float *a, const int *lda, int *info);
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 extern void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b, const int *ldb,
                    int *info);
 
@@ -135,4 +137,38 @@ ch_status ch_cpu_solve(const ch_tensor *A, const ch_tensor *B, ch_tensor *out, i
     }
     free(ipiv), free(ta), free(tb);
     return st;
+}
+
+/* The row-major lower triangle of A is, read column-major, the upper
+ * triangle of A^T: potrf('U') there gives U with U^T U = A, whose
+ * column-major upper triangle is row-major L = U^T.  Then the row-major
+ * strict upper triangle (LAPACK leaves the input there) is zeroed. */
+ch_status ch_cpu_cholesky(ch_tensor *w, int64_t *bad, int *order) {
+    int64_t n = w->dim[w->nd - 1];
+    ch_dtype cdt = (ch_dtype)w->dt;
+    int64_t nbatch = n ? w->numel / (n * n) : 0;
+    int ni = (int)n, info = 0;
+    const char uplo = 'U';
+    *bad = -1;
+    for (int64_t p = 0; p < nbatch; p++) {
+        if (cdt == CH_FLOAT32) {
+            float *a = (float *)ch_base(w) + p * n * n;
+            spotrf_(&uplo, &ni, a, &ni, &info);
+            for (int64_t i = 0; info == 0 && i < n; i++)
+                for (int64_t j = i + 1; j < n; j++) a[i * n + j] = 0;
+        } else {
+            double *a = (double *)ch_base(w) + p * n * n;
+            dpotrf_(&uplo, &ni, a, &ni, &info);
+            for (int64_t i = 0; info == 0 && i < n; i++)
+                for (int64_t j = i + 1; j < n; j++) a[i * n + j] = 0;
+        }
+        if (info > 0) {
+            *bad = p;
+            *order = info;
+            return CH_OK;
+        }
+        if (info < 0)
+            return ch_fail(CH_ERR_INTERNAL, "cholesky: LAPACK potrf failed (info %d)", info);
+    }
+    return CH_OK;
 }

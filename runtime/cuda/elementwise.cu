@@ -154,6 +154,8 @@ template <typename T> __global__ void ew_binary_float(cu_ew_plan p, cu_ew_args a
     case CH_MINIMUM: ew_loop2<T>(p, a, [](T x, T y) { return EW_MIN(x, y); }); break;
     case CH_ARCTAN2: ew_loop2<T>(p, a, [](T x, T y) { return (T)atan2(x, y); }); break;
     case CH_HYPOT: ew_loop2<T>(p, a, [](T x, T y) { return (T)hypot(x, y); }); break;
+    case CH_ZETA: ew_loop2<T>(p, a, [](T x, T y) { return (T)ch_zeta((double)x, (double)y); }); break;
+    case CH_POLYGAMMA: ew_loop2<T>(p, a, [](T x, T y) { return (T)ch_polygamma((double)x, (double)y); }); break;
     case CH_EQ: ew_loop2<T>(p, a, [](T x, T y) { return x == y; }); break;
     case CH_NE: ew_loop2<T>(p, a, [](T x, T y) { return x != y; }); break;
     case CH_LT: ew_loop2<T>(p, a, [](T x, T y) { return x < y; }); break;
@@ -188,7 +190,7 @@ __global__ void ew_binary_int(cu_ew_plan p, cu_ew_args a) {
     case CH_LOGICAL_AND: ew_loop2<T>(p, a, [](T x, T y) { return x != 0 && y != 0; }); break;
     case CH_LOGICAL_OR: ew_loop2<T>(p, a, [](T x, T y) { return x != 0 || y != 0; }); break;
     case CH_LOGICAL_XOR: ew_loop2<T>(p, a, [](T x, T y) { return (x != 0) != (y != 0); }); break;
-    default: break; /* DIV, ARCTAN2 and HYPOT never compute in int64 */
+    default: break; /* DIV, ARCTAN2, HYPOT, ZETA and POLYGAMMA never compute in int64 */
     }
 }
 
@@ -235,6 +237,10 @@ template <typename T> __global__ void ew_unary_float(cu_ew_plan p, cu_ew_args a)
     case CH_LGAMMA: ew_loop1<T>(p, a, [](T x) { return (T)lgamma((double)x); }); break;
     case CH_DIGAMMA: ew_loop1<T>(p, a, [](T x) { return (T)ch_digamma((double)x); }); break;
     case CH_ERFINV: ew_loop1<T>(p, a, [](T x) { return (T)ch_erfinv((double)x); }); break;
+    case CH_NDTRI: ew_loop1<T>(p, a, [](T x) { return (T)ch_ndtri((double)x); }); break;
+    case CH_LOG_NDTR: ew_loop1<T>(p, a, [](T x) { return (T)ch_log_ndtr((double)x); }); break;
+    case CH_ERFCINV: ew_loop1<T>(p, a, [](T x) { return (T)ch_erfcinv((double)x); }); break;
+    case CH_ERFCX: ew_loop1<T>(p, a, [](T x) { return (T)ch_erfcx((double)x); }); break;
     case CH_NDTR: ew_loop1<T>(p, a, [](T x) { return (T)0.5 * (T)erfc(-x * (T)0.70710678118654752440); }); break;
     case CH_LOGICAL_NOT: ew_loop1<T>(p, a, [](T x) { return x == 0; }); break;
     case CH_ISNAN: ew_loop1<T>(p, a, [](T x) { return x != x; }); break;

@@ -234,6 +234,15 @@ CH_API ch_status ch_trace(const ch_tensor *x, ch_tensor **result);
 CH_API ch_status ch_inv(const ch_tensor *x, ch_tensor **result);
 CH_API ch_status ch_det(const ch_tensor *x, ch_tensor **result);
 CH_API ch_status ch_solve(const ch_tensor *a, const ch_tensor *b, ch_tensor **result);
+/* Cholesky factor of each (n, n) matrix on the last two axes: the lower
+ * triangular L with L L^T = x, reading only x's lower triangle (NumPy's
+ * linalg.cholesky).  A matrix that is not positive definite is an error. */
+CH_API ch_status ch_cholesky(const ch_tensor *x, ch_tensor **result);
+/* Discrete Fourier transform of real + i imag over the last axis
+ * (numpy.fft.fft; inverse != 0: numpy.fft.ifft, divided by n), any length;
+ * computed in float64, returned as two planes in the inputs' float dtype. */
+CH_API ch_status ch_fft(const ch_tensor *real, const ch_tensor *imag, int inverse, ch_tensor **out_real,
+                        ch_tensor **out_imag);
 
 /* ---- joining, indexing, reordering ------------------------------------- */
 CH_API ch_status ch_concatenate(ch_tensor *const *xs, int n, int axis, ch_tensor **result);

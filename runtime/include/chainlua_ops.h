@@ -73,6 +73,10 @@
     X(DIGAMMA, digamma)        \
     X(ERFINV, erfinv)          \
     X(NDTR, ndtr)              \
+    X(NDTRI, ndtri)            \
+    X(LOG_NDTR, log_ndtr)      \
+    X(ERFCINV, erfcinv)        \
+    X(ERFCX, erfcx)            \
     X(LOGICAL_NOT, logical_not) \
     X(ISNAN, isnan)            \
     X(ISINF, isinf)            \
@@ -93,6 +97,8 @@
     X(MINIMUM, minimum)            \
     X(ARCTAN2, arctan2)            \
     X(HYPOT, hypot)                \
+    X(ZETA, zeta)                  \
+    X(POLYGAMMA, polygamma)        \
     X(EQ, eq)                      \
     X(NE, ne)                      \
     X(LT, lt)                      \

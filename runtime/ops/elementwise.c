@@ -50,7 +50,7 @@ static ch_status binary_types(int op, ch_dtype p, ch_dtype *res, ch_dtype *ct) {
         *ct = compute_of(p);
         return CH_OK;
     }
-    if (op == CH_DIV || op == CH_ARCTAN2 || op == CH_HYPOT) {
+    if (op == CH_DIV || op == CH_ARCTAN2 || op == CH_HYPOT || op == CH_ZETA || op == CH_POLYGAMMA) {
         *res = ch_dtype_is_float(p) ? p : CH_FLOAT64; /* integer true division gives float64 */
         *ct = compute_of(*res);
         return CH_OK;

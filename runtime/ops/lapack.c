@@ -1,4 +1,4 @@
-/* lapack.c -- front doors of inv, det and solve (kernels: runtime/cpu/lapack.c,
+/* lapack.c -- front doors of inv, det, solve and cholesky (kernels: runtime/cpu/lapack.c,
  * LAPACK inside OpenBLAS).  Everything is batched over the leading axes.
  * Integer inputs compute in float64 (NumPy); float16 computes in float32
  * and is rounded back.  The kernels report a singular matrix by its batch
@@ -180,4 +180,28 @@ done:
         return st;
     }
     return finish(out, rdt, result);
+}
+
+ch_status ch_cholesky(const ch_tensor *x, ch_tensor **result) {
+    CH_CHECK_ARG(x, "cholesky", "x");
+    int64_t n;
+    CH_TRY(square(x, "cholesky", "x", &n));
+    CH_KERNEL(kernel, cholesky, x->dev, "cholesky");
+    ch_dtype xdt = (ch_dtype)x->dt, cdt = compute_dtype(xdt);
+    ch_dtype rdt = xdt == CH_FLOAT16 ? CH_FLOAT16 : cdt;
+    ch_tensor *w;
+    CH_TRY(scratch_copy(x, cdt, &w));
+    int64_t bad = -1;
+    int order = 0;
+    ch_status st = kernel(w, &bad, &order);
+    if (st == CH_OK && bad >= 0) {
+        char b[128];
+        st = ch_fail(CH_ERR_ARG, "cholesky: matrix is not positive definite%s (its leading minor of order %d is not)",
+                     batch_str(b, sizeof b, x, bad), order);
+    }
+    if (st != CH_OK) {
+        ch_tensor_release(w);
+        return st;
+    }
+    return finish(w, rdt, result);
 }

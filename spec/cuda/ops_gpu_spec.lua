@@ -34,7 +34,7 @@ end
 local FLOATS = { 'float16', 'float32', 'float64' }
 local DTYPES = { 'float16', 'float32', 'float64', 'int32', 'int64', 'uint8', 'bool' }
 local BINARY = { 'add', 'sub', 'mul', 'div', 'floor_divide', 'mod', 'fmod', 'pow', 'maximum', 'minimum',
-  'arctan2', 'hypot', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor' }
+  'arctan2', 'hypot', 'zeta', 'polygamma', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor' }
 
 -- inputs on which a binary op is defined on both devices
 local function binary_inputs(op, dt, sa, sb)
@@ -42,6 +42,8 @@ local function binary_inputs(op, dt, sa, sb)
     if dt == 'bool' then return rand(dt, sa), rand(dt, sb) end
     return rand(dt, sa, 0.5, 3), rand(dt, sb, 0, 4)   -- integer exponents >= 0
   end
+  if op == 'zeta' then return rand(dt, sa, 1.5, 5), rand(dt, sb, 0.5, 5) end
+  if op == 'polygamma' then return rand(dt, sa, 0, 4), rand(dt, sb, 0.5, 5) end
   return rand(dt, sa, -20, 20), rand(dt, sb, -20, 20)
 end
 
@@ -55,6 +57,7 @@ local UNARY = {
   arccosh = { 1.01, 5 }, arctanh = { -0.9, 0.9 }, erf = { -2, 2 }, erfc = { -2, 2 }, floor = { -5, 5 },
   ceil = { -5, 5 }, trunc = { -5, 5 }, rint = { -5, 5 }, sigmoid = { -6, 6 }, relu = { -5, 5 },
   softplus = { -5, 5 }, lgamma = { 0.1, 6 }, digamma = { 0.1, 6 }, erfinv = { -0.9, 0.9 }, ndtr = { -3, 3 },
+  ndtri = { 0.05, 0.95 }, log_ndtr = { -30, 5 }, erfcinv = { 0.05, 1.95 }, erfcx = { -3, 30 },
   logical_not = { -1, 1 }, isnan = { -1, 1 }, isinf = { -1, 1 }, isfinite = { -1, 1 },
 }
 -- ops that keep integer dtypes (the others compute integers in float64)

@@ -12,7 +12,7 @@ local F = {}
 
 local families = {
   'activation', 'array', 'connection', 'evaluation', 'loss', 'math', 'noise', 'normalization',
-  'pooling', 'rnn',
+  'pooling', 'rnn', 'util',
 }
 
 for _, family in ipairs(families) do

@@ -1,6 +1,7 @@
 -- tensor/linalg.lua: matrix products and small dense linear algebra.
 -- matmul/dot/tensordot/outer/trace/gemm go to OpenBLAS (runtime/cpu/blas.c),
--- inv/det/solve to the LAPACK inside OpenBLAS (runtime/cpu/lapack.c).
+-- inv/det/solve/cholesky to the LAPACK inside OpenBLAS (runtime/cpu/lapack.c);
+-- fft/ifft to runtime/cpu/fft.c.
 local M = require 'chainer.tensor.core'
 local ffi, C, check = M.ffi, M.C, M.check
 local wrap, box, as_tensor = M.wrap, M.box, M.as_tensor
@@ -110,6 +111,28 @@ function M.det(x)
   return wrap(box[0])
 end
 methods.det = M.det
+
+-- cholesky(x): the lower triangular L with L L^T = x (x's lower triangle
+-- is read), for each matrix on the last two axes.
+function M.cholesky(x)
+  x = as_tensor(x)
+  check(C.ch_cholesky(x.ptr, box), 2)
+  return wrap(box[0])
+end
+methods.cholesky = M.cholesky
+
+-- fft(real, imag) -> real, imag: numpy.fft.fft of real + i imag over the
+-- last axis (any length); ifft the inverse, divided by n.  Computed in
+-- float64, returned in the inputs' float dtype.
+local two = ffi.new('ch_tensor*[2]')
+local function fourier(inverse)
+  return function(real, imag)
+    real, imag = as_tensor(real), as_tensor(imag)
+    check(C.ch_fft(real.ptr, imag.ptr, inverse, two, two + 1), 2)
+    return wrap(two[0]), wrap(two[1])
+  end
+end
+M.fft, M.ifft = fourier(0), fourier(1)
 
 -- solve(a, b): x with a @ x = b; b is (..., n) or (..., n, k).
 function M.solve(a, b)

@@ -29,7 +29,7 @@ local unary = {
   { 'erfinv', -0.7, 0.7, nil, true },
   { 'ndtr', -2, 2, function(x) return (T.erf(x / math.sqrt(2)) + 1) / 2 end, true },
   { 'lgamma', 0.5, 4, function(x) return T.lgamma(x) end, true },
-  { 'digamma', 0.5, 4, function(x) return T.digamma(x) end, false },
+  { 'digamma', 0.5, 4, function(x) return T.digamma(x) end, true },
 }
 
 for _, u in ipairs(unary) do

@@ -157,6 +157,9 @@ function_spec.describe('F.n_step_*', {
   cases = cases,
   backward_tol = { float32 = { atol = 5e-3, rtol = 5e-2 } },
   eps = 1e-3,
+  -- (under double backprop each layer node rebuilds itself from
+  -- differentiable functions: both of its backward paths are checked)
+  double_backward = true,
 })
 
 ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@ local M = require('chainer.functions._family')('math', {
   'trigonometric', 'hyperbolic', 'exponential', 'sqrt', 'erf', 'lgamma', 'rounding',
   'minmax', 'maximum', 'average', 'prod', 'cumulative', 'logsumexp', 'clip',
   'squared_difference', 'linear_interpolate', 'fmod', 'bias_scale', 'batch_l2_norm_squared',
-  'inv', 'tensordot', 'einsum', 'batch_matmul', 'sparse_matmul',
+  'inv', 'tensordot', 'einsum', 'batch_matmul', 'sparse_matmul', 'zeta', 'cholesky', 'fft',
 }, {
   -- helpers and the binary forms behind Variable's operators, not part of F
   add2 = true, same_shape = true, shape_equal = true, add = true, add_n = true, bias_axes = true,

@@ -1,9 +1,9 @@
--- functions/math/lgamma.lua: F.lgamma (log |Gamma(x)|) and F.digamma (its
--- derivative).  lgamma is differentiable twice; digamma's gradient is the
--- trigamma function, computed here from tensor ops (a recurrence shift to
--- x >= 6, an asymptotic series, and the reflection formula for x <= 0);
--- the trigamma node itself has no gradient.
+-- functions/math/lgamma.lua: the gamma family: F.lgamma (log |Gamma(x)|),
+-- F.digamma (its derivative) and F.polygamma(n, x) (the n-th derivative of
+-- digamma).  Each one's gradient is the next, so all are differentiable to
+-- any order; polygamma's order n (an integer array) has no gradient.
 local T = require 'chainer.tensor'
+local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
 local H = require 'chainer.functions.math._helpers'
 
@@ -12,41 +12,49 @@ local M = {}
 M.LGamma, M.lgamma = H.unary { name = 'lgamma', class = 'LGamma', retain = 'x', forward = T.lgamma,
   grad = function(x, y, gy) return gy * M.digamma(x) end }
 
--- trigamma of a float64 tensor with every element > 0
-local function trigamma_pos(x)
-  local acc = T.zeros_like(x)
-  local z = x
-  for _ = 1, 6 do
-    acc = acc + T.reciprocal(z * z)
-    z = z + 1
+-- Polygamma's inputs are (n, x).  SciPy computes in the promoted type of n
+-- and x (float64 for an int32 n) and Chainer casts the result to x's dtype;
+-- the same here.
+local Polygamma = FunctionNode:extend('Polygamma')
+M.Polygamma = Polygamma
+function Polygamma:forward(inputs)
+  self:retain_inputs({ 1, 2 })
+  local n, x = inputs[1], inputs[2]
+  return { T.polygamma(n, x):astype(x.dtype) }
+end
+function Polygamma:backward(idx, gys)
+  local n, x = unpack(self:get_retained_inputs())
+  return { nil, gys[1] * M.polygamma(n.array + 1, x) }
+end
+
+local function same_shape(a, b)
+  if #a ~= #b then return false end
+  for i = 1, #a do if a[i] ~= b[i] then return false end end
+  return true
+end
+
+-- F.polygamma(n, x): n an integer tensor (or Variable) of x's shape or one
+-- that broadcasts to it, or a Lua integer.
+function M.polygamma(n, x)
+  local xd = args.float_array('polygamma', 'x', x)
+  if type(n) == 'number' then
+    if n ~= math.floor(n) or n < 0 then
+      error(string.format('polygamma: n must be a non-negative integer (got %s)', tostring(n)), 2)
+    end
+    n = T.full(xd.shape, n, 'int32')
   end
-  local r = T.reciprocal(z)
-  local r2 = r * r
-  -- 1/z + 1/(2z^2) + 1/(6z^3) - 1/(30z^5) + 1/(42z^7) - 1/(30z^9)
-  local series = r + r2 * 0.5 + r2 * r * ((((r2 * (-1 / 30)) + 1 / 42) * r2 - 1 / 30) * r2 + 1 / 6)
-  return acc + series
+  local nd = args.int_array('polygamma', 'n', n)
+  local ok, probe = pcall(nd.broadcast_to, nd, xd.shape)
+  if not ok or not same_shape(probe.shape, xd.shape) then
+    error(string.format('polygamma: n (shape %s) must have the shape of x (%s) or broadcast to it',
+      T.shape_str(nd.shape), T.shape_str(xd.shape)), 2)
+  end
+  return setmetatable({}, Polygamma):apply({ n, x })[1]
 end
 
-local function trigamma(x)
-  local dt = x.dtype
-  local x64 = x:astype('float64')
-  local pos = T.gt(x64, 0)
-  local xp = T.where(pos, x64, 1 - x64)
-  local t = trigamma_pos(xp)
-  local s = T.sin(x64 * math.pi)
-  local refl = T.reciprocal(s * s) * (math.pi * math.pi) - t
-  return T.where(pos, t, refl):astype(dt)
-end
-M._trigamma = trigamma
-
-local Trigamma = FunctionNode:extend('Trigamma')
-M.Trigamma = Trigamma
-function Trigamma:forward(inputs) return { trigamma(inputs[1]) } end
-function Trigamma:backward()
-  error('digamma: the second derivative (polygamma of order 2) is not implemented', 0)
-end
-
+-- digamma's gradient is polygamma of order 1 (trigamma), whose own gradient
+-- is polygamma of order 2, and so on.
 M.DiGamma, M.digamma = H.unary { name = 'digamma', class = 'DiGamma', retain = 'x', forward = T.digamma,
-  grad = function(x, y, gy) return gy * setmetatable({}, Trigamma):apply({ x })[1] end }
+  grad = function(x, y, gy) return gy * M.polygamma(1, x) end }
 
 return M

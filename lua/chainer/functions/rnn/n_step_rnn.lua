@@ -27,7 +27,11 @@
 -- backward are single C calls (runtime/cpu/rnn_seq.c): the input
 -- projections of all steps are one GEMM, the recurrence does only the
 -- (B_t, H) x (H, G H) products.  Dropout (train mode) applies to the input
--- of every layer but the first.  Gradients are first order, as Chainer's.
+-- of every layer but the first.  The C backward gives first-order
+-- gradients; under double backprop (Chainer's CPU path composes linear,
+-- sigmoid, tanh, ..., so its gradients are differentiable) the node instead
+-- recomputes its layer from differentiable functions and differentiates
+-- that graph (see `recompute`).
 local args = require 'chainer._args'
 local ffi = require 'ffi'
 local chainer_config = require('chainer.config').config
@@ -79,6 +83,10 @@ M.NStepLayer = NStepLayer
 -- outputs: y (N, H), hy (B, H), [cy (B, H)]
 function NStepLayer:forward(inputs)
   local spec = self.spec
+  -- (kept for double backprop, which rebuilds the layer from the inputs)
+  local all = {}
+  for k = 1, #inputs do all[k] = k end
+  self:retain_inputs(all)
   local x, h0 = inputs[1], inputs[2]
   local c0, first = nil, 3
   if spec.cell then c0, first = inputs[3], 4 end
@@ -98,7 +106,99 @@ end
 local function arr(v) return v and v._data or nil end
 local function ptr(t) return t and t.ptr or nil end
 
+-- One step of each cell from differentiable functions (the equations at the
+-- top of this file); w(j), b(j) are Chainer's 0-based weight indices.
+local STEP = {
+  lstm = function(F, x, h, c, w, b)
+    local function gate(jx, jh) return F.linear(x, w(jx), b(jx)) + F.linear(h, w(jh), b(jh)) end
+    local a, i = F.tanh(gate(2, 6)), F.sigmoid(gate(0, 4))
+    local f, o = F.sigmoid(gate(1, 5)), F.sigmoid(gate(3, 7))
+    c = a * i + f * c
+    return o * F.tanh(c), c
+  end,
+  gru = function(F, x, h, _, w, b)
+    local r = F.sigmoid(F.linear(x, w(0), b(0)) + F.linear(h, w(3), b(3)))
+    local z = F.sigmoid(F.linear(x, w(1), b(1)) + F.linear(h, w(4), b(4)))
+    local h_bar = F.tanh(F.linear(x, w(2), b(2)) + r * F.linear(h, w(5), b(5)))
+    return (1 - z) * h_bar + z * h
+  end,
+  tanh = function(F, x, h, _, w, b) return F.tanh(F.linear(x, w(0), b(0)) + F.linear(h, w(1), b(1))) end,
+  relu = function(F, x, h, _, w, b) return F.relu(F.linear(x, w(0), b(0)) + F.linear(h, w(1), b(1))) end,
+}
+
+-- The node's outputs { y, hy, [cy] } recomputed from its inputs (Variables)
+-- with differentiable functions, step by step as Chainer's CPU path: at a
+-- step with fewer rows than the state, only the first rows advance (the
+-- others keep their state: finished sequences going forward, sequences not
+-- yet started going backward).
+function NStepLayer:recompute(ins)
+  local F = H.F()
+  local spec = self.spec
+  local x, h, c, first = ins[1], ins[2], nil, 3
+  if spec.cell then c, first = ins[3], 4 end
+  local nw = spec.nw
+  local function w(j) return ins[first + j] end
+  local function b(j) return ins[first + nw + j] end
+  local nT = self.T
+  local xs
+  if nT == 1 then
+    xs = { x }
+  else
+    local cuts, o = {}, 0
+    for t = 1, nT - 1 do
+      o = o + tonumber(self.batch[t - 1])
+      cuts[t] = o
+    end
+    xs = F.split_axis(x, cuts, 0)
+  end
+  local step = STEP[self.kind]
+  local ys = {}
+  local from, to, by = 1, nT, 1
+  if self.reverse == 1 then from, to, by = nT, 1, -1 end
+  for t = from, to, by do
+    local bt = tonumber(self.batch[t - 1])
+    local h_rest, c_rest
+    if h.shape[1] > bt then
+      h, h_rest = unpack(F.split_axis(h, { bt }, 0))
+      if c then c, c_rest = unpack(F.split_axis(c, { bt }, 0)) end
+    end
+    h, c = step(F, xs[t], h, c, w, b)
+    ys[t] = h
+    if h_rest then
+      h = F.concat({ h, h_rest }, 0)
+      if c then c = F.concat({ c, c_rest }, 0) end
+    end
+  end
+  local y = nT == 1 and ys[1] or F.concat(ys, 0)
+  if spec.cell then return { y, h, c } end
+  return { y, h }
+end
+
+-- Differentiable gradients: the recomputed layer's gradients, built with
+-- enable_double_backprop so that they stay connected to the inputs and gys.
+-- The layer is rebuilt on identity copies of the inputs: the inner
+-- traversal then ends at nodes of its own, and leaves alone the gradients
+-- the outer traversal is accumulating in the inputs (x feeds both
+-- directions).
+function NStepLayer:backward_composite(gys)
+  local F = H.F()
+  local ins = { F.identity(unpack(self:get_retained_inputs())) }
+  local outs = self:recompute(ins)
+  local ys, gs = {}, {}
+  for k = 1, #outs do
+    if gys[k] ~= nil then
+      ys[#ys + 1] = outs[k]
+      gs[#gs + 1] = gys[k]
+    end
+  end
+  local grads = require('chainer.backprop').grad(ys, ins, { grad_outputs = gs, enable_double_backprop = true })
+  local out = {}
+  for k = 1, #ins do out[k] = grads[k] end
+  return out
+end
+
 function NStepLayer:backward(idx, gys)
+  if chainer_config.enable_backprop then return self:backward_composite(gys) end
   local spec = self.spec
   local gy, ghy, gcy = arr(gys[1]), arr(gys[2]), arr(gys[3])
   local want_gx = idx[1] == 1
@@ -259,7 +359,7 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
     local ys_dir = {}
     for di = 0, D - 1 do
       local k = D * layer + di + 1
-      local node = setmetatable({ spec = spec, reverse = di, T = nT, batch = batch }, NStepLayer)
+      local node = setmetatable({ spec = spec, kind = kind, reverse = di, T = nT, batch = batch }, NStepLayer)
       local ins = { x, hs[k] }
       if spec.cell then ins[3] = cs[k] end
       local base = #ins

@@ -179,6 +179,40 @@ for _, p in ipairs(pages) do
   end
 end
 
+-- docs/functions.md (generated from the family pages by
+-- gen-functions-doc.lua) has a signature for every function, including
+-- those the pages document in grouped or prose form; the summary is then
+-- the rest of the first family-page row that mentions the function.
+local family_rows = {}
+for _, p in ipairs(pages) do
+  if p[1]:match('^docs/functions/') then
+    for line in read(p[1]):gmatch('[^\n]+') do
+      if line:match('^|') then family_rows[#family_rows + 1] = { line, p[1] } end
+    end
+  end
+end
+for line in read('docs/functions.md'):gmatch('[^\n]+') do
+  local name, sig = line:match('^| `([%w_]+)` | `([^`]+)` |')
+  if name and not (index.F and index.F[name]) then
+    local summary, page = '', 'docs/functions.md'
+    for _, row in ipairs(family_rows) do
+      local cells, hit = {}, false
+      for cell in row[1]:gmatch('|([^|]*)') do
+        if not hit and cell:find('F%.' .. name .. '%f[^%w_]') or cell:find('F%.' .. name .. '/') then
+          hit = true
+        elseif trim(cell) ~= '' then
+          cells[#cells + 1] = trim(cell)
+        end
+      end
+      if hit then
+        summary, page = table.concat(cells, '; '), row[2]
+        break
+      end
+    end
+    add('F', name, sig, summary, page, 1)
+  end
+end
+
 table.sort(order, function(a, b)
   if a[1] ~= b[1] then return a[1] < b[1] end
   return a[2] < b[2]

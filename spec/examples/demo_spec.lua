@@ -4,7 +4,7 @@
 local H = require 'examples.helpers'
 local chainlua, run, tmpdir = H.chainlua, H.run, H.tmpdir
 
-describe('examples/demo.lua', function()
+describe('#examples examples/demo.lua', function()
   it('prints its usage for --help and trains nothing', function()
     local text, code = run(chainlua() .. ' examples/demo.lua --help')
     assert.are.equal(0, code, text)
@@ -28,7 +28,7 @@ describe('examples/demo.lua', function()
   end)
 end)
 
-describe('examples/glance/glance.lua --quiet', function()
+describe('#examples examples/glance/glance.lua --quiet', function()
   it('leaves out the progress bar and keeps the report table', function()
     local out = tmpdir()
     local text, code = run(chainlua() .. ' examples/glance/glance.lua --epoch 1 --noplot --quiet --out ' .. out)

@@ -140,7 +140,7 @@ local function method_text(obj, method, label)
   end
   local ok, fn = pcall(function() return obj[method] end)
   if not ok or fn == nil then
-    return string.format('help: %s has no method %s', label or tostring(obj), method)
+    return string.format('help: %s has no method %s', label or type(obj), method)
   end
   -- a method that is also a documented namespace function (T.sum, F.relu)
   local entry, sc = lookup(scope, method)
@@ -201,7 +201,8 @@ function M.text(obj, method)
     if entry then return format(entry, sc, name) end
     return string.format('help: %s%s is not in the docs', shown[scope] or (scope .. '.'), name)
   end
-  return 'help: no documentation for ' .. (label or tostring(obj)) .. ' (' .. type(obj) .. ')'
+  local ok, shown_as = pcall(tostring, obj)
+  return 'help: no documentation for ' .. (label or (ok and shown_as) or '?') .. ' (' .. type(obj) .. ')'
 end
 
 function M.help(...)

@@ -105,12 +105,11 @@ end
 
 value = function(v, depth, seen)
   if type(v) == 'string' then return depth == 0 and v or scalar(v) end
-  if type(v) ~= 'table' then return tostring(v) end
-  local mt = getmetatable(v)
-  if type(mt) == 'table' and rawget(mt, '__tostring') then
+  if type(v) ~= 'table' or (type(getmetatable(v)) == 'table' and rawget(getmetatable(v), '__tostring')) then
     local ok, s = pcall(tostring, v)
     return ok and s or ('<tostring failed: ' .. tostring(s) .. '>')
   end
+  local mt = getmetatable(v)
   if type(mt) == 'table' and rawget(mt, '__name') ~= nil then
     if rawget(mt, '__index') == mt or type(rawget(mt, '__index')) == 'function' then return object(v, mt) end
   end

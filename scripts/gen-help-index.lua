@@ -65,9 +65,9 @@ end
 -- The first call `name(` or `name{` is the subject; a span that is just a
 -- (prefixed) name names it.
 local function subject(span)
-  local s = span:gsub('^.-=%s*([%a_][%w_%.:]*%s*[%({])', '%1')   -- `c, h = F.lstm(...)`
-  local path, name = s:match('^([%a_][%w_%.]*[%.:])([%a_][%w_]*)%s*[%({]')
-  if not name then name = s:match('^([%a_][%w_]*)%s*[%({]') end
+  local s = span:gsub('^.-=%s*([%a_][%w_%.:]*[%({])', '%1')   -- `c, h = F.lstm(...)`
+  local path, name = s:match('^([%a_][%w_%.]*[%.:])([%a_][%w_]*)[%({]')
+  if not name then name = s:match('^([%a_][%w_]*)[%({]') end
   if not name then path, name = s:match('^([%a_][%w_%.]*[%.:])([%a_][%w_]*)$') end
   if not name then name = s:match('^([%a_][%w_]*)$') end
   if not name then return nil end

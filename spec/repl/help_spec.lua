@@ -42,6 +42,20 @@ describe('repl.help', function()
     assert.matches('^help%(obj%) or %?obj', H.text())
   end)
 
+  it('gives a tensor method listed by name only the signature of its function', function()
+    local text = H.text(chainer.tensor.arange(3), 'sum')
+    assert.matches('^T%.sum%(x, {axis', text)
+    assert.matches('\nTensor:sum\n  result dtype:', text)
+  end)
+
+  it('lists what a namespace holds', function()
+    _G.help_spec_ns = { alpha = 1, beta = function() end }
+    assert.are.equal('help_spec_ns: a table of 2 names: alpha beta\n  help(help_spec_ns.name) for one; ' ..
+      'help_spec_ns.<Tab> lists them', H.text('help_spec_ns'))
+    _G.help_spec_ns = nil
+    assert.matches('^table: a table of %d+ names: ', H.text(F))
+  end)
+
   it('describes a tensor by its shape', function()
     assert.matches('^a tensor of shape %(2, 3%), float32', H.text(chainer.tensor.zeros { 2, 3 }))
   end)

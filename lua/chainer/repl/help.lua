@@ -149,7 +149,14 @@ local function method_text(obj, method, label)
     if s then entry, sc = lookup(s, n) end
   end
   if not entry then return string.format('help: %s:%s is not in the docs', label or 'obj', method) end
-  return format(entry, sc, method)
+  local text = format(entry, sc, method)
+  -- a method the docs list by name only (tensor-reduce.md's `sum`): the
+  -- namespace function's signature says how to call it
+  if not entry[1]:find('[%({]') then
+    local call, csc = lookup('T', method)
+    if call and call[1]:find('[%({]') and csc == 'T' then text = format(call, csc, method) .. '\n' .. text end
+  end
+  return text
 end
 
 local usage = [[
@@ -202,6 +209,14 @@ function M.text(obj, method)
     return string.format('help: %s%s is not in the docs', shown[scope] or (scope .. '.'), name)
   end
   local ok, shown_as = pcall(tostring, obj)
+  if type(obj) == 'table' and getmetatable(obj) == nil then
+    -- a namespace (F, chainer.tensor) or a plain table: what is in it
+    local _, list = require('chainer.repl.complete').candidates('t.', { t = obj })
+    for i, n in ipairs(list) do list[i] = n:sub(3) end
+    local shown_names = table.concat(list, ' ', 1, math.min(#list, 12))
+    return string.format('%s: a table of %d names: %s%s\n  help(%s.name) for one; %s.<Tab> lists them',
+      label or 'table', #list, shown_names, #list > 12 and ' ...' or '', label or 't', label or 't')
+  end
   return 'help: no documentation for ' .. (label or (ok and shown_as) or '?') .. ' (' .. type(obj) .. ')'
 end
 

@@ -2,7 +2,6 @@
 -- help_index[scope][name] = { signature, one-line summary, docs page }
 return {
   ["F"] = {
-    ["E"] = { "E (E - 1) / 2 * B", "(at least 1); a constant 0 when E is 1;", "docs/functions/loss.md" },
     ["SoftmaxGrad"] = { "SoftmaxGrad(y, ggx)", "for `gy` and", "docs/functions/activation.md" },
     ["abs"] = { "abs(x)", "gradient: yes; `gy * sign(x)`", "docs/functions/math.md" },
     ["absolute"] = { "F.absolute(x)", "gradient: yes; `gy * sign(x)`", "docs/functions/math.md" },
@@ -207,7 +206,6 @@ return {
     ["upsampling_2d"] = { "F.upsampling_2d(x, indexes, ksize, {stride, pad = 0, outsize = nil, cover_all = true})", "each x cell put at its `indexes` position (from `max_pooling_2d`'s `return_indices`), zeros elsewhere", "docs/functions/pooling.md" },
     ["vstack"] = { "F.vstack(xs)", "NumPy's rules (at-least-n-d promotion)", "docs/functions/array.md" },
     ["where"] = { "F.where(condition, x, y)", "`condition` a bool tensor/Variable; the three broadcast together; x and y one dtype", "docs/functions/array.md" },
-    ["x"] = { "x (N, C, H, W)", "gives `(N, C*kh*kw, out_h, out_w)` where channel", "docs/functions/array.md" },
     ["zoneout"] = { "F.zoneout(h, x, {ratio = 0.5})", "training: each element takes h with probability ratio, else x; test mode: returns x", "docs/functions/noise.md" },
   },
   ["Iterator"] = {
@@ -564,7 +562,6 @@ return {
     ["requires_grad"] = { "requires_grad", "Default `true`. Tensors passed to functions count as `false`.", "docs/autograd.md" },
     ["reshape"] = { "reshape(shape)", "Differentiable methods.", "docs/autograd.md" },
     ["retain_inputs"] = { "self:retain_inputs({1, 2})", "", "docs/autograd.md" },
-    ["return"] = { "return { inputs[1] * inputs[2] + inputs[3] }", "", "docs/autograd.md" },
     ["scope"] = { "hook:scope(fn)", "", "docs/autograd.md" },
     ["shape"] = { "shape", "Metadata. `label` is Chainer's `\"(2, 3), float32\"`.", "docs/autograd.md" },
     ["size"] = { "size", "Metadata. `label` is Chainer's `\"(2, 3), float32\"`.", "docs/autograd.md" },

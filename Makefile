@@ -4,6 +4,14 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# CHAINLUA_CUDA=ON|OFF|AUTO (make variable or environment): AUTO, the
+# default, builds the CUDA backend only on a machine with an NVIDIA driver.
+CHAINLUA_CUDA ?=
+ifneq ($(CHAINLUA_CUDA),)
+CMAKE_FLAGS += -DCHAINLUA_CUDA=$(CHAINLUA_CUDA)
+endif
+# V=1 shows the compiler's output; otherwise it goes to $(BUILD).build.log
+V ?=
 ORACLE_DIR ?= ../shared/oracle/vectors
 CHAINLUA = $(BUILD)/chainlua
 
@@ -15,14 +23,26 @@ deps:
 	@bash scripts/install-deps
 
 $(BUILD)/Makefile: CMakeLists.txt
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
-	@grep -E 'CUDA backend|OpenBLAS' $(BUILD).configure.log || true
+	@echo "configuring $(BUILD)/ (log: $(BUILD).configure.log)"
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
+	@grep -E 'CUDA backend: (not built|nvcc)' $(BUILD).configure.log | sed 's/^-- /  /' || true
 
 build: deps $(BUILD)/Makefile
+	@if [ -n "$(CHAINLUA_CUDA)" ] && ! grep -qx 'CHAINLUA_CUDA:STRING=$(CHAINLUA_CUDA)' $(BUILD)/CMakeCache.txt; then \
+	  echo "reconfiguring $(BUILD)/ for CHAINLUA_CUDA=$(CHAINLUA_CUDA)"; \
+	  cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }; \
+	fi
+ifneq ($(V),)
 	cmake --build $(BUILD) -j $(JOBS)
+else
+	@echo "building $(BUILD)/ with $(JOBS) jobs (log: $(BUILD).build.log; V=1 shows it)"
+	@start=$$(date +%s); cmake --build $(BUILD) -j $(JOBS) > $(BUILD).build.log 2>&1 || \
+	  { tail -n 40 $(BUILD).build.log; echo "build failed: the whole log is $(BUILD).build.log"; exit 1; }; \
+	  echo "built in $$(( $$(date +%s) - start )) s"
+endif
 
 demo: build
-	$(CHAINLUA) examples/demo.lua
+	@$(CHAINLUA) examples/demo.lua
 
 test: build
 	@bash scripts/run-tests $(BUILD)
@@ -65,4 +85,4 @@ ffi:
 	luajit scripts/gen-ffi.lua runtime/include/chainlua.h lua/chainer
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log
+	rm -rf $(BUILD) $(BUILD).configure.log $(BUILD).build.log

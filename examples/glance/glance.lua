@@ -27,7 +27,7 @@ ap:option('--data', { default = here .. '/mushrooms.csv', help = 'The mushroom C
 ap:option('--seed', { type = 'number', default = 0, help = 'Random seed (split, initial weights, shuffling)' })
 ap:option('--threads', { type = 'number', default = 1, help = 'CPU threads for the math kernels' })
 ap:flag('--noplot', { help = 'Disable PlotReport extension' })
-ap:flag('--quiet', { help = 'No progress output (the report table is still printed)' })
+ap:flag('--quiet', { help = 'No progress bar (the report table is still printed)' })
 local args = ap:parse(arg)
 
 T.random.seed(args.seed)
@@ -108,6 +108,10 @@ if not args.noplot then
 end
 trainer:extend(extensions.PrintReport({ 'epoch', 'main/loss', 'validation/main/loss', 'main/accuracy',
   'validation/main/accuracy', 'elapsed_time' }))
+if not args.quiet then
+  -- 65 iterations an epoch: a redraw every 20 keeps the bar moving
+  trainer:extend(extensions.ProgressBar({ update_interval = 20 }))
+end
 trainer:run()
 
 -- One prediction on a random validation example.

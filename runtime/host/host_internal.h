@@ -37,6 +37,10 @@ void chainlua_host_signals(lua_State *L);
 void chainlua_host_arm_interrupt(int armed);
 int chainlua_host_take_interrupt(void);
 
+/* Sets the globals the REPL and -e share (chainer, F, L, optimizers, help:
+ * chainer.repl.preload); a loading error is printed.  Returns 0. */
+int chainlua_preload(lua_State *L);
+
 /* Runs the REPL on L until end of input; returns the exit status. */
 int chainlua_repl(lua_State *L, int banner);
 

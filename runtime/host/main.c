@@ -20,7 +20,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: %s [options] [script [args...]]\n"
             "Runs a Lua script with chainer on the module path; without a script, opens the REPL.\n"
-            "  -e code      run the Lua code\n"
+            "  -e code      run the Lua code (with the REPL's globals: chainer, F, L, optimizers, help)\n"
             "  -l name      require the module `name` (and set the global of that name)\n"
             "  -i           open the REPL after running the script\n"
             "  -v, --version  print chainlua, LuaJIT, BLAS and CUDA versions\n"
@@ -183,6 +183,8 @@ int main(int argc, char **argv) {
     if (flags & F_VERSION)
         chainlua_print_version(stdout);
     create_arg_table(L, argc, argv, script);
+    if (flags & F_EXEC)   /* -e code sees the REPL's globals (chainer, F, L, ...) */
+        chainlua_preload(L);
     status = run_options(L, argv, script);
     if (status == 0 && script < argc)
         status = run_script(L, argc, argv, script);

@@ -10,6 +10,11 @@
  *
  * On a terminal, lines come from libedit (history in ~/.chainlua_history);
  * otherwise plain reads without prompts, so pipes can drive it.
+ *
+ * What the REPL does with a line lives in Lua, in chainer.repl (specs call
+ * it without a terminal): the preloaded globals, `?obj` (help), how values
+ * print, and what Tab offers.  This file only calls it: when the module
+ * cannot be loaded, the loop still runs with plain print and no completion.
  */
 #define _GNU_SOURCE
 #include "chainlua_host.h"
@@ -31,22 +36,112 @@
 #define PROMPT2 ">> "
 #define HISTORY_MAX 1000
 
-/* Chainer's usual imports; a module that does not exist yet is skipped,
- * any other failure is shown. */
+/* The globals of the REPL and of -e (chainer.repl.preload).  Without the
+ * module (chainer not on the path) there is nothing to preload. */
 static const char PRELOAD[] =
-    "local function load(global, name)\n"
-    "  local ok, m = xpcall(require, debug.traceback, name)\n"
-    "  if ok then rawset(_G, global, m) return end\n"
-    "  if not tostring(m):find(\"module '\" .. name .. \"' not found\", 1, true) then\n"
-    "    io.stderr:write('chainlua: cannot load ', name, ': ', tostring(m), '\\n')\n"
-    "  end\n"
-    "end\n"
-    "load('chainer', 'chainer')\n"
-    "if rawget(_G, 'chainer') then\n"
-    "  load('F', 'chainer.functions')\n"
-    "  load('L', 'chainer.links')\n"
-    "  load('optimizers', 'chainer.optimizers')\n"
+    "local ok, repl = pcall(require, 'chainer.repl')\n"
+    "if ok then repl.preload() return end\n"
+    "if not tostring(repl):find(\"module 'chainer.repl' not found\", 1, true) then\n"
+    "  io.stderr:write('chainlua: cannot load chainer.repl: ', tostring(repl), '\\n')\n"
     "end\n";
+
+int chainlua_preload(lua_State *L) {
+    if (luaL_loadbuffer(L, PRELOAD, sizeof PRELOAD - 1, "=chainlua_preload") == 0)
+        return chainlua_host_report(L, chainlua_host_pcall(L, 0, 0), NULL);
+    return chainlua_host_report(L, 1, NULL);
+}
+
+/* The chainer.repl module (a registry reference), or LUA_NOREF. */
+static int repl_module = LUA_NOREF;
+static lua_State *completion_state;
+
+/* Pushes chainer.repl's function `name`; 0 (nothing pushed) without it. */
+static int push_repl_function(lua_State *L, const char *name) {
+    if (repl_module == LUA_NOREF || repl_module == LUA_REFNIL)
+        return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, repl_module);
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+    if (lua_isfunction(L, -1))
+        return 1;
+    lua_pop(L, 1);
+    return 0;
+}
+
+static void load_repl_module(lua_State *L) {
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "loaded");
+    lua_getfield(L, -1, "chainer.repl");
+    repl_module = lua_istable(L, -1) ? luaL_ref(L, LUA_REGISTRYINDEX) : (lua_pop(L, 1), LUA_NOREF);
+    lua_pop(L, 2);
+}
+
+/* libedit's Tab: chainer.repl.complete(line up to the cursor, start of the
+ * word) gives the replacements of the word; matches[0] is their longest
+ * common prefix, as readline expects.  Any Lua error just means no
+ * completion: Tab must never break the prompt. */
+static char **complete(const char *text, int start, int end) {
+    lua_State *L = completion_state;
+    rl_attempted_completion_over = 1;   /* no fallback to file names */
+    rl_completion_append_character = '\0';
+    if (!L || end < start || !push_repl_function(L, "complete"))
+        return NULL;
+    int top = lua_gettop(L) - 1;
+    lua_pushlstring(L, rl_line_buffer, (size_t)end);
+    lua_pushinteger(L, start);
+    char **matches = NULL;
+    if (lua_pcall(L, 2, 1, 0) == 0 && lua_istable(L, -1)) {
+        int n = (int)lua_objlen(L, -1);
+        matches = n > 0 ? calloc((size_t)n + 2, sizeof *matches) : NULL;
+        size_t common = 0;
+        for (int i = 1; matches && i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            const char *m = lua_tostring(L, -1);
+            matches[i] = strdup(m ? m : "");
+            lua_pop(L, 1);
+            if (i == 1) {
+                common = strlen(matches[1]);
+            } else {
+                size_t k = 0;
+                while (k < common && matches[i][k] == matches[1][k])
+                    k++;
+                common = k;
+            }
+        }
+        if (matches) {
+            if (n == 1) {   /* one match: it is the completion, no list */
+                matches[0] = matches[1];
+                matches[1] = NULL;
+            } else {
+                matches[0] = strndup(matches[1], common);
+            }
+        }
+    }
+    lua_settop(L, top);
+    (void)text;
+    return matches;
+}
+
+/* `?obj` asks for help: chainer.repl.rewrite turns the chunk into Lua.
+ * Replaces *chunk (malloc'd) when it changes. */
+static void rewrite(lua_State *L, char **chunk, size_t *len) {
+    const char *p = *chunk + strspn(*chunk, " \t");
+    if (*p != '?' || !push_repl_function(L, "rewrite"))
+        return;
+    lua_pushlstring(L, *chunk, *len);
+    if (lua_pcall(L, 1, 1, 0) == 0 && lua_isstring(L, -1)) {
+        size_t n;
+        const char *s = lua_tolstring(L, -1, &n);
+        char *c = malloc(n + 1);
+        if (c) {
+            memcpy(c, s, n + 1);
+            free(*chunk);
+            *chunk = c;
+            *len = n;
+        }
+    }
+    lua_pop(L, 1);
+}
 
 typedef struct {
     int tty;
@@ -147,12 +242,14 @@ static int compile(lua_State *L, const char *buf, size_t len) {
     return st;
 }
 
-/* Prints the n values on top of the stack with the global print
- * (tab-separated, tostring on each: tensors pretty-print). */
+/* Prints the n values on top of the stack with chainer.repl.print
+ * (tab-separated; tensors pretty-print, tables read as Lua), or the global
+ * print without it. */
 static void print_values(lua_State *L, int n) {
     if (n <= 0)
         return;
-    lua_getglobal(L, "print");
+    if (!push_repl_function(L, "print"))
+        lua_getglobal(L, "print");
     lua_insert(L, -n - 1);
     chainlua_host_report(L, chainlua_host_pcall(L, n, 0), NULL);
 }
@@ -165,10 +262,16 @@ int chainlua_repl(lua_State *L, int banner) {
                LUAJIT_VERSION);
         fflush(stdout);
     }
-    if (luaL_loadbuffer(L, PRELOAD, sizeof PRELOAD - 1, "=chainlua_preload") == 0)
-        chainlua_host_report(L, chainlua_host_pcall(L, 0, 0), NULL);
-    else
-        chainlua_host_report(L, 1, NULL);
+    chainlua_preload(L);
+    load_repl_module(L);
+    if (io.tty) {
+        completion_state = L;
+        rl_attempted_completion_function = complete;
+        /* words end at operators and separators: Tab after `x:re` or
+         * `"data/tr` completes the part after the last one (complete.lua
+         * sees the whole line and lines its candidates up with it) */
+        rl_basic_word_break_characters = " \t\n\"\\'`@$><=;|&{(,+-*/%^#~[]).:";
+    }
     history_setup(&io);
 
     char *chunk = NULL;
@@ -213,6 +316,7 @@ int chainlua_repl(lua_State *L, int banner) {
             free(line);
         }
         int top = lua_gettop(L);
+        rewrite(L, &chunk, &chunk_len);
         int st = compile(L, chunk, chunk_len);
         if (st == 1)
             continue;   /* incomplete: read more */
@@ -231,5 +335,9 @@ int chainlua_repl(lua_State *L, int banner) {
     free(chunk);
     free(io.line);
     history_save(&io);
+    completion_state = NULL;
+    if (repl_module != LUA_NOREF)
+        luaL_unref(L, LUA_REGISTRYINDEX, repl_module);
+    repl_module = LUA_NOREF;
     return 0;
 }

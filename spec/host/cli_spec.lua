@@ -50,6 +50,12 @@ print(select('#', ...), ...)
     assert.are.equal('-\tu\tu\tv\n', out)
   end)
 
+  it('gives -e the globals of the REPL (chainer, F, L, optimizers, help)', function()
+    local out, err, st = U.chainlua([[-e "print(type(chainer), type(F.relu), type(L.Linear), type(optimizers.Adam), type(help))"]])
+    assert.are.equal(0, st, err)
+    assert.are.equal('table\tfunction\ttable\ttable\tfunction\n', out)
+  end)
+
   it('runs -e and -l in order and sets the global for -l', function()
     local out, err, st = U.chainlua([[-e "x = 2" -l chainer -e "print(x * 21, chainer.__version__ ~= nil)"]])
     assert.are.equal(0, st, err)

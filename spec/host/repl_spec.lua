@@ -50,6 +50,24 @@ describe('REPL through a pipe', function()
     assert.matches('cannot load chainer.links: .*links are broken', err)
   end)
 
+  it('prints shapes, tables, datasets, iterators and links readably', function()
+    local out, err = repl('x = chainer.tensor.zeros{2, 3}\nx.shape\n{1, "a", b = {c = true}}\n' ..
+      'ds = chainer.datasets.TupleDataset({1, 2, 3}, {4, 5, 6})\nds\n' ..
+      'chainer.iterators.SerialIterator(ds, 2).batch_size\nL.Linear(2, 3)\nv = chainer.Variable(x)\nv.grad\n')
+    assert.are.equal('', err)
+    assert.are.equal('(2, 3)\n{1, "a", b = {c = true}}\nTupleDataset(len=3)\n2\n' ..
+      'Linear(in_size=2, out_size=3, nobias=false)\nnil\n', out)
+  end)
+
+  it('answers ?obj and help(obj) with the signature and summary from the docs', function()
+    local out, err = repl('?F.relu\nhelp(L.Linear)\nx = chainer.tensor.arange(6)\n? x:reshape\n?nosuch.thing\n"next"\n')
+    assert.are.equal('', err)
+    assert.matches('^F%.relu%(x%)\n  [^\n]*max%(x, 0%)[^\n]*\n  %(docs/functions/activation%.md%)\n', out)
+    assert.matches('\nL%.Linear%(in_size, out_size', out)
+    assert.matches('\nt:reshape%(shape%)\n', out)
+    assert.matches('\nhelp: nosuch%.thing is nil and not in the docs\nnext\n$', out)
+  end)
+
   it('pretty-prints tensors through tostring', function()
     local out, err = repl('chainer.tensor.arange(6):reshape{2, 3}\n')
     assert.are.equal('', err)
@@ -89,6 +107,13 @@ describe('REPL through a pipe', function()
       { 'error(setmetatable({}, {__tostring = function() error("tostring exploded") end}))',
         '(error object is a table value)' },
       { 'coroutine.wrap(function() F.sum(nil) end)()', 'sum: x must be a Variable or a tensor (got nil)' },
+      -- help and ?obj on things that do not cooperate
+      { '?nosuch:method', 'help: nosuch is nil' },
+      { 'help(setmetatable({}, {__index = function() error("index exploded") end}), "m")', 'has no method m' },
+      { 'help(setmetatable({}, {__tostring = function() error("tostring exploded") end}))',
+        'help: no documentation for ? (table)' },
+      { '?(', 'help: no documentation for ( (string)' },
+      { 'setmetatable({}, {__tostring = function() error("tostring exploded") end})', '<tostring failed:' },
     }
     local input, expect_out = { 'T = chainer.tensor' }, {}
     for i, c in ipairs(cases) do
@@ -107,6 +132,8 @@ describe('REPL through a pipe', function()
     for _, l in ipairs(lines) do
       if l:find('^tensor%(') then
         assert.matches('totable: the tensor was freed %(tensor:free%(%) was called on it%)>, dtype=float32%)$', l)
+      elseif l:find('^help: ') or l:find('^<tostring failed: ') then
+        -- help's answers and a value whose tostring fails print on stdout
       else
         kept[#kept + 1] = l
       end
@@ -203,6 +230,37 @@ describe('REPL on a terminal (tmux)', function()
     assert.matches('\nalive\n', s)
     -- the dropped line was never run (it would be a syntax error)
     assert.is_nil(s:find("near 'typed'", 1, true))
+  end)
+
+  it('Tab completes fields, methods and file names in strings; ?obj prints help', function()
+    sh(tmux .. 'send-keys -t repl -l ' .. q('chainer.tensor.ara'))
+    sh(tmux .. 'send-keys -t repl Tab')
+    type_line('(6)')
+    local s = wait_for('[0, 1, 2, 3, 4, 5]')
+    assert.matches('> chainer.tensor.arange%(6%)\n', s)
+    type_line('xt = chainer.tensor.arange(6)')
+    sh(tmux .. 'send-keys -t repl -l ' .. q('xt:resh'))
+    sh(tmux .. 'send-keys -t repl Tab')
+    type_line('{3, 2}:sum()')
+    s = wait_for('> xt:reshape{3, 2}:sum()')
+    -- Tab twice lists the candidates
+    sh(tmux .. 'send-keys -t repl -l ' .. q('xt:re'))
+    sh(tmux .. 'send-keys -t repl Tab')
+    sh(tmux .. 'send-keys -t repl Tab')
+    s = wait_for('remainder')
+    assert.matches('reshape', s, 1, true)
+    sh(tmux .. 'send-keys -t repl C-u')
+    -- a file name inside a string
+    sh(tmux .. 'send-keys -t repl -l ' .. q('io.open("' .. U.root .. '/examples/dem'))
+    sh(tmux .. 'send-keys -t repl Tab')
+    type_line('"):read(2)')
+    s = wait_for('examples/demo.lua"):read(2)')
+    type_line('?F.relu')
+    s = wait_for('activation.md')
+    assert.matches('\nF%.relu%(x%)\n', s)
+    type_line('"after help"')
+    s = wait_for('\nafter help\n')
+    assert.matches('\nafter help\n', s)
   end)
 
   it('exits on Ctrl-D and saves the history', function()

@@ -12,7 +12,7 @@ CMAKE_FLAGS += -DCHAINLUA_CUDA=$(CHAINLUA_CUDA)
 endif
 # V=1 shows the compiler's output; otherwise it goes to $(BUILD).build.log
 V ?=
-ORACLE_DIR ?= ../shared/oracle/vectors
+ORACLE_DIR ?= ../shared/oracle/vectors-v2
 CHAINLUA = $(BUILD)/chainlua
 
 .PHONY: all deps build demo test test-c test-lua test-install memcheck asan oracle bench examples-check ffi clean

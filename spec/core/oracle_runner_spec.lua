@@ -1,7 +1,6 @@
 -- testing/oracle.lua, the runner of the real-Chainer reference vectors:
 -- the forms of vectors-v2 it must read (link programs with parameters at
--- nested paths, several inputs, keyword arguments, lambdas) and the two
--- first-set variants whose recorded upstream gradient is unusable.
+-- nested paths, several inputs, keyword arguments, lambdas).
 local oracle = require 'chainer.testing.oracle'
 
 local function find(name)
@@ -10,7 +9,7 @@ local function find(name)
     if f then f:close() return root .. name end
   end
 end
-local v1, v2 = find('vectors'), find('vectors-v2')
+local v2 = find('vectors-v2')
 
 describe('oracle runner', function()
   if not v2 then
@@ -22,8 +21,8 @@ describe('oracle runner', function()
     local s = oracle.run(v2, { filter = 'L.' })
     assert.are.same({}, s.failures)
     assert.are.equal(0, s.cases.failed)
-    -- 116 link cases; at most the 7 of the three links still being written are missing
-    assert.is_true(s.cases.passed >= 109, s.cases.passed .. ' link cases pass')
+    assert.are.equal(0, s.cases.not_implemented)
+    assert.are.equal(116, s.cases.passed)
   end)
 
   it('reads the lambda given to F.negative_sampling as its sampler', function()
@@ -36,22 +35,7 @@ describe('oracle runner', function()
     for _, name in ipairs({ 'hinge/L1/', 'average_pooling_1d/k3_s2_p1_padNone/' }) do
       local s = oracle.run(v2, { filter = name })
       assert.are.same({}, s.failures)
-      assert.are.same({}, s.forward_only)
       assert.are.equal(2, s.cases.passed)
     end
-  end)
-
-  it('checks the two first-set variants with an in-place-divided upstream gradient forward only', function()
-    if not v1 then
-      pending('../shared/oracle/vectors not found')
-      return
-    end
-    local s = oracle.run(v1, { filter = 'hinge/' })
-    assert.are.same({}, s.failures)
-    assert.are.same({ 'hinge/L1/float64', 'hinge/L1/float32' }, s.forward_only)
-    local s2 = oracle.run(v1, { filter = 'average_pooling_1d/' })
-    assert.are.same({ 'average_pooling_1d/k3_s2_p1_padNone/float64', 'average_pooling_1d/k3_s2_p1_padNone/float32' },
-      s2.forward_only)
-    assert.are.equal(0, s2.cases.failed)
   end)
 end)

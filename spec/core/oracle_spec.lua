@@ -1,4 +1,4 @@
--- Real-Chainer reference vectors (../shared/oracle/vectors) for the
+-- Real-Chainer reference vectors (../shared/oracle/vectors-v2) for the
 -- operators and the two small graphs: forward, input gradients and the
 -- double-backprop entries, in float32 and float64.
 local chainer = require 'chainer'
@@ -6,7 +6,7 @@ local F = require 'chainer.functions'
 local T = chainer.tensor
 
 local function find_dir()
-  for _, d in ipairs({ '../shared/oracle/vectors', '/work/shared/oracle/vectors' }) do
+  for _, d in ipairs({ '../shared/oracle/vectors-v2', '/work/shared/oracle/vectors-v2' }) do
     local f = io.open(d .. '/index.json', 'rb')
     if f then f:close() return d end
   end
@@ -93,7 +93,7 @@ local wanted = {
 
 describe('oracle vectors (real Chainer 7.8.1)', function()
   if not dir then
-    pending('../shared/oracle/vectors not found')
+    pending('../shared/oracle/vectors-v2 not found')
     return
   end
   local json = require 'chainer.utils.json'

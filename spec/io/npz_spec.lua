@@ -4,9 +4,9 @@ local T = require 'chainer.tensor'
 local H = require 'io.helpers'
 local json = require 'chainer.utils.json'
 
-local ORACLE = '/work/shared/oracle/vectors'
+local ORACLE = '/work/shared/oracle/vectors-v2'
 local function oracle_dir()
-  for _, d in ipairs({ ORACLE, '../shared/oracle/vectors' }) do
+  for _, d in ipairs({ ORACLE, '../shared/oracle/vectors-v2' }) do
     if H.exists(d .. '/index.json') then return d end
   end
 end

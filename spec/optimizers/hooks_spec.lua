@@ -119,19 +119,19 @@ end)
 
 describe('optimizer oracle (Chainer 7.8.1 trajectories)', function()
   local dir
-  for _, d in ipairs({ '../shared/oracle/vectors', '/work/shared/oracle/vectors' }) do
+  for _, d in ipairs({ '../shared/oracle/vectors-v2', '/work/shared/oracle/vectors-v2' }) do
     local f = io.open(d .. '/index.json', 'rb')
     if f then f:close(); dir = d; break end
   end
   if not dir then
-    pending('oracle vectors not found (../shared/oracle/vectors)')
+    pending('oracle vectors not found (../shared/oracle/vectors-v2)')
     return
   end
-  it('reproduces all 60 trajectories with per-step states and every hyperparameter', function()
+  it('reproduces all 72 trajectories with per-step states and every hyperparameter', function()
     local oracle = require 'chainer.testing.oracle'
     local s = oracle.run(dir, { filter = 'opt/' })
     assert.are.same({}, s.failures)
-    assert.are.equal(60, s.optimizers.total)
-    assert.are.equal(60, s.optimizers.passed)
+    assert.are.equal(72, s.optimizers.total)
+    assert.are.equal(72, s.optimizers.passed)
   end)
 end)

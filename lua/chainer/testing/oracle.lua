@@ -320,34 +320,13 @@ end
 ---------------------------------------------------------------------------
 -- one function case
 ---------------------------------------------------------------------------
--- Two variants of the first set (vectors/) record, as their upstream
--- gradient, the array after Chainer's backward had divided it in place
--- (hinge with reduce='mean' by N; average_pooling_1d with pad_value=None by
--- each window's in-bounds count), while their input gradients come from
--- the undivided array actually fed in: no correct implementation can match
--- both.  vectors-v2 records them correctly (its README).  They are known
--- by the sha256 the index gives their file, and checked forward only.
-local GY_DIVIDED_IN_PLACE = {
-  -- vectors/hinge.npz
-  ['7477b2f78733558222d52f45dcf21e27146002924c2af6e04a689821c37c31f8'] = { L1 = true },
-  -- vectors/average_pooling_1d.npz
-  ['3aad162ed590a21b347747f8f9973c9d1bac2e10ea0588798da3bd4f7e1de456'] = { k3_s2_p1_padNone = true },
-}
-
--- True when `case` is one of those: its gradients cannot be checked.
-local function gy_divided_in_place(case, index)
-  local file = index.files and index.files[case.file]
-  local variants = type(file) == 'table' and GY_DIVIDED_IN_PLACE[file.sha256] or nil
-  return variants ~= nil and variants[case.variant] == true
-end
-
 local function tensors_of(case, npz)
   local values = {}
   for _, inp in ipairs(case.inputs) do values[inp.name] = npz[inp.key] end
   return values
 end
 
-local function run_case(case, npz, forward_only)
+local function run_case(case, npz)
   local values = tensors_of(case, npz)
   local names = { F = F, chainer = chainer }
   local requires = {}
@@ -404,7 +383,7 @@ local function run_case(case, npz, forward_only)
   for _, e in ipairs(case.extras or {}) do
     check(compare(extras[e.name], npz[e.key], case.tolerance.forward, 'extra ' .. e.name))
   end
-  if forward_only or case.forward_only or not case.grad_outputs or #case.grad_outputs == 0 or #failures > 0 then
+  if case.forward_only or not case.grad_outputs or #case.grad_outputs == 0 or #failures > 0 then
     return failures
   end
 
@@ -552,7 +531,7 @@ function oracle.run(dir, opts)
     if not files[name] then files[name] = T.load_npz(dir .. '/' .. name) end
     return files[name]
   end
-  local summary = { failures = {}, missing = {}, forward_only = {},
+  local summary = { failures = {}, missing = {},
     cases = { total = 0, passed = 0, failed = 0, not_implemented = 0 },
     optimizers = { total = 0, passed = 0, failed = 0, not_implemented = 0 } }
   local function record(group, id, ok, err, missing)
@@ -584,11 +563,7 @@ function oracle.run(dir, opts)
     end
   end
   for _, case in ipairs(index.cases) do
-    local forward_only = gy_divided_in_place(case, index)
-    if forward_only and not (opts.filter and not case.id:find(opts.filter, 1, true)) then
-      summary.forward_only[#summary.forward_only + 1] = case.id
-    end
-    attempt(summary.cases, case.id, function() return run_case(case, npz_of(case.file), forward_only) end)
+    attempt(summary.cases, case.id, function() return run_case(case, npz_of(case.file)) end)
   end
   for _, spec in ipairs(index.optimizers or {}) do
     attempt(summary.optimizers, spec.id, function() return run_optimizer(spec, npz_of(spec.file)) end)

@@ -206,7 +206,10 @@ function M.text(obj, method)
   if scope then
     local entry, sc = lookup(scope, name)
     if entry then return format(entry, sc, name) end
-    return string.format('help: %s%s is not in the docs', shown[scope] or (scope .. '.'), name)
+    -- an undocumented namespace (chainer.functions) is listed below
+    if type(obj) ~= 'table' or getmetatable(obj) ~= nil then
+      return string.format('help: %s%s is not in the docs', shown[scope] or (scope .. '.'), name)
+    end
   end
   local ok, shown_as = pcall(tostring, obj)
   if type(obj) == 'table' and getmetatable(obj) == nil then

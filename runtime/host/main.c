@@ -184,6 +184,10 @@ static void omp_spin_default(char **argv) {
     }
     if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT"))
         return;
+    /* under valgrind, the exec'd program would run outside it */
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "vgpreload"))
+        return;
     setenv("GOMP_SPINCOUNT", OMP_SPINCOUNT_DEFAULT, 1);
     setenv(OMP_DEFAULT_MARK, "1", 1);
     execv("/proc/self/exe", argv);

@@ -18,9 +18,11 @@ import statistics
 import subprocess
 import sys
 
+import busy_neighbour
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TORCH_PY = '/usr/bin/python3'
-ALL = ['micro', 'node', 'infer', 'mlp', 'lenet', 'lstm']
+ALL = ['micro', 'node', 'infer', 'mlp', 'lenet', 'lstm', 'busy']
 TITLES = {
     'mlp': 'MLP 784-1000-1000-10, batch 100, SGD',
     'lenet': 'LeNet, batch 64, SGD',
@@ -134,6 +136,12 @@ def main():
 
     results = {}
     for w in workloads:
+        if w == 'busy':  # chainlua alone, next to a spinning process (issue 21)
+            results[w] = busy_neighbour.run(lua_cmd, env, rounds=a.rounds, steps=100 if a.quick else 600,
+                                            timeout=a.timeout,
+                                            log=lambda s: print(s, flush=True))
+            print('  %s done' % w, flush=True)
+            continue
         raw = {'chainlua': [], 'pytorch': []}
         errors = {}
         for r in range(a.rounds):
@@ -248,6 +256,9 @@ def render(meta, results):
                  'chainlua reaches %.0f%% (target 80%%), PyTorch %.0f%%'
                  % (m['gemm_flop_per_iter'] / 1e9, meta['c']['cblas_sgemm_2048_gflops'], m['roofline_samples_s'],
                     100 * m['roofline_fraction'], 100 * (m.get('pytorch_roofline_fraction') or 0)))
+    if results.get('busy'):
+        L.append('')
+        L.append(busy_neighbour.render(results['busy']))
     mi = results.get('micro')
     if mi and (mi.get('chainlua') or mi.get('pytorch')):
         c, p, cc = mi.get('chainlua', {}), mi.get('pytorch', {}), meta['c']

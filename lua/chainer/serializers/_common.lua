@@ -160,7 +160,7 @@ function M.make_deserializer(name)
       error(string.format("%s: key '%s' is not in '%s'", self._fn, full, tostring(src.where)), 2)
     end
     self._state.accessed[full] = true
-    local data = src.get(full)
+    local data = src.get(full, value)
     return M.restore(value, data, full, self._fn, src.where)
   end
 

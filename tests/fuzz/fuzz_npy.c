@@ -1,0 +1,14 @@
+/* fuzz_npy.c -- .npy files: the path reader and the in-memory parser, both
+ * with string arrays allowed ('<U', '|S'). */
+#include "fuzz_input.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    ch_tensor *t = NULL;
+    fuzz_done(ch_npy_from_memory(data, size, "fuzz.npy", &t), t);
+    const char *path = fuzz_file(data, size, ".npy");
+    if (!path) return 0;
+    char kind = 0;
+    t = NULL;
+    fuzz_done(ch_npy_load_ex(path, &t, &kind), t);
+    return 0;
+}

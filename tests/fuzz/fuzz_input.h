@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 /* The scratch file's path, with `suffix` (readers that go by extension). */
-static const char *fuzz_path(const char *suffix) {
+static inline const char *fuzz_path(const char *suffix) {
     static char path[256];
     if (!path[0]) {
         const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
@@ -24,7 +24,7 @@ static const char *fuzz_path(const char *suffix) {
 }
 
 /* Writes the input to the scratch file; returns its path (NULL: cannot). */
-static const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix) {
+static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix) {
     const char *path = fuzz_path(suffix);
     FILE *f = fopen(path, "wb");
     if (!f) return NULL;
@@ -37,7 +37,7 @@ static const char *fuzz_file(const uint8_t *data, size_t size, const char *suffi
 }
 
 /* A reader's result must be released; a failure must leave a message. */
-static void fuzz_done(ch_status st, ch_tensor *t) {
+static inline void fuzz_done(ch_status st, ch_tensor *t) {
     if (st == CH_OK) {
         ch_tensor_release(t);
     } else if (!ch_last_error() || !ch_last_error()[0]) {

@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         ch_tensor *t = NULL;
         const char *name = ch_h5_name(f, i);
         ch_h5_exists(f, name);
-        fuzz_done(ch_h5_read(f, name, &t), t);
+        ch_status st = ch_h5_read(f, name, &t);
+        fuzz_done(st, t);
     }
     ch_h5_close(f);
     return 0;

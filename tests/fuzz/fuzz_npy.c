@@ -4,11 +4,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ch_tensor *t = NULL;
-    fuzz_done(ch_npy_from_memory(data, size, "fuzz.npy", &t), t);
+    ch_status st = ch_npy_from_memory(data, size, "fuzz.npy", &t);
+    fuzz_done(st, t);
     const char *path = fuzz_file(data, size, ".npy");
     if (!path) return 0;
     char kind = 0;
     t = NULL;
-    fuzz_done(ch_npy_load_ex(path, &t, &kind), t);
+    st = ch_npy_load_ex(path, &t, &kind);
+    fuzz_done(st, t);
     return 0;
 }

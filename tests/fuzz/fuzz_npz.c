@@ -11,7 +11,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < n; i++) {
         ch_tensor *t = NULL;
         char kind = 0;
-        fuzz_done(ch_npz_reader_load_ex(r, ch_npz_reader_name(r, i), &t, &kind), t);
+        ch_status st = ch_npz_reader_load_ex(r, ch_npz_reader_name(r, i), &t, &kind);
+        fuzz_done(st, t);
     }
     ch_npz_reader_close(r);
     return 0;

@@ -357,7 +357,8 @@ static ch_status read_vlen_strings(hid_t ds, hid_t ftype, const char *fn, const 
     }
     /* first pass: check the child's stream and find the longest item */
     size_t longest = 1, at = 0;
-    for (int64_t i = 0; i < count; i++) {
+    int64_t items = 0;
+    for (; items < count; items++) {
         uint64_t n;
         if (len - at < sizeof n) break;
         memcpy(&n, data + at, sizeof n);
@@ -367,7 +368,7 @@ static ch_status read_vlen_strings(hid_t ds, hid_t ftype, const char *fn, const 
         if (n > longest) longest = (size_t)n;
         at += (size_t)n;
     }
-    if (at != len) {
+    if (items != count || at != len) {
         free(data);
         return ch_fail(CH_ERR_INTERNAL, "%s: '%s': string dataset '%s': the reading process sent a truncated result",
                        fn, f->path, path);

@@ -131,4 +131,23 @@ function H.write_file(path, s)
   f:close()
 end
 
+-- Whether this process runs under AddressSanitizer (the ASan build's
+-- chainlua links libasan, which then shows in the process's mappings).
+function H.under_asan()
+  local f = io.open('/proc/self/maps', 'r')
+  if not f then return false end
+  local maps = f:read('*a')
+  f:close()
+  return maps:find('libasan', 1, true) ~= nil or maps:find('libclang_rt.asan', 1, true) ~= nil
+end
+
+-- The interpreter for a child process that loads libchainlua: plain luajit,
+-- or under ASan the ASan-linked chainlua of the build (ASan must be the first
+-- library a process loads, so a plain luajit child would abort).
+function H.lua_interpreter()
+  local build = os.getenv('CHAINLUA_BUILD')
+  if H.under_asan() and build and io.open(build .. '/chainlua', 'rb') then return build .. '/chainlua' end
+  return 'luajit'
+end
+
 return H

@@ -32,7 +32,7 @@ end
 
 -- ASan keeps freed blocks in a quarantine and maps shadow memory, so RSS
 -- says nothing about leaks under it.
-local under_asan = (os.getenv('LD_PRELOAD') or ''):find('asan', 1, true) ~= nil
+local under_asan = require('helpers').under_asan()
 
 local MLP = chainer.Chain:extend('MemoryMLP')
 function MLP:init()

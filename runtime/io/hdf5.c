@@ -4,8 +4,15 @@
  * little-endian native types; bool is h5py's enum {FALSE=0, TRUE=1} over
  * int8, float16 is the IEEE half type h5py builds, 0-d tensors are scalar
  * dataspaces.  HDF5's own error printing is switched off: every failure
- * becomes a ch_fail message naming the file and the dataset path. */
+ * becomes a ch_fail message naming the file and the dataset path, with
+ * libhdf5's innermost reason when it gave one.
+ *
+ * Damaged files: a dataset's type, shape and storage are checked before
+ * anything is read; variable-length strings (stored in the global heap,
+ * which libhdf5 1.10 follows without bounds checks) are read in a forked
+ * child (isolate.h), so a damaged heap gives an error, not a crash or hang. */
 #include "atomic.h"
+#include "isolate.h"
 #include "npy.h"
 
 #include <hdf5.h>
@@ -23,6 +30,20 @@ struct ch_h5_file {
 };
 
 static void quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+/* libhdf5's innermost error description ("" when none), for messages. */
+static herr_t last_desc(unsigned n, const H5E_error2_t *e, void *data) {
+    if (e->desc) snprintf((char *)data, 200, "%s", e->desc);
+    return 0;
+}
+
+static const char *h5_reason(char *buf) {
+    char desc[200] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, last_desc, desc);   /* the last one is the innermost */
+    if (desc[0]) snprintf(buf, 220, " (libhdf5: %s)", desc);
+    else buf[0] = 0;
+    return buf;
+}
 
 static char *dup_str(const char *s) {
     size_t n = strlen(s) + 1;
@@ -281,40 +302,140 @@ static int is_h5py_bool(hid_t ftype) {
     return ok;
 }
 
+/* Variable-length strings, in the isolated child: H5Dread follows the heap
+ * references wherever they point.  The child sends each item as a uint64
+ * length (UINT64_MAX for a null item) and its bytes. */
+typedef struct vlen_job {
+    hid_t ds, mtype;
+    int64_t count;
+} vlen_job;
+
+static int read_vlen_child(ch_isolated_out *o, void *arg) {
+    vlen_job *j = (vlen_job *)arg;
+    char **items = (char **)calloc((size_t)j->count, sizeof(char *));
+    if (!items) {
+        ch_isolated_write(o, "out of memory", 13);
+        return 1;
+    }
+    if (H5Dread(j->ds, j->mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, items) < 0) {
+        char why[220], msg[300];
+        int n = snprintf(msg, sizeof msg, "reading the strings failed%s", h5_reason(why));
+        ch_isolated_write(o, msg, (size_t)n);
+        free(items);
+        return 1;
+    }
+    int rc = 0;
+    for (int64_t i = 0; i < j->count && rc == 0; i++) {
+        uint64_t n = items[i] ? (uint64_t)strlen(items[i]) : UINT64_MAX;
+        rc = ch_isolated_write(o, &n, sizeof n);
+        if (rc == 0 && items[i]) rc = ch_isolated_write(o, items[i], (size_t)n);
+    }
+    hid_t space = H5Dget_space(j->ds);
+    H5Dvlen_reclaim(j->mtype, space, H5P_DEFAULT, items);   /* H5Treclaim from 1.12 on */
+    H5Sclose(space);
+    free(items);
+    return rc;
+}
+
 /* Reads a variable-length string dataset of `count` items into a new uint8
  * tensor (dims..., longest item), null-padded like a fixed-length one. */
 static ch_status read_vlen_strings(hid_t ds, hid_t ftype, const char *fn, const ch_h5_file *f, const char *path, int nd,
                                    int64_t *dim, int64_t count, ch_tensor **result) {
-    char **items = (char **)calloc(count ? (size_t)count : 1, sizeof(char *));
-    if (!items)
-        return ch_fail(CH_ERR_MEMORY, "%s: '%s': dataset '%s': out of memory", fn, f->path, path);
-    hid_t mtype = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mtype, H5T_VARIABLE);
-    H5Tset_cset(mtype, H5Tget_cset(ftype));   /* HDF5 converts no other */
+    *result = NULL;
+    char *data = NULL;
+    size_t len = 0;
     ch_status st = CH_OK;
-    if (count > 0 && H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, items) < 0)
-        st = ch_fail(CH_ERR_FORMAT, "%s: '%s': reading string dataset '%s' failed", fn, f->path, path);
-    size_t longest = 1;
-    for (int64_t i = 0; st == CH_OK && i < count; i++)
-        if (items[i] && strlen(items[i]) > longest) longest = strlen(items[i]);
+    if (count > 0) {
+        vlen_job job = {ds, H5Tcopy(H5T_C_S1), count};
+        H5Tset_size(job.mtype, H5T_VARIABLE);
+        H5Tset_cset(job.mtype, H5Tget_cset(ftype));   /* HDF5 converts no other */
+        char what[600];
+        snprintf(what, sizeof what, "%s: '%s': string dataset '%s'", fn, f->path, path);
+        st = ch_isolated_run(read_vlen_child, &job, what, &data, &len);
+        H5Tclose(job.mtype);
+        if (st != CH_OK) return st;
+    }
+    /* first pass: check the child's stream and find the longest item */
+    size_t longest = 1, at = 0;
+    int64_t items = 0;
+    for (; items < count; items++) {
+        uint64_t n;
+        if (len - at < sizeof n) break;
+        memcpy(&n, data + at, sizeof n);
+        at += sizeof n;
+        if (n == UINT64_MAX) continue;
+        if (n > len - at) { at = len + 1; break; }
+        if (n > longest) longest = (size_t)n;
+        at += (size_t)n;
+    }
+    if (items != count || at != len) {
+        free(data);
+        return ch_fail(CH_ERR_INTERNAL, "%s: '%s': string dataset '%s': the reading process sent a truncated result",
+                       fn, f->path, path);
+    }
     ch_tensor *t = NULL;
     dim[nd] = (int64_t)longest;
-    if (st == CH_OK)
+    if ((st = ch_check_shape(nd + 1, dim, fn)) == CH_OK)
         st = ch_tensor_new(CH_UINT8, nd + 1, dim, CH_CPU, &t);
     if (st == CH_OK) {
         unsigned char *out = (unsigned char *)ch_base(t);
         memset(out, 0, (size_t)t->numel);
-        for (int64_t i = 0; i < count; i++)
-            if (items[i]) memcpy(out + (size_t)i * longest, items[i], strlen(items[i]));
+        at = 0;
+        for (int64_t i = 0; i < count; i++) {
+            uint64_t n;
+            memcpy(&n, data + at, sizeof n);
+            at += sizeof n;
+            if (n == UINT64_MAX) continue;
+            memcpy(out + (size_t)i * longest, data + at, (size_t)n);
+            at += (size_t)n;
+        }
+    } else {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", ch_last_error());
+        st = ch_fail(st, "%s: '%s': string dataset '%s': %s", fn, f->path, path, msg);
     }
-    if (count > 0) {
-        hid_t space = H5Dget_space(ds);
-        H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, items);   /* H5Treclaim from 1.12 on */
-        H5Sclose(space);
-    }
-    H5Tclose(mtype);
-    free(items);
+    free(data);
     *result = t;
+    return st;
+}
+
+/* Whether a number type is one libhdf5 can convert without reading past an
+ * item: every bit of the item is the number (precision = 8 x size, offset 0).
+ * A header whose size was edited has a precision that no longer fits. */
+static ch_status check_number_layout(hid_t ftype, size_t size, const char *fn, const ch_h5_file *f, const char *path) {
+    size_t prec = H5Tget_precision(ftype);
+    int off = H5Tget_offset(ftype);
+    H5T_order_t order = H5Tget_order(ftype);
+    if (prec != 8 * size || off != 0 || (order != H5T_ORDER_LE && order != H5T_ORDER_BE && size > 1))
+        return ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has %zu-byte numbers with %zu bits of precision at bit "
+                       "offset %d (damaged file?)", fn, f->path, path, size, prec, off);
+    return CH_OK;
+}
+
+/* After a failed read: a filter of a chunked dataset that this libhdf5 does
+ * not have (h5py's lzf, plugins such as blosc) is the likely reason, so name
+ * it.  (Not checked before reading: a chunk an optional filter skipped is
+ * stored plain and reads fine without it.) */
+static ch_status check_filters(hid_t ds, const char *fn, const ch_h5_file *f, const char *path) {
+    hid_t dcpl = H5Dget_create_plist(ds);
+    if (dcpl < 0) return CH_OK;
+    ch_status st = CH_OK;
+    int nf = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < nf && st == CH_OK; i++) {
+        unsigned flags = 0, conf = 0;
+        size_t nvals = 0;
+        char name[128] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvals, NULL, sizeof name, name, &conf);
+        if (id < 0) {
+            st = ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s': its filter list is unreadable (damaged file?)", fn,
+                         f->path, path);
+        } else if (H5Zfilter_avail(id) <= 0) {
+            st = ch_fail(CH_ERR_UNSUPPORTED, "%s: '%s': dataset '%s' is stored through HDF5 filter %d ('%s'), which "
+                         "this libhdf5 does not have (write it with gzip or without compression)", fn, f->path, path,
+                         (int)id, name[0] ? name : "unnamed");
+        }
+    }
+    H5Pclose(dcpl);
     return st;
 }
 
@@ -331,8 +452,15 @@ ch_status ch_h5_read_ex(ch_h5_file *f, const char *path, ch_tensor **result, cha
     if (!path_exists(f->fid, path))
         return ch_fail(CH_ERR_ARG, "%s: '%s' has no dataset '%s'", fn, f->path, path);
     hid_t ds = H5Dopen2(f->fid, path, H5P_DEFAULT);
-    if (ds < 0)
-        return ch_fail(CH_ERR_ARG, "%s: '%s': '%s' is not a dataset", fn, f->path, path);
+    if (ds < 0) {
+        hid_t o = H5Oopen(f->fid, path, H5P_DEFAULT);
+        int is_group = o >= 0 && H5Iget_type(o) == H5I_GROUP;
+        if (o >= 0) H5Oclose(o);
+        if (is_group) return ch_fail(CH_ERR_ARG, "%s: '%s': '%s' is a group, not a dataset", fn, f->path, path);
+        char why[220];
+        return ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' cannot be opened (damaged file?)%s", fn, f->path, path,
+                       h5_reason(why));
+    }
     hid_t ftype = H5Dget_type(ds), space = H5Dget_space(ds), mtype = -1;
     ch_dtype dt = CH_FLOAT32;
     st = CH_OK;
@@ -340,8 +468,8 @@ ch_status ch_h5_read_ex(ch_h5_file *f, const char *path, ch_tensor **result, cha
     size_t size = H5Tget_size(ftype);
     int vlen_str = 0;
     if (cls == H5T_STRING) {
-        if (!kind)
-            st = ch_fail(CH_ERR_DTYPE, "%s: '%s': dataset '%s' holds strings, read by ch_h5_read_ex", fn, f->path,
+        if (!kind)   /* refused before anything is read */
+            st = ch_fail(CH_ERR_DTYPE, "%s: '%s': dataset '%s' holds strings where numbers are expected", fn, f->path,
                          path);
         vlen_str = H5Tis_variable_str(ftype) > 0;
         dt = CH_UINT8;
@@ -370,6 +498,8 @@ ch_status ch_h5_read_ex(ch_h5_file *f, const char *path, ch_tensor **result, cha
         st = ch_fail(CH_ERR_DTYPE, "%s: '%s': dataset '%s' has an HDF5 type class (%d) with no chainlua dtype "
                      "(numbers, h5py bools and strings are supported)", fn, f->path, path, (int)cls);
     }
+    if (st == CH_OK && (cls == H5T_INTEGER || cls == H5T_FLOAT))
+        st = check_number_layout(ftype, size, fn, f, path);
     if (kind) *kind = cls == H5T_STRING ? 'S' : 0;
     int nd = 0;
     int64_t dim[CH_MAX_DIMS];
@@ -437,8 +567,15 @@ ch_status ch_h5_read_ex(ch_h5_file *f, const char *path, ch_tensor **result, cha
             types_of(dt, &ft_dummy, &mtype);
             H5Tclose(ft_dummy);
         }
-        if (H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ch_base(t)) < 0)
-            st = ch_fail(CH_ERR_FORMAT, "%s: '%s': reading dataset '%s' failed", fn, f->path, path);
+        /* what a damaged chunk leaves unwritten reads as zeros, never as
+         * whatever the allocator had there */
+        memset(ch_base(t), 0, (size_t)t->numel * ch_dtype_size((ch_dtype)t->dt));
+        if (H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ch_base(t)) < 0) {
+            char why[220];
+            h5_reason(why);
+            if ((st = check_filters(ds, fn, f, path)) == CH_OK)
+                st = ch_fail(CH_ERR_FORMAT, "%s: '%s': reading dataset '%s' failed%s", fn, f->path, path, why);
+        }
     }
     if (mtype >= 0) H5Tclose(mtype);
     H5Tclose(ftype);
@@ -457,13 +594,17 @@ typedef struct collect {
     char **names;
     int n, cap;
     int oom;
+    char bad[256];   /* an object that cannot be opened: listed neither way */
 } collect;
 
 static herr_t visit_cb(hid_t g, const char *name, const H5L_info_t *info, void *data) {
     collect *c = (collect *)data;
     if (info->type != H5L_TYPE_HARD) return 0;
     hid_t o = H5Oopen(g, name, H5P_DEFAULT);
-    if (o < 0) return 0;
+    if (o < 0) {   /* skipping it would hide a dataset that exists() reports */
+        snprintf(c->bad, sizeof c->bad, "%s", name);
+        return -1;
+    }
     int is_ds = H5Iget_type(o) == H5I_DATASET;
     H5Oclose(o);
     if (!is_ds) return 0;
@@ -484,7 +625,7 @@ static int by_name(const void *a, const void *b) { return strcmp(*(char *const *
 static int ensure_names(ch_h5_file *f) {
     if (f->names) return 0;
     quiet();
-    collect c = {NULL, 0, 0, 0};
+    collect c = {NULL, 0, 0, 0, ""};
     herr_t rc = H5Lvisit(f->fid, H5_INDEX_NAME, H5_ITER_INC, visit_cb, &c);
     /* a damaged group stops the walk half-way: fail rather than hand back
      * a silently partial list */
@@ -493,6 +634,8 @@ static int ensure_names(ch_h5_file *f) {
         free(c.names);
         if (c.oom)
             ch_fail(CH_ERR_MEMORY, "hdf5: out of memory listing the datasets of '%s'", f->path);
+        else if (c.bad[0])
+            ch_fail(CH_ERR_FORMAT, "hdf5: '%s': object '%s' cannot be opened (damaged file?)", f->path, c.bad);
         else
             ch_fail(CH_ERR_FORMAT, "hdf5: '%s': listing its datasets failed (damaged file?)", f->path);
         return -1;

@@ -6,6 +6,7 @@
 #include "../core/internal.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 /* Reads exactly n bytes (gzread counts in unsigned int); returns bytes read or -1. */
@@ -74,10 +75,24 @@ ch_status ch_idx_load(const char *path, ch_tensor **result) {
         }
         numel *= dim[i];
     }
+    uint64_t need = (uint64_t)numel * (uint64_t)be_size;
+    /* A damaged header can announce gigabytes in a 10-byte file: check what
+     * the file can hold before allocating (deflate expands at most about
+     * 1032 to 1, plain data 1 to 1). */
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        uint64_t header = 4 + 4 * (uint64_t)nd;
+        uint64_t avail = (uint64_t)sb.st_size > header ? (uint64_t)sb.st_size - header : 0;
+        uint64_t most = gzdirect(g) ? avail : avail * 1032 + 1024;
+        if (need > most) {
+            st = ch_fail(CH_ERR_FORMAT, "load_idx: '%s': truncated data (the header announces %llu data bytes, the "
+                         "file can hold at most %llu)", path, (unsigned long long)need, (unsigned long long)most);
+            goto done;
+        }
+    }
     st = ch_tensor_new(dt, nd, dim, CH_CPU, &t);
     if (st != CH_OK)
         goto done;
-    uint64_t need = (uint64_t)numel * (uint64_t)be_size;
     got = read_all(g, ch_base(t), need);
     if (got < 0 || (uint64_t)got != need) {
         st = ch_fail(CH_ERR_FORMAT, "load_idx: '%s': %s (%llu data bytes expected, %lld read)", path,

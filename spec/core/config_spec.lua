@@ -7,8 +7,8 @@ local err_of = helpers.err_of
 
 local function luajit_with_env(env, code)
   local lib = os.getenv('CHAINLUA_LIB') or ''
-  local cmd = string.format("%s CHAINLUA_LIB='%s' LUA_PATH='lua/?.lua;lua/?/init.lua;;' luajit -e \"%s\" 2>&1",
-    env, lib, code)
+  local cmd = string.format("%s CHAINLUA_LIB='%s' LUA_PATH='lua/?.lua;lua/?/init.lua;;' %s -e \"%s\" 2>&1",
+    env, lib, helpers.lua_interpreter(), code)
   local p = io.popen(cmd)
   local out = p:read('*a')
   p:close()

@@ -60,6 +60,11 @@ describe('tensor.load_idx', function()
     assert.matches('data continues past', err_of(idx_bytes(0x08, { 2 }, 'abc')))
     assert.matches('truncated header', err_of('\0\0\8\3\0\0'))
     assert.matches('0 dimensions', err_of('\0\0\8\0'))
+    -- found by fuzz_idx (tests/fuzz/regressions/idx): 10 bytes announcing
+    -- 2.8e9 int32s were allocated before the read found them missing
+    local e = err_of(H.read_file('tests/fuzz/regressions/idx/huge-shape-10-bytes'))
+    assert.truthy(e:find('truncated data (the header announces 11140071424 data bytes, the file can hold at most 2)',
+      1, true), e)
     os.remove(p)
     local ok, e = pcall(T.load_idx, '/nonexistent/x.idx')
     assert.matches("load_idx: cannot open '/nonexistent/x.idx'", e)

@@ -34,8 +34,8 @@ describe('tensor finalizer', function()
 
   it('falls back to the FFI finalizer when CHAINLUA_FFI_FINALIZER is set', function()
     local lib = os.getenv('CHAINLUA_LIB') or ''
-    local cmd = string.format("CHAINLUA_FFI_FINALIZER=1 CHAINLUA_LIB='%s' LUA_PATH='%s' luajit -e \"%s\" 2>&1", lib,
-      package.path,
+    local cmd = string.format("CHAINLUA_FFI_FINALIZER=1 CHAINLUA_LIB='%s' LUA_PATH='%s' %s -e \"%s\" 2>&1", lib,
+      package.path, require('helpers').lua_interpreter(),
       "local T = require('chainer.tensor') for _ = 1, 3000 do local _ = T.ones({4}) end " ..
       "collectgarbage() collectgarbage() print(T.finalizer, tonumber(T.C.ch_live_tensors()))")
     local h = io.popen(cmd)

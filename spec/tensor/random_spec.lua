@@ -117,9 +117,9 @@ describe('tensor.random', function()
     it('seeds from CHAINER_SEED at load', function()
       local lib = os.getenv('CHAINLUA_LIB') or ''
       local cmd = string.format(
-        "CHAINLUA_LIB=%q CHAINER_SEED=1234 luajit -e \"package.path='lua/?.lua;lua/?/init.lua;'..package.path; " ..
+        "CHAINLUA_LIB=%q CHAINER_SEED=1234 %s -e \"package.path='lua/?.lua;lua/?/init.lua;'..package.path; " ..
         "local R = require('chainer.tensor').random; io.write(R.get_state().seed, ' ', string.format('%%.17g', R.rand(1, 'float64'):item()))\"",
-        lib)
+        lib, require('helpers').lua_interpreter())
       local out = io.popen(cmd):read('*a')
       R.seed(1234)
       local want = R.rand(1, 'float64'):item()

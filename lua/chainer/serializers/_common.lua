@@ -176,7 +176,7 @@ function M.make_deserializer(name)
       error(string.format("%s: key '%s' is not in '%s'", self._fn, full, tostring(src.where)), level)
     end
     self._state.accessed[full] = true
-    local ok, data = pcall(src.get, full)
+    local ok, data = pcall(src.get, full, value)
     if not ok then error(errors.as(self._fn, data), 0) end   -- a damaged member or dataset
     return M.restore(value, data, full, self._fn, src.where), true
   end

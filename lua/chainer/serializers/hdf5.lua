@@ -57,7 +57,14 @@ function HDF5Deserializer:init(file, ...)
   local keys = {}
   for _, k in ipairs(file:keys()) do keys[(k:gsub('^/+', ''))] = true end
   local f = file
-  local source = { keys = keys, where = file.path, get = function(k) return f:read(k) end, file = file }
+  -- a target that holds numbers never reads a string dataset (whose heap a
+  -- damaged file can point anywhere): it is refused from its header
+  local function get(k, target)
+    local numeric = T.is_tensor(target) or type(target) == 'number' or type(target) == 'boolean'
+      or (type(target) == 'table' and target._is_variable)
+    return f:read(k, numeric and 'numbers' or nil)
+  end
+  local source = { keys = keys, where = file.path, get = get, file = file }
   self:_init_state(source, opts, 'HDF5Deserializer')
 end
 M.HDF5Deserializer = HDF5Deserializer

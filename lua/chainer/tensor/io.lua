@@ -203,9 +203,18 @@ function H5File:write(path, t)
   check(C.ch_h5_write_ex(p, path, t.ptr, kind), 2)
 end
 
-function H5File:read(path)
+-- read(path, [expect]): expect = 'numbers' refuses a string dataset from its
+-- header, before any of it is read (a model load never reads strings).
+function H5File:read(path, expect)
   local p = h5_ptr(self, 'read')
   if type(path) ~= 'string' then error(string.format('read: path must be a string (got %s)', type(path)), 2) end
+  if expect ~= nil and expect ~= 'numbers' then
+    error(string.format("read: expect must be nil or 'numbers' (got %s)", tostring(expect)), 2)
+  end
+  if expect == 'numbers' then
+    check(C.ch_h5_read(p, path, box), 2)
+    return wrap(box[0])
+  end
   check(C.ch_h5_read_ex(p, path, box, kind_box), 2)
   return unbox()
 end

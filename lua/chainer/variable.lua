@@ -148,6 +148,7 @@ end
 -- Variable
 ---------------------------------------------------------------------------
 Variable = class.Object:extend('Variable')
+class.check_self(Variable)   -- model.cleargrads() (a dot) names the method
 Variable._is_variable = true
 
 local props, setters = {}, {}

@@ -168,6 +168,7 @@ local function shape_arg(shape, fn, buf)
   return n, buf
 end
 M.shape_arg = shape_arg
+M.shape_buf2 = shape_buf2
 
 -- Creation functions take a shape as a table ({3, 4}) or as leading numbers
 -- (3, 4), as torch and NumPy's random functions do: dims(3, 4, 'int32')
@@ -186,7 +187,6 @@ function M.dims(first, ...)
   if type(first) ~= 'number' or type((...)) ~= 'number' then return first, ... end
   return collect_dims({ first }, select('#', ...), ...)
 end
-M.shape_buf2 = shape_buf2
 
 -- Converts an axis or a table of axes into (n, int32_t*); nil gives (0, nil).
 local function axes_arg(axes, fn)

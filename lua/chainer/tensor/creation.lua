@@ -17,13 +17,14 @@ function M.empty(...)
   return wrap(box[0])
 end
 
+-- (always tail-called, so error level 2 is the user's call)
 local function fill(fn, shape, value, dtype, device)
   if type(value) == 'boolean' then value = value and 1 or 0 end
   if type(value) ~= 'number' then
-    error(string.format('%s: fill value must be a number (got %s)', fn, type(value)), 3)
+    error(string.format('%s: fill value must be a number (got %s)', fn, type(value)), 2)
   end
   local n, s = shape_arg(shape, fn)
-  check(C.ch_full(default_dtype(dtype, fn), n, s, value, device_id(device), box), 3)
+  check(C.ch_full(default_dtype(dtype, fn), n, s, value, device_id(device), box), 2)
   return wrap(box[0])
 end
 
@@ -31,7 +32,7 @@ end
 -- one argument (a table, or a number for 1-d), so full(3, 7) is seven
 -- repeated three times; full(3, 4, 7) is refused rather than guessed.
 function M.full(shape, value, dtype, device)
-  if type(dtype) == 'number' then
+  if type(dtype) == 'number' and type(shape) == 'number' then
     error(string.format('full: the shape is one table followed by the fill value, as in full({%s, %s}, %s) ' ..
       '(got a number, %s, where the dtype goes)', tostring(shape), tostring(value), tostring(dtype),
       tostring(dtype)), 2)

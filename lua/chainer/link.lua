@@ -34,6 +34,7 @@ local function is_param(v) return type(v) == 'table' and v._is_parameter == true
 -- Link
 ---------------------------------------------------------------------------
 local Link = class.Object:extend('Link')
+class.check_self(Link)   -- model.cleargrads() (a dot) names the method
 Link._is_link = true
 
 local props = {}

@@ -367,6 +367,7 @@ end
 -- Optimizer
 ---------------------------------------------------------------------------
 local Optimizer = class.Object:extend('Optimizer')
+class.check_self(Optimizer)   -- model.cleargrads() (a dot) names the method
 Optimizer.__props = {}
 
 -- Reads: methods, properties (Adam's alpha_t), raw fields, then the

@@ -127,7 +127,9 @@ end
 
 function VariableNode:dtype() return T.dtype_names[(unpack_meta(self._meta))] end
 
--- Chainer's label: "(2, 3), float32"; a 0-d node shows only the dtype.
+-- Chainer's label: "(2, 3), float32"; a 0-d node shows only the dtype.  A
+-- 1-d node is "(3), float32": Chainer joins the dims itself rather than
+-- printing the Python tuple "(3,)", and the DOT graph uses this label.
 local function label_of(shape, dtype)
   if shape == nil then return dtype end
   if #shape == 0 then return dtype end
@@ -148,6 +150,7 @@ end
 -- Variable
 ---------------------------------------------------------------------------
 Variable = class.Object:extend('Variable')
+class.check_self(Variable)   -- model.cleargrads() (a dot) names the method
 Variable._is_variable = true
 
 local props, setters = {}, {}

@@ -41,6 +41,18 @@ describe('computational_graph', function()
     assert.is_false(pcall(cg.build_computational_graph, { y }, { rankdir = 'XX' }))
   end)
 
+  it("writes shapes as Chainer's VariableNode.label does: (1), not Python's (1,)", function()
+    -- Chainer 7.8.1: '(%s), %s' % (', '.join(map(str, shape)), dtype), and the dtype alone for
+    -- a 0-d node; DotNode uses that label unchanged
+    local one = chainer.Variable(T.array({ 5 }), 'one')
+    local mat = chainer.Variable(T.ones({ 2, 3 }), 'mat')
+    local dot = cg.build_computational_graph({ F.sum(one * 2) + F.sum(mat) }):dump()
+    assert.truthy(dot:find('label="one: (1), float32"', 1, true), dot)
+    assert.truthy(dot:find('label="mat: (2, 3), float32"', 1, true), dot)
+    assert.truthy(dot:find('label="float32"', 1, true), dot)     -- the 0-d sums
+    assert.falsy(dot:find(',)', 1, true), dot)
+  end)
+
   it('remove_variable links functions directly', function()
     local g = cg.build_computational_graph({ y }, { remove_variable = true })
     assert.are.equal(4, #g.nodes)

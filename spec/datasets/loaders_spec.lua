@@ -133,6 +133,22 @@ describe('offline loaders', function()
     p:close()
     H.rmdir(root)
   end)
+
+  it('say that CHAINER_DATASET_ROOT is unset when it is, and which root that leaves', function()
+    local home = H.tmpdir()
+    H.with_env({ CHAINER_DATASET_ROOT = false, HOME = home, CHAINER_DATASET_URL_BASE = UNREACHABLE,
+      CHAINLUA_DOWNLOAD_CONNECT_TIMEOUT = '2' }, function()
+      H.errors_with(function() D.get_mnist() end, 'get_mnist', 'CHAINER_DATASET_ROOT is unset',
+        "the default '" .. home .. "/.chainer/dataset'")
+    end)
+    local root = H.tmpdir()
+    H.with_env({ CHAINER_DATASET_ROOT = root, CHAINER_DATASET_URL_BASE = UNREACHABLE,
+      CHAINLUA_DOWNLOAD_CONNECT_TIMEOUT = '2' }, function()
+      H.errors_with(function() D.get_mnist() end, "$CHAINER_DATASET_ROOT, now '" .. root .. "'")
+    end)
+    H.rmdir(home)
+    H.rmdir(root)
+  end)
 end)
 
 describe('get_cifar10 / get_cifar100 on generated binary files', function()

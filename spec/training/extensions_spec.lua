@@ -299,6 +299,21 @@ describe('Evaluator', function()
     assert.is_number(lr.log[1]['validation_1/main/accuracy'])
     H.rmdir(tr.out)
   end)
+
+  it('refuses an iterator that repeats (the evaluation would never end)', function()
+    local iterators = require 'chainer.iterators'
+    local model = H.model(1)
+    local repeating = iterators.SerialIterator(H.problem(5, 0), 2)
+    local ok, err = pcall(extensions.Evaluator, repeating, model)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find('Evaluator: the iterator "main" repeats', 1, true))
+    assert.truthy(tostring(err):find('loop = false', 1, true))
+    -- a subclass that counts its own batches keeps Chainer's warning only
+    local Counted = extensions.Evaluator:extend('Counted')
+    function Counted:evaluate() return { n = self:get_iterator('main'):next() and 1 } end
+    local ev = Counted(iterators.SerialIterator(H.problem(5, 0), 2), model)
+    assert.are.equal(1, ev:evaluate().n)
+  end)
 end)
 
 describe('DumpGraph, PlotReport, ParameterStatistics, FailOnNonNumber, unchain_variables', function()

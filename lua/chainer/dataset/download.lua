@@ -28,6 +28,16 @@ function M.get_dataset_root()
   return home() .. '/.chainer/dataset'
 end
 
+-- Where the root came from, for error messages: a newcomer whose data is
+-- "missing" has most often not set CHAINER_DATASET_ROOT at all.
+function M.describe_dataset_root()
+  local root = M.get_dataset_root()
+  if root_override then return string.format("the dataset root is '%s', set by set_dataset_root", root) end
+  local env = os.getenv('CHAINER_DATASET_ROOT')
+  if env and env ~= '' then return string.format("the dataset root is $CHAINER_DATASET_ROOT, now '%s'", root) end
+  return string.format("CHAINER_DATASET_ROOT is unset, so the dataset root is the default '%s'", root)
+end
+
 function M.set_dataset_root(path)
   if path ~= nil and (type(path) ~= 'string' or path == '') then
     error(string.format('set_dataset_root: path must be a non-empty string or nil (got %s)', type(path)), 2)

@@ -11,6 +11,7 @@
 local class = require 'chainer.class'
 
 local Iterator = class.Object:extend('Iterator')
+class.check_self(Iterator)   -- model.cleargrads() (a dot) names the method
 
 Iterator.__call = function(self) return self:next() end
 

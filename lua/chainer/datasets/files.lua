@@ -97,8 +97,8 @@ function M.raw_file(fn, dir, name, url, extra_dirs)
   local ok, why = dl.download(src, target)
   if not ok then
     error(string.format("%s: the file '%s' is missing and cannot be downloaded from %s (%s). " ..
-      "Put %s at %s (the dataset root is $CHAINER_DATASET_ROOT, now '%s'), or set CHAINER_DATASET_ROOT " ..
-      "to a folder that has %s/%s", fn, name, src, why, name, flat, root, dir, name), 3)
+      "Put %s at %s (%s), or set CHAINER_DATASET_ROOT to a folder that has %s/%s",
+      fn, name, src, why, name, flat, dl.describe_dataset_root(), dir, name), 3)
   end
   return target
 end

@@ -38,7 +38,8 @@ local function read_options(fn, opts, level)
       level + 1)
   end
   if not T.dtype_codes[o.label_dtype] then
-    error(string.format('%s: unknown label_dtype %s', fn, tostring(o.label_dtype)), level + 1)
+    error(string.format("%s: label_dtype must be a dtype name such as 'int32' (got %s)", fn, tostring(o.label_dtype)),
+      level + 1)
   end
   return o
 end

@@ -4,6 +4,7 @@
 local T = require 'chainer.tensor'
 local Parameter = require 'chainer.parameter'
 local I = require 'chainer.initializers'
+local args = require 'chainer._args'
 
 local M = {}
 
@@ -38,7 +39,6 @@ function M.size_from(shape, from)
   return s
 end
 
--- The tensor of a Variable or tensor (nil for anything else).
 -- The channel arguments of a (de)convolution link, a = its parsed
 -- arguments: Chainer's (in_channels, out_channels, ksize) or the short
 -- form (out_channels, ksize); in_channels nil or false is inferred at the
@@ -55,10 +55,19 @@ function M.conv_channels(fn, a)
   return in_channels, out_channels, ksize
 end
 
+-- The tensor of a Variable or tensor (nil for anything else).
 function M.data(x)
   if T.is_tensor(x) then return x end
   if type(x) == 'table' and x._is_variable then return x._data end
   return nil
+end
+
+-- The tensor of a link's input x when the link needs it before calling its
+-- function (a lazy size taken from x, a state shaped like x): a Variable or
+-- a tensor, else the error the function `fn` gives a link with known sizes,
+-- "linear: x must be a Variable or a tensor (got table)".
+function M.input_data(fn, x)
+  return args.array(fn, 'x', x)
 end
 
 -- gamma (initial_gamma, default 1) and beta (initial_beta, default 0) of

@@ -44,13 +44,19 @@ M.is_float_code = is_float_code
 
 M.default_float = 'float32'   -- chainer.config.dtype overrides it at run time
 
--- Accepts 'float32', a dtype code, or a tensor; errors name `fn`.
+-- The runtime's code of a dtype given by name ('float32', or an alias such as
+-- 'double'); errors name `fn`.  Numbers are refused: the codes are an
+-- internal detail, and a number where a dtype may go (zeros(3, 4)) is a
+-- dimension in every creation function.
+local DTYPE_LIST = 'bool, int8, uint8, int16, int32, int64, float16, float32, float64'
 local function dtype_code(d, fn)
   local c = dtype_codes[d]
   if c then return c end
-  if type(d) == 'number' and dtype_names[d] then return d end
-  error(string.format("%s: unknown dtype %s (expected one of bool, int8, uint8, int16, int32, int64, " ..
-    "float16, float32, float64)", fn or 'dtype', tostring(d)), 3)
+  if type(d) == 'number' then
+    error(string.format("%s: dtype must be a name such as 'float32' or 'int64' (got the number %s; " ..
+      "pass one of %s)", fn or 'dtype', tostring(d), DTYPE_LIST), 3)
+  end
+  error(string.format("%s: unknown dtype %s (expected one of %s)", fn or 'dtype', tostring(d), DTYPE_LIST), 3)
 end
 M.dtype_code = dtype_code
 function M.dtype_name(d) return dtype_names[dtype_code(d)] end
@@ -163,6 +169,24 @@ local function shape_arg(shape, fn, buf)
 end
 M.shape_arg = shape_arg
 M.shape_buf2 = shape_buf2
+
+-- Creation functions take a shape as a table ({3, 4}) or as leading numbers
+-- (3, 4), as torch and NumPy's random functions do: dims(3, 4, 'int32')
+-- returns {3, 4}, 'int32'.  A single number stays a number (1-d), a table
+-- is returned as it is, and whatever follows the numbers is returned after
+-- the shape.
+local function collect_dims(shape, n, ...)
+  local k = 1
+  while k <= n and type((select(k, ...))) == 'number' do
+    shape[#shape + 1] = (select(k, ...))
+    k = k + 1
+  end
+  return shape, select(k, ...)
+end
+function M.dims(first, ...)
+  if type(first) ~= 'number' or type((...)) ~= 'number' then return first, ... end
+  return collect_dims({ first }, select('#', ...), ...)
+end
 
 -- Converts an axis or a table of axes into (n, int32_t*); nil gives (0, nil).
 local function axes_arg(axes, fn)

@@ -6,28 +6,48 @@ local wrap, box, shape_arg, dtype_code, device_id = M.wrap, M.box, M.shape_arg, 
 local methods = M.methods
 local DT = M.DT
 
-local function default_dtype(dtype) return dtype_code(dtype or M.default_float) end
+local function default_dtype(dtype, fn) return dtype_code(dtype or M.default_float, fn) end
 
--- empty/zeros/ones/full(shape, [dtype], [device]); dtype defaults to
--- chainer.config.dtype (float32).
-function M.empty(shape, dtype, device)
+-- empty/zeros/ones(shape, [dtype], [device]): shape is a table ({3, 4}) or
+-- leading numbers (3, 4); dtype defaults to chainer.config.dtype (float32).
+function M.empty(...)
+  local shape, dtype, device = M.dims(...)
   local n, s = shape_arg(shape, 'empty')
-  check(C.ch_empty(default_dtype(dtype), n, s, device_id(device), box), 2)
+  check(C.ch_empty(default_dtype(dtype, 'empty'), n, s, device_id(device), box), 2)
   return wrap(box[0])
 end
 
-function M.full(shape, value, dtype, device)
+-- (always tail-called, so error level 2 is the user's call)
+local function fill(fn, shape, value, dtype, device)
   if type(value) == 'boolean' then value = value and 1 or 0 end
   if type(value) ~= 'number' then
-    error(string.format('full: fill value must be a number (got %s)', type(value)), 2)
+    error(string.format('%s: fill value must be a number (got %s)', fn, type(value)), 2)
   end
-  local n, s = shape_arg(shape, 'full')
-  check(C.ch_full(default_dtype(dtype), n, s, value, device_id(device), box), 2)
+  local n, s = shape_arg(shape, fn)
+  check(C.ch_full(default_dtype(dtype, fn), n, s, value, device_id(device), box), 2)
   return wrap(box[0])
 end
 
-function M.zeros(shape, dtype, device) return M.full(shape, 0, dtype, device) end
-function M.ones(shape, dtype, device) return M.full(shape, 1, dtype, device) end
+-- full(shape, value, [dtype], [device]): as in NumPy and torch the shape is
+-- one argument (a table, or a number for 1-d), so full(3, 7) is seven
+-- repeated three times; full(3, 4, 7) is refused rather than guessed.
+function M.full(shape, value, dtype, device)
+  if type(dtype) == 'number' and type(shape) == 'number' then
+    error(string.format('full: the shape is one table followed by the fill value, as in full({%s, %s}, %s) ' ..
+      '(got a number, %s, where the dtype goes)', tostring(shape), tostring(value), tostring(dtype),
+      tostring(dtype)), 2)
+  end
+  return fill('full', shape, value, dtype, device)
+end
+
+function M.zeros(...)
+  local shape, dtype, device = M.dims(...)
+  return fill('zeros', shape, 0, dtype, device)
+end
+function M.ones(...)
+  local shape, dtype, device = M.dims(...)
+  return fill('ones', shape, 1, dtype, device)
+end
 
 -- *_like(x, [dtype]): same shape and device as x, dtype of x unless given.
 function M.empty_like(x, dtype) return M.empty(x.shape, dtype or x.dtype, x.ptr.dev) end
@@ -55,7 +75,7 @@ end
 function M.linspace(start, stop, num, opts)
   opts = opts or {}
   local endpoint = opts.endpoint ~= false
-  check(C.ch_linspace(start, stop, num or 50, endpoint and 1 or 0, default_dtype(opts.dtype),
+  check(C.ch_linspace(start, stop, num or 50, endpoint and 1 or 0, default_dtype(opts.dtype, 'linspace'),
     device_id(opts.device), box), 2)
   return wrap(box[0])
 end
@@ -64,7 +84,7 @@ end
 function M.eye(n, m, k, dtype, device)
   if type(m) == 'string' then m, k, dtype = nil, nil, m end
   if type(k) == 'string' then k, dtype = nil, k end
-  check(C.ch_eye(n, m or -1, k or 0, default_dtype(dtype), device_id(device), box), 2)
+  check(C.ch_eye(n, m or -1, k or 0, default_dtype(dtype, 'eye'), device_id(device), box), 2)
   return wrap(box[0])
 end
 function M.identity(n, dtype, device) return M.eye(n, n, 0, dtype, device) end

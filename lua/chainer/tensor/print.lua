@@ -68,6 +68,28 @@ function M.format_body(t)
     if is_float then return fmt_float(x, print_options.precision, use_exp, all_integral) end
     return string.format('%d', x)
   end
+  -- NumPy's alignment: fixed-point floats line up on the decimal point (the
+  -- integer parts padded on the left, the fractions on the right to the
+  -- longest of each), everything else is right-justified to a common width.
+  local int_width, frac_width = 0, -1
+  if is_float and not use_exp then
+    for _, x in ipairs(flat) do
+      local whole, frac = str_of(x):match('^([^.]*)%.(.*)$')
+      if whole then
+        int_width = math.max(int_width, #whole)
+        frac_width = math.max(frac_width, #frac)
+      end
+    end
+  end
+  if frac_width >= 0 then
+    local plain = str_of
+    str_of = function(x)
+      local s = plain(x)
+      local whole, frac = s:match('^([^.]*)%.(.*)$')
+      if not whole then return s end   -- nan and inf are right-justified below
+      return string.rep(' ', int_width - #whole) .. s .. string.rep(' ', frac_width - #frac)
+    end
+  end
   for _, x in ipairs(flat) do
     local s = str_of(x)
     if #s > width then width = #s end

@@ -81,29 +81,35 @@ local function new(code, shape, device, fn)
   return wrap(box[0])
 end
 
+-- Every sampler takes its shape as a table ({3, 4}) or as numbers (3, 4)
+-- after its own parameters: rand(3, 4), normal(0, 1, 3, 4); see M.dims.
+
 -- uniform(low, high, shape, [dtype], [device]): values in [low, high).
-function R.uniform(low, high, shape, dtype, device)
+function R.uniform(low, high, ...)
+  local shape, dtype, device = M.dims(...)
   low, high = check_num(low or 0, 'uniform', 'low'), check_num(high or 1, 'uniform', 'high')
   local t = new(float_code(dtype, 'uniform'), shape, device, 'uniform')
   check(C.ch_random_uniform(t.ptr, low, high), 2)
   return t
 end
 
-function R.rand(shape, dtype, device) return R.uniform(0, 1, shape, dtype, device) end
+function R.rand(...) return R.uniform(0, 1, ...) end
 
 -- normal(mean, std, shape, [dtype], [device])
-function R.normal(mean, std, shape, dtype, device)
+function R.normal(mean, std, ...)
+  local shape, dtype, device = M.dims(...)
   mean, std = check_num(mean or 0, 'normal', 'mean'), check_num(std or 1, 'normal', 'std')
   local t = new(float_code(dtype, 'normal'), shape, device, 'normal')
   check(C.ch_random_normal(t.ptr, mean, std), 2)
   return t
 end
 
-function R.randn(shape, dtype, device) return R.normal(0, 1, shape, dtype, device) end
+function R.randn(...) return R.normal(0, 1, ...) end
 
 -- bernoulli(p, shape, [dtype], [device]): 1 with probability p; dtype may be
 -- bool or a number type (default float32).
-function R.bernoulli(p, shape, dtype, device)
+function R.bernoulli(p, ...)
+  local shape, dtype, device = M.dims(...)
   p = check_num(p, 'bernoulli', 'p')
   local t = new(dtype_code(dtype or M.default_float, 'bernoulli'), shape, device, 'bernoulli')
   check(C.ch_random_bernoulli(t.ptr, p), 2)
@@ -111,7 +117,8 @@ function R.bernoulli(p, shape, dtype, device)
 end
 
 -- randint(low, high, shape, [dtype = int64], [device]): integers in [low, high).
-function R.randint(low, high, shape, dtype, device)
+function R.randint(low, high, ...)
+  local shape, dtype, device = M.dims(...)
   low, high = check_int(low, 'randint', 'low'), check_int(high, 'randint', 'high')
   local t = new(dtype_code(dtype or 'int64', 'randint'), shape, device, 'randint')
   check(C.ch_random_randint(t.ptr, low, high), 2)

@@ -20,6 +20,7 @@ M.PRIORITY_EDITOR = 200
 M.PRIORITY_READER = 100
 
 local Extension = class.Object:extend('Extension')
+class.check_self(Extension)   -- model.cleargrads() (a dot) names the method
 M.Extension = Extension
 
 Extension.trigger = { 1, 'iteration' }

@@ -20,6 +20,7 @@ local args = require 'chainer._args'
 local fs = require 'chainer._fs'
 
 local Trainer = class.Object:extend('Trainer')
+class.check_self(Trainer)   -- model.cleargrads() (a dot) names the method
 
 local props = {}
 Trainer.__index = class.property_index(props)

@@ -5,6 +5,7 @@
 local class = require 'chainer.class'
 
 local Updater = class.Object:extend('Updater')
+class.check_self(Updater)   -- model.cleargrads() (a dot) names the method
 
 local props = {}
 Updater.__props = props

@@ -31,7 +31,7 @@ function SimplifiedDropconnect:forward(x, ...)
     train, mask, use_batchwise_mask = a.train, a.mask, a.use_batchwise_mask
   end
   if self.W._data == nil then
-    local xd = U.data(x)
+    local xd = U.input_data('simplified_dropconnect', x)
     self.W:initialize({ self.out_size, tonumber(xd.ptr.numel) / xd.shape[1] })
   end
   if train == nil then train = config.train end

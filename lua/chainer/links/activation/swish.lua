@@ -23,7 +23,7 @@ function Swish:init(...)
 end
 
 function Swish:forward(x)
-  if self.beta._data == nil then self.beta:initialize({ U.data(x).shape[2] }) end
+  if self.beta._data == nil then self.beta:initialize({ U.input_data('swish', x).shape[2] }) end
   return F.swish(x, self.beta)
 end
 

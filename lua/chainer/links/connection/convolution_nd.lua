@@ -14,6 +14,7 @@ local args = require 'chainer._args'
 local U = require 'chainer.links._util'
 
 local ConvolutionND = Link:extend('ConvolutionND')
+ConvolutionND._function_name = 'convolution_nd'   -- the function a bad x is reported under
 
 -- Shared constructor: a = table of Chainer's arguments, ndim = spatial dims.
 -- (Error levels: this method, the subclass init, Link.new, the user.)
@@ -75,8 +76,8 @@ end
 -- a bad x, its caller for a channel count that groups does not divide).
 function ConvolutionND:_initialize_from(x)
   local name = getmetatable(self).__name
-  local xd = U.data(x)
-  if xd == nil or xd.ptr.nd < 2 then
+  local xd = U.input_data(self._function_name, x)
+  if xd.ptr.nd < 2 then
     error(name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
   end
   local in_channels = xd.shape[2]
@@ -97,6 +98,7 @@ end
 -- (signature), calling F[fname].
 function ConvolutionND._fixed(name, ndim, signature, fname)
   local cls = ConvolutionND:extend(name)
+  cls._function_name = fname
   local fn = 'L.' .. name
   function cls:init(...)
     local a = args.parse(fn, signature, select('#', ...), ...)

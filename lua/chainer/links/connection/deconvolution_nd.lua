@@ -13,6 +13,7 @@ local args = require 'chainer._args'
 local U = require 'chainer.links._util'
 
 local DeconvolutionND = Link:extend('DeconvolutionND')
+DeconvolutionND._function_name = 'deconvolution_nd'   -- the function a bad x is reported under
 
 -- Shared constructor (error levels: this method, the subclass init, Link.new, the user).
 function DeconvolutionND:_configure(fn, ndim, a)
@@ -55,8 +56,8 @@ end
 -- W from x's channel count at the first forward, which calls this while W
 -- is uninitialised (error level: the caller of forward).
 function DeconvolutionND:_initialize_from(x)
-  local xd = U.data(x)
-  if xd == nil or xd.ptr.nd < 2 then
+  local xd = U.input_data(self._function_name, x)
+  if xd.ptr.nd < 2 then
     error(getmetatable(self).__name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
   end
   self.in_channels = xd.shape[2]
@@ -84,6 +85,7 @@ DeconvolutionND._FIXED_SIGNATURE = args.signature { 'in_channels', 'out_channels
 -- A fixed-dimension variant calling F[fname].
 function DeconvolutionND._fixed(name, ndim, fname)
   local cls = DeconvolutionND:extend(name)
+  cls._function_name = fname
   local fn = 'L.' .. name
   function cls:init(...)
     local a = args.parse(fn, DeconvolutionND._FIXED_SIGNATURE, select('#', ...), ...)

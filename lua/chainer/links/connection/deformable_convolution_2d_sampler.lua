@@ -28,7 +28,7 @@ end
 
 function Sampler:forward(x, offset)
   if self.W._data == nil then
-    self.W:initialize({ self.out_channels, U.data(x).shape[2], self.ksize[1], self.ksize[2] })
+    self.W:initialize({ self.out_channels, U.input_data('deformable_convolution_2d_sampler', x).shape[2], self.ksize[1], self.ksize[2] })
   end
   if F.deformable_convolution_2d_sampler == nil then
     error('DeformableConvolution2D: F.deformable_convolution_2d_sampler is not available', 2)

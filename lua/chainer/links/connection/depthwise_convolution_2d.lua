@@ -34,7 +34,7 @@ end
 
 function DepthwiseConvolution2D:forward(x)
   if self.W._data == nil then
-    local c = U.data(x).shape[2]
+    local c = U.input_data('depthwise_convolution_2d', x).shape[2]
     self.in_channels = c
     self.W:initialize({ self.channel_multiplier, c, self.ksize[1], self.ksize[2] })
     if self.b then self.b:initialize({ c * self.channel_multiplier }) end

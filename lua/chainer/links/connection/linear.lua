@@ -46,7 +46,7 @@ function Linear:forward(x, opts)
   local W = self.W
   if opts ~= nil then args.options('L.Linear', opts, CALL_OPTIONS) end
   if W._data == nil then
-    local shape = U.data(x).shape
+    local shape = U.input_data('linear', x).shape
     local nba = opts and opts.n_batch_axes or 1
     self:_initialize_params(U.size_from(shape, nba + 1))
   end

@@ -35,7 +35,7 @@ end
 
 function LocalConvolution2D:forward(x)
   if self.W._data == nil then
-    local s = U.data(x).shape
+    local s = U.input_data('local_convolution_2d', x).shape
     self:_initialize_params(s[2], { s[3], s[4] })
   end
   if F.local_convolution_2d == nil then error('LocalConvolution2D: F.local_convolution_2d is not available', 2) end

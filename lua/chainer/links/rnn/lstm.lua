@@ -62,7 +62,7 @@ end
 -- Lazy in_size: the upward W and the gate blocks from x's size per example.
 function LSTMBase:_initialize_from(x)
   if self.upward.W._data == nil then
-    local xd = U.data(x)
+    local xd = U.input_data('linear', x)
     self.upward:_initialize_params(tonumber(xd.ptr.numel) / xd.shape[1])
     self:_initialize_params()
   end
@@ -94,7 +94,7 @@ end
 
 function LSTM:forward(x)
   self:_initialize_from(x)
-  local xd = U.data(x)
+  local xd = U.input_data('linear', x)
   local batch = xd.shape[1]
   local lstm_in = self.upward(x)
   local h_rest
@@ -133,7 +133,7 @@ end
 local StatelessLSTM = LSTMBase:extend('StatelessLSTM')
 function StatelessLSTM:forward(c, h, x)
   self:_initialize_from(x)
-  local xd = U.data(x)
+  local xd = U.input_data('linear', x)
   local lstm_in = self.upward(x)
   if h ~= nil then lstm_in = lstm_in + self.lateral(h) end
   if c == nil then c = Variable(T.zeros({ xd.shape[1], self.state_size }, xd.dtype, xd.ptr.dev)) end

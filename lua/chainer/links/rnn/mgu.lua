@@ -49,7 +49,7 @@ function StatefulMGU:set_state(h)
 end
 
 function StatefulMGU:forward(x)
-  local xd = U.data(x)
+  local xd = U.input_data('linear', x)
   local h = rawget(self, 'h')
   if h == nil then h = Variable(T.zeros({ xd.shape[1], self.out_size }, xd.dtype, xd.ptr.dev)) end
   h = self:_call_mgu(h, x)

@@ -35,14 +35,21 @@ function Evaluator:init(iterator, target, ...)
   elseif type(target) ~= 'table' or target.main == nil then
     error('Evaluator: target must be a Link or a table {main = link, ...}', 3)
   end
+  -- The evaluation sweeps an iterator until it stops: one that repeats would
+  -- never stop.  Chainer only warns and then hangs at the first evaluation;
+  -- we refuse it here, unless a subclass brings its own evaluate (which may
+  -- count its batches), where Chainer's warning is kept.
+  local own_loop = getmetatable(self).evaluate ~= Evaluator.evaluate
   for _, k in ipairs(sorted_keys(iterator)) do
     local it = iterator[k]
     local rep = it['repeat']
     if rep == nil then rep = it._repeat end
     if rep == nil then rep = it.loop end
     if rep == true then
-      io.stderr:write('Evaluator: the iterator "' .. k .. '" repeats, so the evaluation may never end; ' ..
-        'use SerialIterator(ds, n, {loop = false, shuffle = false})\n')
+      local msg = 'Evaluator: the iterator "' .. k .. '" repeats, so the evaluation would never end; ' ..
+        'make it with SerialIterator(dataset, batch_size, {loop = false, shuffle = false})'
+      if not own_loop then error(msg, 3) end
+      io.stderr:write(msg .. '\n')
     end
   end
   self._iterators = iterator

@@ -25,7 +25,6 @@ local function line(what, g)
 end
 line('cases', s.cases)
 line('optimizer trajectories', s.optimizers)
-end
 for _, f in ipairs(s.failures) do print('FAIL ' .. f) end
 local names = {}
 for what, n in pairs(s.missing) do names[#names + 1] = string.format('%s (%d)', what, n) end

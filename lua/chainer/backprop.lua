@@ -729,4 +729,22 @@ function M.grad(outputs, inputs, opts)
   return result
 end
 
+-- The gradients of a graph rebuilt inside a backward (F.forget, the n_step
+-- layers' double backprop): of the outputs outs with respect to ins, from
+-- gys aligned with outs (an output whose gy is nil is left out), as a plain
+-- list aligned with ins; enable_double_backprop as in M.grad.
+function M.recomputed_grads(outs, gys, ins, enable_double_backprop)
+  local ys, gs = {}, {}
+  for k = 1, #outs do
+    if gys[k] ~= nil then
+      ys[#ys + 1] = outs[k]
+      gs[#gs + 1] = gys[k]
+    end
+  end
+  local grads = M.grad(ys, ins, { grad_outputs = gs, enable_double_backprop = enable_double_backprop })
+  local out = {}
+  for k = 1, #ins do out[k] = grads[k] end
+  return out
+end
+
 return M

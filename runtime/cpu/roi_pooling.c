@@ -23,7 +23,33 @@ static inline int par_ok(int64_t items, int64_t work) {
     return items > 1 && work >= CH_PARALLEL_GRAIN && ch_threads() > 1;
 }
 
-/* ---- ROI max pooling --------------------------------------------------- */
+/* Clears channel c of the N planes (HW elements of `size` bytes each) of a
+ * gradient gx (N, C, H, W), before a scatter adds into it. */
+static inline void zero_planes(void *gx, size_t size, int64_t N, int64_t C, int64_t c, int64_t HW) {
+    for (int64_t n = 0; n < N; n++)
+        memset((char *)gx + (size_t)((n * C + c) * HW) * size, 0, size * (size_t)HW);
+}
+
+/* ---- ROI max / average pooling ------------------------------------------ */
+/* The bins of one ROI: corners rounded half to even (Python's round()), a
+ * span of max(end - start + extra, 1) cells: extra is 1 for roi_pooling_2d,
+ * 0 for Chainer 7's roi_max/average_pooling_2d. */
+typedef struct pool_geom {
+    int64_t y0, x0;
+    double bh, bw;
+} pool_geom;
+
+static inline void pool_geometry(const double *b, double scale, int64_t OH, int64_t OW, int64_t extra, pool_geom *g) {
+    int64_t y0 = (int64_t)nearbyint(b[0] * scale), x0 = (int64_t)nearbyint(b[1] * scale);
+    int64_t y1 = (int64_t)nearbyint(b[2] * scale), x1 = (int64_t)nearbyint(b[3] * scale);
+    int64_t sh = y1 - y0 + extra, sw = x1 - x0 + extra;
+    int64_t rh = sh > 1 ? sh : 1, rw = sw > 1 ? sw : 1;
+    g->y0 = y0;
+    g->x0 = x0;
+    g->bh = (double)rh / (double)OH;
+    g->bw = (double)rw / (double)OW;
+}
+
 /* Bin b of a ROI starting at `start` with bins of `bin` cells covers
  * [floor(b bin), ceil((b + 1) bin)) shifted by start, clipped to [0, size). */
 static inline void bin_range(int64_t b, double bin, int64_t start, int64_t size, int64_t *lo, int64_t *hi) {
@@ -32,34 +58,33 @@ static inline void bin_range(int64_t b, double bin, int64_t start, int64_t size,
     *hi = e < 0 ? 0 : (e > size ? size : e);
 }
 
-#define ROI_MAX(T)                                                                                         \
-    static void roi_max_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,         \
-                            int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, T *y, int32_t *am) { \
+/* y and argmax of both max poolings, NAME_T: the ROI span's EXTRA cells
+ * (1 for roi_pooling_2d, 0 for Chainer 7's) and what an empty bin gives,
+ * EMPTY (0 and -inf, as in Chainer), with argmax -1.  Both are constants of
+ * the instance: the bin loop is the hot one. */
+#define ROI_MAX(T, NAME, EXTRA, EMPTY)                                                                     \
+    static void NAME##_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,          \
+                           int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, T *y, int32_t *am) {  \
         int par = par_ok(R * C, R * C * H * W);                                                             \
         CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
-            const double *b = rois + 4 * r;                                                                 \
-            /* nearbyint: round half to even, as Python's round() in Chainer */                             \
-            int64_t y0 = (int64_t)nearbyint(b[0] * scale), x0 = (int64_t)nearbyint(b[1] * scale);           \
-            int64_t y1 = (int64_t)nearbyint(b[2] * scale), x1 = (int64_t)nearbyint(b[3] * scale);           \
-            int64_t rh = y1 - y0 + 1 > 1 ? y1 - y0 + 1 : 1, rw = x1 - x0 + 1 > 1 ? x1 - x0 + 1 : 1;         \
-            double bh = (double)rh / (double)OH, bw = (double)rw / (double)OW;                              \
+            pool_geom g;                                                                                    \
+            pool_geometry(rois + 4 * r, scale, OH, OW, EXTRA, &g);                                          \
             const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
             T *yp = y + rc * OH * OW;                                                                       \
             int32_t *ap = am + rc * OH * OW;                                                                \
             for (int64_t i = 0; i < OH; i++) {                                                              \
                 int64_t h0, h1;                                                                             \
-                bin_range(i, bh, y0, H, &h0, &h1);                                                          \
+                bin_range(i, g.bh, g.y0, H, &h0, &h1);                                                      \
                 for (int64_t j = 0; j < OW; j++) {                                                          \
                     int64_t w0, w1;                                                                         \
-                    bin_range(j, bw, x0, W, &w0, &w1);                                                      \
-                    T best = 0;                                                                             \
+                    bin_range(j, g.bw, g.x0, W, &w0, &w1);                                                  \
+                    T best = (T)EMPTY;                                                                       \
                     int64_t bi = -1;                                                                        \
                     for (int64_t h = h0; h < h1; h++)                                                       \
                         for (int64_t w = w0; w < w1; w++) {                                                 \
                             T v = xp[h * W + w];                                                            \
-                            /* strict '>' keeps the first maximum, as numpy's argmax */                     \
-                            if (bi < 0 || v > best) {                                                       \
+                            if (bi < 0 || v > best) { /* the first maximum, as numpy's argmax */            \
                                 best = v;                                                                   \
                                 bi = h * W + w;                                                             \
                             }                                                                               \
@@ -70,16 +95,31 @@ static inline void bin_range(int64_t b, double bin, int64_t start, int64_t size,
             }                                                                                               \
         });                                                                                                 \
     }
-ROI_MAX(float)
-ROI_MAX(double)
+ROI_MAX(float, roi_max_pool, 1, 0)
+ROI_MAX(double, roi_max_pool, 1, 0)
+ROI_MAX(float, roi_max_pooling, 0, -INFINITY)
+ROI_MAX(double, roi_max_pooling, 0, -INFINITY)
+
+/* Runs NAME_float or NAME_double of the ROI_MAX instances on x, y, argmax. */
+#define RUN_ROI_MAX(NAME, x, rois, roi_indices, spatial_scale, y, argmax)                                       \
+    do {                                                                                                      \
+        int64_t R_ = (y)->dim[0], C_ = (x)->dim[1], H_ = (x)->dim[2], W_ = (x)->dim[3];                       \
+        const double *rp_ = (const double *)ch_base(rois);                                                    \
+        const int64_t *ip_ = (const int64_t *)ch_base(roi_indices);                                           \
+        if ((x)->dt == CH_FLOAT32)                                                                            \
+            NAME##_float((const float *)ch_base(x), rp_, ip_, R_, C_, H_, W_, (y)->dim[2], (y)->dim[3],         \
+                         spatial_scale, (float *)(y)->data, (int32_t *)(argmax)->data);                       \
+        else                                                                                                  \
+            NAME##_double((const double *)ch_base(x), rp_, ip_, R_, C_, H_, W_, (y)->dim[2], (y)->dim[3],       \
+                          spatial_scale, (double *)(y)->data, (int32_t *)(argmax)->data);                     \
+    } while (0)
 
 #define ROI_SCATTER(T)                                                                                     \
     static void roi_scatter_##T(const T *g, const int32_t *am, const int64_t *idx, int64_t R, int64_t C,      \
                                 int64_t HW, int64_t OHW, int64_t N, T *gx) {                                 \
         int par = par_ok(C, R * C * OHW + N * C * HW);                                                      \
         CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
-            for (int64_t n = 0; n < N; n++)                                                                 \
-                memset(gx + (n * C + c) * HW, 0, sizeof(T) * (size_t)HW);                                   \
+            zero_planes(gx, sizeof(T), N, C, c, HW);                                                        \
             for (int64_t r = 0; r < R; r++) {                                                               \
                 T *gp = gx + (idx[r] * C + c) * HW;                                                         \
                 const T *src = g + (r * C + c) * OHW;                                                       \
@@ -146,6 +186,18 @@ static inline int bilinear_taps(double y, double x, int64_t H, int64_t W, tap4 *
     return 1;
 }
 
+/* The bilinear sum of xp at the taps, and the scatter of v to them. */
+#define TAPS(T)                                                                                            \
+    static inline double taps_dot_##T(const tap4 *t, const T *xp) {                                         \
+        return t->w[0] * xp[t->o[0]] + t->w[1] * xp[t->o[1]] + t->w[2] * xp[t->o[2]] + t->w[3] * xp[t->o[3]]; \
+    }                                                                                                       \
+    static inline void taps_add_##T(const tap4 *t, T *gp, double v) {                                       \
+        for (int k = 0; k < 4; k++)                                                                         \
+            gp[t->o[k]] += (T)(t->w[k] * v);                                                                \
+    }
+TAPS(float)
+TAPS(double)
+
 /* The sampling geometry of one ROI. */
 typedef struct align_geom {
     double y0, x0, bh, bw;
@@ -167,6 +219,12 @@ static inline void align_geometry(const double *b, double scale, int64_t OH, int
     g->gw = sw > 0 ? sw : (int64_t)ceil(rw / (double)OW);
 }
 
+/* One coordinate of sample `sample` (of `samples`) in bin `cell`: the
+ * points ROIAlign averages, and takes the max of. */
+static inline double align_coord(double origin, double bin, int64_t cell, int64_t sample, int64_t samples) {
+    return origin + (double)cell * bin + ((double)sample + 0.5) * bin / (double)samples;
+}
+
 #define ROI_ALIGN(T)                                                                                       \
     static void roi_align_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,       \
                               int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,        \
@@ -182,13 +240,12 @@ static inline void align_geometry(const double *b, double scale, int64_t OH, int
                 for (int64_t j = 0; j < OW; j++) {                                                          \
                     double acc = 0;                                                                         \
                     for (int64_t iy = 0; iy < g.gh; iy++) {                                                 \
-                        double yy = g.y0 + (double)i * g.bh + ((double)iy + 0.5) * g.bh / (double)g.gh;     \
+                        double yy = align_coord(g.y0, g.bh, i, iy, g.gh);                                   \
                         for (int64_t ix = 0; ix < g.gw; ix++) {                                             \
-                            double xx = g.x0 + (double)j * g.bw + ((double)ix + 0.5) * g.bw / (double)g.gw; \
+                            double xx = align_coord(g.x0, g.bw, j, ix, g.gw);                               \
                             tap4 t;                                                                         \
                             if (bilinear_taps(yy, xx, H, W, &t))                                            \
-                                acc += t.w[0] * xp[t.o[0]] + t.w[1] * xp[t.o[1]] + t.w[2] * xp[t.o[2]] +    \
-                                       t.w[3] * xp[t.o[3]];                                                 \
+                                acc += taps_dot_##T(&t, xp);                                                \
                         }                                                                                   \
                     }                                                                                       \
                     y[(rc * OH + i) * OW + j] = count > 0 ? (T)(acc / count) : (T)0;                        \
@@ -204,8 +261,7 @@ ROI_ALIGN(double)
                                    int64_t sh, int64_t sw, T *gx) {                                         \
         int par = par_ok(C, R * C * OH * OW * 4 + N * C * H * W);                                           \
         CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
-            for (int64_t n = 0; n < N; n++)                                                                 \
-                memset(gx + (n * C + c) * H * W, 0, sizeof(T) * (size_t)(H * W));                           \
+            zero_planes(gx, sizeof(T), N, C, c, H * W);                                                     \
             for (int64_t r = 0; r < R; r++) {                                                               \
                 align_geom g;                                                                               \
                 align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                    \
@@ -218,14 +274,11 @@ ROI_ALIGN(double)
                     for (int64_t j = 0; j < OW; j++) {                                                      \
                         double v = (double)src[i * OW + j] / count;                                         \
                         for (int64_t iy = 0; iy < g.gh; iy++) {                                             \
-                            double yy = g.y0 + (double)i * g.bh + ((double)iy + 0.5) * g.bh / (double)g.gh; \
+                            double yy = align_coord(g.y0, g.bh, i, iy, g.gh);                               \
                             for (int64_t ix = 0; ix < g.gw; ix++) {                                         \
-                                double xx =                                                                 \
-                                    g.x0 + (double)j * g.bw + ((double)ix + 0.5) * g.bw / (double)g.gw;     \
                                 tap4 t;                                                                     \
-                                if (bilinear_taps(yy, xx, H, W, &t))                                        \
-                                    for (int k = 0; k < 4; k++)                                             \
-                                        gp[t.o[k]] += (T)(t.w[k] * v);                                      \
+                                if (bilinear_taps(yy, align_coord(g.x0, g.bw, j, ix, g.gw), H, W, &t))      \
+                                    taps_add_##T(&t, gp, v);                                                \
                             }                                                                               \
                         }                                                                                   \
                     }                                                                                       \
@@ -238,15 +291,7 @@ ROI_ALIGN_BACK(double)
 /* ---- kernels ----------------------------------------------------------- */
 ch_status ch_cpu_roi_max_pool_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
                                  double spatial_scale, ch_tensor *y, ch_tensor *argmax) {
-    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
-    const double *rp = (const double *)ch_base(rois);
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    if (x->dt == CH_FLOAT32)
-        roi_max_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (float *)y->data,
-                      (int32_t *)argmax->data);
-    else
-        roi_max_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (double *)y->data,
-                       (int32_t *)argmax->data);
+    RUN_ROI_MAX(roi_max_pool, x, rois, roi_indices, spatial_scale, y, argmax);
     return CH_OK;
 }
 
@@ -307,58 +352,7 @@ ch_status ch_cpu_roi_average_align_2d_backward(const ch_tensor *gy, const ch_ten
     return CH_OK;
 }
 
-/* ---- Chainer 7's ROI max / average pooling ------------------------------- */
-/* The bins of one ROI: corners rounded half to even (Python's round()), a
- * span of max(end - start, 1) cells (roi_pooling_2d adds 1; these do not). */
-typedef struct pool_geom {
-    int64_t y0, x0;
-    double bh, bw;
-} pool_geom;
-
-static inline void pool_geometry(const double *b, double scale, int64_t OH, int64_t OW, pool_geom *g) {
-    int64_t y0 = (int64_t)nearbyint(b[0] * scale), x0 = (int64_t)nearbyint(b[1] * scale);
-    int64_t y1 = (int64_t)nearbyint(b[2] * scale), x1 = (int64_t)nearbyint(b[3] * scale);
-    int64_t rh = y1 - y0 > 1 ? y1 - y0 : 1, rw = x1 - x0 > 1 ? x1 - x0 : 1;
-    g->y0 = y0;
-    g->x0 = x0;
-    g->bh = (double)rh / (double)OH;
-    g->bw = (double)rw / (double)OW;
-}
-
-#define ROI_MAX7(T)                                                                                        \
-    static void roi_max7_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,        \
-                             int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, T *y, int32_t *am) { \
-        int par = par_ok(R * C, R * C * H * W);                                                             \
-        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
-            int64_t r = rc / C, c = rc % C;                                                                 \
-            pool_geom g;                                                                                    \
-            pool_geometry(rois + 4 * r, scale, OH, OW, &g);                                                 \
-            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
-            for (int64_t i = 0; i < OH; i++) {                                                              \
-                int64_t h0, h1;                                                                             \
-                bin_range(i, g.bh, g.y0, H, &h0, &h1);                                                      \
-                for (int64_t j = 0; j < OW; j++) {                                                          \
-                    int64_t w0, w1;                                                                         \
-                    bin_range(j, g.bw, g.x0, W, &w0, &w1);                                                  \
-                    T best = (T)-INFINITY; /* an empty bin stays -inf, as in Chainer */                     \
-                    int64_t bi = -1;                                                                        \
-                    for (int64_t h = h0; h < h1; h++)                                                       \
-                        for (int64_t w = w0; w < w1; w++) {                                                 \
-                            T v = xp[h * W + w];                                                            \
-                            if (bi < 0 || v > best) { /* the first maximum, as numpy's argmax */            \
-                                best = v;                                                                   \
-                                bi = h * W + w;                                                             \
-                            }                                                                               \
-                        }                                                                                   \
-                    y[(rc * OH + i) * OW + j] = best;                                                       \
-                    am[(rc * OH + i) * OW + j] = (int32_t)bi;                                               \
-                }                                                                                           \
-            }                                                                                               \
-        });                                                                                                 \
-    }
-ROI_MAX7(float)
-ROI_MAX7(double)
-
+/* ---- Chainer 7's ROI average pooling ----------------------------------- */
 #define ROI_AVG(T)                                                                                         \
     static void roi_avg_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,         \
                             int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, T *y) {             \
@@ -366,7 +360,7 @@ ROI_MAX7(double)
         CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
             pool_geom g;                                                                                    \
-            pool_geometry(rois + 4 * r, scale, OH, OW, &g);                                                 \
+            pool_geometry(rois + 4 * r, scale, OH, OW, 0, &g);                                                 \
             const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
             for (int64_t i = 0; i < OH; i++) {                                                              \
                 int64_t h0, h1;                                                                             \
@@ -393,11 +387,10 @@ ROI_AVG(double)
                                  T *gx) {                                                                   \
         int par = par_ok(C, R * C * H * W + N * C * H * W);                                                 \
         CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
-            for (int64_t n = 0; n < N; n++)                                                                 \
-                memset(gx + (n * C + c) * H * W, 0, sizeof(T) * (size_t)(H * W));                           \
+            zero_planes(gx, sizeof(T), N, C, c, H * W);                                                     \
             for (int64_t r = 0; r < R; r++) {                                                               \
                 pool_geom g;                                                                                \
-                pool_geometry(rois + 4 * r, scale, OH, OW, &g);                                             \
+                pool_geometry(rois + 4 * r, scale, OH, OW, 0, &g);                                             \
                 T *gp = gx + (idx[r] * C + c) * H * W;                                                      \
                 const T *src = gy + (r * C + c) * OH * OW;                                                  \
                 for (int64_t i = 0; i < OH; i++) {                                                          \
@@ -424,8 +417,8 @@ ROI_AVG_BACK(double)
 /* Sample (iy, ix) of bin (i, j): the same points ROIAlign averages. */
 static inline void align_point(const align_geom *g, int64_t i, int64_t j, int64_t iy, int64_t ix, double *yy,
                                double *xx) {
-    *yy = g->y0 + (double)i * g->bh + ((double)iy + 0.5) * g->bh / (double)g->gh;
-    *xx = g->x0 + (double)j * g->bw + ((double)ix + 0.5) * g->bw / (double)g->gw;
+    *yy = align_coord(g->y0, g->bh, i, iy, g->gh);
+    *xx = align_coord(g->x0, g->bw, j, ix, g->gw);
 }
 
 #define ROI_MAX_ALIGN(T)                                                                                   \
@@ -449,8 +442,7 @@ static inline void align_point(const align_geom *g, int64_t i, int64_t j, int64_
                             align_point(&g, i, j, iy, ix, &yy, &xx);                                        \
                             if (!bilinear_taps(yy, xx, H, W, &t))                                           \
                                 continue;                                                                   \
-                            double v = t.w[0] * xp[t.o[0]] + t.w[1] * xp[t.o[1]] + t.w[2] * xp[t.o[2]] +    \
-                                       t.w[3] * xp[t.o[3]];                                                 \
+                            double v = taps_dot_##T(&t, xp);                                                \
                             if (v > best) { /* strict: the first maximum */                                 \
                                 best = v;                                                                   \
                                 bi = iy * g.gw + ix;                                                        \
@@ -480,8 +472,7 @@ static inline int argmax_taps(const align_geom *g, int64_t i, int64_t j, int32_t
                                           int64_t sw, T *gx) {                                              \
         int par = par_ok(C, R * C * OH * OW * 4 + N * C * H * W);                                           \
         CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
-            for (int64_t n = 0; n < N; n++)                                                                 \
-                memset(gx + (n * C + c) * H * W, 0, sizeof(T) * (size_t)(H * W));                           \
+            zero_planes(gx, sizeof(T), N, C, c, H * W);                                                     \
             for (int64_t r = 0; r < R; r++) {                                                               \
                 align_geom g;                                                                               \
                 align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                    \
@@ -492,8 +483,7 @@ static inline int argmax_taps(const align_geom *g, int64_t i, int64_t j, int32_t
                     for (int64_t j = 0; j < OW; j++) {                                                      \
                         tap4 t;                                                                             \
                         if (argmax_taps(&g, i, j, ap[i * OW + j], H, W, &t))                                \
-                            for (int k = 0; k < 4; k++)                                                     \
-                                gp[t.o[k]] += (T)(t.w[k] * (double)src[i * OW + j]);                        \
+                            taps_add_##T(&t, gp, (double)src[i * OW + j]);                                  \
                     }                                                                                       \
             }                                                                                               \
         });                                                                                                 \
@@ -516,8 +506,7 @@ ROI_MAX_ALIGN_SCATTER(double)
                     tap4 t;                                                                                 \
                     double v = 0;                                                                           \
                     if (argmax_taps(&g, i, j, am[(rc * OH + i) * OW + j], H, W, &t))                        \
-                        v = t.w[0] * xp[t.o[0]] + t.w[1] * xp[t.o[1]] + t.w[2] * xp[t.o[2]] +               \
-                            t.w[3] * xp[t.o[3]];                                                            \
+                        v = taps_dot_##T(&t, xp);                                                           \
                     y[(rc * OH + i) * OW + j] = (T)v;                                                       \
                 }                                                                                           \
         });                                                                                                 \
@@ -528,15 +517,7 @@ ROI_MAX_ALIGN_GATHER(double)
 /* ---- kernels (Chainer 7 pooling, max align) -------------------------------- */
 ch_status ch_cpu_roi_max_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
                                     double spatial_scale, ch_tensor *y, ch_tensor *argmax) {
-    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
-    const double *rp = (const double *)ch_base(rois);
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    if (x->dt == CH_FLOAT32)
-        roi_max7_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (float *)y->data,
-                       (int32_t *)argmax->data);
-    else
-        roi_max7_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (double *)y->data,
-                        (int32_t *)argmax->data);
+    RUN_ROI_MAX(roi_max_pooling, x, rois, roi_indices, spatial_scale, y, argmax);
     return CH_OK;
 }
 

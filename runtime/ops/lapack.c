@@ -71,27 +71,37 @@ static ch_status finish(ch_tensor *w, ch_dtype rdt, ch_tensor **result) {
     return st;
 }
 
-ch_status ch_inv(const ch_tensor *x, ch_tensor **result) {
-    CH_CHECK_ARG(x, "inv", "x");
-    int64_t n;
-    CH_TRY(square(x, "inv", "x", &n));
-    CH_KERNEL(kernel, inv, x->dev, "inv");
+/* The in-place factorisations (inv, cholesky): kernel on a scratch copy of
+ * square x, the copy handed back as the result.  A matrix the kernel
+ * rejects fails as "<fn>: matrix is <what> (<before><k><after>)", k the
+ * position the kernel reports. */
+static ch_status factor_copy(const char *fn, const ch_tensor *x, ch_inv_kernel *kernel, const char *what,
+                             const char *before, const char *after, ch_tensor **result) {
     ch_dtype xdt = (ch_dtype)x->dt, cdt = compute_dtype(xdt);
     ch_dtype rdt = xdt == CH_FLOAT16 ? CH_FLOAT16 : cdt;
     ch_tensor *w;
     CH_TRY(scratch_copy(x, cdt, &w));
     int64_t bad = -1;
-    int pivot = 0;
-    ch_status st = kernel(w, &bad, &pivot);
+    int k = 0;
+    ch_status st = kernel(w, &bad, &k);
     if (st == CH_OK && bad >= 0) {
         char b[128];
-        st = ch_fail(CH_ERR_ARG, "inv: matrix is singular%s (pivot %d is zero)", batch_str(b, sizeof b, x, bad), pivot);
+        st = ch_fail(CH_ERR_ARG, "%s: matrix is %s%s (%s%d%s)", fn, what, batch_str(b, sizeof b, x, bad), before, k,
+                     after);
     }
     if (st != CH_OK) {
         ch_tensor_release(w);
         return st;
     }
     return finish(w, rdt, result);
+}
+
+ch_status ch_inv(const ch_tensor *x, ch_tensor **result) {
+    CH_CHECK_ARG(x, "inv", "x");
+    int64_t n;
+    CH_TRY(square(x, "inv", "x", &n));
+    CH_KERNEL(kernel, inv, x->dev, "inv");
+    return factor_copy("inv", x, kernel, "singular", "pivot ", " is zero", result);
 }
 
 ch_status ch_det(const ch_tensor *x, ch_tensor **result) {
@@ -187,21 +197,6 @@ ch_status ch_cholesky(const ch_tensor *x, ch_tensor **result) {
     int64_t n;
     CH_TRY(square(x, "cholesky", "x", &n));
     CH_KERNEL(kernel, cholesky, x->dev, "cholesky");
-    ch_dtype xdt = (ch_dtype)x->dt, cdt = compute_dtype(xdt);
-    ch_dtype rdt = xdt == CH_FLOAT16 ? CH_FLOAT16 : cdt;
-    ch_tensor *w;
-    CH_TRY(scratch_copy(x, cdt, &w));
-    int64_t bad = -1;
-    int order = 0;
-    ch_status st = kernel(w, &bad, &order);
-    if (st == CH_OK && bad >= 0) {
-        char b[128];
-        st = ch_fail(CH_ERR_ARG, "cholesky: matrix is not positive definite%s (its leading minor of order %d is not)",
-                     batch_str(b, sizeof b, x, bad), order);
-    }
-    if (st != CH_OK) {
-        ch_tensor_release(w);
-        return st;
-    }
-    return finish(w, rdt, result);
+    return factor_copy("cholesky", x, kernel, "not positive definite", "its leading minor of order ", " is not",
+                       result);
 }

@@ -82,409 +82,294 @@ static ch_status roi_args_init(const char *fn, const ch_tensor *x, const ch_tens
     return st;
 }
 
-static ch_status check_x(const char *fn, const char *arg, const ch_tensor *x, int nd) {
-    CH_CHECK_ARG(x, fn, arg);
-    if (x->nd != nd)
-        return ch_fail(CH_ERR_SHAPE, "%s: %s must be %d-d, got %d-d", fn, arg, nd, x->nd);
-    if (x->dt != CH_FLOAT32 && x->dt != CH_FLOAT64)
-        return ch_fail(CH_ERR_DTYPE, "%s: %s must be float32 or float64 (got %s)", fn, arg,
-                       ch_dtype_name((ch_dtype)x->dt));
-    return CH_OK;
-}
+/* ---- checks made before a front door looks up its kernel ----------------- */
 
-/* Checks argmax (R, C, OH, OW) int32 on g's device. */
-static ch_status check_argmax(const char *fn, const ch_tensor *argmax, const ch_tensor *g, int64_t R, int64_t C) {
-    CH_CHECK_ARG(argmax, fn, "argmax");
-    CH_TRY(ch_same_device(fn, "gy", g, "argmax", argmax));
-    if (argmax->nd != 4 || argmax->dt != CH_INT32 || argmax->dim[0] != R || argmax->dim[1] != C)
-        return ch_fail(CH_ERR_SHAPE, "%s: argmax must be int32 (R, C, outh, outw) with R = %lld, C = %lld", fn,
-                       (long long)R, (long long)C);
-    return CH_OK;
-}
-
-ch_status ch_roi_max_pool_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
-                             int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax) {
-    const char *fn = "roi_pooling_2d";
-    if (!y || !argmax)
+/* Somewhere for the results, and the float operand t (x or gy), named arg:
+ * 4-d, float32 or float64. */
+static ch_status check_operand(const char *fn, int has_result, const char *arg, const ch_tensor *t) {
+    if (!has_result)
         return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "x", x, 4));
+    CH_CHECK_ARG(t, fn, arg);
+    if (t->nd != 4)
+        return ch_fail(CH_ERR_SHAPE, "%s: %s must be 4-d, got %d-d", fn, arg, t->nd);
+    if (t->dt != CH_FLOAT32 && t->dt != CH_FLOAT64)
+        return ch_fail(CH_ERR_DTYPE, "%s: %s must be float32 or float64 (got %s)", fn, arg,
+                       ch_dtype_name((ch_dtype)t->dt));
+    return CH_OK;
+}
+
+/* A forward's: somewhere for the results, x, outsize. */
+static ch_status check_forward(const char *fn, int has_result, const ch_tensor *x, int64_t outh, int64_t outw) {
+    CH_TRY(check_operand(fn, has_result, "x", x));
     if (outh < 1 || outw < 1)
         return ch_fail(CH_ERR_ARG, "%s: outsize must be positive (got %lld, %lld)", fn, (long long)outh,
                        (long long)outw);
-    CH_KERNEL(kernel, roi_max_pool_2d, x->dev, fn);
-    roi_args a;
-    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
-    int64_t dim[4] = {a.R, x->dim[1], outh, outw};
-    ch_tensor *xc = NULL, *yt = NULL, *at = NULL;
-    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, x->dev, &yt);
-    if (st == CH_OK)
-        st = ch_tensor_new(CH_INT32, 4, dim, x->dev, &at);
-    if (st == CH_OK)
-        st = kernel(xc, a.rois, a.idx, spatial_scale, yt, at);
-    ch_tensor_release(xc);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(yt);
-        ch_tensor_release(at);
-        return st;
-    }
-    *y = yt;
-    *argmax = at;
     return CH_OK;
 }
 
-ch_status ch_roi_max_pool_2d_scatter(const ch_tensor *g, const ch_tensor *roi_indices, const ch_tensor *argmax,
-                                     int64_t n, int64_t h, int64_t w, ch_tensor **result) {
-    const char *fn = "roi_pooling_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "gy", g, 4));
-    CH_TRY(check_argmax(fn, argmax, g, g->dim[0], g->dim[1]));
-    if (argmax->dim[2] != g->dim[2] || argmax->dim[3] != g->dim[3])
-        return ch_fail(CH_ERR_SHAPE, "%s: gy and argmax must have the same shape", fn);
+/* The input shape (n, C, h, w) a gradient is made for. */
+static ch_status check_input_shape(const char *fn, int64_t n, int64_t h, int64_t w) {
     if (n < 1 || h < 1 || w < 1)
         return ch_fail(CH_ERR_ARG, "%s: bad input shape (%lld, C, %lld, %lld)", fn, (long long)n, (long long)h,
                        (long long)w);
-    int64_t R = g->dim[0], C = g->dim[1];
-    CH_CHECK_ARG(roi_indices, fn, "roi_indices");
-    CH_TRY(ch_same_device(fn, "gy", g, "roi_indices", roi_indices));
-    if (roi_indices->nd != 1 || roi_indices->dim[0] != R)
-        return ch_fail(CH_ERR_SHAPE, "%s: roi_indices must be (R) with R = %lld", fn, (long long)R);
-    CH_KERNEL(kernel, roi_max_pool_2d_scatter, g->dev, fn);
-    ch_tensor *ic = NULL, *gc = NULL, *ac = NULL, *out = NULL;
-    CH_TRY(indices_in_range(fn, roi_indices, R, n, &ic));
-    ch_status st = ch_contiguous_as(g, (ch_dtype)g->dt, &gc);
-    if (st == CH_OK)
-        st = ch_contiguous_as(argmax, CH_INT32, &ac);
-    int64_t dim[4] = {n, C, h, w};
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)g->dt, 4, dim, g->dev, &out);
-    if (st == CH_OK)
-        st = kernel(gc, ic, ac, out);
-    ch_tensor_release(ic);
-    ch_tensor_release(gc);
-    ch_tensor_release(ac);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
     return CH_OK;
 }
 
-ch_status ch_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *roi_indices, const ch_tensor *argmax,
-                                    ch_tensor **result) {
-    const char *fn = "roi_pooling_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "x", x, 4));
+/* A gradient's (gx from gy): somewhere for the result, gy, the input shape. */
+static ch_status check_gradient(const char *fn, int has_result, const ch_tensor *gy, int64_t n, int64_t h, int64_t w) {
+    CH_TRY(check_operand(fn, has_result, "gy", gy));
+    return check_input_shape(fn, n, h, w);
+}
+
+/* A scatter's (gx from gy at the argmax cells): as a gradient's, and argmax
+ * int32 with gy's shape on gy's device. */
+static ch_status check_scatter(const char *fn, int has_result, const ch_tensor *gy, const ch_tensor *argmax, int64_t n,
+                               int64_t h, int64_t w) {
+    CH_TRY(check_operand(fn, has_result, "gy", gy));
+    CH_CHECK_ARG(argmax, fn, "argmax");
+    CH_TRY(ch_same_device(fn, "gy", gy, "argmax", argmax));
+    if (argmax->nd != 4 || argmax->dt != CH_INT32 || argmax->dim[0] != gy->dim[0] || argmax->dim[1] != gy->dim[1])
+        return ch_fail(CH_ERR_SHAPE, "%s: argmax must be int32 (R, C, outh, outw) with R = %lld, C = %lld", fn,
+                       (long long)gy->dim[0], (long long)gy->dim[1]);
+    if (argmax->dim[2] != gy->dim[2] || argmax->dim[3] != gy->dim[3])
+        return ch_fail(CH_ERR_SHAPE, "%s: gy and argmax must have the same shape", fn);
+    return check_input_shape(fn, n, h, w);
+}
+
+/* A gather's (y = x at the argmax cells): somewhere for the result, x, and
+ * argmax int32 (R, C, outh, outw) on x's device. */
+static ch_status check_gather(const char *fn, int has_result, const ch_tensor *x, const ch_tensor *argmax) {
+    CH_TRY(check_operand(fn, has_result, "x", x));
     CH_CHECK_ARG(argmax, fn, "argmax");
     CH_TRY(ch_same_device(fn, "x", x, "argmax", argmax));
     if (argmax->nd != 4 || argmax->dt != CH_INT32 || argmax->dim[1] != x->dim[1])
         return ch_fail(CH_ERR_SHAPE, "%s: argmax must be int32 (R, C, outh, outw) with C = %lld", fn,
                        (long long)x->dim[1]);
-    CH_CHECK_ARG(roi_indices, fn, "roi_indices");
-    CH_TRY(ch_same_device(fn, "x", x, "roi_indices", roi_indices));
-    if (roi_indices->nd != 1 || roi_indices->dim[0] != argmax->dim[0])
-        return ch_fail(CH_ERR_SHAPE, "%s: roi_indices must be (R) with R = %lld", fn, (long long)argmax->dim[0]);
-    CH_KERNEL(kernel, roi_max_pool_2d_gather, x->dev, fn);
-    ch_tensor *ic = NULL, *xc = NULL, *ac = NULL, *out = NULL;
-    CH_TRY(indices_in_range(fn, roi_indices, argmax->dim[0], x->dim[0], &ic));
-    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_contiguous_as(argmax, CH_INT32, &ac);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, argmax->dim, x->dev, &out);
-    if (st == CH_OK)
-        st = kernel(xc, ic, ac, out);
-    ch_tensor_release(xc);
-    ch_tensor_release(ac);
-    ch_tensor_release(ic);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
     return CH_OK;
 }
 
-ch_status ch_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
-                                  int64_t outh, int64_t outw, double spatial_scale, int64_t sampling_h,
-                                  int64_t sampling_w, ch_tensor **result) {
-    const char *fn = "roi_average_align_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "x", x, 4));
-    if (outh < 1 || outw < 1)
-        return ch_fail(CH_ERR_ARG, "%s: outsize must be positive (got %lld, %lld)", fn, (long long)outh,
-                       (long long)outw);
-    CH_KERNEL(kernel, roi_average_align_2d, x->dev, fn);
+/* roi_indices (R) on t's device, for the kernels that take no rois. */
+static ch_status check_indices(const char *fn, const char *tname, const ch_tensor *t, const ch_tensor *roi_indices,
+                               int64_t R) {
+    CH_CHECK_ARG(roi_indices, fn, "roi_indices");
+    CH_TRY(ch_same_device(fn, tname, t, "roi_indices", roi_indices));
+    if (roi_indices->nd != 1 || roi_indices->dim[0] != R)
+        return ch_fail(CH_ERR_SHAPE, "%s: roi_indices must be (R) with R = %lld", fn, (long long)R);
+    return CH_OK;
+}
+
+/* ---- plans: what a front door hands its kernel ---------------------------- */
+/* Made after the kernel lookup: rois and roi_indices normalised, the float
+ * operand (x or gy) and a given argmax contiguous, the outputs allocated. */
+typedef struct roi_plan {
     roi_args a;
-    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
-    int64_t dim[4] = {a.R, x->dim[1], outh, outw};
-    ch_tensor *xc = NULL, *yt = NULL;
-    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, x->dev, &yt);
-    if (st == CH_OK)
-        st = kernel(xc, a.rois, a.idx, spatial_scale, sampling_h, sampling_w, yt);
-    ch_tensor_release(xc);
-    roi_args_release(&a);
+    ch_tensor *in;         /* x or gy, contiguous */
+    ch_tensor *argmax;     /* the argmax given, contiguous int32, or NULL */
+    ch_tensor *out;        /* y or gx */
+    ch_tensor *out_argmax; /* the argmax a max forward makes, or NULL */
+} roi_plan;
+
+/* Releases what the plan holds, its outputs too unless the kernel
+ * succeeded (st == CH_OK): then they go to *out and *out_argmax.  Returns st. */
+static ch_status plan_finish(roi_plan *p, ch_status st, ch_tensor **out, ch_tensor **out_argmax) {
+    ch_tensor_release(p->in);
+    ch_tensor_release(p->argmax);
+    roi_args_release(&p->a);
     if (st != CH_OK) {
-        ch_tensor_release(yt);
+        ch_tensor_release(p->out);
+        ch_tensor_release(p->out_argmax);
         return st;
     }
-    *result = yt;
+    *out = p->out;
+    if (out_argmax)
+        *out_argmax = p->out_argmax;
     return CH_OK;
+}
+
+/* The tensors of a plan whose p->a is filled: `in` and `argmax` (NULL:
+ * none) contiguous, an output of in's dtype and, when makes_argmax, an int32
+ * one, both out_dim.  On failure nothing is held, p->a included. */
+static ch_status plan_tensors(roi_plan *p, const ch_tensor *in, const ch_tensor *argmax, const int64_t *out_dim,
+                              int makes_argmax) {
+    p->in = p->argmax = p->out = p->out_argmax = NULL;
+    ch_status st = ch_contiguous_as(in, (ch_dtype)in->dt, &p->in);
+    if (st == CH_OK && argmax)
+        st = ch_contiguous_as(argmax, CH_INT32, &p->argmax);
+    if (st == CH_OK)
+        st = ch_tensor_new((ch_dtype)in->dt, 4, out_dim, in->dev, &p->out);
+    if (st == CH_OK && makes_argmax)
+        st = ch_tensor_new(CH_INT32, 4, out_dim, in->dev, &p->out_argmax);
+    return st == CH_OK ? CH_OK : plan_finish(p, st, NULL, NULL);
+}
+
+/* Fails (releasing a) unless t, named tname, has one row per ROI. */
+static ch_status check_rows(const char *fn, const char *tname, const ch_tensor *t, roi_args *a) {
+    if (t->dim[0] == a->R)
+        return CH_OK;
+    roi_args_release(a);
+    return ch_fail(CH_ERR_SHAPE, "%s: %s has %lld rows, rois %lld", fn, tname, (long long)t->dim[0], (long long)a->R);
+}
+
+/* A forward: y (and argmax) (R, C, outh, outw) from x. */
+static ch_status plan_forward(const char *fn, const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                              int64_t outh, int64_t outw, int makes_argmax, roi_plan *p) {
+    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &p->a));
+    int64_t dim[4] = {p->a.R, x->dim[1], outh, outw};
+    return plan_tensors(p, x, NULL, dim, makes_argmax);
+}
+
+/* A gradient: gx (n, C, h, w) from gy (R, C, outh, outw) and, for a
+ * scatter, argmax. */
+static ch_status plan_gradient(const char *fn, const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices,
+                               const ch_tensor *argmax, int64_t n, int64_t h, int64_t w, roi_plan *p) {
+    CH_TRY(roi_args_init(fn, gy, rois, roi_indices, n, &p->a));
+    CH_TRY(check_rows(fn, "gy", gy, &p->a));
+    int64_t dim[4] = {n, gy->dim[1], h, w};
+    return plan_tensors(p, gy, argmax, dim, 0);
+}
+
+/* A gather: y (argmax's shape) from x at the argmax cells. */
+static ch_status plan_gather(const char *fn, const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                             const ch_tensor *argmax, roi_plan *p) {
+    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &p->a));
+    CH_TRY(check_rows(fn, "argmax", argmax, &p->a));
+    return plan_tensors(p, x, argmax, argmax->dim, 0);
+}
+
+/* The plan of a kernel that takes roi_indices (R) alone, over an n-image
+ * batch: `in` and argmax contiguous, an output out_dim. */
+static ch_status plan_indices_only(const char *fn, const ch_tensor *roi_indices, int64_t R, int64_t n,
+                                   const ch_tensor *in, const ch_tensor *argmax, const int64_t *out_dim, roi_plan *p) {
+    p->a.rois = NULL;
+    p->a.R = R;
+    CH_TRY(indices_in_range(fn, roi_indices, R, n, &p->a.idx));
+    return plan_tensors(p, in, argmax, out_dim, 0);
+}
+
+/* ---- roi_pooling_2d (Fast R-CNN) and roi_average_align_2d ----------------- */
+
+ch_status ch_roi_max_pool_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
+                             int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax) {
+    const char *fn = "roi_pooling_2d";
+    CH_TRY(check_forward(fn, y && argmax, x, outh, outw));
+    CH_KERNEL(kernel, roi_max_pool_2d, x->dev, fn);
+    roi_plan p;
+    CH_TRY(plan_forward(fn, x, rois, roi_indices, outh, outw, 1, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, p.out, p.out_argmax), y, argmax);
+}
+
+ch_status ch_roi_max_pool_2d_scatter(const ch_tensor *g, const ch_tensor *roi_indices, const ch_tensor *argmax,
+                                     int64_t n, int64_t h, int64_t w, ch_tensor **result) {
+    const char *fn = "roi_pooling_2d";
+    CH_TRY(check_scatter(fn, result != NULL, g, argmax, n, h, w));
+    CH_TRY(check_indices(fn, "gy", g, roi_indices, g->dim[0]));
+    CH_KERNEL(kernel, roi_max_pool_2d_scatter, g->dev, fn);
+    int64_t dim[4] = {n, g->dim[1], h, w};
+    roi_plan p;
+    CH_TRY(plan_indices_only(fn, roi_indices, g->dim[0], n, g, argmax, dim, &p));
+    return plan_finish(&p, kernel(p.in, p.a.idx, p.argmax, p.out), result, NULL);
+}
+
+ch_status ch_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *roi_indices, const ch_tensor *argmax,
+                                    ch_tensor **result) {
+    const char *fn = "roi_pooling_2d";
+    CH_TRY(check_gather(fn, result != NULL, x, argmax));
+    CH_TRY(check_indices(fn, "x", x, roi_indices, argmax->dim[0]));
+    CH_KERNEL(kernel, roi_max_pool_2d_gather, x->dev, fn);
+    roi_plan p;
+    CH_TRY(plan_indices_only(fn, roi_indices, argmax->dim[0], x->dim[0], x, argmax, argmax->dim, &p));
+    return plan_finish(&p, kernel(p.in, p.a.idx, p.argmax, p.out), result, NULL);
+}
+
+ch_status ch_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
+                                  int64_t outw, double spatial_scale, int64_t sampling_h, int64_t sampling_w,
+                                  ch_tensor **result) {
+    const char *fn = "roi_average_align_2d";
+    CH_TRY(check_forward(fn, result != NULL, x, outh, outw));
+    CH_KERNEL(kernel, roi_average_align_2d, x->dev, fn);
+    roi_plan p;
+    CH_TRY(plan_forward(fn, x, rois, roi_indices, outh, outw, 0, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, sampling_h, sampling_w, p.out), result, NULL);
 }
 
 ch_status ch_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices,
                                            int64_t n, int64_t h, int64_t w, double spatial_scale, int64_t sampling_h,
                                            int64_t sampling_w, ch_tensor **result) {
     const char *fn = "roi_average_align_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "gy", gy, 4));
-    if (n < 1 || h < 1 || w < 1)
-        return ch_fail(CH_ERR_ARG, "%s: bad input shape (%lld, C, %lld, %lld)", fn, (long long)n, (long long)h,
-                       (long long)w);
+    CH_TRY(check_gradient(fn, result != NULL, gy, n, h, w));
     CH_KERNEL(kernel, roi_average_align_2d_backward, gy->dev, fn);
-    roi_args a;
-    CH_TRY(roi_args_init(fn, gy, rois, roi_indices, n, &a));
-    if (a.R != gy->dim[0]) {
-        roi_args_release(&a);
-        return ch_fail(CH_ERR_SHAPE, "%s: gy has %lld rows, rois %lld", fn, (long long)gy->dim[0], (long long)a.R);
-    }
-    int64_t dim[4] = {n, gy->dim[1], h, w};
-    ch_tensor *gc = NULL, *out = NULL;
-    ch_status st = ch_contiguous_as(gy, (ch_dtype)gy->dt, &gc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)gy->dt, 4, dim, gy->dev, &out);
-    if (st == CH_OK)
-        st = kernel(gc, a.rois, a.idx, spatial_scale, sampling_h, sampling_w, out);
-    ch_tensor_release(gc);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    roi_plan p;
+    CH_TRY(plan_gradient(fn, gy, rois, roi_indices, NULL, n, h, w, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, sampling_h, sampling_w, p.out), result, NULL);
 }
 
 /* ---- Chainer 7's roi_max_pooling_2d / roi_average_pooling_2d ------------ */
 
-/* The checks every forward front door shares: x, outsize. */
-static ch_status check_forward(const char *fn, const ch_tensor *x, int64_t outh, int64_t outw) {
-    CH_TRY(check_x(fn, "x", x, 4));
-    if (outh < 1 || outw < 1)
-        return ch_fail(CH_ERR_ARG, "%s: outsize must be positive (got %lld, %lld)", fn, (long long)outh,
-                       (long long)outw);
-    return CH_OK;
-}
-
 ch_status ch_roi_max_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
                                 int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax) {
     const char *fn = "roi_max_pooling_2d";
-    if (!y || !argmax)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_forward(fn, x, outh, outw));
+    CH_TRY(check_forward(fn, y && argmax, x, outh, outw));
     CH_KERNEL(kernel, roi_max_pooling_2d, x->dev, fn);
-    roi_args a;
-    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
-    int64_t dim[4] = {a.R, x->dim[1], outh, outw};
-    ch_tensor *xc = NULL, *yt = NULL, *at = NULL;
-    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, x->dev, &yt);
-    if (st == CH_OK)
-        st = ch_tensor_new(CH_INT32, 4, dim, x->dev, &at);
-    if (st == CH_OK)
-        st = kernel(xc, a.rois, a.idx, spatial_scale, yt, at);
-    ch_tensor_release(xc);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(yt);
-        ch_tensor_release(at);
-        return st;
-    }
-    *y = yt;
-    *argmax = at;
-    return CH_OK;
+    roi_plan p;
+    CH_TRY(plan_forward(fn, x, rois, roi_indices, outh, outw, 1, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, p.out, p.out_argmax), y, argmax);
 }
 
 ch_status ch_roi_average_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
                                     int64_t outh, int64_t outw, double spatial_scale, ch_tensor **result) {
     const char *fn = "roi_average_pooling_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_forward(fn, x, outh, outw));
+    CH_TRY(check_forward(fn, result != NULL, x, outh, outw));
     CH_KERNEL(kernel, roi_average_pooling_2d, x->dev, fn);
-    roi_args a;
-    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
-    int64_t dim[4] = {a.R, x->dim[1], outh, outw};
-    ch_tensor *xc = NULL, *yt = NULL;
-    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, x->dev, &yt);
-    if (st == CH_OK)
-        st = kernel(xc, a.rois, a.idx, spatial_scale, yt);
-    ch_tensor_release(xc);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(yt);
-        return st;
-    }
-    *result = yt;
-    return CH_OK;
-}
-
-/* The checks of a gradient front door: gy (R, C, oh, ow) against rois and
- * the input shape (n, C, h, w); fills a. */
-static ch_status check_backward(const char *fn, const ch_tensor *gy, const ch_tensor *rois,
-                                const ch_tensor *roi_indices, int64_t n, int64_t h, int64_t w, roi_args *a) {
-    CH_TRY(check_x(fn, "gy", gy, 4));
-    if (n < 1 || h < 1 || w < 1)
-        return ch_fail(CH_ERR_ARG, "%s: bad input shape (%lld, C, %lld, %lld)", fn, (long long)n, (long long)h,
-                       (long long)w);
-    CH_TRY(roi_args_init(fn, gy, rois, roi_indices, n, a));
-    if (a->R != gy->dim[0]) {
-        roi_args_release(a);
-        return ch_fail(CH_ERR_SHAPE, "%s: gy has %lld rows, rois %lld", fn, (long long)gy->dim[0], (long long)a->R);
-    }
-    return CH_OK;
+    roi_plan p;
+    CH_TRY(plan_forward(fn, x, rois, roi_indices, outh, outw, 0, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, p.out), result, NULL);
 }
 
 ch_status ch_roi_average_pooling_2d_backward(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices,
                                              int64_t n, int64_t h, int64_t w, double spatial_scale,
                                              ch_tensor **result) {
     const char *fn = "roi_average_pooling_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "gy", gy, 4));
+    CH_TRY(check_gradient(fn, result != NULL, gy, n, h, w));
     CH_KERNEL(kernel, roi_average_pooling_2d_backward, gy->dev, fn);
-    roi_args a;
-    CH_TRY(check_backward(fn, gy, rois, roi_indices, n, h, w, &a));
-    int64_t dim[4] = {n, gy->dim[1], h, w};
-    ch_tensor *gc = NULL, *out = NULL;
-    ch_status st = ch_contiguous_as(gy, (ch_dtype)gy->dt, &gc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)gy->dt, 4, dim, gy->dev, &out);
-    if (st == CH_OK)
-        st = kernel(gc, a.rois, a.idx, spatial_scale, out);
-    ch_tensor_release(gc);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    roi_plan p;
+    CH_TRY(plan_gradient(fn, gy, rois, roi_indices, NULL, n, h, w, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, p.out), result, NULL);
 }
 
 /* ---- ROIAlign with max ---------------------------------------------------- */
 
 ch_status ch_roi_max_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
-                              int64_t outw, double spatial_scale, int64_t sampling_h, int64_t sampling_w,
-                              ch_tensor **y, ch_tensor **argmax) {
+                              int64_t outw, double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor **y,
+                              ch_tensor **argmax) {
     const char *fn = "roi_max_align_2d";
-    if (!y || !argmax)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_forward(fn, x, outh, outw));
+    CH_TRY(check_forward(fn, y && argmax, x, outh, outw));
     CH_KERNEL(kernel, roi_max_align_2d, x->dev, fn);
-    roi_args a;
-    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
-    int64_t dim[4] = {a.R, x->dim[1], outh, outw};
-    ch_tensor *xc = NULL, *yt = NULL, *at = NULL;
-    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, dim, x->dev, &yt);
-    if (st == CH_OK)
-        st = ch_tensor_new(CH_INT32, 4, dim, x->dev, &at);
-    if (st == CH_OK)
-        st = kernel(xc, a.rois, a.idx, spatial_scale, sampling_h, sampling_w, yt, at);
-    ch_tensor_release(xc);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(yt);
-        ch_tensor_release(at);
-        return st;
-    }
-    *y = yt;
-    *argmax = at;
-    return CH_OK;
+    roi_plan p;
+    CH_TRY(plan_forward(fn, x, rois, roi_indices, outh, outw, 1, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, sampling_h, sampling_w, p.out, p.out_argmax),
+                       y, argmax);
 }
 
 ch_status ch_roi_max_align_2d_scatter(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices,
                                       const ch_tensor *argmax, int64_t n, int64_t h, int64_t w, double spatial_scale,
                                       int64_t sampling_h, int64_t sampling_w, ch_tensor **result) {
     const char *fn = "roi_max_align_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "gy", gy, 4));
-    CH_TRY(check_argmax(fn, argmax, gy, gy->dim[0], gy->dim[1]));
-    if (argmax->dim[2] != gy->dim[2] || argmax->dim[3] != gy->dim[3])
-        return ch_fail(CH_ERR_SHAPE, "%s: gy and argmax must have the same shape", fn);
+    CH_TRY(check_scatter(fn, result != NULL, gy, argmax, n, h, w));
     CH_KERNEL(kernel, roi_max_align_2d_scatter, gy->dev, fn);
-    roi_args a;
-    CH_TRY(check_backward(fn, gy, rois, roi_indices, n, h, w, &a));
-    int64_t dim[4] = {n, gy->dim[1], h, w};
-    ch_tensor *gc = NULL, *ac = NULL, *out = NULL;
-    ch_status st = ch_contiguous_as(gy, (ch_dtype)gy->dt, &gc);
-    if (st == CH_OK)
-        st = ch_contiguous_as(argmax, CH_INT32, &ac);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)gy->dt, 4, dim, gy->dev, &out);
-    if (st == CH_OK)
-        st = kernel(gc, a.rois, a.idx, ac, spatial_scale, sampling_h, sampling_w, out);
-    ch_tensor_release(gc);
-    ch_tensor_release(ac);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    roi_plan p;
+    CH_TRY(plan_gradient(fn, gy, rois, roi_indices, argmax, n, h, w, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, p.argmax, spatial_scale, sampling_h, sampling_w, p.out),
+                       result, NULL);
 }
 
 ch_status ch_roi_max_align_2d_gather(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
                                      const ch_tensor *argmax, double spatial_scale, int64_t sampling_h,
                                      int64_t sampling_w, ch_tensor **result) {
     const char *fn = "roi_max_align_2d";
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    CH_TRY(check_x(fn, "x", x, 4));
-    CH_CHECK_ARG(argmax, fn, "argmax");
-    CH_TRY(ch_same_device(fn, "x", x, "argmax", argmax));
-    if (argmax->nd != 4 || argmax->dt != CH_INT32 || argmax->dim[1] != x->dim[1])
-        return ch_fail(CH_ERR_SHAPE, "%s: argmax must be int32 (R, C, outh, outw) with C = %lld", fn,
-                       (long long)x->dim[1]);
+    CH_TRY(check_gather(fn, result != NULL, x, argmax));
     CH_KERNEL(kernel, roi_max_align_2d_gather, x->dev, fn);
-    roi_args a;
-    CH_TRY(roi_args_init(fn, x, rois, roi_indices, x->dim[0], &a));
-    if (a.R != argmax->dim[0]) {
-        roi_args_release(&a);
-        return ch_fail(CH_ERR_SHAPE, "%s: argmax has %lld rows, rois %lld", fn, (long long)argmax->dim[0],
-                       (long long)a.R);
-    }
-    ch_tensor *xc = NULL, *ac = NULL, *out = NULL;
-    ch_status st = ch_contiguous_as(x, (ch_dtype)x->dt, &xc);
-    if (st == CH_OK)
-        st = ch_contiguous_as(argmax, CH_INT32, &ac);
-    if (st == CH_OK)
-        st = ch_tensor_new((ch_dtype)x->dt, 4, argmax->dim, x->dev, &out);
-    if (st == CH_OK)
-        st = kernel(xc, a.rois, a.idx, ac, spatial_scale, sampling_h, sampling_w, out);
-    ch_tensor_release(xc);
-    ch_tensor_release(ac);
-    roi_args_release(&a);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    roi_plan p;
+    CH_TRY(plan_gather(fn, x, rois, roi_indices, argmax, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, p.argmax, spatial_scale, sampling_h, sampling_w, p.out),
+                       result, NULL);
 }

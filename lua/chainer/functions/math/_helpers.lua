@@ -26,6 +26,19 @@ function H.same_dtype(a, b, fn, na, nb, level)
   end
 end
 
+-- Fails (at level) unless tensor t, named name, broadcasts to exactly
+-- shape, the shape of ref_name (zeta's x to q, polygamma's n to x).
+function H.want_broadcast(fn, name, t, ref_name, shape, level)
+  local ok, probe = pcall(t.broadcast_to, t, shape)
+  local same = ok and #probe.shape == #shape
+  for i = 1, same and #shape or 0 do same = same and probe.shape[i] == shape[i] end
+  if not same then
+    local shape_str = require('chainer.tensor').shape_str
+    error(string.format('%s: %s (shape %s) must have the shape of %s (%s) or broadcast to it', fn, name,
+      shape_str(t.shape), ref_name, shape_str(shape)), (level or 2) + 1)
+  end
+end
+
 function H.wants(idx, i)
   for k = 1, #idx do if idx[k] == i then return true end end
   return false

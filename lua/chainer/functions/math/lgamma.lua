@@ -27,12 +27,6 @@ function Polygamma:backward(idx, gys)
   return { nil, gys[1] * M.polygamma(n.array + 1, x) }
 end
 
-local function same_shape(a, b)
-  if #a ~= #b then return false end
-  for i = 1, #a do if a[i] ~= b[i] then return false end end
-  return true
-end
-
 -- F.polygamma(n, x): n an integer tensor (or Variable) of x's shape or one
 -- that broadcasts to it, or a Lua integer.
 function M.polygamma(n, x)
@@ -44,11 +38,7 @@ function M.polygamma(n, x)
     n = T.full(xd.shape, n, 'int32')
   end
   local nd = args.int_array('polygamma', 'n', n)
-  local ok, probe = pcall(nd.broadcast_to, nd, xd.shape)
-  if not ok or not same_shape(probe.shape, xd.shape) then
-    error(string.format('polygamma: n (shape %s) must have the shape of x (%s) or broadcast to it',
-      T.shape_str(nd.shape), T.shape_str(xd.shape)), 2)
-  end
+  H.want_broadcast('polygamma', 'n', nd, 'x', xd.shape)
   return setmetatable({}, Polygamma):apply({ n, x })[1]
 end
 

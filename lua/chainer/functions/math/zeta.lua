@@ -4,6 +4,7 @@
 local T = require 'chainer.tensor'
 local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
@@ -22,12 +23,6 @@ function Zeta:backward(idx, gys)
   return { gys[1] * M.zeta(x + 1, q) * (type(x) == 'number' and -x or (-x):astype(q.dtype)) }
 end
 
-local function same_shape(a, b)
-  if #a ~= #b then return false end
-  for i = 1, #a do if a[i] ~= b[i] then return false end end
-  return true
-end
-
 -- F.zeta(x, q): x a number or a float tensor of q's shape (or one that
 -- broadcasts to it; a Variable's data is taken as a constant), q a float
 -- Variable or tensor.
@@ -35,11 +30,7 @@ function M.zeta(x, q)
   local qd = args.float_array('zeta', 'q', q)
   if type(x) ~= 'number' then
     local xd = args.float_array('zeta', 'x', x)
-    local ok, probe = pcall(xd.broadcast_to, xd, qd.shape)
-    if not ok or not same_shape(probe.shape, qd.shape) then
-      error(string.format('zeta: x (shape %s) must have the shape of q (%s) or broadcast to it',
-        T.shape_str(xd.shape), T.shape_str(qd.shape)), 2)
-    end
+    H.want_broadcast('zeta', 'x', xd, 'q', qd.shape)
     x = xd
   end
   local node = setmetatable({ x = x }, Zeta)

@@ -11,15 +11,9 @@
 -- also come by name in a trailing options table, as Chainer's keywords.
 local T = require 'chainer.tensor'
 local args = require 'chainer._args'
+local posint = require('chainer.functions.pooling._roi_args').positive_int
 
 local R = {}
-
-local function posint(fn, name, v, level)
-  if type(v) ~= 'number' or v ~= math.floor(v) or v < 1 then
-    error(string.format('%s: %s must be a positive integer (got %s)', fn, name, tostring(v)), level + 1)
-  end
-  return v
-end
 
 -- Chainer's keyword arguments: a trailing options table may name the
 -- arguments after rois (roi_indices, outsize, spatial_scale; or outh, outw,

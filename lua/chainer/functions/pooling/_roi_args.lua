@@ -1,6 +1,7 @@
 -- functions/pooling/_roi_args.lua: the arguments of Chainer 7's ROI
 -- functions that take keyword options (roi_max_pooling_2d,
--- roi_average_pooling_2d, roi_max_align_2d; not exported into F):
+-- roi_average_pooling_2d, roi_max_align_2d; not exported into F), and the
+-- dtype round trip and node copies every ROI function shares:
 --   fn(x, rois, roi_indices, outsize, spatial_scale[, sampling_ratio])
 -- each after rois positional or in a trailing options table,
 --   fn(x, rois, roi_indices, {outsize = {2, 3}, spatial_scale = 0.5})
@@ -10,12 +11,14 @@ local args = require 'chainer._args'
 
 local A = {}
 
+-- v, or an error (at level) unless it is a positive integer.
 local function positive_int(fn, name, v, level)
   if type(v) ~= 'number' or v ~= math.floor(v) or v < 1 then
     error(string.format('%s: %s must be a positive integer (got %s)', fn, name, tostring(v)), level + 1)
   end
   return v
 end
+A.positive_int = positive_int
 
 -- An integer or a pair {h, w} of positive integers, as two numbers.
 function A.pair(fn, name, v, level)
@@ -36,6 +39,15 @@ function A.f32(x)
   return x, nil
 end
 function A.back(y, dt) if dt then return y:astype(dt) end return y end
+
+-- A new node of class cls with from's fields keys: a function node's
+-- gradient node (the same ROIs, sizes, argmax), or the first node of a call
+-- from its parsed arguments.
+function A.node(cls, from, keys)
+  local f = setmetatable({}, cls)
+  for _, k in ipairs(keys) do f[k] = from[k] end
+  return f
+end
 
 -- Returns a table with x, rois (R, 4) tensor, roi_indices (R) tensor,
 -- outh, outw, spatial_scale and whatever else sig names (unchecked).

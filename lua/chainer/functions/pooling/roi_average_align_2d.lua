@@ -16,30 +16,21 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local ROI = require 'chainer.functions.pooling._roi'
+local ROIArgs = require 'chainer.functions.pooling._roi_args'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+local f32, back = ROIArgs.f32, ROIArgs.back
 
 local M = {}
 
 local OPTIONS = args.accept { 'sampling_ratio' }
 
-local function f32(x)
-  if x.dtype == 'float16' then return x:astype('float32'), 'float16' end
-  return x, nil
-end
-local function back(y, dt) if dt then return y:astype(dt) end return y end
-
 local Align = FunctionNode:extend('ROIAverageAlign2D')
 local AlignGrad = FunctionNode:extend('ROIAverageAlign2DGrad')
 M.ROIAverageAlign2D, M.ROIAverageAlign2DGrad = Align, AlignGrad
 
-local function node(cls, from)
-  local f = setmetatable({}, cls)
-  for _, k in ipairs({ 'rois', 'roi_indices', 'outh', 'outw', 'spatial_scale', 'sh', 'sw', 'x_shape' }) do
-    f[k] = from[k]
-  end
-  return f
-end
+local KEPT = { 'rois', 'roi_indices', 'outh', 'outw', 'spatial_scale', 'sh', 'sw', 'x_shape' }
+local function node(cls, from) return ROIArgs.node(cls, from, KEPT) end
 
 function Align:forward(inputs)
   local x, dt = f32(inputs[1])

@@ -19,16 +19,12 @@ local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 local M = {}
 
 local SIGNATURE = { 'roi_indices', 'outsize', 'spatial_scale' }
+local CALL = { 'rois', 'roi_indices', 'outh', 'outw', 'spatial_scale' }
+local KEPT = { 'rois', 'roi_indices', 'outh', 'outw', 'spatial_scale', 'x_shape' }
 
 local Pool = FunctionNode:extend('ROIAveragePooling2D')
 local PoolGrad = FunctionNode:extend('ROIAveragePooling2DGrad')
 M.ROIAveragePooling2D, M.ROIAveragePooling2DGrad = Pool, PoolGrad
-
-local function node(cls, from)
-  local f = setmetatable({}, cls)
-  for _, k in ipairs({ 'rois', 'roi_indices', 'outh', 'outw', 'spatial_scale', 'x_shape' }) do f[k] = from[k] end
-  return f
-end
 
 function Pool:forward(inputs)
   local x, dt = ROIArgs.f32(inputs[1])
@@ -38,7 +34,7 @@ function Pool:forward(inputs)
   return { ROIArgs.back(wrap(box[0]), dt) }
 end
 function Pool:backward(idx, gys)
-  return { node(PoolGrad, self):apply({ gys[1] })[1] }
+  return { ROIArgs.node(PoolGrad, self, KEPT):apply({ gys[1] })[1] }
 end
 
 function PoolGrad:forward(inputs)
@@ -49,14 +45,12 @@ function PoolGrad:forward(inputs)
   return { ROIArgs.back(wrap(box[0]), dt) }
 end
 function PoolGrad:backward(idx, gys)
-  return { node(Pool, self):apply({ gys[1] })[1] }
+  return { ROIArgs.node(Pool, self, KEPT):apply({ gys[1] })[1] }
 end
 
 function M.roi_average_pooling_2d(x, rois, ...)
   local a = ROIArgs.parse('roi_average_pooling_2d', SIGNATURE, x, rois, select('#', ...), ...)
-  local f = setmetatable({}, Pool)
-  f.rois, f.roi_indices, f.outh, f.outw, f.spatial_scale = a.rois, a.roi_indices, a.outh, a.outw, a.spatial_scale
-  return f:apply({ x })[1]
+  return ROIArgs.node(Pool, a, CALL):apply({ x })[1]
 end
 
 return M

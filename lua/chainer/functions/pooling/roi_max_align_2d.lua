@@ -23,6 +23,8 @@ local M = {}
 
 local FN = 'roi_max_align_2d'
 local SIGNATURE = { 'roi_indices', 'outsize', 'spatial_scale', 'sampling_ratio' }
+local CALL = { 'rois', 'roi_indices', 'outh', 'outw', 'spatial_scale' }
+local KEPT = { 'rois', 'roi_indices', 'argmax', 'spatial_scale', 'sh', 'sw', 'x_shape' }
 
 local argmax_box = ffi.new('ch_tensor*[1]')
 
@@ -30,12 +32,6 @@ local Align = FunctionNode:extend('ROIMaxAlign2D')
 local Scatter = FunctionNode:extend('ROIMaxAlign2DScatter')
 local Gather = FunctionNode:extend('ROIMaxAlign2DGather')
 M.ROIMaxAlign2D, M.ROIMaxAlign2DScatter, M.ROIMaxAlign2DGather = Align, Scatter, Gather
-
-local function node(cls, from)
-  local f = setmetatable({}, cls)
-  for _, k in ipairs({ 'rois', 'roi_indices', 'argmax', 'spatial_scale', 'sh', 'sw', 'x_shape' }) do f[k] = from[k] end
-  return f
-end
 
 function Align:forward(inputs)
   local x, dt = ROIArgs.f32(inputs[1])
@@ -47,7 +43,7 @@ function Align:forward(inputs)
   return { ROIArgs.back(y, dt) }
 end
 function Align:backward(idx, gys)
-  return { node(Scatter, self):apply({ gys[1] })[1] }
+  return { ROIArgs.node(Scatter, self, KEPT):apply({ gys[1] })[1] }
 end
 
 function Scatter:forward(inputs)
@@ -58,7 +54,7 @@ function Scatter:forward(inputs)
   return { ROIArgs.back(wrap(box[0]), dt) }
 end
 function Scatter:backward(idx, gys)
-  return { node(Gather, self):apply({ gys[1] })[1] }
+  return { ROIArgs.node(Gather, self, KEPT):apply({ gys[1] })[1] }
 end
 
 function Gather:forward(inputs)
@@ -68,13 +64,12 @@ function Gather:forward(inputs)
   return { ROIArgs.back(wrap(box[0]), dt) }
 end
 function Gather:backward(idx, gys)
-  return { node(Scatter, self):apply({ gys[1] })[1] }
+  return { ROIArgs.node(Scatter, self, KEPT):apply({ gys[1] })[1] }
 end
 
 function M.roi_max_align_2d(x, rois, ...)
   local a = ROIArgs.parse(FN, SIGNATURE, x, rois, select('#', ...), ...)
-  local f = setmetatable({}, Align)
-  f.rois, f.roi_indices, f.outh, f.outw, f.spatial_scale = a.rois, a.roi_indices, a.outh, a.outw, a.spatial_scale
+  local f = ROIArgs.node(Align, a, CALL)
   -- sampling_ratio nil: ceil(roi size / outsize) samples, chosen per ROI (0 for the kernel)
   f.sh, f.sw = 0, 0
   if a.sampling_ratio ~= nil then f.sh, f.sw = ROIArgs.pair(FN, 'sampling_ratio', a.sampling_ratio) end

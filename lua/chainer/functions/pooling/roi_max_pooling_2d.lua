@@ -20,6 +20,7 @@ local C, check, box, wrap = T.C, T.check, T.box, T.wrap
 local M = {}
 
 local SIGNATURE = { 'roi_indices', 'outsize', 'spatial_scale' }
+local CALL = { 'rois', 'roi_indices', 'outh', 'outw', 'spatial_scale' }
 
 local argmax_box = ffi.new('ch_tensor*[1]')
 
@@ -37,16 +38,12 @@ function ROIMaxPooling2D:forward(inputs)
 end
 
 function ROIMaxPooling2D:backward(idx, gys)
-  local f = setmetatable({}, ROIPool.ROIMaxScatter)
-  f.roi_indices, f.argmax, f.x_shape = self.roi_indices, self.argmax, self.x_shape
-  return { f:apply({ gys[1] })[1] }
+  return { ROIArgs.node(ROIPool.ROIMaxScatter, self, ROIPool.KEPT):apply({ gys[1] })[1] }
 end
 
 function M.roi_max_pooling_2d(x, rois, ...)
   local a = ROIArgs.parse('roi_max_pooling_2d', SIGNATURE, x, rois, select('#', ...), ...)
-  local f = setmetatable({}, ROIMaxPooling2D)
-  f.rois, f.roi_indices, f.outh, f.outw, f.spatial_scale = a.rois, a.roi_indices, a.outh, a.outw, a.spatial_scale
-  return f:apply({ x })[1]
+  return ROIArgs.node(ROIMaxPooling2D, a, CALL):apply({ x })[1]
 end
 
 return M

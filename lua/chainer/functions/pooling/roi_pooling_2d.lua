@@ -20,8 +20,10 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local ROI = require 'chainer.functions.pooling._roi'
+local ROIArgs = require 'chainer.functions.pooling._roi_args'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+local f32, back = ROIArgs.f32, ROIArgs.back
 
 local M = {}
 
@@ -29,22 +31,14 @@ local NO_OPTIONS = args.accept {}
 
 local box2 = ffi.new('ch_tensor*[1]')
 
-local function f32(x)
-  if x.dtype == 'float16' then return x:astype('float32'), 'float16' end
-  return x, nil
-end
-local function back(y, dt) if dt then return y:astype(dt) end return y end
-
 local ROIPooling2D = FunctionNode:extend('ROIPooling2D')
 local ROIMaxScatter = FunctionNode:extend('ROIMaxScatter')
 local ROIMaxGather = FunctionNode:extend('ROIMaxGather')
 M.ROIPooling2D, M.ROIMaxScatter, M.ROIMaxGather = ROIPooling2D, ROIMaxScatter, ROIMaxGather
 
-local function node(cls, from)
-  local f = setmetatable({}, cls)
-  f.rois, f.roi_indices, f.argmax, f.x_shape = from.rois, from.roi_indices, from.argmax, from.x_shape
-  return f
-end
+-- what the scatter / gather nodes keep (roi_max_pooling_2d's scatter too)
+M.KEPT = { 'rois', 'roi_indices', 'argmax', 'x_shape' }
+local function node(cls, from) return ROIArgs.node(cls, from, M.KEPT) end
 
 function ROIPooling2D:forward(inputs)
   local x, dt = f32(inputs[1])

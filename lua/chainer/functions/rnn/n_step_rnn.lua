@@ -183,18 +183,7 @@ end
 function NStepLayer:backward_composite(gys)
   local F = H.F()
   local ins = { F.identity(unpack(self:get_retained_inputs())) }
-  local outs = self:recompute(ins)
-  local ys, gs = {}, {}
-  for k = 1, #outs do
-    if gys[k] ~= nil then
-      ys[#ys + 1] = outs[k]
-      gs[#gs + 1] = gys[k]
-    end
-  end
-  local grads = require('chainer.backprop').grad(ys, ins, { grad_outputs = gs, enable_double_backprop = true })
-  local out = {}
-  for k = 1, #ins do out[k] = grads[k] end
-  return out
+  return require('chainer.backprop').recomputed_grads(self:recompute(ins), gys, ins, true)
 end
 
 function NStepLayer:backward(idx, gys)

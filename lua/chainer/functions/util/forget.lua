@@ -57,17 +57,7 @@ function Forget:backward(idx, gys)
   local fresh = {}
   for k = 1, #inputs do fresh[k] = Variable(inputs[k].array) end
   local outs = chainer.force_backprop_mode(function() return call_func(self.func, fresh) end)
-  local ys, gs = {}, {}
-  for k = 1, #outs do
-    if gys[k] ~= nil then
-      ys[#ys + 1] = outs[k]
-      gs[#gs + 1] = gys[k]
-    end
-  end
-  local grads = chainer.grad(ys, fresh, { grad_outputs = gs })
-  local out = {}
-  for k = 1, #fresh do out[k] = grads[k] end
-  return out
+  return require('chainer.backprop').recomputed_grads(outs, gys, fresh)
 end
 
 -- F.forget(func, x1, x2, ...) -> func's outputs (Variables)

@@ -20,7 +20,11 @@ local show = 'print(tostring(os.getenv("GOMP_SPINCOUNT")) .. " " .. tostring(os.
 local launchers = {
   { name = 'the chainlua executable', cmd = function() return q(U.exe) .. ' -e ' .. q(show) end },
   { name = 'luajit with require "chainer"',
-    cmd = function() return 'luajit -e ' .. q('require "chainer"; ' .. show) end },
+    -- the project's modules and library, whatever the environment of the specs
+    cmd = function()
+      return 'LUA_PATH=' .. q(U.root .. '/lua/?.lua;' .. U.root .. '/lua/?/init.lua;;') .. ' CHAINLUA_LIB='
+        .. q(os.getenv('CHAINLUA_LIB') or (U.build .. '/libchainlua.so')) .. ' luajit -e ' .. q('require "chainer"; ' .. show)
+    end },
 }
 
 local function run(cmd, env)

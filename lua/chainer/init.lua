@@ -78,9 +78,21 @@ do
   chainer.Sequential = require 'chainer.sequential'
 end
 
--- chainer.utils.<name> loads lua/chainer/utils/<name>.lua on first access
+-- chainer.utils.<name> loads lua/chainer/utils/<name>.lua on first access;
+-- Chainer's top-level helpers are fields of the module that holds them.
+local utils_helpers = {
+  get_conv_outsize = 'conv', get_deconv_outsize = 'conv',
+  force_array = 'array', force_type = 'array', size_of_shape = 'array', sum_to = 'array',
+  experimental = 'experimental',
+}
 chainer.utils = setmetatable({}, {
   __index = function(t, k)
+    local holder = utils_helpers[k]
+    if holder then
+      local fn = require('chainer.utils.' .. holder)[k]
+      rawset(t, k, fn)
+      return fn
+    end
     local ok, mod = pcall(require, 'chainer.utils.' .. k)
     if not ok then
       if tostring(mod):find("module 'chainer.utils." .. k .. "' not found", 1, true) then return nil end

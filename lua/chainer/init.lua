@@ -113,6 +113,16 @@ do
   end
 end
 
+-- devices (chainer.backend): get_device, using_device; chainer.backends.cuda
+-- is chainer.cuda, as in Chainer
+do
+  local backend = require 'chainer.backend'
+  chainer.backend = backend
+  chainer.get_device, chainer.using_device = backend.get_device, backend.using_device
+  chainer.backends = { cuda = chainer.cuda }
+  chainer.print_runtime_info = require 'chainer.runtime_info'
+end
+
 setmetatable(chainer, {
   __index = function(t, k)
     local name = lazy[k]

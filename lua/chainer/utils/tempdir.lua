@@ -1,5 +1,5 @@
 -- chainer.utils.tempdir([options,] fn): Chainer's tempdir() context manager
--- as a Lua scope.  Creates a fresh private directory (mkdtemp: mode 0700, a
+-- as a Lua scope.  Creates a fresh private directory (as mkdtemp: mode 0700, a
 -- name no other process gets), calls fn(path), and removes the directory
 -- with everything in it afterwards, also when fn raises.  Returns what fn
 -- returns.

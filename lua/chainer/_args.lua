@@ -31,6 +31,9 @@ local function fail(msg, level)
   end
   error(msg, level + 1)
 end
+-- For modules that raise their own messages at the user's line (a tail call
+-- or a chain of helpers makes error()'s fixed levels point elsewhere).
+M.fail = fail
 
 local EMPTY = setmetatable({}, {
   __newindex = function() error('_args: the shared empty options table is read-only', 2) end,

@@ -25,6 +25,7 @@ int setenv(const char *name, const char *value, int overwrite);
 int unsetenv(const char *name);
 
 int mkdir(const char *path, unsigned int mode);
+char *strerror(int errnum);
 void *opendir(const char *path);
 int closedir(void *dir);
 

@@ -78,9 +78,21 @@ do
   chainer.Sequential = require 'chainer.sequential'
 end
 
--- chainer.utils.<name> loads lua/chainer/utils/<name>.lua on first access
+-- chainer.utils.<name> loads lua/chainer/utils/<name>.lua on first access;
+-- Chainer's top-level helpers are fields of the module that holds them.
+local utils_helpers = {
+  get_conv_outsize = 'conv', get_deconv_outsize = 'conv',
+  force_array = 'array', force_type = 'array', size_of_shape = 'array', sum_to = 'array',
+  experimental = 'experimental',
+}
 chainer.utils = setmetatable({}, {
   __index = function(t, k)
+    local holder = utils_helpers[k]
+    if holder then
+      local fn = require('chainer.utils.' .. holder)[k]
+      rawset(t, k, fn)
+      return fn
+    end
     local ok, mod = pcall(require, 'chainer.utils.' .. k)
     if not ok then
       if tostring(mod):find("module 'chainer.utils." .. k .. "' not found", 1, true) then return nil end
@@ -99,6 +111,16 @@ do
   elseif not tostring(mod):find("module 'chainer.cuda' not found", 1, true) then
     error(mod, 0)
   end
+end
+
+-- devices (chainer.backend): get_device, using_device; chainer.backends.cuda
+-- is chainer.cuda, as in Chainer
+do
+  local backend = require 'chainer.backend'
+  chainer.backend = backend
+  chainer.get_device, chainer.using_device = backend.get_device, backend.using_device
+  chainer.backends = { cuda = chainer.cuda }
+  chainer.print_runtime_info = require 'chainer.runtime_info'
 end
 
 setmetatable(chainer, {

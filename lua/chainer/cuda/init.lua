@@ -47,6 +47,9 @@ setmetatable(M, {
       local v = probe() > 0 and M.info():find('cuDNN %d') ~= nil
       rawset(t, k, v)
       return v
+    elseif k == 'GpuDevice' then
+      -- chainer.backends.cuda.GpuDevice is chainer.backend's class
+      return require('chainer.backend').GpuDevice
     end
     return nil
   end,
@@ -174,6 +177,42 @@ function M.check_cuda_available()
     error('check_cuda_available: CUDA is not available: ' .. M.info(), 2)
   end
 end
+
+---------------------------------------------------------------------------
+-- moving arrays (Chainer's cuda.to_gpu / to_cpu / get_array_module), on
+-- chainer.backend's Device:send
+---------------------------------------------------------------------------
+local function backend() return require 'chainer.backend' end
+
+-- Chainer's `stream` argument: only its absence is supported.
+local function no_stream(fn, stream)
+  if stream ~= nil then
+    error(string.format('%s: the stream argument is not supported (transfers are synchronous)', fn), 3)
+  end
+end
+
+-- to_gpu(array, device = the current GPU, stream): a tensor (or a number, a
+-- Variable, or a table of them) on the GPU `device` (an id or a Device).
+function M.to_gpu(array, device, stream)
+  no_stream('to_gpu', stream)
+  if probe() == 0 then
+    error('to_gpu: no CUDA device is available: ' .. M.info(), 2)
+  end
+  if device == nil then device = current end
+  local d = backend()._resolve(device, 'to_gpu')
+  if d.id < 0 then
+    error(string.format('to_gpu: device must be a GPU (got %s)', d.name), 2)
+  end
+  return d:send(array)
+end
+
+-- to_cpu(array, stream): the same on the host (no copy for host tensors).
+function M.to_cpu(array, stream)
+  no_stream('to_cpu', stream)
+  return backend().get_device('@numpy'):send(array)
+end
+
+function M.get_array_module(...) return backend().get_array_module(...) end
 
 ---------------------------------------------------------------------------
 -- user-defined kernels (chainer/user_kernel/): the same kernel text runs

@@ -3,6 +3,7 @@
 -- arguments, Chainer's get_conv_outsize / get_deconv_outsize, and the
 -- per-axis lists as int64 arrays for the C kernels.
 local ffi = require 'ffi'
+local conv = require 'chainer.utils.conv'
 
 local W = {}
 
@@ -31,20 +32,12 @@ function W.tuple(fn, name, v, n, default, min, level)
   return out
 end
 
--- Chainer's get_conv_outsize: the output size of a window k (dilated by d,
--- default 1) sliding with stride s over size padded by p on both sides.
-function W.outsize(size, k, s, p, cover_all, d)
-  local dk = k + (k - 1) * ((d or 1) - 1)
-  if cover_all then return math.floor((size + p * 2 - dk + s - 1) / s) + 1 end
-  return math.floor((size + p * 2 - dk) / s) + 1
-end
-
--- Chainer's get_deconv_outsize: the size whose convolution gives `size`.
-function W.deconv_outsize(size, k, s, p, cover_all, d)
-  local dk = (k - 1) * (d or 1) + 1
-  if cover_all then return s * (size - 1) + dk - s + 1 - 2 * p end
-  return s * (size - 1) + dk - 2 * p
-end
+-- Chainer's get_conv_outsize / get_deconv_outsize (chainer.utils.conv,
+-- the one copy of the formulas): the output size of a window k (dilated by
+-- d, default 1) sliding with stride s over size padded by p on both sides,
+-- and the size whose convolution gives `size`.
+W.outsize = conv.conv_outsize
+W.deconv_outsize = conv.deconv_outsize
 
 -- A per-axis list as an int64 array for a C kernel argument: reusable
 -- buffers, one per argument position `slot` (1..5) of a kernel call, so

@@ -75,8 +75,8 @@ function M.local_convolution_2d(x, W, b, ...)
   if Wc ~= Cn then
     error(string.format('local_convolution_2d: x has %d channels but W.shape[3] is %d', Cn, Wc), 2)
   end
-  local eh = math.floor((H - kh) / stride[1]) + 1
-  local ew = math.floor((Wi - kw) / stride[2]) + 1
+  local eh = Window.outsize(H, kh, stride[1], 0, false)
+  local ew = Window.outsize(Wi, kw, stride[2], 0, false)
   if eh ~= oh or ew ~= ow then
     error(string.format('local_convolution_2d: W is made for a %dx%d output but x gives %dx%d (kernel %dx%d, stride %s)',
       oh, ow, eh, ew, kh, kw, T.shape_str(stride)), 2)

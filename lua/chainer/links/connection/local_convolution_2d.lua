@@ -12,7 +12,9 @@ local LocalConvolution2D = Link:extend('LocalConvolution2D')
 local SIGNATURE = args.signature { 'in_channels', 'out_channels', 'in_size', 'ksize', 'stride', 'nobias',
   'initialW', 'initial_bias' }
 
-local function outsize(size, k, s) return math.floor((size - k) / s) + 1 end
+-- Chainer's get_conv_outsize without padding (chainer.utils.conv)
+local conv_outsize = require('chainer.utils.conv').conv_outsize
+local function outsize(size, k, s) return conv_outsize(size, k, s, 0, false) end
 
 function LocalConvolution2D:init(...)
   local a = args.parse('L.LocalConvolution2D', SIGNATURE, select('#', ...), ...)

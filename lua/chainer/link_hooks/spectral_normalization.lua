@@ -20,7 +20,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local F = require 'chainer.functions'
-local config = require 'chainer.config'
+local config = require('chainer.config').config
 local Parameter = require 'chainer.parameter'
 local LinkHook = require('chainer.link_hook').LinkHook
 local W_ = require 'chainer.link_hooks._weight'

@@ -154,6 +154,23 @@ describe('SpectralNormalization', function()
     end
   end)
 
+  it('saves u and gamma with the model and loads them back', function()
+    local l = L.Linear(3, 4)
+    local sn = SN(1, nil, true)
+    l:add_hook(sn)
+    l(T.ones({ 1, 3 }))
+    local path = os.tmpname() .. '.npz'
+    chainer.serializers.save_npz(path, l)
+    local m = L.Linear(3, 4)
+    local sm = SN(1, nil, true)
+    m:add_hook(sm)
+    chainer.serializers.load_npz(path, m)
+    os.remove(path)
+    H.close(sn.u, sm.u)
+    H.close(l.gamma, m.gamma)
+    H.close(l.W, m.W)
+  end)
+
   it('puts the Parameter back when the forward raises', function()
     local l = L.Linear(3, 2)
     l:add_hook(SN())

@@ -97,11 +97,11 @@ end
 -- The hooks that run for `link`: the global ones, then the link's own, as
 -- Chainer's ordered merge does (a local hook named like a global one takes
 -- the global one's place).
-local function hooks_for(link, local_hooks)
+local function hooks_for(local_hooks)
   local out = {}
   for i = 1, #list do
-    local h = list[i]
-    out[i] = local_hooks and local_hooks[name_of(h)] or h
+    local h, name = list[i], name_of(list[i])
+    out[i] = local_hooks and name ~= 'names' and local_hooks[name] or h
   end
   if local_hooks then
     for _, name in ipairs(local_hooks.names) do
@@ -127,7 +127,7 @@ end
 
 -- Link.__call when some hook applies: pre hooks, the forward, post hooks.
 function M.call_with_hooks(link, forward, local_hooks, ...)
-  local hooks = hooks_for(link, local_hooks)
+  local hooks = hooks_for(local_hooks)
   local cb = { link = link, forward_name = 'forward', args = pack(...), kwargs = {} }
   for i = 1, #hooks do hooks[i]:forward_preprocess(cb) end
   return post(hooks, cb, pcall(forward, link, ...))

@@ -59,14 +59,67 @@ Link.__newindex = function(self, k, v)
   rawset(self, k, v)
 end
 
+-- Hooks (chainer.LinkHook): the global list and the link's own table are
+-- nil/empty unless a hook is registered, so the plain path is two reads.
+local link_hook = require 'chainer.link_hook'
+local global_link_hooks = link_hook.list
+local call_with_hooks = link_hook.call_with_hooks
+
 Link.__call = function(self, ...)
   local fwd = self.forward
   if fwd == nil then
     error(string.format('%s: this link has no forward method (define %s:forward(...))',
       tostring(getmetatable(self).__name), tostring(getmetatable(self).__name)), 2)
   end
-  return fwd(self, ...)
+  local local_hooks = rawget(self, 'local_link_hooks')
+  if global_link_hooks[1] == nil and local_hooks == nil then return fwd(self, ...) end
+  return call_with_hooks(self, fwd, local_hooks, ...)
 end
+
+-- link:add_hook(hook, [name]): registers a LinkHook for this link only
+-- (name: the hook's `name` by default); a name used twice is an error.
+-- Returns the link, as Chainer does.
+function Link:add_hook(hook, name)
+  if type(hook) ~= 'table' or not class.Object.isinstance(hook, link_hook.LinkHook) then
+    error(string.format('add_hook: hook must be a chainer.LinkHook (got %s)',
+      type(hook) == 'table' and tostring(getmetatable(hook) and getmetatable(hook).__name) or type(hook)), 2)
+  end
+  if name == nil then name = link_hook.name_of(hook) end
+  if type(name) ~= 'string' or name == 'names' then
+    error('add_hook: name must be a string other than \'names\' (got ' .. (type(name) == 'string' and "'names'" or type(name)) .. ')', 2)
+  end
+  local lh = rawget(self, 'local_link_hooks')
+  if lh and lh[name] then
+    error(string.format("add_hook: a hook named '%s' is already registered to this link", name), 2)
+  end
+  hook:added(self)   -- may refuse the link (an error) before anything changes
+  if not lh then
+    lh = { names = {} }
+    rawset(self, 'local_link_hooks', lh)
+  end
+  lh[name] = hook
+  lh.names[#lh.names + 1] = name
+  return self
+end
+
+-- link:delete_hook(name): unregisters the link's hook of that name.
+function Link:delete_hook(name)
+  local lh = rawget(self, 'local_link_hooks')
+  if not lh or lh[name] == nil or name == 'names' then
+    error(string.format("delete_hook: no hook named '%s' is registered to this link", tostring(name)), 2)
+  end
+  local hook = lh[name]
+  lh[name] = nil
+  for i = #lh.names, 1, -1 do
+    if lh.names[i] == name then table.remove(lh.names, i) end
+  end
+  if lh.names[1] == nil then rawset(self, 'local_link_hooks', nil) end   -- back to the plain path
+  hook:deleted(self)
+end
+
+-- link.local_link_hooks: { names = {...in order}, [name] = hook } (an empty
+-- one when the link has none).
+function props.local_link_hooks(self) return { names = {} } end
 
 -- Raw bookkeeping fields of every link.
 local function setup(self)

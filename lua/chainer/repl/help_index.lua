@@ -289,6 +289,7 @@ return {
     ["VGG16Layers"] = { "VGG16Layers", "parameters (defaults): Chainer's names and shapes; call: see [Model zoo](#model-zoo)", "docs/links.md" },
   },
   ["Link"] = {
+    ["add_hook"] = { "add_hook(hook, name)", "link hooks around `forward`: see [link_hooks.md](link_hooks.md)", "docs/links.md" },
     ["add_link"] = { "add_link(name, link)", "", "docs/links.md" },
     ["add_param"] = { "add_param(name, shape, {dtype =, initializer =})", "shape nil: uninitialised; default initializer NaN", "docs/links.md" },
     ["add_persistent"] = { "add_persistent(name, value)", "tensors, numbers, booleans, strings", "docs/links.md" },
@@ -302,6 +303,7 @@ return {
     ["count"] = { "count(layer)", "", "docs/links.md" },
     ["count_by_layer_type"] = { "count_by_layer_type(name)", "", "docs/links.md" },
     ["count_params"] = { "count_params()", "initialised parameters only", "docs/links.md" },
+    ["delete_hook"] = { "delete_hook(name)", "link hooks around `forward`: see [link_hooks.md](link_hooks.md)", "docs/links.md" },
     ["device"] = { "device", "`device` is a name (`'cpu'`, `'cuda:0'`); `xp` is `chainer.tensor`", "docs/links.md" },
     ["disable_update"] = { "disable_update()", "also recorded on each parameter (`_update_enabled`) for rules made later by `Optimizer:setup`", "docs/links.md" },
     ["dropout"] = { "dropout(relu(fc(h)))", "pools are max 2x2;", "docs/links.md" },
@@ -315,6 +317,7 @@ return {
     ["insert"] = { "insert(i, layer)", "", "docs/links.md" },
     ["len"] = { "model:len()", "", "docs/links.md" },
     ["links"] = { "links{skipself = false}", "paths `/`, `/l1`, `/l1/W`", "docs/links.md" },
+    ["local_link_hooks"] = { "local_link_hooks", "link hooks around `forward`: see [link_hooks.md](link_hooks.md)", "docs/links.md" },
     ["model"] = { "model(x, t)", "instances are callable: forward", "docs/links.md" },
     ["namedlinks"] = { "namedlinks{...}", "paths `/`, `/l1`, `/l1/W`", "docs/links.md" },
     ["namedparams"] = { "namedparams{...}", "iterators: `for path, p in m:namedparams() do`", "docs/links.md" },

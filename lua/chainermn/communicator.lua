@@ -122,19 +122,29 @@ end
 ---------------------------------------------------------------------------
 
 -- bcast(t, root): root's tensor on every rank (a new tensor on the others;
--- their argument is ignored, as in ChainerMN, and may be nil).
+-- their argument is ignored, as in ChainerMN, and may be nil).  Root sends
+-- the dtype and shape first; a bad argument on root is sent as a refusal,
+-- so every rank raises instead of waiting.
 function Communicator:bcast(t, root)
   root = check_root(self, root, 'bcast')
   local L = self._L
-  local header = ffi.new('int64_t[?]', 2 + MAX_DIMS)   -- dtype code, ndim, dims
+  local header = ffi.new('int64_t[?]', 2 + MAX_DIMS)   -- dtype code (-1: refused), ndim, dims
+  local problem
   if self.rank == root then
-    if not T.is_tensor(t) then error('bcast: the root must pass a tensor (got ' .. type(t) .. ')', 2) end
-    if t.ndim > MAX_DIMS then error('bcast: at most ' .. MAX_DIMS .. ' dimensions (got ' .. t.ndim .. ')', 2) end
-    check_count(t.size, 'bcast')
-    local sig = tensor_signature(t)
+    if not T.is_tensor(t) then
+      problem = 'the root must pass a tensor (got ' .. type(t) .. ')'
+    elseif t.ndim > MAX_DIMS then
+      problem = 'at most ' .. MAX_DIMS .. ' dimensions (got ' .. t.ndim .. ')'
+    elseif t.size > INT_MAX then
+      problem = 'a message of ' .. t.size .. ' elements is larger than MPI allows in one call'
+    end
+    local sig = problem and { -1 } or tensor_signature(t)
     for i = 1, #sig do header[i - 1] = sig[i] end
   end
   mpi.check(L.MPI_Bcast(header, 2 + MAX_DIMS, mpi.datatype('int64'), root, self._comm), 'MPI_Bcast')
+  if header[0] < 0 then
+    error('bcast: ' .. (problem or ('the root (rank ' .. root .. ') passed a bad argument')), 2)
+  end
   local dtype = T.dtype_names[tonumber(header[0])]
   local buf, ptr
   if self.rank == root then
@@ -176,10 +186,12 @@ end
 -- Lua-value collectives (serialised with chainermn/_serialize.lua)
 ---------------------------------------------------------------------------
 
+-- encode(v, fn) -> bytes, or nil and the reason (sent as a refusal, so
+-- that the other ranks raise too instead of waiting).
 local function encode(v, fn)
   local ok, s = pcall(serialize.encode, v)
-  if not ok then error(fn .. ': ' .. tostring(s):gsub('^chainermn: ', ''), 3) end
-  if #s > INT_MAX then error(fn .. ': the value is too large to send (' .. #s .. ' bytes)', 3) end
+  if not ok then return nil, fn .. ': ' .. tostring(s):gsub('^chainermn: ', '') end
+  if #s > INT_MAX then return nil, fn .. ': the value is too large to send (' .. #s .. ' bytes)' end
   return s
 end
 
@@ -187,10 +199,12 @@ end
 function Communicator:bcast_obj(v, root)
   root = check_root(self, root, 'bcast_obj')
   local L = self._L
-  local s = self.rank == root and encode(v, 'bcast_obj') or nil
-  local len = ffi.new('int64_t[1]', s and #s or 0)
+  local s, problem
+  if self.rank == root then s, problem = encode(v, 'bcast_obj') end
+  local len = ffi.new('int64_t[1]', s and #s or -1)
   mpi.check(L.MPI_Bcast(len, 1, mpi.datatype('int64'), root, self._comm), 'MPI_Bcast')
   local n = tonumber(len[0])
+  if n < 0 then error(problem or ('bcast_obj: the root (rank ' .. root .. ') passed a value that cannot be sent'), 2) end
   local buf = ffi.new('char[?]', math.max(n, 1))
   if s then ffi.copy(buf, s, n) end
   mpi.check(L.MPI_Bcast(buf, n, mpi.byte(), root, self._comm), 'MPI_Bcast')
@@ -198,34 +212,32 @@ function Communicator:bcast_obj(v, root)
   return serialize.decode(ffi.string(buf, n))
 end
 
--- The encoded values of all ranks: lengths, displacements and the bytes.
-local function gather_bytes(self, s, root)
+-- The decoded values of all ranks (on root only when root is given).  The
+-- lengths go to every rank first, so a rank whose value could not be
+-- encoded (length -1) makes every rank raise, naming it.
+local function gather_bytes(self, fn, s, problem, root)
   local L, size = self._L, self.size
   local lens = ffi.new('int[?]', size)
-  local mine = ffi.new('int[1]', #s)
-  local everyone = root == nil
-  if everyone then
-    mpi.check(L.MPI_Allgather(mine, 1, mpi.datatype('int32'), lens, 1, mpi.datatype('int32'), self._comm),
-      'MPI_Allgather')
-  else
-    mpi.check(L.MPI_Gather(mine, 1, mpi.datatype('int32'), lens, 1, mpi.datatype('int32'), root, self._comm),
-      'MPI_Gather')
-  end
+  local mine = ffi.new('int[1]', s and #s or -1)
+  mpi.check(L.MPI_Allgather(mine, 1, mpi.datatype('int32'), lens, 1, mpi.datatype('int32'), self._comm),
+    'MPI_Allgather')
   local displs, total = ffi.new('int[?]', size), 0
-  if everyone or self.rank == root then
-    for r = 0, size - 1 do
-      displs[r] = total
-      total = total + lens[r]
-      if total > INT_MAX then error('gather_obj: the values are too large to gather (over 2 GiB)', 3) end
+  for r = 0, size - 1 do
+    if lens[r] < 0 then
+      error(r == self.rank and problem or string.format('%s: rank %d passed a value that cannot be sent', fn, r), 3)
     end
+    displs[r] = total
+    total = total + lens[r]
+    if total > INT_MAX then error(fn .. ': the values are too large to gather (over 2 GiB)', 3) end
   end
-  local out = ffi.new('char[?]', math.max(total, 1))
-  if everyone then
+  local receives = root == nil or self.rank == root
+  local out = ffi.new('char[?]', receives and math.max(total, 1) or 1)
+  if root == nil then
     mpi.check(L.MPI_Allgatherv(s, #s, mpi.byte(), out, lens, displs, mpi.byte(), self._comm), 'MPI_Allgatherv')
   else
     mpi.check(L.MPI_Gatherv(s, #s, mpi.byte(), out, lens, displs, mpi.byte(), root, self._comm), 'MPI_Gatherv')
   end
-  if not everyone and self.rank ~= root then return nil end
+  if not receives then return nil end
   local values = {}
   for r = 0, size - 1 do values[r + 1] = serialize.decode(ffi.string(out + displs[r], lens[r])) end
   return values
@@ -235,11 +247,13 @@ end
 -- rank + 1); nil on the other ranks.
 function Communicator:gather_obj(v, root)
   root = check_root(self, root, 'gather_obj')
-  return gather_bytes(self, encode(v, 'gather_obj'), root)
+  local s, problem = encode(v, 'gather_obj')
+  return gather_bytes(self, 'gather_obj', s, problem, root)
 end
 
 function Communicator:_allgather_obj(v)
-  return gather_bytes(self, encode(v, 'allgather_obj'), nil)
+  local s, problem = encode(v, 'allgather_obj')
+  return gather_bytes(self, 'allgather_obj', s, problem, nil)
 end
 
 -- sum(a, b): numbers add, tensors add, tables add key by key.

@@ -150,3 +150,18 @@ end
 
 check('training float64', function() train_check('float64', 1e-10) end)
 check('training float32', function() train_check('float32', 1e-5) end)
+
+check('refusals', function()
+  -- a value that cannot be sent, or no tensor on root: every rank raises
+  -- (and the ranks stay in step: the next collective still works)
+  local ok, err = pcall(comm.bcast_obj, comm, rank == 0 and { f = print } or nil, 0)
+  expect(not ok and err:find(rank == 0 and 'bcast_obj: cannot send the value[f]: a function' or
+    'bcast_obj: the root (rank 0) passed a value that cannot be sent', 1, true), 'bcast_obj: ' .. tostring(err))
+  ok, err = pcall(comm.gather_obj, comm, rank == size - 1 and print or rank, 0)
+  expect(not ok and err:find(rank == size - 1 and 'gather_obj: cannot send the value: a function' or
+    ('gather_obj: rank ' .. (size - 1) .. ' passed a value that cannot be sent'), 1, true), 'gather_obj: ' .. tostring(err))
+  ok, err = pcall(comm.bcast, comm, 'x', 0)
+  expect(not ok and err:find(rank == 0 and 'bcast: the root must pass a tensor (got string)' or
+    'bcast: the root (rank 0) passed a bad argument', 1, true), 'bcast: ' .. tostring(err))
+  expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)

@@ -70,7 +70,6 @@ local function host_buffer(t)
   if not t.is_contiguous then t = t:contiguous() end
   return t, ffi.cast('char *', t.ptr.data) + t.ptr.offset * t.itemsize
 end
-Communicator._host_buffer = host_buffer
 
 local function check_count(n, fn)
   if n > INT_MAX then

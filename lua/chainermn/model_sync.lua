@@ -108,9 +108,12 @@ end
 -- Runs `transfer(ptr, count, dtype)` on every parameter tensor, packed into
 -- one buffer per dtype (flat) or one by one (naive); `after(ptr, count,
 -- dtype)` runs on the same memory before it is unpacked.
-local function each_buffer(comm, list, transfer, after)
+local function each_buffer(fn, comm, list, transfer, after)
   if comm._pack then
     for _, g in ipairs(by_dtype(list)) do
+      if g.numel > 2147483647 then   -- the same layout on every rank: all raise here
+        error(string.format('%s: %d %s elements are more than one MPI call moves', fn, g.numel, g.dtype), 4)
+      end
       local buf = T.empty({ g.numel }, g.dtype)
       pack(g, buf)
       transfer(pointer(buf), g.numel, g.dtype)
@@ -137,7 +140,7 @@ function M.bcast_data(comm, model)
   check_cpu(list, 'bcast_data')
   comm:_agree('bcast_data', layout(list))
   local L = comm._L
-  each_buffer(comm, list, function(ptr, count, dtype)
+  each_buffer('bcast_data', comm, list, function(ptr, count, dtype)
     local datatype = mpi.datatype(dtype)
     if not mpi.summable(dtype) then count = count * BYTES_PER_ELEMENT[dtype] end   -- sent as bytes
     mpi.check(L.MPI_Bcast(ptr, count, datatype, 0, comm._comm), 'MPI_Bcast')
@@ -155,7 +158,7 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
   comm:_agree('multi_node_mean_grad', layout(list))
   local L, size = comm._L, comm.size
   local in_place = ffi.cast('void *', 1)   -- MPI_IN_PLACE in Open MPI's mpi.h
-  each_buffer(comm, list, function(ptr, count, dtype)
+  each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)
     mpi.check(L.MPI_Allreduce(in_place, ptr, count, mpi.datatype(dtype), mpi.op('sum'), comm._comm),
       'MPI_Allreduce')
   end, function(ptr, count, dtype)

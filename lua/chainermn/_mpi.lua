@@ -114,6 +114,19 @@ function M.init()
   if flag[0] ~= 0 then return end
   local provided = ffi.new('int[1]')
   M.check(L.MPI_Init_thread(nil, nil, M.THREAD_FUNNELED, provided), 'MPI_Init_thread')
+  -- The chainlua executable calls these when the program ends with an
+  -- uncaught error: abort the job (MPI_Finalize would wait for ranks that
+  -- may be blocked in a collective waiting for this one).
+  local registry = debug.getregistry()
+  local hooks = registry['chainlua.on_error_exit'] or {}
+  registry['chainlua.on_error_exit'] = hooks
+  hooks[#hooks + 1] = function()
+    local rank = ffi.new('int[1]')
+    L.MPI_Comm_rank(M.comm_world(), rank)
+    io.stderr:write(string.format('chainermn: rank %d ended with an error; aborting the MPI job\n', rank[0]))
+    io.stderr:flush()
+    L.MPI_Abort(M.comm_world(), 1)
+  end
   -- a userdata whose collector finalizes MPI when the program's Lua state closes
   finalizer_anchor = ffi.gc(ffi.new('int[1]'), function()
     local done = ffi.new('int[1]')

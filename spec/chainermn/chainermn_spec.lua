@@ -99,6 +99,21 @@ describe('chainermn #mpi', function()
     end
   end)
 
+  describe('a rank that fails', function()
+    it('ends the job through MPI_Abort instead of leaving the others waiting', function()
+      if not have('mpirun') then return pending('mpirun is not installed') end
+      local exe = H.chainlua()
+      if not H.exists(exe) then return pending('no chainlua executable at ' .. exe) end
+      local out, code = H.run('OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 ' ..
+        'timeout 120 mpirun -np 2 --oversubscribe ' .. exe .. ' spec/chainermn/failing_rank.lua')
+      assert.are_not.equal(124, code, 'the job hung:\n' .. out)   -- timeout's status
+      assert.are_not.equal(0, code, out)
+      assert.matches('rank 1 fails on purpose', out, 1, true)
+      assert.matches('chainermn: rank 1 ended with an error; aborting the MPI job', out, 1, true)
+      assert.is_nil(out:find('rank 0 was not stopped', 1, true), out)
+    end)
+  end)
+
   for _, name in ipairs({ 'flat', 'naive' }) do
     describe('two ranks under mpirun, ' .. name, function()
       if not have('mpirun') then

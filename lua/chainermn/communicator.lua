@@ -71,12 +71,6 @@ local function host_buffer(t)
   return t, ffi.cast('char *', t.ptr.data) + t.ptr.offset * t.itemsize
 end
 
-local function check_count(n, fn)
-  if n > INT_MAX then
-    error(string.format('%s: a message of %d elements is larger than MPI allows in one call (%d)', fn, n, INT_MAX), 3)
-  end
-end
-
 ---------------------------------------------------------------------------
 -- Agreement: every rank learns whether all ranks passed the same signature
 ---------------------------------------------------------------------------
@@ -163,15 +157,23 @@ end
 
 -- allreduce(t): the element-wise SUM of every rank's t (ChainerMN's
 -- allreduce; divide by comm.size for the mean), a new tensor on t's device.
-function Communicator:allreduce(t)
-  if not T.is_tensor(t) then error('allreduce: expected a tensor (got ' .. type(t) .. ')', 2) end
-  if t.ndim > MAX_DIMS then error('allreduce: at most ' .. MAX_DIMS .. ' dimensions (got ' .. t.ndim .. ')', 2) end
+local function allreduce_problem(t)
+  if not T.is_tensor(t) then return 'expected a tensor (got ' .. type(t) .. ')' end
+  if t.ndim > MAX_DIMS then return 'at most ' .. MAX_DIMS .. ' dimensions (got ' .. t.ndim .. ')' end
   if not mpi.summable(t.dtype) then
-    error('allreduce: cannot sum ' .. t.dtype .. ' tensors over MPI (expected an int8..int64, uint8, ' ..
-      'float32 or float64 tensor)', 2)
+    return 'cannot sum ' .. t.dtype .. ' tensors over MPI (expected an int8..int64, uint8, float32 or float64 tensor)'
   end
-  check_count(t.size, 'allreduce')
-  self:_agree('allreduce', tensor_signature(t), describe(t))
+  if t.size > INT_MAX then return 'a message of ' .. t.size .. ' elements is larger than MPI allows in one call' end
+end
+
+function Communicator:allreduce(t)
+  -- a bad argument on one rank takes part in the agreement as a signature
+  -- no other rank has, so every rank raises
+  local problem = allreduce_problem(t)
+  local sig = problem and { -1, self.rank } or tensor_signature(t)
+  for i = #sig + 1, 2 + MAX_DIMS do sig[i] = -1 end
+  self:_agree('allreduce', sig, problem or describe(t))
+  if problem then error('allreduce: ' .. problem, 2) end
   local src, sptr = host_buffer(t)
   local out = T.empty(t.shape, t.dtype)
   local optr = ffi.cast('char *', out.ptr.data) + out.ptr.offset * out.itemsize

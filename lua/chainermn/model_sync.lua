@@ -39,7 +39,7 @@ local function layout(list)
   for i, e in ipairs(list) do
     local t = e.tensor
     -- a position-weighted checksum of names, dtypes and shapes
-    local s = e.name .. ':' .. t.dtype .. ':' .. table.concat(t.shape, 'x')
+    local s = e.name .. ':' .. t.dtype .. ':' .. table.concat(t.shape, 'x') .. '@' .. t.device
     for j = 1, #s do hash = (hash * 31 + s:byte(j) + i) % 2147483647 end
     text[i] = s
   end
@@ -137,8 +137,8 @@ function M.bcast_data(comm, model)
     error('bcast_data: expected a chainer.Link (got ' .. type(model) .. ')', 3)
   end
   local list = entries(model, 'data')
+  comm:_agree('bcast_data', layout(list))   -- first: then every rank passes or fails check_cpu alike
   check_cpu(list, 'bcast_data')
-  comm:_agree('bcast_data', layout(list))
   local L = comm._L
   each_buffer('bcast_data', comm, list, function(ptr, count, dtype)
     local datatype = mpi.datatype(dtype)
@@ -154,8 +154,8 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
     error('multi_node_mean_grad: expected a chainer.Link (got ' .. type(model) .. ')', 3)
   end
   local list = entries(model, 'grad', zero_fill)
-  check_cpu(list, 'multi_node_mean_grad')
   comm:_agree('multi_node_mean_grad', layout(list))
+  check_cpu(list, 'multi_node_mean_grad')
   local L, size = comm._L, comm.size
   local in_place = ffi.cast('void *', 1)   -- MPI_IN_PLACE in Open MPI's mpi.h
   each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)

@@ -163,5 +163,19 @@ check('refusals', function()
   ok, err = pcall(comm.bcast, comm, 'x', 0)
   expect(not ok and err:find(rank == 0 and 'bcast: the root must pass a tensor (got string)' or
     'bcast: the root (rank 0) passed a bad argument', 1, true), 'bcast: ' .. tostring(err))
+  -- a float16 tensor on the last rank only
+  local x = rank == size - 1 and T.zeros({ 2 }, 'float16') or T.zeros({ 2 }, 'float64')
+  ok, err = pcall(comm.allreduce, comm, x)
+  expect(not ok and err:find((size > 1 and 'allreduce: the ranks passed different arguments' or 'allreduce: cannot sum float16'), 1, true)
+    and err:find('cannot sum float16 tensors', 1, true), 'allreduce float16: ' .. tostring(err))
+  -- models that differ (a parameter missing on the last rank)
+  local m = chainer.Sequential(L.Linear(2, 2, rank == size - 1 and { nobias = true } or nil))
+  ok, err = pcall(comm.bcast_data, comm, m)
+  if size > 1 then
+    expect(not ok and err:find('bcast_data: the ranks passed different arguments (rank 0: 2 parameters', 1, true),
+      'bcast_data: ' .. tostring(err))
+  else
+    expect(ok, tostring(err))
+  end
   expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
 end)

@@ -34,7 +34,8 @@ Communicator.allreduce_grad = Communicator.multi_node_mean_grad   -- ChainerMN's
 
 local ACCEPTED = args.accept{ 'mpi_comm', 'allreduce_grad_dtype', 'batched_copy' }
 
--- create_communicator(name = 'pure_nccl' in ChainerMN; here 'flat', opts).
+-- create_communicator(name, opts): name defaults to 'flat' (ChainerMN's
+-- default, 'pure_nccl', needs NCCL).
 -- One communicator object per process is the common case; each call returns
 -- a new one over MPI_COMM_WORLD.
 function chainermn.create_communicator(name, opts)

@@ -295,6 +295,19 @@ int chainlua_host_report(lua_State *L, int status, const char *progname) {
     return status;
 }
 
+void chainlua_host_error_exit(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, "chainlua.on_error_exit");
+    if (lua_istable(L, -1)) {
+        int n = (int)lua_objlen(L, -1);
+        for (int i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            if (lua_pcall(L, 0, 0, 0) != 0)
+                lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
 void chainlua_print_version(FILE *f) {
     int have_gpu = ch_cuda_load(NULL);
     fprintf(f, "chainlua %s -- Chainer for LuaJIT\n", ch_version());

@@ -30,6 +30,12 @@ int chainlua_host_pcall(lua_State *L, int narg, int nres);
  * program name, and pops it.  Returns status unchanged. */
 int chainlua_host_report(lua_State *L, int status, const char *progname);
 
+/* The program is ending with an uncaught error: calls the functions of the
+ * registry table "chainlua.on_error_exit" (Lua modules add to it; chainermn
+ * aborts the MPI job there, so that the other ranks do not wait forever),
+ * ignoring their own errors.  Called before lua_close. */
+void chainlua_host_error_exit(lua_State *L);
+
 /* Ctrl-C handling.  While `armed`, SIGINT sets a hook that raises
  * "interrupted" in L; otherwise it only records the interrupt, which
  * chainlua_host_take_interrupt() reads and clears. */

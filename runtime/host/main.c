@@ -226,6 +226,8 @@ int main(int argc, char **argv) {
     if (status == 0 && ((flags & F_INTERACTIVE) || interactive_only))
         status = chainlua_repl(L, isatty(0));
     fflush(stdout);
+    if (status != 0)
+        chainlua_host_error_exit(L);
     lua_close(L);
     return status == 0 ? 0 : 1;
 }

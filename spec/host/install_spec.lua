@@ -45,7 +45,8 @@ describe('install into a prefix', function()
   end)
 
   it('installs the executable, the Lua modules, both libraries, the headers and chainlua.pc under X', function()
-    for _, f in ipairs { 'bin/chainlua', 'share/lua/5.1/chainer/init.lua', 'lib/libchainlua.so',
+    for _, f in ipairs { 'bin/chainlua', 'share/lua/5.1/chainer/init.lua', 'share/lua/5.1/chainermn/init.lua',
+      'lib/libchainlua.so',
       'lib/libchainlua_host.a', 'lib/chainlua_gc.so', 'include/chainlua.h', 'include/chainlua_ops.h',
       'include/chainlua_host.h', 'lib/pkgconfig/chainlua.pc' } do
       assert.is_true(U.exists(prefix .. '/' .. f), 'missing ' .. prefix .. '/' .. f)

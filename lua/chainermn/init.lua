@@ -1,0 +1,71 @@
+-- chainermn: data-parallel training over MPI processes (ChainerMN's API).
+--
+--   local chainermn = require 'chainermn'
+--   local comm = chainermn.create_communicator('flat')
+--   local opt = chainermn.create_multi_node_optimizer(chainer.optimizers.Adam(), comm)
+--   local train = chainermn.scatter_dataset(train, comm, {shuffle = true})
+--
+-- Run with `mpirun -np N chainlua train.lua`; without mpirun a communicator
+-- has size 1.  Requiring this module needs no MPI: Open MPI is loaded when
+-- the first communicator is created (docs/chainermn.md).
+local args = require 'chainer._args'
+local Communicator = require 'chainermn.communicator'
+local model_sync = require 'chainermn.model_sync'
+local MultiNodeOptimizer = require 'chainermn.multi_node_optimizer'
+local scatter = require 'chainermn.scatter_dataset'
+
+local chainermn = {}
+
+-- Communicator names -> whether they pack a model's arrays into one buffer.
+-- Both move host memory through MPI; ChainerMN's GPU communicators differ.
+local HOST_COMMUNICATORS = { naive = false, flat = true }
+local NOT_BUILT = {
+  hierarchical = true, two_dimensional = true, single_node = true, non_cuda_aware = true,
+}
+
+function Communicator:bcast_data(model) model_sync.bcast_data(self, model) end
+
+-- multi_node_mean_grad(model, zero_fill): zero_fill (default false) makes a
+-- missing gradient zeros so it takes part in the mean.
+function Communicator:multi_node_mean_grad(model, zero_fill)
+  model_sync.multi_node_mean_grad(self, model, zero_fill)
+end
+Communicator.allreduce_grad = Communicator.multi_node_mean_grad   -- ChainerMN's older name
+
+local ACCEPTED = args.accept{ 'mpi_comm', 'allreduce_grad_dtype', 'batched_copy' }
+
+-- create_communicator(name, opts): name defaults to 'flat' (ChainerMN's
+-- default, 'pure_nccl', needs NCCL).
+-- One communicator object per process is the common case; each call returns
+-- a new one over MPI_COMM_WORLD.
+function chainermn.create_communicator(name, opts)
+  local fn = 'create_communicator'
+  name = name or 'flat'
+  opts = args.options(fn, opts, ACCEPTED)
+  if type(name) ~= 'string' then
+    error(fn .. ': the name must be a string (got ' .. type(name) .. ')', 2)
+  end
+  if opts.mpi_comm ~= nil then error(fn .. ': mpi_comm is not built yet (communicators span MPI_COMM_WORLD)', 2) end
+  if opts.allreduce_grad_dtype ~= nil then
+    error(fn .. ': allreduce_grad_dtype is not built yet (gradients travel in their own dtype)', 2)
+  end
+  local pack = HOST_COMMUNICATORS[name]
+  if pack == nil then
+    if name == 'pure_nccl' then
+      error(fn .. ": 'pure_nccl' needs NCCL and CUDA, which chainermn does not use yet " ..
+        "(use 'flat' or 'naive': MPI on host memory)", 2)
+    elseif NOT_BUILT[name] then
+      error(string.format("%s: the '%s' communicator is not built yet (use 'flat' or 'naive')", fn, name), 2)
+    end
+    error(string.format("%s: unknown communicator '%s' (expected 'flat' or 'naive')", fn, name), 2)
+  end
+  local ok, comm = pcall(Communicator.new, name, pack)
+  if not ok then error(fn .. ': ' .. tostring(comm):gsub('^chainermn: ', ''), 2) end
+  return comm
+end
+
+chainermn.create_multi_node_optimizer = MultiNodeOptimizer.create
+chainermn.scatter_dataset = scatter.scatter_dataset
+chainermn.scatter_index = scatter.scatter_index
+
+return chainermn

@@ -1,0 +1,170 @@
+-- chainermn/model_sync.lua: the model-level collectives of a communicator.
+--
+--   bcast_data(comm, model)                   root 0's parameters on every rank
+--   multi_node_mean_grad(comm, model, opts)   every gradient := its mean over ranks
+--
+-- Parameters are taken in Chainer's order (sorted names).  A 'flat'
+-- communicator packs them into one host buffer per dtype and makes one MPI
+-- call per dtype; a 'naive' one makes one call per parameter.  Before any
+-- transfer the ranks check that they hold the same layout (names, dtypes,
+-- shapes), so different models are an error on every rank, not a hang.
+local ffi = require 'ffi'
+local T = require 'chainer.tensor'
+local mpi = require 'chainermn._mpi'
+
+local M = {}
+
+local BYTES_PER_ELEMENT = { float16 = 2, bool = 1 }
+
+-- entries(model, field, zero_fill): {name, param, tensor} for every
+-- initialised parameter whose `field` ('data' or 'grad') is present
+-- (zero_fill: a missing gradient becomes zeros, so it takes part).
+local function entries(model, field, zero_fill)
+  local list = {}
+  for name, p in model:namedparams() do
+    local t = field == 'data' and p.array or p.grad
+    if t == nil and zero_fill then
+      p.grad = T.zeros_like(p.array)
+      t = p.grad
+    end
+    if t ~= nil then list[#list + 1] = { name = name, param = p, tensor = t } end
+  end
+  return list
+end
+
+-- The layout as integers (for the cheap agreement) and as text (for the
+-- error message, gathered only when the ranks disagree).
+local function layout(list)
+  local sig, text, hash = { #list }, {}, 0
+  for i, e in ipairs(list) do
+    local t = e.tensor
+    -- a position-weighted checksum of names, dtypes and shapes
+    local s = e.name .. ':' .. t.dtype .. ':' .. table.concat(t.shape, 'x') .. '@' .. t.device
+    for j = 1, #s do hash = (hash * 31 + s:byte(j) + i) % 2147483647 end
+    text[i] = s
+  end
+  sig[2] = hash
+  local desc = #list .. ' parameters'
+  if #list > 0 then desc = desc .. ' (' .. table.concat(text, ', ') .. ')' end
+  return sig, desc
+end
+
+local function check_cpu(list, fn)
+  for _, e in ipairs(list) do
+    if e.tensor.ptr.dev >= 0 then
+      error(string.format('%s: parameter %s is on %s; chainermn moves host memory only for now ' ..
+        '(call model:to_cpu(), or see docs/chainermn.md)', fn, e.name, e.tensor.device), 3)
+    end
+    if not mpi.summable(e.tensor.dtype) and fn == 'multi_node_mean_grad' then
+      error(string.format('%s: parameter %s has a %s gradient (expected float32 or float64)', fn, e.name,
+        e.tensor.dtype), 3)
+    end
+  end
+end
+
+local function pointer(t) return ffi.cast('char *', t.ptr.data) + t.ptr.offset * t.itemsize end
+
+-- Groups the entries by dtype, in first-seen order: {dtype, entries, numel}.
+local function by_dtype(list)
+  local groups, index = {}, {}
+  for _, e in ipairs(list) do
+    local d = e.tensor.dtype
+    if not index[d] then
+      index[d] = #groups + 1
+      groups[#groups + 1] = { dtype = d, entries = {}, numel = 0 }
+    end
+    local g = groups[index[d]]
+    g.entries[#g.entries + 1] = e
+    g.numel = g.numel + e.tensor.size
+  end
+  return groups
+end
+
+-- Copies between the tensors and one packed buffer (contiguous CPU tensors
+-- are copied byte for byte; others through a contiguous copy).
+local function pack(group, buf)
+  local dst, off = pointer(buf), 0
+  for _, e in ipairs(group.entries) do
+    local t = e.tensor.is_contiguous and e.tensor or e.tensor:contiguous()
+    ffi.copy(dst + off, pointer(t), t.nbytes)
+    off = off + t.nbytes
+  end
+end
+local function unpack(group, buf)
+  local src, off = pointer(buf), 0
+  for _, e in ipairs(group.entries) do
+    local t = e.tensor
+    if t.is_contiguous then
+      ffi.copy(pointer(t), src + off, t.nbytes)
+    else
+      local tmp = T.empty(t.shape, t.dtype)
+      ffi.copy(pointer(tmp), src + off, t.nbytes)
+      t:copy_(tmp)
+    end
+    off = off + t.nbytes
+  end
+end
+
+-- Runs `transfer(ptr, count, dtype)` on every parameter tensor, packed into
+-- one buffer per dtype (flat) or one by one (naive); `after(ptr, count,
+-- dtype)` runs on the same memory before it is unpacked.
+local function each_buffer(fn, comm, list, transfer, after)
+  if comm._pack then
+    for _, g in ipairs(by_dtype(list)) do
+      if g.numel > 2147483647 then   -- the same layout on every rank: all raise here
+        error(string.format('%s: %d %s elements are more than one MPI call moves', fn, g.numel, g.dtype), 4)
+      end
+      local buf = T.empty({ g.numel }, g.dtype)
+      pack(g, buf)
+      transfer(pointer(buf), g.numel, g.dtype)
+      if after then after(pointer(buf), g.numel, g.dtype) end
+      unpack(g, buf)
+    end
+  else
+    for _, e in ipairs(list) do
+      local g = { entries = { e } }
+      local t = e.tensor.is_contiguous and e.tensor or e.tensor:contiguous()
+      transfer(pointer(t), t.size, t.dtype)
+      if after then after(pointer(t), t.size, t.dtype) end
+      if t ~= e.tensor then unpack(g, t) end
+    end
+  end
+end
+
+-- bcast_data(comm, model): rank 0's parameter values on every rank.
+function M.bcast_data(comm, model)
+  if type(model) ~= 'table' or model._is_link ~= true then
+    error('bcast_data: expected a chainer.Link (got ' .. type(model) .. ')', 3)
+  end
+  local list = entries(model, 'data')
+  comm:_agree('bcast_data', layout(list))   -- first: then every rank passes or fails check_cpu alike
+  check_cpu(list, 'bcast_data')
+  local L = comm._L
+  each_buffer('bcast_data', comm, list, function(ptr, count, dtype)
+    local datatype = mpi.datatype(dtype)
+    if not mpi.summable(dtype) then count = count * BYTES_PER_ELEMENT[dtype] end   -- sent as bytes
+    mpi.check(L.MPI_Bcast(ptr, count, datatype, 0, comm._comm), 'MPI_Bcast')
+  end)
+end
+
+-- multi_node_mean_grad(comm, model, zero_fill): every gradient becomes its
+-- mean over the ranks (sum with MPI_Allreduce in place, then / size).
+function M.multi_node_mean_grad(comm, model, zero_fill)
+  if type(model) ~= 'table' or model._is_link ~= true then
+    error('multi_node_mean_grad: expected a chainer.Link (got ' .. type(model) .. ')', 3)
+  end
+  local list = entries(model, 'grad', zero_fill)
+  comm:_agree('multi_node_mean_grad', layout(list))
+  check_cpu(list, 'multi_node_mean_grad')
+  local L, size = comm._L, comm.size
+  local in_place = ffi.cast('void *', 1)   -- MPI_IN_PLACE in Open MPI's mpi.h
+  each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)
+    mpi.check(L.MPI_Allreduce(in_place, ptr, count, mpi.datatype(dtype), mpi.op('sum'), comm._comm),
+      'MPI_Allreduce')
+  end, function(ptr, count, dtype)
+    local p = ffi.cast(T.ctypes[T.dtype_codes[dtype]] .. '*', ptr)
+    for i = 0, count - 1 do p[i] = p[i] / size end
+  end)
+end
+
+return M

@@ -1,0 +1,99 @@
+-- chainermn/multi_node_optimizer.lua: create_multi_node_optimizer(optimizer, comm).
+--
+-- Wraps an optimizer for data-parallel training, as ChainerMN does: an
+-- update call whose parameter set differs from the previous call's (the
+-- first call, or after lazy parameters appeared) broadcasts rank 0's
+-- parameters and does not update; every other call replaces each gradient by
+-- its mean over the ranks, then runs the wrapped optimizer.  Everything else
+-- (setup's target, t, hyperparameters, hooks, serialize) is the wrapped
+-- optimizer's.
+local args = require 'chainer._args'
+
+local MultiNodeOptimizer = {}
+
+-- The parameter set as one string: names and whether each is initialised.
+local function param_set(target)
+  local parts = {}
+  for name, p in target:namedparams{ include_uninit = true } do
+    parts[#parts + 1] = name .. (p.array ~= nil and '+' or '-')
+  end
+  return table.concat(parts, ' ')
+end
+
+local methods = {}
+
+-- update(lossfun, ...) / update(): as the wrapped optimizer's update, with
+-- the broadcast or the gradient averaging in between.
+function methods.update(self, lossfun, ...)
+  local opt = rawget(self, 'actual_optimizer')
+  local target = opt.target
+  if target == nil then error('MultiNodeOptimizer.update: call setup(link) first', 2) end
+  if lossfun ~= nil then
+    if type(lossfun) ~= 'function' and not (getmetatable(lossfun) or {}).__call then
+      error('MultiNodeOptimizer.update: lossfun must be callable (got ' .. type(lossfun) .. ')', 2)
+    end
+    local loss = lossfun(...)
+    if type(loss) ~= 'table' or not loss._is_variable then
+      error('MultiNodeOptimizer.update: lossfun must return a Variable (got ' .. type(loss) .. ')', 2)
+    end
+    target:cleargrads()
+    loss:backward()
+  end
+  local comm = rawget(self, 'communicator')
+  local now = param_set(target)
+  if now ~= rawget(self, '_param_set') then
+    rawset(self, '_param_set', now)
+    comm:bcast_data(target)
+  else
+    comm:multi_node_mean_grad(target, rawget(self, 'zero_fill'))
+    opt:update()
+  end
+end
+
+function methods.setup(self, link)
+  rawget(self, 'actual_optimizer'):setup(link)
+  rawset(self, '_param_set', nil)
+  return self
+end
+
+local mt = {
+  __index = function(self, k)
+    local m = methods[k]
+    if m then return m end
+    local v = rawget(self, 'actual_optimizer')[k]
+    -- the wrapped optimizer's methods, called on the wrapped optimizer
+    if type(v) == 'function' then
+      return function(first, ...)
+        if first == self then first = rawget(self, 'actual_optimizer') end
+        return v(first, ...)
+      end
+    end
+    return v
+  end,
+  __newindex = function(self, k, v) rawget(self, 'actual_optimizer')[k] = v end,
+  __tostring = function(self)
+    return 'MultiNodeOptimizer(' .. tostring(rawget(self, 'actual_optimizer')) .. ')'
+  end,
+}
+
+local ACCEPTED = args.accept{ 'double_buffering', 'zero_fill' }
+
+-- create_multi_node_optimizer(optimizer, comm, {zero_fill = true})
+function MultiNodeOptimizer.create(optimizer, comm, opts)
+  local fn = 'create_multi_node_optimizer'
+  opts = args.options(fn, opts, ACCEPTED)
+  if type(optimizer) ~= 'table' or type(optimizer.update) ~= 'function' or type(optimizer.setup) ~= 'function' then
+    error(fn .. ': the first argument must be a chainer optimizer (got ' .. type(optimizer) .. ')', 2)
+  end
+  if type(comm) ~= 'table' or type(comm.multi_node_mean_grad) ~= 'function' then
+    error(fn .. ': the second argument must be a chainermn communicator (got ' .. type(comm) .. ')', 2)
+  end
+  if opts.double_buffering then
+    error(fn .. ': double_buffering is not built yet (it overlaps communication on GPUs; see docs/chainermn.md)', 2)
+  end
+  local zero_fill = opts.zero_fill
+  if zero_fill == nil then zero_fill = true end
+  return setmetatable({ actual_optimizer = optimizer, communicator = comm, zero_fill = zero_fill }, mt)
+end
+
+return MultiNodeOptimizer

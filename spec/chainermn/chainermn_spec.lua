@@ -1,0 +1,133 @@
+-- chainermn (issue 16): the communicator's collectives, the multi-node
+-- optimizer and scatter_dataset, run in ranks_program.lua as one process
+-- (a communicator of size 1) and as two ranks under `mpirun -np 2`.  The
+-- MPI runs are separate processes: MPI_Init in the busted process would stay
+-- for the rest of the suite.  Tagged `mpi`; without mpirun (or Open MPI)
+-- those parts are pending.
+local H = require 'examples.helpers'
+local chainermn = require 'chainermn'
+local scatter = require 'chainermn.scatter_dataset'
+local serialize = require 'chainermn._serialize'
+local T = require('chainer').tensor
+
+local PROGRAM = 'spec/chainermn/ranks_program.lua'
+local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'scatter_dataset', 'training float64', 'training float32',
+  'refusals' }
+
+local function have(cmd) local _, code = H.run('command -v ' .. cmd) return code == 0 end
+local function have_libmpi()
+  local _, code = H.run('ldconfig -p | grep -q "libmpi\\.so"')
+  return code == 0
+end
+
+-- Runs the program (under mpirun when np is given) with a communicator
+-- `name`; returns its output and exit status.  One OpenMP thread per rank:
+-- the ranks share the machine's cores.
+local function run_program(name, np)
+  local env = string.format("LUA_PATH='%s' OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 " ..
+    'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 ', package.path)
+  local launcher = np and string.format('mpirun -np %d --oversubscribe ', np) or ''
+  return H.run(env .. 'timeout 120 ' .. launcher .. 'luajit ' .. PROGRAM .. ' ' .. name)
+end
+
+-- Asserts that every rank reported `check` ok.
+local function assert_check(out, check, ranks)
+  for r = 0, ranks - 1 do
+    local line = out:match('check ' .. check:gsub('%p', '%%%0') .. ' rank ' .. r .. ' ([^\n]*)')
+    assert(line == 'ok', string.format('check %s on rank %d: %s\n%s', check, r, tostring(line), out))
+  end
+end
+
+describe('chainermn #mpi', function()
+  describe('without MPI calls', function()
+    it('require does not load the MPI library', function()
+      local out, code = H.run(string.format("LUA_PATH='%s' luajit -e \"require 'chainermn'; " ..
+        "for l in io.lines('/proc/self/maps') do if l:find('libmpi') then print('loaded') end end\"", package.path))
+      assert.are.equal(0, code, out)
+      assert.are.equal('', out)
+    end)
+
+    it('names unknown and unbuilt communicators and bad options', function()
+      local function err(...) local ok, e = pcall(chainermn.create_communicator, ...) assert.is_false(ok) return e end
+      assert.matches("create_communicator: unknown communicator 'nccl' (expected 'flat' or 'naive')",
+        err('nccl'), 1, true)
+      assert.matches("create_communicator: 'pure_nccl' needs NCCL and CUDA", err('pure_nccl'), 1, true)
+      assert.matches("create_communicator: the 'hierarchical' communicator is not built yet", err('hierarchical'), 1, true)
+      assert.matches("create_communicator: unknown option 'bad'", err('flat', { bad = 1 }), 1, true)
+      assert.matches('create_communicator: the name must be a string (got number)', err(3), 1, true)
+    end)
+
+    it('splits like Chainer: equal lengths may overlap, otherwise disjoint and covering', function()
+      assert.are.same({ { 0, 4 }, { 3, 7 }, { 6, 10 } }, scatter.ranges(10, 3, true))
+      assert.are.same({ { 0, 4 }, { 4, 7 }, { 7, 10 } }, scatter.ranges(10, 3, false))
+      assert.are.same({ { 0, 5 }, { 5, 10 } }, scatter.ranges(10, 2, true))
+      assert.are.same({ { 0, 1 }, { 1, 1 }, { 1, 1 } }, scatter.ranges(1, 3, false))
+      assert.are.same({ { 0, 1 }, { 0, 1 }, { 0, 1 } }, scatter.ranges(1, 3, true))
+    end)
+
+    it('serialises the values the *_obj collectives send', function()
+      local v = { 1.5, 'a\0b', true, n = 2 ^ 60 + 2, t = T.array({ { 1, 2 }, { 3, 4 } }, 'int64'), [false] = -0.1 }
+      local d = serialize.decode(serialize.encode(v))
+      assert.are.same({ 1.5, 'a\0b', true }, { d[1], d[2], d[3] })
+      assert.are.equal(2 ^ 60 + 2, d.n)
+      assert.are.equal(-0.1, d[false])
+      assert.are.same({ 2, 2 }, d.t.shape)
+      assert.are.same({ 1, 2, 3, 4 }, d.t:tolist())
+      assert.are.equal('int64', d.t.dtype)
+      local ok, e = pcall(serialize.encode, { f = print })
+      assert.is_false(ok)
+      assert.matches('cannot send the value[f]: a function', e, 1, true)
+      local cyc = {}
+      cyc.self = cyc
+      ok, e = pcall(serialize.encode, cyc)
+      assert.matches('the table contains itself', e, 1, true)
+    end)
+  end)
+
+  describe('one process (size 1, no mpirun)', function()
+    if not have_libmpi() then
+      it('needs Open MPI', function() pending('libmpi.so is not installed (scripts/install-deps installs Open MPI)') end)
+      return
+    end
+    local out, code
+    for _, check in ipairs(CHECKS) do
+      it(check, function()
+        if not out then out, code = run_program('flat') end
+        assert.are.equal(0, code, out)
+        assert_check(out, check, 1)
+      end)
+    end
+  end)
+
+  describe('a rank that fails', function()
+    it('ends the job through MPI_Abort instead of leaving the others waiting', function()
+      if not have('mpirun') then return pending('mpirun is not installed') end
+      local exe = H.chainlua()
+      if not H.exists(exe) then return pending('no chainlua executable at ' .. exe) end
+      local out, code = H.run('OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 ' ..
+        'timeout 120 mpirun -np 2 --oversubscribe ' .. exe .. ' spec/chainermn/failing_rank.lua')
+      assert.are_not.equal(124, code, 'the job hung:\n' .. out)   -- timeout's status
+      assert.are_not.equal(0, code, out)
+      assert.matches('rank 1 fails on purpose', out, 1, true)
+      assert.matches('chainermn: rank 1 ended with an error; aborting the MPI job', out, 1, true)
+      assert.is_nil(out:find('rank 0 was not stopped', 1, true), out)
+    end)
+  end)
+
+  for _, name in ipairs({ 'flat', 'naive' }) do
+    describe('two ranks under mpirun, ' .. name, function()
+      if not have('mpirun') then
+        it('needs mpirun', function() pending('mpirun is not installed (scripts/install-deps installs Open MPI)') end)
+        return
+      end
+      local out, code
+      for _, check in ipairs(CHECKS) do
+        it(check, function()
+          if not out then out, code = run_program(name, 2) end
+          assert.are.equal(0, code, out)
+          assert_check(out, check, 2)
+        end)
+      end
+    end)
+  end
+end)

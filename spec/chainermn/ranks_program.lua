@@ -1,0 +1,181 @@
+-- The program chainermn_spec.lua starts under `mpirun -np 2` (and alone,
+-- as a communicator of size 1).  Each check prints one line per rank:
+--   check <name> rank <r> ok
+--   check <name> rank <r> FAIL <message>
+-- A check that fails on one rank may leave the others waiting in a
+-- collective; the spec bounds the whole run with `timeout`.
+local chainer = require 'chainer'
+local chainermn = require 'chainermn'
+local T, L, F = chainer.tensor, chainer.links, chainer.functions
+
+local comm = chainermn.create_communicator(arg[1] or 'flat')
+local rank, size = comm.rank, comm.size
+
+local function check(name, fn)
+  local ok, err = pcall(fn)
+  io.write(string.format('check %s rank %d %s\n', name, rank, ok and 'ok' or ('FAIL ' .. tostring(err):gsub('\n', ' '))))
+  io.flush()
+end
+
+local function expect(cond, msg) if not cond then error(msg, 2) end end
+local function max_diff(a, b) return (a - b):abs():max():item() end
+
+check('ranks', function()
+  expect(rank >= 0 and rank < size, 'rank ' .. rank .. ' outside 0..' .. (size - 1))
+  -- one machine: every rank shares the node
+  expect(comm.intra_size == size and comm.intra_rank == rank, 'intra ' .. comm.intra_rank .. '/' .. comm.intra_size)
+  expect(comm.inter_size == 1 and comm.inter_rank == 0, 'inter ' .. comm.inter_rank .. '/' .. comm.inter_size)
+end)
+
+check('allreduce', function()
+  -- rank r contributes (r + 1) * x: the sum is size * (size + 1) / 2 * x
+  for _, dtype in ipairs({ 'float32', 'float64', 'int32', 'int64' }) do
+    local x = T.array({ { 1, 2, 3 }, { 4, 5, 6 } }, dtype)
+    local got = comm:allreduce(x * (rank + 1))
+    expect(got.dtype == dtype, 'dtype ' .. got.dtype)
+    expect(max_diff(got:astype('float64'), x:astype('float64') * (size * (size + 1) / 2)) == 0,
+      dtype .. ': ' .. tostring(got))
+  end
+  local ok, err = pcall(comm.allreduce, comm, T.zeros({ rank + 1 }, 'float64'))
+  if size > 1 then
+    expect(not ok and err:find('allreduce: the ranks passed different arguments (rank 0: float64 of shape (1); ' ..
+      'rank 1: float64 of shape (2))', 1, true), 'shape mismatch: ' .. tostring(err))
+  else
+    expect(ok, tostring(err))
+  end
+end)
+
+check('bcast', function()
+  for root = 0, size - 1 do
+    local mine = T.array({ { root + 0.5, -1 }, { 2, 3 } }, 'float64')
+    local got = comm:bcast(rank == root and mine or nil, root)
+    expect(got.dtype == 'float64' and table.concat(got.shape, ',') == '2,2', 'got ' .. tostring(got))
+    expect(max_diff(got, mine) == 0, 'root ' .. root .. ': ' .. tostring(got))
+  end
+  local h = comm:bcast(rank == 0 and T.array({ 1.5, 2 }, 'float16') or nil, 0)
+  expect(h.dtype == 'float16' and h:get(0) == 1.5, 'float16 ' .. tostring(h))
+end)
+
+check('objects', function()
+  local v = comm:bcast_obj(rank == 0 and { name = 'x', list = { 1, 2.5, true } } or nil)
+  expect(v.name == 'x' and v.list[2] == 2.5 and v.list[3] == true, 'bcast_obj')
+  local s = comm:allreduce_obj({ n = rank + 1, t = T.array({ 1, rank }, 'float64') })
+  expect(s.n == size * (size + 1) / 2, 'allreduce_obj n ' .. tostring(s.n))
+  expect(s.t:get(0) == size and s.t:get(1) == size * (size - 1) / 2, 'allreduce_obj tensor ' .. tostring(s.t))
+  local g = comm:gather_obj('from ' .. rank, size - 1)
+  if rank == size - 1 then
+    expect(#g == size, 'gather_obj length')
+    for r = 0, size - 1 do expect(g[r + 1] == 'from ' .. r, 'gather_obj ' .. tostring(g[r + 1])) end
+  else
+    expect(g == nil, 'gather_obj on a non-root rank')
+  end
+end)
+
+check('scatter_dataset', function()
+  -- every position 0..n-1, shuffled by root's seed, split in disjoint
+  -- shards that cover the dataset (force_equal_length = false); with equal
+  -- lengths (the default) the shards have ceil(n / size) examples each
+  for _, n in ipairs({ 10, 11 }) do
+    local ds = {}
+    for i = 1, n do ds[i] = i - 1 end
+    local sub = chainermn.scatter_dataset(ds, comm, { shuffle = true, seed = 3, force_equal_length = false })
+    local mine = {}
+    for i = 1, sub:len() do mine[i] = sub:get_example(i) end
+    local all = comm:bcast_obj(comm:gather_obj(mine, 0), 0)
+    local seen, count = {}, 0
+    for r = 1, size do
+      for _, v in ipairs(all[r]) do
+        expect(not seen[v], 'example ' .. v .. ' is in two shards')
+        seen[v], count = true, count + 1
+      end
+    end
+    expect(count == n, n .. ' examples, shards hold ' .. count)
+    local eq = chainermn.scatter_dataset(ds, comm, { shuffle = true, seed = 3 })
+    expect(eq:len() == math.ceil(n / size), 'equal length ' .. eq:len())
+  end
+end)
+
+-- An MLP trained by a multi-node optimizer, each rank on its half of every
+-- batch, against the same MLP trained alone on the whole batches.  Every
+-- rank starts from a different initialisation: the first update broadcasts
+-- rank 0's (and updates nothing, as ChainerMN).
+local function mlp(seed, dtype)
+  chainer.config.dtype = dtype
+  T.random.seed(seed)
+  local m = chainer.Sequential(L.Linear(5, 16), F.tanh, L.Linear(16, 3))
+  chainer.config.dtype = 'float32'
+  return m
+end
+
+local function train_check(dtype, tol)
+  local batch, steps = 8, 6
+  local model = mlp(100 + rank, dtype)
+  local reference = mlp(100, dtype)           -- rank 0's initialisation
+  -- (MomentumSGD: unlike Adam, a wrong gradient scale changes its steps)
+  local opt = chainermn.create_multi_node_optimizer(chainer.optimizers.MomentumSGD({ lr = 0.1 }), comm)
+  opt:setup(model)
+  local ref_opt = chainer.optimizers.MomentumSGD({ lr = 0.1 })
+  ref_opt:setup(reference)
+  local function loss_of(m, x, t) return F.softmax_cross_entropy(m(x), t) end
+
+  opt:update()                                -- the broadcast
+  for name, p in model:namedparams() do
+    local q
+    for n2, p2 in reference:namedparams() do if n2 == name then q = p2 end end
+    expect(max_diff(p.array, q.array) == 0, 'after the broadcast ' .. name .. ' differs from rank 0')
+  end
+  expect(opt.t == 0, 'the broadcast must not update (t = ' .. opt.t .. ')')
+
+  T.random.seed(7)                            -- the same batches on every rank
+  local per_rank = batch / size
+  for _ = 1, steps do
+    local x = T.random.normal(0, 1, { batch, 5 }):astype(dtype)
+    local t = T.random.randint(0, 3, { batch }):astype('int32')
+    local lo = rank * per_rank
+    opt:update(loss_of, model, x:slice({ lo, lo + per_rank }), t:slice({ lo, lo + per_rank }))
+    ref_opt:update(loss_of, reference, x, t)
+  end
+  expect(opt.t == steps, 't = ' .. opt.t)
+  local worst = 0
+  for name, p in model:namedparams() do
+    for n2, q in reference:namedparams() do
+      if n2 == name then worst = math.max(worst, max_diff(p.array, q.array)) end
+    end
+  end
+  expect(worst <= tol, dtype .. ': parameters differ from the one-process run by ' .. worst)
+  -- and they moved: the check is not vacuous
+  local start = mlp(100, dtype)
+  expect(max_diff(model[1].W.array, start[1].W.array) > 1e-3, 'the parameters did not move')
+end
+
+check('training float64', function() train_check('float64', 1e-10) end)
+check('training float32', function() train_check('float32', 1e-5) end)
+
+check('refusals', function()
+  -- a value that cannot be sent, or no tensor on root: every rank raises
+  -- (and the ranks stay in step: the next collective still works)
+  local ok, err = pcall(comm.bcast_obj, comm, rank == 0 and { f = print } or nil, 0)
+  expect(not ok and err:find(rank == 0 and 'bcast_obj: cannot send the value[f]: a function' or
+    'bcast_obj: the root (rank 0) passed a value that cannot be sent', 1, true), 'bcast_obj: ' .. tostring(err))
+  ok, err = pcall(comm.gather_obj, comm, rank == size - 1 and print or rank, 0)
+  expect(not ok and err:find(rank == size - 1 and 'gather_obj: cannot send the value: a function' or
+    ('gather_obj: rank ' .. (size - 1) .. ' passed a value that cannot be sent'), 1, true), 'gather_obj: ' .. tostring(err))
+  ok, err = pcall(comm.bcast, comm, 'x', 0)
+  expect(not ok and err:find(rank == 0 and 'bcast: the root must pass a tensor (got string)' or
+    'bcast: the root (rank 0) passed a bad argument', 1, true), 'bcast: ' .. tostring(err))
+  -- a float16 tensor on the last rank only
+  local x = rank == size - 1 and T.zeros({ 2 }, 'float16') or T.zeros({ 2 }, 'float64')
+  ok, err = pcall(comm.allreduce, comm, x)
+  expect(not ok and err:find((size > 1 and 'allreduce: the ranks passed different arguments' or 'allreduce: cannot sum float16'), 1, true)
+    and err:find('cannot sum float16 tensors', 1, true), 'allreduce float16: ' .. tostring(err))
+  -- models that differ (a parameter missing on the last rank)
+  local m = chainer.Sequential(L.Linear(2, 2, rank == size - 1 and { nobias = true } or nil))
+  ok, err = pcall(comm.bcast_data, comm, m)
+  if size > 1 then
+    expect(not ok and err:find('bcast_data: the ranks passed different arguments (rank 0: 2 parameters', 1, true),
+      'bcast_data: ' .. tostring(err))
+  else
+    expect(ok, tostring(err))
+  end
+  expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)

@@ -31,6 +31,7 @@ local function fail(msg, level)
   end
   error(msg, level + 1)
 end
+M.fail = fail   -- for modules whose checks run below a class constructor
 
 local EMPTY = setmetatable({}, {
   __newindex = function() error('_args: the shared empty options table is read-only', 2) end,

@@ -39,7 +39,7 @@ end
 local function name_of(self) return rawget(getmetatable(self), '__name') end
 
 local function missing(self, what)
-  args.fail(string.format('%s: %s is not defined for this distribution (Chainer does not define it either)',
+  args.fail(string.format('%s: %s is not defined for this distribution',
     name_of(self), what), 3)
 end
 
@@ -47,6 +47,11 @@ end
 -- what every distribution inherits
 ---------------------------------------------------------------------------
 function Distribution:_get_event_shape() return {} end
+
+-- Chainer's properties a distribution does not define are errors, not nil.
+for _, name in ipairs({ 'batch_shape', 'mean', 'variance', 'mode', 'entropy', 'covariance', 'params', 'support' }) do
+  Distribution[getter_names[name]] = function(self) missing(self, name) end
+end
 
 -- Chainer's defaults are NotImplementedError; these follow from the
 -- definitions wherever the distribution has the ingredient.
@@ -178,13 +183,30 @@ end
 
 -- A sample-shaped tensor {n, batch...} of the parameter's dtype and device.
 function H.sample_shape(n, v)
+  if v.shape then v = v.shape end
   local s = { n }
-  for _, d in ipairs(v.shape) do s[#s + 1] = d end
+  for _, d in ipairs(v) do s[#s + 1] = d end
   return s
 end
 
+-- x log x, with 0 log 0 = 0 (and a zero gradient there, as Chainer's
+-- _modified_xlogx).
+function H.xlogx(x)
+  local positive = T.gt(x.array, 0)
+  local safe = F.where(positive, x, T.ones(x.shape, x.dtype))
+  return F.where(positive, x * F.log(safe), T.zeros(x.shape, x.dtype))
+end
+
+-- A standard exponential draw -log(1 - u), u in [0, 1): always finite.
+function H.standard_exponential(shape, like)
+  local u = T.random.uniform(0, 1, shape, like.dtype, like.device)
+  return -T.log1p(-u)
+end
+
 -- Where the mask (a bool tensor) holds, y; elsewhere the constant c.
+-- The mask may broadcast to y's shape (x and the parameters broadcast in y).
 function H.where_const(mask, y, c)
+  if T.shape_str(mask.shape) ~= T.shape_str(y.shape) then mask = T.logical_or(mask, T.zeros(y.shape, 'bool')) end
   return F.where(mask, y, T.full(y.shape, c, y.dtype))
 end
 

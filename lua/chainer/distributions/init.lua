@@ -12,7 +12,12 @@ local M = {
 }
 
 local files = {
+  Bernoulli = 'bernoulli',
+  Categorical = 'categorical',
+  Exponential = 'exponential',
+  Laplace = 'laplace',
   Normal = 'normal',
+  Uniform = 'uniform',
 }
 M._files = files
 

@@ -13,10 +13,14 @@ local M = {
 
 local files = {
   Bernoulli = 'bernoulli',
+  Beta = 'beta',
   Categorical = 'categorical',
   Exponential = 'exponential',
+  Gamma = 'gamma',
   Laplace = 'laplace',
+  LogNormal = 'log_normal',
   Normal = 'normal',
+  Poisson = 'poisson',
   Uniform = 'uniform',
 }
 M._files = files

@@ -15,7 +15,7 @@ function M.near(got, want, tol, what)
   got = M.values(got)
   for i = 1, #got do
     local w = type(want) == 'table' and want[i] or want
-    assert(math.abs(got[i] - w) <= tol * math.max(1, math.abs(w)),
+    assert(got[i] == w or math.abs(got[i] - w) <= tol * math.max(1, math.abs(w)),
       string.format('%s[%d]: got %.10g, want %.10g', what or 'value', i, got[i], w))
   end
 end

@@ -98,4 +98,20 @@ function M.poisson(lam, shape)
   return k:astype(dt)
 end
 
+-- n draws of category indices (int64, shape {n, batch...}) from
+-- probabilities p over p's last axis: the category is the number of
+-- cumulative probabilities below a uniform number.
+function M.categorical(p, n)
+  local k = p.shape[#p.shape]
+  local shape, ushape = { n }, { n }
+  for i = 1, #p.shape - 1 do
+    shape[#shape + 1] = p.shape[i]
+    ushape[#ushape + 1] = p.shape[i]
+  end
+  ushape[#ushape + 1] = 1
+  local u = T.random.uniform(0, 1, shape, p.dtype, p.device)
+  local below = T.lt(T.cumsum(p, -1), u:reshape(ushape)):astype('int64')
+  return T.minimum(T.sum(below, { axis = -1 }), k - 1)
+end
+
 return M

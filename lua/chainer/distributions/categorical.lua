@@ -5,6 +5,7 @@ local T = require 'chainer.tensor'
 local args = require 'chainer._args'
 local Variable = require 'chainer.variable'
 local base = require 'chainer.distributions.distribution'
+local samplers = require 'chainer.distributions._samplers'
 local H = base.helpers
 
 local Categorical = base.Distribution:extend('Categorical')
@@ -21,15 +22,7 @@ function Categorical:init(p, opts)
     args.fail('Categorical: ' .. (p ~= nil and 'p' or 'logit') .. ' needs at least one axis (the categories)', 2)
   end
   if p ~= nil then
-    if validate then
-      H.in_unit(fn, 'p', v)
-      local sums = T.sum(v.array:astype('float64'), { axis = -1 })
-      local tol = v.dtype == 'float64' and 1e-8 or 1e-3
-      local err = T.max(T.abs(sums - 1)):item()
-      if err > tol then
-        args.fail(string.format('Categorical: p must sum to 1 along its last axis (off by up to %g)', err), 2)
-      end
-    end
+    if validate then H.simplex(fn, 'p', v) end
     self.p = v
   else
     self._logit = v
@@ -65,20 +58,9 @@ function Categorical:log_prob(x)
   return F.reshape(picked, labels.shape)
 end
 
--- Inverse-CDF draws: the category is the number of cumulative
--- probabilities below a uniform number.  int64, as NumPy's choice.
+-- int64 draws, as NumPy's choice.
 function Categorical:sample_n(n)
-  local p = self.p.array
-  local k = p.shape[#p.shape]
-  local shape = H.sample_shape(n, self.batch_shape)
-  local u = T.random.uniform(0, 1, shape, p.dtype, p.device)
-  local ushape = {}
-  for i, s in ipairs(shape) do ushape[i] = s end
-  ushape[#ushape + 1] = 1
-  local cdf = T.cumsum(p, -1)
-  local below = T.lt(cdf, u:reshape(ushape)):astype('int64')
-  local idx = T.sum(below, { axis = -1 })
-  return Variable(T.minimum(idx, k - 1))
+  return Variable(samplers.categorical(self.p.array, n))
 end
 
 base.register_kl(Categorical, Categorical, function(p, q)

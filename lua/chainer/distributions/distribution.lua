@@ -171,6 +171,18 @@ function H.in_unit(fn, name, v)
   check(fn, name, v, function(d) return T.logical_and(T.ge(d, 0), T.le(d, 1)) end, 'in [0, 1]')
 end
 
+-- Probabilities along the last axis: in [0, 1] and summing to 1 (within
+-- 1e-3 in float32 and float16, 1e-8 in float64).
+function H.simplex(fn, name, v)
+  H.in_unit(fn, name, v)
+  local sums = T.sum(v.array:astype('float64'), { axis = -1 })
+  local tol = v.dtype == 'float64' and 1e-8 or 1e-3
+  local err = T.max(T.abs(sums - 1)):item()
+  if err > tol then
+    args.fail(string.format('%s: %s must sum to 1 along its last axis (off by up to %g)', fn, name, err), 4)
+  end
+end
+
 -- The options every constructor reads; `extra` names its own options.
 function H.options(fn, opts, accepted)
   opts = args.options(fn, opts, accepted, 3)

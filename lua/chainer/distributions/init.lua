@@ -24,6 +24,7 @@ local files = {
   Gumbel = 'gumbel',
   Laplace = 'laplace',
   LogNormal = 'log_normal',
+  MultivariateNormal = 'multivariate_normal',
   Normal = 'normal',
   OneHotCategorical = 'one_hot_categorical',
   Pareto = 'pareto',

@@ -22,6 +22,7 @@ local files = {
   Gamma = 'gamma',
   Geometric = 'geometric',
   Gumbel = 'gumbel',
+  Independent = 'independent',
   Laplace = 'laplace',
   LogNormal = 'log_normal',
   MultivariateNormal = 'multivariate_normal',

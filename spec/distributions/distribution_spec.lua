@@ -64,3 +64,18 @@ describe('register_kl and kl_divergence', function()
     S.raises(function() chainer.register_kl(D.Normal, D.Normal, 3) end, 'register_kl', 'function')
   end)
 end)
+
+describe('chainer.distributions', function()
+  it("has every one of Chainer 7.8.1's 19 classes, each a Distribution subclass", function()
+    local names = { 'Bernoulli', 'Beta', 'Categorical', 'Cauchy', 'Chisquare', 'Dirichlet', 'Exponential', 'Gamma',
+      'Geometric', 'Gumbel', 'Independent', 'Laplace', 'LogNormal', 'MultivariateNormal', 'Normal',
+      'OneHotCategorical', 'Pareto', 'Poisson', 'Uniform' }
+    for _, name in ipairs(names) do
+      local cls = D[name]
+      assert(cls ~= nil, name .. ' is missing')
+      assert.is_true(chainer.class.issubclass(cls, chainer.Distribution), name)
+      assert.are.equal(name, rawget(cls, '__name'))
+    end
+    assert.is_nil(D.Nonexistent)
+  end)
+end)

@@ -28,6 +28,7 @@ for _, c in ipairs(methods) do
     fn = function(m, s) return D.Normal(m, s)[name](D.Normal(m, s), x_fixed:astype(m.dtype)) end,
     inputs = params,
     reference = function(m, s) return ref(m, s, x_fixed:astype(m.dtype)) end,
+    double_backward = true,
   })
 end
 
@@ -74,6 +75,7 @@ function_spec.describe('kl_divergence(Normal, Normal)', {
   reference = function(m1, s1, m2, s2)
     return T.log(s2 / s1) + (s1 * s1 + (m1 - m2) * (m1 - m2)) / (s2 * s2 * 2) - 0.5
   end,
+  double_backward = true,
 })
 
 describe('Normal', function()

@@ -17,11 +17,13 @@ function_spec.describe('Bernoulli:log_prob (p)', {
   reference = function(p) return bern_log(p, x01:astype(p.dtype)) end,
 })
 function_spec.describe('Bernoulli:log_prob (logit)', {
+  double_backward = true,
   fn = function(l) return D.Bernoulli(nil, l):log_prob(x01:astype(l.dtype)) end,
   inputs = function(dt) return { U(-2, 2, { 3, 2 }, dt) } end,
   reference = function(l) local p = 1 / (T.exp(-l) + 1); return bern_log(p, x01:astype(l.dtype)) end,
 })
 function_spec.describe('Bernoulli:prob', {
+  double_backward = true,
   fn = function(p) return D.Bernoulli(p):prob(x01:astype(p.dtype)) end,
   inputs = function(dt) return { U(0.2, 0.8, { 3, 2 }, dt) } end,
   reference = function(p) return T.exp(bern_log(p, x01:astype(p.dtype))) end,
@@ -54,6 +56,7 @@ local function pick(lp)
 end
 
 function_spec.describe('Categorical:log_prob (logit, with a sample axis)', {
+  double_backward = true,
   fn = function(l) return D.Categorical(nil, { logit = l }):log_prob(labels) end,
   inputs = function(dt) return { U(-1, 1, { 2, 3 }, dt) } end,
   reference = function(l)
@@ -62,6 +65,7 @@ function_spec.describe('Categorical:log_prob (logit, with a sample axis)', {
   end,
 })
 function_spec.describe('Categorical.entropy', {
+  double_backward = true,
   fn = function(p) return D.Categorical(p / F.sum(p, { axis = 1, keepdims = true }).array, { validate_args = false }).entropy end,
   inputs = function(dt) return { U(0.2, 1, { 2, 4 }, dt) } end,
   no_grads = { true },
@@ -71,6 +75,7 @@ function_spec.describe('Categorical.entropy', {
   end,
 })
 function_spec.describe('kl_divergence(Categorical, Categorical) (logits)', {
+  double_backward = true,
   fn = function(a, b) return chainer.kl_divergence(D.Categorical(nil, { logit = a }), D.Categorical(nil, { logit = b })) end,
   inputs = function(dt) return { U(-1, 1, { 2, 4 }, dt), U(-1, 1, { 2, 4 }, dt) } end,
   reference = function(a, b)

@@ -69,6 +69,7 @@ for _, c in ipairs(cases) do
   for method, ref in pairs(c.ref) do
     local is_field = method == 'mean' or method == 'variance' or method == 'stddev' or method == 'entropy' or method == 'mode'
     function_spec.describe(c.name .. (is_field and '.' or ':') .. method, {
+      double_backward = true,
       fn = function(...)
         local d = c.make(...)
         if is_field then return F.identity(d[method]) end
@@ -87,6 +88,7 @@ for _, c in ipairs(cases) do
   -- sample is a smooth function of the parameters (gradients by finite
   -- differences); the reference rebuilds it from the same uniform draws
   function_spec.describe(c.name .. ':sample (reparameterised)', {
+    double_backward = true,
     fn = function(...) T.random.seed(21); return c.make(...):sample(5) end,
     inputs = c.inputs,
     reference = function(...)
@@ -104,11 +106,13 @@ for _, c in ipairs(cases) do
 end
 
 function_spec.describe('kl_divergence(Exponential, Exponential)', {
+  double_backward = true,
   fn = function(a, b) return chainer.kl_divergence(D.Exponential(a), D.Exponential(b)) end,
   inputs = function(dt) return { U(0.5, 2, { 4 }, dt), U(0.5, 2, { 4 }, dt) } end,
   reference = function(a, b) return T.log(a / b) + b / a - 1 end,
 })
 function_spec.describe('kl_divergence(Laplace, Laplace)', {
+  double_backward = true,
   fn = function(m1, b1, m2, b2) return chainer.kl_divergence(D.Laplace(m1, b1), D.Laplace(m2, b2)) end,
   inputs = function(dt) return { U(-1, -0.5, { 4 }, dt), U(0.5, 2, { 4 }, dt), U(0.5, 1, { 4 }, dt), U(0.5, 2, { 4 }, dt) } end,
   reference = function(m1, b1, m2, b2)
@@ -117,6 +121,7 @@ function_spec.describe('kl_divergence(Laplace, Laplace)', {
   end,
 })
 function_spec.describe('kl_divergence(Uniform, Uniform)', {
+  double_backward = true,
   fn = function(w1, w2) return chainer.kl_divergence(D.Uniform(0 * w1, w1), D.Uniform(0 * w2 - 1, w2)) end,
   inputs = function(dt) return { U(0.5, 1, { 4 }, dt), U(1.5, 2, { 4 }, dt) } end,
   reference = function(w1, w2) return T.log((w2 + 1) / w1) end,

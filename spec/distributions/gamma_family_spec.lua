@@ -48,6 +48,8 @@ for _, c in ipairs(cases) do
   for method, ref in pairs(refs) do
     local is_field = method ~= 'log_prob' and method ~= 'cdf'
     function_spec.describe(name .. (is_field and '.' or ':') .. method, {
+      -- (LogNormal:cdf's second differences are too coarse at the default step)
+      double_backward = not (name == 'LogNormal' and method == 'cdf'),
       fn = function(a, b)
         local d = make(a, b)
         if is_field then return F.identity(d[method]) end
@@ -60,12 +62,14 @@ for _, c in ipairs(cases) do
 end
 
 function_spec.describe('LogNormal:icdf', {
+  double_backward = true,
   fn = function(m, s) return D.LogNormal(m, s):icdf(T.full({ 3 }, 0.975, m.dtype)) end,
   inputs = pos,
   reference = function(m, s) return T.exp(m + s * 1.959963984540054) end,
 })
 
 function_spec.describe('LogNormal:sample (reparameterised)', {
+  double_backward = true,
   fn = function(m, s) T.random.seed(31); return D.LogNormal(m, s):sample(4) end,
   inputs = pos,
   reference = function(m, s)
@@ -75,6 +79,7 @@ function_spec.describe('LogNormal:sample (reparameterised)', {
 })
 
 function_spec.describe('Poisson:log_prob', {
+  double_backward = true,
   fn = function(l) return D.Poisson(l):log_prob(T.array({ 0, 2, 7 }, 'int32')) end,
   inputs = function(dt) return { U(0.5, 5, { 3 }, dt) } end,
   reference = function(l)
@@ -94,12 +99,14 @@ local kls = {
 }
 for _, c in ipairs(kls) do
   function_spec.describe('kl_divergence(' .. c[1] .. ', ' .. c[1] .. ')', {
+  double_backward = true,
     fn = function(a1, b1, a2, b2) return chainer.kl_divergence(c[2](a1, b1), c[2](a2, b2)) end,
     inputs = function(dt) return { U(0.8, 3, { 3 }, dt), U(0.5, 2, { 3 }, dt), U(0.8, 3, { 3 }, dt), U(0.5, 2, { 3 }, dt) } end,
     reference = c[3],
   })
 end
 function_spec.describe('kl_divergence(Poisson, Poisson)', {
+  double_backward = true,
   fn = function(a, b) return chainer.kl_divergence(D.Poisson(a), D.Poisson(b)) end,
   inputs = function(dt) return { U(0.5, 5, { 3 }, dt), U(0.5, 5, { 3 }, dt) } end,
   reference = function(a, b) return a * T.log(a / b) - a + b end,

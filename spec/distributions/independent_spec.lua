@@ -25,7 +25,7 @@ local methods = {
 for name, ref in pairs(methods) do
   function_spec.describe('Independent(Normal):' .. name, {
     fn = function(m, s) local d = D.Independent(D.Normal(m, s)); return d[name](d, x:astype(m.dtype)) end,
-    inputs = inputs,
+    inputs = inputs, double_backward = true,
     reference = function(m, s) return ref(m, s, x:astype(m.dtype)) end,
   })
 end

@@ -57,6 +57,8 @@ for _, c in ipairs(cases) do
   local name, make, inputs, x, refs = c[1], c[2], c[3], c[4], c[5]
   for method, ref in pairs(refs) do
     function_spec.describe(name .. (fields[method] and '.' or ':') .. method, {
+      -- (Gumbel:log_prob's second differences are too coarse at the default step)
+      double_backward = not (name == 'Gumbel' and method == 'log_prob'),
       fn = function(...)
         local d = make(...)
         if fields[method] then return F.identity(d[method]) end
@@ -74,6 +76,7 @@ for _, c in ipairs(cases) do
 end
 
 function_spec.describe('Pareto:sample (reparameterised)', {
+  double_backward = true,
   fn = function(s, a) T.random.seed(41); return D.Pareto(s, a):sample(4) end,
   inputs = function(dt) return { U(0.5, 2, { 3 }, dt), U(2.5, 4, { 3 }, dt) } end,
   reference = function(s, a)
@@ -97,7 +100,7 @@ local kls = {
     function(s1, a1, s2, a2) return a2 * T.log(s1 / s2) + T.log(a1 / a2) + a2 / a1 - 1 end },
 }
 for _, c in ipairs(kls) do
-  function_spec.describe('kl_divergence(' .. c[1] .. ', ' .. c[1] .. ')', { inputs = c[2], fn = c[3], reference = c[4],
+  function_spec.describe('kl_divergence(' .. c[1] .. ', ' .. c[1] .. ')', { double_backward = true, inputs = c[2], fn = c[3], reference = c[4],
     eps = c[1] == 'Geometric' and 1e-4 or nil })
 end
 

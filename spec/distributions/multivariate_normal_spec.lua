@@ -27,6 +27,7 @@ end
 local function quad(v, m) return T.sum(v * T.matmul(m, v:reshape({ d, 1 })):reshape({ d })):item() end
 
 function_spec.describe('MultivariateNormal:log_prob', {
+  double_backward = true,
   fn = function(m, a) return D.MultivariateNormal(m, { scale_tril = tril_var(a) }):log_prob(x_fixed:astype(m.dtype)) end,
   inputs = inputs,
   reference = function(m, a)
@@ -60,6 +61,7 @@ function_spec.describe('MultivariateNormal.entropy, covariance and variance', {
 })
 
 function_spec.describe('kl_divergence(MultivariateNormal, MultivariateNormal)', {
+  double_backward = true,
   fn = function(m1, a1, m2, a2)
     return chainer.kl_divergence(D.MultivariateNormal(m1, { scale_tril = tril_var(a1) }),
       D.MultivariateNormal(m2, { scale_tril = tril_var(a2) }))

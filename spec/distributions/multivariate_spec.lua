@@ -19,6 +19,7 @@ local function p_of(w) return w / F.broadcast_to(F.sum(w, { axis = 1, keepdims =
 local function weights(dt) return { U(0.5, 2, { 2, 3 }, dt) } end
 
 function_spec.describe('OneHotCategorical:log_prob', {
+  double_backward = true,
   fn = function(w) return D.OneHotCategorical(p_of(w)):log_prob(onehot:astype(w.dtype)) end,
   inputs = weights,
   reference = function(w) return T.sum(T.log(normalise(w)) * onehot:astype(w.dtype), { axis = 1 }) end,
@@ -32,6 +33,7 @@ function_spec.describe('OneHotCategorical.variance and entropy', {
   end,
 })
 function_spec.describe('kl_divergence(OneHotCategorical, OneHotCategorical)', {
+  double_backward = true,
   fn = function(a, b) return chainer.kl_divergence(D.OneHotCategorical(p_of(a)), D.OneHotCategorical(p_of(b))) end,
   inputs = function(dt) return { U(0.5, 2, { 2, 3 }, dt), U(0.5, 2, { 2, 3 }, dt) } end,
   reference = function(a, b)
@@ -45,6 +47,7 @@ local function lbeta(a) return T.sum(lg(a), { axis = 1 }) - lg(T.sum(a, { axis =
 local function alphas(dt) return { U(0.8, 3, { 2, 3 }, dt) } end
 
 function_spec.describe('Dirichlet:log_prob', {
+  double_backward = true,
   fn = function(a) return D.Dirichlet(a):log_prob(point:astype(a.dtype)) end,
   inputs = alphas,
   reference = function(a) return T.sum((a - 1) * T.log(point:astype(a.dtype)), { axis = 1 }) - lbeta(a) end,
@@ -59,6 +62,7 @@ function_spec.describe('Dirichlet.mean, variance and entropy', {
   end,
 })
 function_spec.describe('kl_divergence(Dirichlet, Dirichlet)', {
+  double_backward = true,
   fn = function(a, b) return chainer.kl_divergence(D.Dirichlet(a), D.Dirichlet(b)) end,
   inputs = function(dt) return { U(0.8, 3, { 2, 3 }, dt), U(0.8, 3, { 2, 3 }, dt) } end,
   reference = function(a, b)

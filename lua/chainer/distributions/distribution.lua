@@ -23,11 +23,41 @@ local getter_names = setmetatable({}, {
   end,
 })
 
+local function name_of(self) return rawget(getmetatable(self), '__name') end
+
+-- The methods that take a point x check it (and their self) before the
+-- formula runs, so that a bad x is named here rather than deep inside an op.
+local POINT_METHODS = {
+  log_prob = true, prob = true, cdf = true, icdf = true, log_cdf = true, survival_function = true,
+  log_survival_function = true, perplexity = true,
+}
+local checked = setmetatable({}, { __mode = 'k' })   -- method -> its checking wrapper
+
+local function checking(name, method)
+  local w = checked[method]
+  if w then return w end
+  w = function(self, x, ...)
+    if not class.isinstance(self, Distribution) then
+      args.fail(string.format("Distribution:%s: call it with ':' (d:%s(x))", name, name), 2)
+    end
+    if not (T.is_tensor(x) or type(x) == 'number' or (type(x) == 'table' and x._is_variable)) then
+      args.fail(string.format('%s:%s: x must be a Variable, a tensor or a number (got %s)', name_of(self), name,
+        type(x)), 2)
+    end
+    return method(self, x, ...)
+  end
+  checked[method] = w
+  return w
+end
+
 -- Methods first (through the class chain), then a computed, cached field.
 Distribution.__index = function(self, k)
   local cls = getmetatable(self)
   local m = cls[k]
-  if m ~= nil then return m end
+  if m ~= nil then
+    if POINT_METHODS[k] and type(m) == 'function' then return checking(k, m) end
+    return m
+  end
   if type(k) ~= 'string' then return nil end
   local getter = cls[getter_names[k]]
   if getter == nil then return nil end
@@ -35,8 +65,6 @@ Distribution.__index = function(self, k)
   if v ~= nil then rawset(self, k, v) end
   return v
 end
-
-local function name_of(self) return rawget(getmetatable(self), '__name') end
 
 local function missing(self, what)
   args.fail(string.format('%s: %s is not defined for this distribution',

@@ -45,6 +45,24 @@ describe('chainer.Distribution', function()
     S.near(d:log_prob(0), -0.5 * math.log(2 * math.pi), 1e-6)
   end)
 
+  it('takes a Lua number as the point, in the parameters\' dtype', function()
+    local f64 = function(v) return T.array({ v }, 'float64') end
+    local cases = {
+      { D.Gamma(f64(2), f64(1)), math.exp(-1) },         -- x e^-x
+      { D.Beta(f64(2), f64(2)), 0 },                     -- 6 x (1 - x) at the edge
+      { D.LogNormal(f64(0), f64(1)), 1 / math.sqrt(2 * math.pi) },
+      { D.Chisquare(f64(2)), 0.5 * math.exp(-0.5) },
+      { D.Pareto(f64(1), f64(2)), 2 },
+      { D.Normal(f64(0), f64(1)), 1 / math.sqrt(2 * math.pi) },
+    }
+    for _, c in ipairs(cases) do
+      local p = c[1]:prob(1)
+      assert.are.equal('float64', p.dtype)
+      S.near(p, c[2], 1e-12)
+    end
+    S.near(D.Gamma(2, 1):prob(1), math.exp(-1), 1e-6)
+  end)
+
   it('derives the survival functions and log cdf from the cdf', function()
     local e = D.Exponential(T.array({ 2 }, 'float64'))
     S.near(e:log_cdf(T.array({ 0.5 }, 'float64')), math.log(1 - math.exp(-1)), 1e-12)

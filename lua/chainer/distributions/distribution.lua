@@ -44,6 +44,9 @@ local function checking(name, method)
       args.fail(string.format('%s:%s: x must be a Variable, a tensor or a number (got %s)', name_of(self), name,
         type(x)), 2)
     end
+    -- a Lua number becomes a 0-d tensor of the parameters' dtype, so that
+    -- every formula can read x's shape
+    if type(x) == 'number' then x = T.array(x, self:_dtype()) end
     return method(self, x, ...)
   end
   checked[method] = w
@@ -84,6 +87,18 @@ end
 -- Chainer's defaults are NotImplementedError; these follow from the
 -- definitions wherever the distribution has the ingredient.
 function Distribution:_get_stddev() return F.sqrt(self.variance) end
+
+-- The float dtype of the parameters: that of the first Variable among the
+-- instance's fields (or those of a distribution it wraps).
+function Distribution:_dtype()
+  for _, v in pairs(self) do
+    if type(v) == 'table' and v._is_variable then return v.dtype end
+  end
+  for _, v in pairs(self) do
+    if class.isinstance(v, Distribution) then return v:_dtype() end
+  end
+  return T.default_float
+end
 
 function Distribution:log_prob() missing(self, 'log_prob') end
 function Distribution:prob(x) return F.exp(self:log_prob(x)) end

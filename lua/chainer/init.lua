@@ -65,7 +65,11 @@ local lazy = {
   optimizers = 'chainer.optimizers',
   optimizer_hooks = 'chainer.optimizer_hooks',
   optimizer = 'chainer.optimizer',
+  distributions = 'chainer.distributions',
 }
+
+-- names Chainer exports at the top level from chainer.distributions
+local from_distributions = { Distribution = true, kl_divergence = true, cross_entropy = true, register_kl = true }
 
 -- reporter (Reporter, report, report_scope, Summary, DictSummary)
 do
@@ -135,6 +139,11 @@ setmetatable(chainer, {
       local mod = require(name)
       rawset(t, k, mod)
       return mod
+    end
+    if from_distributions[k] then
+      local v = t.distributions[k]
+      rawset(t, k, v)
+      return v
     end
     return nil
   end,

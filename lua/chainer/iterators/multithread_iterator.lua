@@ -1,12 +1,12 @@
--- iterators/multithread_iterator.lua: MultithreadIterator (also exported
--- as MultiprocessIterator: chainlua never forks), a SerialIterator whose
--- upcoming batches are gathered on worker threads while the model computes.
+-- iterators/multithread_iterator.lua: MultithreadIterator, a SerialIterator
+-- whose upcoming batches are gathered on worker threads while the model
+-- computes (MultiprocessIterator, in multiprocess_iterator.lua, runs
+-- get_example itself in worker processes).
 --
 --   MultithreadIterator(dataset, batch_size, {loop = true, shuffle = true,
 --     order_sampler = s, n_threads = 2, n_prefetch = 2 * n_threads})
 --   MultithreadIterator(dataset, batch_size, repeat, shuffle, n_threads, order_sampler)
---   (Chainer's positional order; MultiprocessIterator also takes Chainer's
---   n_processes for n_threads.)
+--   (Chainer's positional order; n_processes is accepted for n_threads.)
 --
 -- Why C threads: a LuaJIT state runs on one thread, and a Lua dataset (its
 -- closures, tables, get_example) cannot move to another state.  So the
@@ -96,18 +96,7 @@ local function shape_arrays(pl, outs)
   return d
 end
 
-local function copy_state(st)
-  return { pos = st.pos, epoch = st.epoch, is_new_epoch = st.is_new_epoch, order = st.order }
-end
-
-local function sampler_state(s)
-  if type(s) == 'table' and s.get_state then return { s:get_state() } end
-  return nil
-end
-
-local function set_sampler_state(s, state)
-  if state ~= nil and type(s) == 'table' and s.set_state then s:set_state(state[1], state[2]) end
-end
+local copy_state, sampler_state, set_sampler_state = S.copy, S.sampler_state, S.set_sampler_state
 
 local MultithreadIterator = Iterator:extend('MultithreadIterator')
 M.MultithreadIterator = MultithreadIterator
@@ -248,21 +237,9 @@ function MultithreadIterator:next()
 end
 
 function MultithreadIterator:serialize(serializer)
-  local s = self.order_sampler
-  local ahead_sampler = sampler_state(s)
-  set_sampler_state(s, self._sampler_visible)
-  local st = copy_state(self._state)
-  if st.order ~= nil then st.order = st.order:copy() end   -- a load writes into it
-  serial.serialize_state(self, st, serializer)
-  if serializer.is_deserializer then
-    if self._loader ~= nil then drop_queue(self) end
-    self._state = st
-    self._ahead = copy_state(st)
-    self._sampler_visible = sampler_state(s)
-  else
-    set_sampler_state(s, ahead_sampler)
-  end
-  sync(self)
+  S.serialize_prefetching(self, serializer, serial.serialize_state, function(it)
+    if it._loader ~= nil then drop_queue(it) end
+  end)
 end
 
 function MultithreadIterator:order() return self._state.order end

@@ -261,6 +261,7 @@ end
 -- Writes what the task pipe takes now; the rest stays queued.
 function Pool:flush(worker)
   local pending = worker.pending
+  if worker.task_fd == nil then return end
   while #pending > 0 do
     local s = pending[1]
     local w = tonumber(C.write(worker.task_fd, s, #s))
@@ -406,7 +407,9 @@ function Pool:wait(task)
         local ev = fds[k].revents
         if ev ~= 0 then
           local worker = owners[k]
-          if fds[k].events == POLLIN then
+          if worker.result_fd == nil then
+            -- replaced earlier in this round (maxtasksperchild)
+          elseif fds[k].events == POLLIN then
             if bit.band(ev, POLLIN + POLLHUP + POLLERR) ~= 0 then self:receive(worker) end
           else
             self:flush(worker)

@@ -105,6 +105,45 @@ describe('MultiprocessIterator', function()
     m:finalize()
   end)
 
+  it('stacks examples of tensors into the batch arrays (rows), and falls back when layouts differ', function()
+    local x = T.arange(0, 20 * 6, 1, 'float32'):reshape(20, 2, 3)
+    local base = D.TupleDataset(x, T.arange(0, 20, 1, 'int32'))
+    local crop = D.TransformDataset(base, function(ex) return { ex[1]:slice({}, { 1, 3 }):flip(1), ex[2] } end)
+    local concat = chainer.dataset.concat_examples
+    T.random.seed(4)
+    local a = I.SerialIterator(crop, 6)
+    T.random.seed(4)
+    local b = I.MultiprocessIterator(crop, 6, { n_processes = 2, n_prefetch = 2 })
+    for k = 1, 7 do
+      local xa, xb = concat(a:next()), concat(b:next())
+      assert.same(xa[1]:totable(), xb[1]:totable(), 'x of batch ' .. k)
+      assert.same(xa[2]:totable(), xb[2]:totable(), 't of batch ' .. k)
+      assert.equal('int32', xb[2].dtype)
+    end
+    b:finalize()
+    -- dicts of tensors; shapes that differ between examples; a tiny shared_mem
+    local dict = D.TransformDataset(T.arange(0, 8, 1, 'int64'), function(i)
+      local n = i:item()
+      return { v = T.full({ 1 + n % 2 }, n, 'float64'), w = T.array({ n, -n }, 'int64') }
+    end)
+    for _, opts in ipairs({ { n_processes = 2, shuffle = false }, { n_processes = 2, shuffle = false, shared_mem = 8 } }) do
+      local m = I.MultiprocessIterator(dict, 4, opts)
+      for round = 0, 1 do
+        local batch = m:next()
+        for j = 1, 4 do
+          local n = round * 4 + j - 1
+          assert.same(n % 2 == 0 and { n } or { n, n }, batch[j].v:totable())
+          assert.same({ n, -n }, batch[j].w:totable())
+        end
+      end
+      m:finalize()
+    end
+    local same = D.TransformDataset(T.arange(0, 4, 1, 'int64'), function(i) return { w = T.full({ 2 }, i:item()) } end)
+    local m = I.MultiprocessIterator(same, 4, { n_processes = 2, shuffle = false })
+    assert.same({ { 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 } }, concat(m:next()).w:totable())
+    m:finalize()
+  end)
+
   it('gives each worker its own random stream, the same in every run with the same seed', function()
     local noisy = D.TransformDataset(T.arange(0, 40, 1, 'int64'), function(i)
       return { T.random.uniform(0, 1, { 1 }):item(), i:item(), math.random() }

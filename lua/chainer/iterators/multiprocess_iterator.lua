@@ -36,6 +36,8 @@ local P = require 'chainer.dataset.protocol'
 local serial = require 'chainer.iterators.serial_iterator'
 local S = require 'chainer.iterators.state'
 local pool_mod = require 'chainer.iterators.worker_pool'
+local codec = require 'chainer.iterators.value_codec'
+local convert = require 'chainer.dataset.convert'
 local rng = require 'chainer.dataset.rng'
 local args = require 'chainer._args'
 local ffi = require 'ffi'
@@ -166,12 +168,13 @@ local function fill(self)
 end
 
 local function collect(self, e)
-  local batch, n = {}, 0
-  for _, task in ipairs(e.tasks) do
-    local examples = self._pool:wait(task)
-    for k = 1, task.count do batch[n + k] = examples[k] end
-    n = n + task.count
+  local parts = {}
+  for k, task in ipairs(e.tasks) do
+    self._pool:wait(task)
+    parts[k] = { ptr = task.ptr, len = task.len, count = task.count }
   end
+  local batch = codec.decode_batch(parts, P, convert)
+  for _, task in ipairs(e.tasks) do self._pool:release(task) end
   return batch
 end
 

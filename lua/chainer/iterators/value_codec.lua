@@ -12,6 +12,14 @@
 -- moves to a growing private buffer when the block is too small, so the
 -- caller can tell whether the bytes landed in the block or must be sent
 -- some other way.
+--
+-- A chunk of examples (put_chunk / decode_batch) travels in one of two
+-- forms.  When every example is a tensor, or a table of tensors with the
+-- same keys, dtypes and shapes (a TupleDataset-like example), the chunk is
+-- sent as rows: one block of bytes per field, which the parent copies
+-- straight into the batch's stacked arrays (the examples handed out are row
+-- views of them and concat_examples reuses the arrays, as SerialIterator
+-- does for tensor datasets).  Anything else is sent value by value.
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local C = T.C
@@ -144,6 +152,91 @@ function Encoder:put(v, path)
   encode(self, v, path or 'the value', {})
 end
 
+local VALUES, ROWS = 0xF0, 0xF1
+local SINGLE, ARRAY, DICT = 0, 1, 2
+
+-- The fields of example ex when it can travel as rows: kind, keys (in a
+-- fixed order) and tensors, or nil.
+local function row_fields(ex)
+  if T.is_tensor(ex) then
+    if ex.ptr.dev ~= -1 then return nil end
+    return SINGLE, { 1 }, { ex }
+  end
+  if type(ex) ~= 'table' or getmetatable(ex) ~= nil then return nil end
+  local n = #ex
+  local keys, values = {}, {}
+  local count = 0
+  for k, v in pairs(ex) do
+    if not T.is_tensor(v) or v.ptr.dev ~= -1 then return nil end
+    count = count + 1
+    keys[count] = k
+  end
+  if count == 0 then return nil end
+  local kind
+  if n == count then
+    kind = ARRAY
+    for k = 1, n do keys[k] = k end
+  else
+    for _, k in ipairs(keys) do if type(k) ~= 'string' then return nil end end
+    kind = DICT
+    table.sort(keys)
+  end
+  for i, k in ipairs(keys) do
+    values[i] = ex[k]
+    if values[i] == nil then return nil end   -- an array with holes
+  end
+  return kind, keys, values
+end
+
+local function same_layout(a, b)
+  local pa, pb = a.ptr, b.ptr
+  if pa.dt ~= pb.dt or pa.nd ~= pb.nd then return false end
+  for d = 0, pa.nd - 1 do if pa.dim[d] ~= pb.dim[d] then return false end end
+  return true
+end
+
+-- The examples' common row layout ({kind, keys, first example's tensors})
+-- or nil when they differ in any way.
+local function common_rows(examples)
+  local kind, keys, first = row_fields(examples[1])
+  if kind == nil then return nil end
+  for i = 2, #examples do
+    local k2, keys2, values = row_fields(examples[i])
+    if k2 ~= kind or #keys2 ~= #keys then return nil end
+    for f = 1, #keys do
+      if keys2[f] ~= keys[f] or not same_layout(values[f], first[f]) then return nil end
+    end
+  end
+  return { kind = kind, keys = keys, first = first }
+end
+
+-- Appends a chunk of examples (labels[i] names example i in errors).
+function Encoder:put_chunk(examples, labels)
+  local rows = common_rows(examples)
+  if rows == nil then
+    put_byte(self, VALUES)
+    for i, ex in ipairs(examples) do encode(self, ex, labels[i], {}) end
+    return
+  end
+  put_byte(self, ROWS); put_byte(self, rows.kind); put_u32(self, #rows.keys)
+  for f, key in ipairs(rows.keys) do
+    if rows.kind == DICT then put_u32(self, #key); put_bytes(self, key, #key) end
+    local p = rows.first[f].ptr
+    put_byte(self, p.dt); put_byte(self, p.nd)
+    self:reserve(8 * p.nd)
+    for d = 0, p.nd - 1 do ffi.cast(i64p, self.ptr + self.len)[0] = p.dim[d]; self.len = self.len + 8 end
+  end
+  for f, key in ipairs(rows.keys) do
+    for _, ex in ipairs(examples) do
+      local v = rows.kind == SINGLE and ex or ex[key]
+      if not v.is_contiguous then v = v:contiguous() end
+      local p = v.ptr
+      local itemsize = tonumber(C.ch_dtype_size(p.dt))
+      put_bytes(self, ffi.cast(u8p, p.data) + p.offset * itemsize, tonumber(p.numel) * itemsize)
+    end
+  end
+end
+
 -- decode(ptr, len, count) -> array of `count` values read from ptr[0 .. len-1].
 function M.decode(ptr, len, count)
   ptr = ffi.cast(u8p, ptr)
@@ -192,7 +285,112 @@ function M.decode(ptr, len, count)
   end
   local out = {}
   for i = 1, count do out[i] = value() end
-  return out
+  return out, pos
+end
+
+-- Reads a rows header at ptr: layout {kind, fields = {key, dtype, shape}},
+-- and the offset of the row data.
+local function rows_header(ptr, len)
+  local pos = 2
+  local function need(n)
+    if pos + n > len then error(string.format('value_codec: truncated rows header (%d bytes)', len), 0) end
+  end
+  need(4)
+  local kind, nfields = ptr[1], tonumber(ffi.cast(u32p, ptr + pos)[0])
+  pos = pos + 4
+  local fields = {}
+  for f = 1, nfields do
+    local key = f
+    if kind == DICT then
+      need(4); local n = tonumber(ffi.cast(u32p, ptr + pos)[0]); pos = pos + 4
+      need(n); key = ffi.string(ptr + pos, n); pos = pos + n
+    end
+    need(2)
+    local dt, nd = ptr[pos], ptr[pos + 1]
+    pos = pos + 2
+    need(8 * nd)
+    local shape, numel = {}, 1
+    for d = 1, nd do shape[d] = tonumber(ffi.cast(i64p, ptr + pos)[0]); numel = numel * shape[d]; pos = pos + 8 end
+    fields[f] = { key = key, dt = dt, shape = shape, row_bytes = numel * tonumber(C.ch_dtype_size(dt)) }
+  end
+  return { kind = kind, fields = fields }, pos
+end
+
+local function same_header(a, b)
+  if a.kind ~= b.kind or #a.fields ~= #b.fields then return false end
+  for f, fa in ipairs(a.fields) do
+    local fb = b.fields[f]
+    if fa.key ~= fb.key or fa.dt ~= fb.dt or #fa.shape ~= #fb.shape then return false end
+    for d = 1, #fa.shape do if fa.shape[d] ~= fb.shape[d] then return false end end
+  end
+  return true
+end
+
+-- Stacks rows parts (each {ptr, len, count, header, data}) into arrays
+-- shaped like the examples' fields, with sum(count) rows.
+local function stack_rows(parts, header, m)
+  local arrays = {}
+  for f, field in ipairs(header.fields) do
+    local shape = { m }
+    for d = 1, #field.shape do shape[d + 1] = field.shape[d] end
+    local a = T.empty(shape, T.dtype_names[field.dt])
+    local dst = ffi.cast(u8p, a.ptr.data)
+    local at = 0
+    for _, part in ipairs(parts) do
+      local offset = part.data
+      for g = 1, f - 1 do offset = offset + part.count * header.fields[g].row_bytes end
+      local nbytes = part.count * field.row_bytes
+      if offset + nbytes > part.len then
+        error(string.format('value_codec: truncated rows (%d bytes, %d needed)', part.len, offset + nbytes), 0)
+      end
+      ffi.copy(dst + at, part.ptr + offset, nbytes)
+      at = at + nbytes
+    end
+    arrays[f] = a
+  end
+  if header.kind == SINGLE then return arrays[1] end
+  if header.kind == ARRAY then return arrays end
+  local dict = {}
+  for f, field in ipairs(header.fields) do dict[field.key] = arrays[f] end
+  return dict
+end
+
+-- decode_batch(parts, P, convert) -> the examples of all parts in order.
+-- parts: array of {ptr, len, count} chunks from put_chunk.  When every
+-- part holds rows of one layout, the batch is attached to its stacked
+-- arrays (convert.attach); otherwise each part is decoded on its own.
+function M.decode_batch(parts, P, convert)
+  local m, header = 0, nil
+  for _, part in ipairs(parts) do
+    part.ptr = ffi.cast(u8p, part.ptr)
+    m = m + part.count
+    if part.len < 1 then error('value_codec: empty message', 0) end
+    if part.ptr[0] == ROWS then
+      part.header, part.data = rows_header(part.ptr, part.len)
+      if header == nil then header = part.header
+      elseif header ~= false and not same_header(header, part.header) then header = false end
+    elseif part.ptr[0] == VALUES then
+      header = false
+    else
+      error(string.format('value_codec: corrupt chunk (first byte %d)', part.ptr[0]), 0)
+    end
+  end
+  if header then
+    local arrays = stack_rows(parts, header, m)
+    return convert.attach(P.unstack(arrays, m), arrays)
+  end
+  local batch, n = {}, 0
+  for _, part in ipairs(parts) do
+    local examples
+    if part.header then
+      examples = P.unstack(stack_rows({ part }, part.header, part.count), part.count)
+    else
+      examples = M.decode(part.ptr + 1, part.len - 1, part.count)
+    end
+    for k = 1, part.count do batch[n + k] = examples[k] end
+    n = n + part.count
+  end
+  return batch
 end
 
 return M

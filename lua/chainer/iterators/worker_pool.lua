@@ -122,13 +122,19 @@ local function worker_loop(cfg, task_fd, result_fd)
     encoder.capacity = cfg.slot_bytes
     encoder:restart()
     local failure
+    local examples, labels = {}, {}
     for k = 0, n - 1 do
       local i = tonumber(idx[k]) + 1
-      local ok, err = pcall(function() encoder:put(P.get(cfg.dataset, i), 'example ' .. i) end)
+      local ok, ex = pcall(P.get, cfg.dataset, i)
       if not ok then
-        failure = string.format('example %d: %s', i, tostring(err))
+        failure = string.format('example %d: %s', i, tostring(ex))
         break
       end
+      examples[k + 1], labels[k + 1] = ex, 'example ' .. i
+    end
+    if not failure then
+      local ok, err = pcall(encoder.put_chunk, encoder, examples, labels)
+      if not ok then failure = tostring(err) end
     end
     done_examples = done_examples + n
     local retiring = cfg.max_tasks ~= nil and done_examples >= cfg.max_tasks
@@ -190,9 +196,10 @@ function M.new(o)
   self.shm, self.shm_bytes = ffi.cast('uint8_t *', shm), bytes
   C.signal(SIGPIPE, SIG_IGN)   -- a write to a dead worker is an error code, not the parent's death
   self.workers = {}
+  self.in_use = {}              -- per worker: tasks submitted and not released
+  for w = 1, self.n do self.in_use[w] = 0 end
   self.next_seq = 0
   self.head = ffi.new('int64_t[?]', RESULT_WORDS)
-  self.buf_cap = 0
   for w = 1, self.n do self:spawn(w) end
   -- a forgotten pool (no finalize) is shut down by the garbage collector,
   -- but only in the process that made it (a worker holds a copy too)
@@ -238,10 +245,11 @@ end
 -- (an int64_t pointer) starting at `first`.  Returns the task record.
 function Pool:submit(w, positions, first, count)
   local worker = self.workers[w]
-  if #worker.outstanding >= self.slots then
-    error(string.format('%s: internal error: worker %d has %d tasks in flight (at most %d)', self.name, w,
-      #worker.outstanding, self.slots), 0)
+  if self.in_use[w] >= self.slots then
+    error(string.format('%s: internal error: worker %d has %d slots in use (at most %d)', self.name, w,
+      self.in_use[w], self.slots), 0)
   end
+  self.in_use[w] = self.in_use[w] + 1
   self.next_seq = self.next_seq + 1
   local task = { seq = self.next_seq, slot = worker.sent % self.slots, worker = w, count = count }
   worker.sent = worker.sent + 1
@@ -256,6 +264,14 @@ function Pool:submit(w, positions, first, count)
   worker.pending[#worker.pending + 1] = task.message
   self:flush(worker)
   return task
+end
+
+-- Gives the task's slot back once its bytes have been decoded.
+function Pool:release(task)
+  if not task.released then
+    task.released = true
+    self.in_use[task.worker] = self.in_use[task.worker] - 1
+  end
 end
 
 -- Writes what the task pipe takes now; the rest stays queued.
@@ -350,13 +366,12 @@ function Pool:receive(worker)
   if task == nil or task.seq ~= seq then
     error(string.format('%s: internal error: worker %d answered task %d out of turn', self.name, worker.index, seq), 0)
   end
+  -- the bytes stay in the slot until the caller releases the task: submit
+  -- never hands a worker more than `slots` unreleased tasks
   local ptr = self.shm + (worker.index - 1) * self.slots * self.slot_bytes + task.slot * self.slot_bytes
   if bit.band(flags, FLAG_IN_PIPE) ~= 0 then
-    if nbytes > self.buf_cap then
-      self.buf_cap = math.max(nbytes, 2 * self.buf_cap)
-      self.buf = ffi.new('uint8_t[?]', self.buf_cap)
-    end
-    ptr = self.buf
+    task.buffer = ffi.new('uint8_t[?]', math.max(nbytes, 1))
+    ptr = task.buffer
     if not read_all(worker.result_fd, ptr, nbytes) then
       close_fds(worker)
       self:worker_failed(worker, reap(worker, REAP_GRACE_S))
@@ -366,7 +381,11 @@ function Pool:receive(worker)
     task.error = string.format('%s: worker process %d (pid %d) failed on %s', self.name, worker.index, worker.pid,
       ffi.string(ptr, nbytes))
   else
-    task.examples = codec.decode(ptr, nbytes, count)
+    task.ptr, task.len = ptr, nbytes
+    if count ~= task.count then
+      error(string.format('%s: internal error: worker %d sent %d examples for %d', self.name, worker.index, count,
+        task.count), 0)
+    end
   end
   task.done = true
   if bit.band(flags, FLAG_RETIRING) ~= 0 then
@@ -383,8 +402,9 @@ function Pool:receive(worker)
   end
 end
 
--- Waits until `task` is done and returns its examples (an array), raising
--- the worker's error or a dead worker's description.
+-- Waits until `task` is done (task.ptr, task.len: its encoded chunk, valid
+-- until release(task)), raising the worker's error or a dead worker's
+-- description.
 function Pool:wait(task)
   local fds = ffi.new('chainlua_pollfd[?]', 2 * self.n)
   local started = libc.monotonic()
@@ -437,7 +457,7 @@ function Pool:wait(task)
     end
   end
   if task.error then error(task.error, 0) end
-  return task.examples
+  return task
 end
 
 -- The worker processes' pids (for tests and diagnostics).

@@ -88,6 +88,50 @@ local function put_bytes(e, src, n)
   e.len = e.len + n
 end
 
+-- Elements of pointer type per item size, for copying strided rows.
+local ELEMENT_PTR = { [1] = u8p, [2] = ffi.typeof('uint16_t *'), [4] = u32p, [8] = u64p }
+local SMALL = 16384   -- elements: below this a Lua loop beats a contiguous() copy and its allocation
+
+-- Appends the elements of CPU tensor handle p (any strides) in C order.
+local function put_elements(e, p)
+  local itemsize = tonumber(C.ch_dtype_size(p.dt))
+  local numel = tonumber(p.numel)
+  local nbytes = numel * itemsize
+  e:reserve(nbytes)
+  local dst = e.ptr + e.len
+  local contiguous = C.ch_is_contiguous(p) ~= 0
+  if contiguous or numel == 0 then
+    ffi.copy(dst, ffi.cast(u8p, p.data) + p.offset * itemsize, nbytes)
+  elseif numel <= SMALL and ELEMENT_PTR[itemsize] and p.nd <= 4 then
+    -- a small view (a crop, a flip): walk it with a 4-d counter
+    local et = ELEMENT_PTR[itemsize]
+    local src, out = ffi.cast(et, p.data) + p.offset, ffi.cast(et, dst)
+    local pad = 4 - p.nd
+    local n, st = { 1, 1, 1, 1 }, { 0, 0, 0, 0 }
+    for d = 0, p.nd - 1 do n[pad + d + 1], st[pad + d + 1] = tonumber(p.dim[d]), tonumber(p.stride[d]) end
+    local k = 0
+    for a = 0, n[1] - 1 do
+      for b = 0, n[2] - 1 do
+        for c = 0, n[3] - 1 do
+          local base = a * st[1] + b * st[2] + c * st[3]
+          local s4 = st[4]
+          for d = 0, n[4] - 1 do
+            out[k] = src[base + d * s4]
+            k = k + 1
+          end
+        end
+      end
+    end
+  else
+    local copy = ffi.new('ch_tensor *[1]')
+    T.check(C.ch_contiguous(p, copy), 2)
+    local q = copy[0]
+    ffi.copy(dst, ffi.cast(u8p, q.data) + q.offset * itemsize, nbytes)
+    C.ch_tensor_release(q)
+  end
+  e.len = e.len + nbytes
+end
+
 local function describe(v)
   if type(v) == 'table' then
     local mt = getmetatable(v)
@@ -112,13 +156,11 @@ local function encode(e, v, path, seen)
   elseif T.is_tensor(v) then
     local p = v.ptr
     if p.dev ~= -1 then refuse(path, 'a tensor on a GPU') end
-    if not v.is_contiguous then v = v:contiguous(); p = v.ptr end
     local nd = p.nd
     put_byte(e, TENSOR); put_byte(e, p.dt); put_byte(e, nd)
     e:reserve(8 * nd)
     for k = 0, nd - 1 do ffi.cast(i64p, e.ptr + e.len)[0] = p.dim[k]; e.len = e.len + 8 end
-    local itemsize = tonumber(C.ch_dtype_size(p.dt))
-    put_bytes(e, ffi.cast(u8p, p.data) + p.offset * itemsize, tonumber(p.numel) * itemsize)
+    put_elements(e, p)
   elseif tv == 'table' then
     if getmetatable(v) ~= nil then refuse(path, describe(v)) end
     if seen[v] then refuse(path, 'a table that contains itself') end
@@ -229,10 +271,7 @@ function Encoder:put_chunk(examples, labels)
   for f, key in ipairs(rows.keys) do
     for _, ex in ipairs(examples) do
       local v = rows.kind == SINGLE and ex or ex[key]
-      if not v.is_contiguous then v = v:contiguous() end
-      local p = v.ptr
-      local itemsize = tonumber(C.ch_dtype_size(p.dt))
-      put_bytes(self, ffi.cast(u8p, p.data) + p.offset * itemsize, tonumber(p.numel) * itemsize)
+      put_elements(self, v.ptr)
     end
   end
 end

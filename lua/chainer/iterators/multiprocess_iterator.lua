@@ -142,30 +142,22 @@ local function start_pool(self)
   }
 end
 
--- Queues batches until n_prefetch are in flight (or the data ends).
-local function fill(self)
-  local q, ahead = self._queue, self._ahead
-  while self._qtail - self._qhead + 1 < self.n_prefetch do
-    local idx = S.advance(ahead, self.batch_size, self._repeat, self.order_sampler, self._epoch_size)
-    local e = { state = S.copy(ahead), sampler = S.sampler_state(self.order_sampler) }
-    if idx ~= nil then
-      if self._pool == nil then start_pool(self) end
-      local c = idx:contiguous()
-      local positions = ffi.cast('int64_t *', c.ptr.data) + c.ptr.offset
-      local m = tonumber(c.ptr.dim[0])
-      e.n, e.tasks = m, {}
-      local chunk, first, k = self._chunk, 0, 0
-      while first < m do
-        local count = math.min(chunk, m - first)
-        e.tasks[#e.tasks + 1] = self._pool:submit(k % self.n_processes + 1, positions, first, count)
-        first, k = first + count, k + 1
-      end
-    end
-    self._qtail = self._qtail + 1
-    q[self._qtail] = e
-    if idx == nil then break end
+-- Starts loading batch idx: its chunks go to the workers in turn.
+local function load(self, e, idx)
+  if self._pool == nil then start_pool(self) end
+  local c = idx:contiguous()
+  local positions = ffi.cast('int64_t *', c.ptr.data) + c.ptr.offset
+  e.tasks = {}
+  local chunk, first, k = self._chunk, 0, 0
+  while first < e.n do
+    local count = math.min(chunk, e.n - first)
+    e.tasks[#e.tasks + 1] = self._pool:submit(k % self.n_processes + 1, positions, first, count)
+    first, k = first + count, k + 1
   end
 end
+
+-- Queues batches until n_prefetch are in flight (or the data ends).
+local function fill(self) S.fill_queue(self, load) end
 
 local function collect(self, e)
   local parts = {}
@@ -179,27 +171,14 @@ local function collect(self, e)
 end
 
 function MultiprocessIterator:next()
-  if self._qtail < self._qhead then fill(self) end
-  local q = self._queue
-  local e = q[self._qhead]
-  if e.n == nil then
-    -- the end of a non-repeating iterator: stays there (no refill)
-    self._state = e.state
-    sync(self)
-    return nil
-  end
+  local e = S.queue_head(self, fill)
+  if e == nil then return nil end
   local ok, batch = pcall(collect, self, e)
   if not ok then
     rewind(self)
     error(batch, 2)
   end
-  q[self._qhead] = nil
-  self._qhead = self._qhead + 1
-  self._prev = self.epoch_detail
-  self._state = e.state
-  self._sampler_visible = e.sampler
-  self.iteration = self.iteration + 1
-  sync(self)
+  S.hand_out(self, e)
   fill(self)   -- the workers load the next batches while the caller computes
   return batch
 end

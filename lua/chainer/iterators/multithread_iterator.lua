@@ -180,42 +180,25 @@ function MultithreadIterator:reset()
   sync(self)
 end
 
--- Queues batches until n_prefetch are in flight (or the data ends).
-local function fill(self)
-  local q, ahead = self._queue, self._ahead
+-- Starts gathering batch idx on the worker pool (tensor-backed datasets),
+-- or keeps idx to read it on the calling thread.
+local function load(self, e, idx)
   local pl = self._plan
-  while self._qtail - self._qhead + 1 < self.n_prefetch do
-    local idx = S.advance(ahead, self.batch_size, self._repeat, self.order_sampler, self._epoch_size)
-    local e = { state = copy_state(ahead), sampler = sampler_state(self.order_sampler) }
-    if idx ~= nil then
-      e.n = tonumber(idx.ptr.dim[0])
-      if pl then
-        local base = pl.map and pl.map(idx) or idx
-        check(C.ch_loader_submit(loader(self), self._src, #pl.sources, base.ptr, self._ticket), 3)
-        e.ticket = self._ticket[0]
-      else
-        e.idx = idx
-      end
-    end
-    self._qtail = self._qtail + 1
-    q[self._qtail] = e
-    if idx == nil then break end
+  if pl then
+    local base = pl.map and pl.map(idx) or idx
+    check(C.ch_loader_submit(loader(self), self._src, #pl.sources, base.ptr, self._ticket), 5)
+    e.ticket = self._ticket[0]
+  else
+    e.idx = idx
   end
 end
 
+-- Queues batches until n_prefetch are in flight (or the data ends).
+local function fill(self) S.fill_queue(self, load) end
+
 function MultithreadIterator:next()
-  if self._qtail < self._qhead then fill(self) end
-  local q = self._queue
-  local e = q[self._qhead]
+  local e = S.queue_head(self, fill)
   if e == nil then return nil end
-  if e.n == nil then
-    -- the end of a non-repeating iterator: stays there (no refill)
-    self._state = e.state
-    sync(self)
-    return nil
-  end
-  q[self._qhead] = nil
-  self._qhead = self._qhead + 1
   local batch
   if e.ticket then
     local pl = self._plan
@@ -227,11 +210,7 @@ function MultithreadIterator:next()
   else
     batch = serial.fetch(self.dataset, e.idx)
   end
-  self._prev = self.epoch_detail
-  self._state = e.state
-  self._sampler_visible = e.sampler
-  self.iteration = self.iteration + 1
-  sync(self)
+  S.hand_out(self, e)
   fill(self)   -- keep the workers busy while the caller computes
   return batch
 end

@@ -113,6 +113,50 @@ function M.set_sampler_state(s, state)
   if state ~= nil and type(s) == 'table' and s.set_state then s:set_state(state[1], state[2]) end
 end
 
+-- The queue of a prefetching iterator: it._queue[it._qhead .. it._qtail],
+-- entries { state, sampler, n = batch length } (n nil: the end of a
+-- non-repeating iterator).  fill_queue runs the look-ahead until
+-- it.n_prefetch batches are queued, calling load(it, entry, idx) to start
+-- loading each batch (idx: int64 tensor of 0-based positions).
+function M.fill_queue(it, load)
+  local q, ahead = it._queue, it._ahead
+  while it._qtail - it._qhead + 1 < it.n_prefetch do
+    local idx = M.advance(ahead, it.batch_size, it._repeat, it.order_sampler, it._epoch_size)
+    local e = { state = M.copy(ahead), sampler = M.sampler_state(it.order_sampler) }
+    if idx ~= nil then
+      e.n = tonumber(idx.ptr.dim[0])
+      load(it, e, idx)
+    end
+    it._qtail = it._qtail + 1
+    q[it._qtail] = e
+    if idx == nil then break end
+  end
+end
+
+-- The entry of the next batch, or nil (state updated) when a non-repeating
+-- iterator has ended; fill(it) queues more when the queue is empty.
+function M.queue_head(it, fill)
+  if it._qtail < it._qhead then fill(it) end
+  local e = it._queue[it._qhead]
+  if e.n == nil then
+    it._state = e.state   -- stays at the end (no refill)
+    M.sync(it)
+    return nil
+  end
+  return e
+end
+
+-- Takes the head entry off the queue: its state becomes the iterator's.
+function M.hand_out(it, e)
+  it._queue[it._qhead] = nil
+  it._qhead = it._qhead + 1
+  it._prev = it.epoch_detail
+  it._state = e.state
+  it._sampler_visible = e.sampler
+  it.iteration = it.iteration + 1
+  M.sync(it)
+end
+
 -- serialize for a prefetching iterator `it` (fields _state, _ahead,
 -- _sampler_visible): saves the state of the batches handed out; a load
 -- calls drop(it) to discard the prefetched batches, then restarts the

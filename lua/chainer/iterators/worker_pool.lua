@@ -69,32 +69,24 @@ function M.cpu_count()
   return n
 end
 
-local function read_all(fd, ptr, n)
-  local got = 0
-  while got < n do
-    local r = tonumber(C.read(fd, ptr + got, n - got))
+-- Moves n bytes with op = C.read or C.write, retrying after signals;
+-- false at end of file or on an error.
+local function transfer_all(op, fd, ptr, n)
+  local done = 0
+  while done < n do
+    local r = tonumber(op(fd, ptr + done, n - done))
     if r == 0 then return false end
     if r < 0 then
       if ffi.errno() ~= EINTR then return false end
     else
-      got = got + r
+      done = done + r
     end
   end
   return true
 end
 
-local function write_all(fd, ptr, n)
-  local done = 0
-  while done < n do
-    local w = tonumber(C.write(fd, ptr + done, n - done))
-    if w < 0 then
-      if ffi.errno() ~= EINTR then return false end
-    else
-      done = done + w
-    end
-  end
-  return true
-end
+local function read_all(fd, ptr, n) return transfer_all(C.read, fd, ptr, n) end
+local function write_all(fd, ptr, n) return transfer_all(C.write, fd, ptr, n) end
 
 -------------------------------------------------------------------------------
 -- The worker side (runs in the child and never returns).

@@ -5,8 +5,10 @@ PyTorch's DataLoader (bench/loader_mp.py), alternating (issue 16).
 
 Each round runs one chainlua process and one PyTorch process, the order
 flipping every round, so a neighbour's load falls on both alike. Prints
-every run, then the median [min-max] samples/s of each side and the ratio of
-the medians (chainlua / PyTorch). chainlua runs through `luajit` with
+every run, then the median [min-max] samples/s of each side, the ratio of
+the medians (chainlua / PyTorch) and the median [min-max] of the ratios
+within each round; then the CPU time per sample (the process and its
+workers over the timed part), which a busy machine disturbs less. chainlua runs through `luajit` with
 LUA_PATH pointing at this checkout's lua/ (CHAINLUA_LIB picks the library),
 PyTorch through /usr/bin/python3 (Debian's python3-torch).
 """
@@ -21,11 +23,15 @@ ROOT = os.path.dirname(HERE)
 
 
 def run(cmd, env):
+    """(samples/s, CPU us per sample) from one run of a bench script."""
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    figures = {}
     for line in out.splitlines():
-        if line.startswith('samples/s '):
-            return float(line.split()[1])
-    raise RuntimeError('no samples/s line from %s:\n%s' % (' '.join(cmd), out))
+        key, _, value = line.partition(' ')
+        figures[key] = float(value)
+    if 'samples/s' not in figures or 'cpu_us/sample' not in figures:
+        raise RuntimeError('no samples/s and cpu_us/sample lines from %s:\n%s' % (' '.join(cmd), out))
+    return figures['samples/s'], figures['cpu_us/sample']
 
 
 def main():
@@ -42,6 +48,7 @@ def main():
         del py_rest[k:k + 2]
     py = ['/usr/bin/python3', os.path.join(HERE, 'loader_mp.py')] + py_rest
     results = {'chainlua': [], 'pytorch': []}
+    cpu = {'chainlua': [], 'pytorch': []}
     with open('/proc/loadavg') as f:
         print('load average at start:', f.read().split()[:3])
     for r in range(a.rounds):
@@ -49,15 +56,24 @@ def main():
         if r % 2:
             order.reverse()
         for name, cmd in order:
-            v = run(cmd, env)
+            v, us = run(cmd, env)
             results[name].append(v)
-            print('round %d %-8s %9.1f samples/s' % (r + 1, name, v), flush=True)
+            cpu[name].append(us)
+            print('round %d %-8s %9.1f samples/s %7.2f CPU us/sample' % (r + 1, name, v, us), flush=True)
     med = {}
     for name, vs in results.items():
         med[name] = statistics.median(vs)
         print('%-8s median %9.1f  [%.1f - %.1f] samples/s over %d runs' % (name, med[name], min(vs), max(vs),
                                                                        len(vs)))
     print('ratio chainlua / pytorch (medians): %.2fx' % (med['chainlua'] / med['pytorch']))
+    for name, vs in cpu.items():
+        print('%-8s median %7.2f  [%.2f - %.2f] CPU us/sample (process and workers, timed part)' % (
+            name, statistics.median(vs), min(vs), max(vs)))
+    print('CPU per sample, pytorch / chainlua (medians): %.2fx' % (statistics.median(cpu['pytorch']) /
+                                                                  statistics.median(cpu['chainlua'])))
+    paired = [c / t for c, t in zip(results['chainlua'], results['pytorch'])]
+    print('ratio within each round: median %.2fx [%.2f - %.2f]' % (statistics.median(paired), min(paired),
+                                                                  max(paired)))
 
 
 if __name__ == '__main__':

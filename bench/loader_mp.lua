@@ -9,7 +9,9 @@
 -- horizontally with probability 1/2 (math.random, seeded per worker).
 -- Timed: `epochs` epochs of it:next() + concat_examples (a batch of
 -- tensors, as PyTorch's collate gives), after one warm-up batch that also
--- starts the workers.  Prints "samples/s <rate>".
+-- starts the workers.  Prints "samples/s <rate>" and "cpu_us/sample <us>":
+-- the CPU time of this process and its workers over the timed part, per
+-- sample (less sensitive than the rate to other programs on the machine).
 local chainer = require 'chainer'
 local libc = require 'chainer._libc'
 local T = chainer.tensor
@@ -41,11 +43,26 @@ local it = chainer.iterators.MultiprocessIterator(ds, opts.batch,
   { n_processes = opts.workers, n_prefetch = opts.prefetch })
 local concat = chainer.dataset.concat_examples
 
+-- CPU seconds (user + system) used so far by process `pid` (Linux ticks of 1/100 s).
+local function cpu_seconds(pid)
+  local f = assert(io.open('/proc/' .. pid .. '/stat'))
+  local fields = {}
+  for v in f:read('*a'):match('%) (.*)$'):gmatch('%S+') do fields[#fields + 1] = v end
+  f:close()
+  return (tonumber(fields[12]) + tonumber(fields[13])) / 100   -- utime, stime (fields 14, 15 of stat)
+end
+local function cpu_all()
+  local total = cpu_seconds('self')
+  for _, pid in ipairs(it:worker_pids()) do total = total + cpu_seconds(pid) end
+  return total
+end
+
 local arrays = concat(it:next())
 assert(arrays[1].shape[3] == CROP and arrays[1].shape[1] == opts.batch)
 local batches = math.floor(opts.epochs * opts.images / opts.batch)
-local start = libc.monotonic()
+local cpu0, start = cpu_all(), libc.monotonic()
 for _ = 1, batches do concat(it:next()) end
-local elapsed = libc.monotonic() - start
+local elapsed, cpu = libc.monotonic() - start, cpu_all() - cpu0
 it:finalize()
 print(string.format('samples/s %.1f', batches * opts.batch / elapsed))
+print(string.format('cpu_us/sample %.2f', cpu / (batches * opts.batch) * 1e6))

@@ -8,9 +8,11 @@ labels; a random 24x24 crop and a horizontal flip with probability 1/2
 (Python's random, which DataLoader seeds per worker). DataLoader(shuffle=True,
 num_workers=workers, drop_last=True: full batches, as the repeating iterator
 gives) with its defaults otherwise (prefetch_factor 2, default collate).
-Timed: `epochs` epochs after one warm-up batch. Prints "samples/s <rate>".
+Timed: `epochs` epochs after one warm-up batch. Prints "samples/s <rate>" and
+"cpu_us/sample <us>" (CPU time of this process and its workers, per sample).
 """
 import argparse
+import os
 import random
 import time
 
@@ -61,11 +63,24 @@ def main():
 
     imgs, _ = next_batch()
     assert imgs.shape == (a.batch, 1, CROP, CROP)
-    start = time.monotonic()
+    pids = ['self'] + [w.pid for w in it._workers]   # the worker processes of the persistent iterator
+
+    def cpu_all():
+        return sum(cpu_seconds(pid) for pid in pids)
+
+    cpu0, start = cpu_all(), time.monotonic()
     for _ in range(batches):
         next_batch()
-    elapsed = time.monotonic() - start
+    elapsed, cpu = time.monotonic() - start, cpu_all() - cpu0
     print('samples/s %.1f' % (batches * a.batch / elapsed))
+    print('cpu_us/sample %.2f' % (cpu / (batches * a.batch) * 1e6))
+
+
+def cpu_seconds(pid):
+    """CPU seconds (user + system) used so far by process pid."""
+    with open('/proc/%s/stat' % pid) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
 if __name__ == '__main__':

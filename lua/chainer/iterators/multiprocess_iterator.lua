@@ -113,6 +113,8 @@ local sync = S.sync
 
 function MultiprocessIterator:reset()
   stop_workers(self)
+  -- the look-ahead may have drawn later epochs' orders: draw from where the batches handed out left it
+  S.set_sampler_state(self.order_sampler, self._sampler_visible)
   local n = P.len(self.dataset, NAME)
   self._epoch_size = n
   self._state = { pos = 0, epoch = 0, is_new_epoch = false, order = S.new_order(self.order_sampler, n) }

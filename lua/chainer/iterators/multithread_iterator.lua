@@ -170,6 +170,8 @@ local sync = S.sync
 
 function MultithreadIterator:reset()
   if self._loader ~= nil then drop_queue(self) end
+  -- the look-ahead may have drawn later epochs' orders: draw from where the batches handed out left it
+  set_sampler_state(self.order_sampler, self._sampler_visible)
   local n = P.len(self.dataset, 'MultithreadIterator')
   self._epoch_size = n
   self._state = { pos = 0, epoch = 0, is_new_epoch = false, order = S.new_order(self.order_sampler, n) }

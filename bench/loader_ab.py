@@ -47,6 +47,9 @@ def main():
         k = py_rest.index('--prefetch')
         del py_rest[k:k + 2]
     py = ['/usr/bin/python3', os.path.join(HERE, 'loader_mp.py')] + py_rest
+    if subprocess.run(['/usr/bin/python3', '-c', 'import torch'], capture_output=True).returncode != 0:
+        sys.exit('bench/loader_ab.py: /usr/bin/python3 cannot import torch; install Debian\'s python3-torch '
+                 '(apt-get install -y python3-torch, as bench/run does)')
     results = {'chainlua': [], 'pytorch': []}
     cpu = {'chainlua': [], 'pytorch': []}
     with open('/proc/loadavg') as f:

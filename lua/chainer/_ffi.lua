@@ -351,6 +351,19 @@ ch_status ch_image_load(const char *path, ch_tensor **result);
 
 ch_status ch_image_save(const char *path, const ch_tensor *t, int quality);
 
+ch_status ch_image_decode(const ch_tensor *bytes, const char *what, ch_tensor **result);
+
+typedef struct ch_zip ch_zip;
+ch_status ch_zip_archive_open(const char *path, const char *fn, ch_zip **z);
+int ch_zip_archive_count(const ch_zip *z);
+
+const char *ch_zip_archive_name(const ch_zip *z, int i);
+
+int ch_zip_archive_find(const ch_zip *z, const char *name);
+
+ch_status ch_zip_archive_read(ch_zip *z, int i, const char *fn, ch_tensor **result);
+void ch_zip_archive_close(ch_zip *z);
+
 ch_status ch_gather_rows(ch_tensor *const *sources, int n, const ch_tensor *indices, ch_tensor **results);
 
 typedef struct ch_loader ch_loader;

@@ -356,6 +356,24 @@ CH_API ch_status ch_image_load(const char *path, ch_tensor **result);
  * or 3, quality 1..100) by the path's extension; atomic. */
 CH_API ch_status ch_image_save(const char *path, const ch_tensor *t, int quality);
 
+/* Decodes the bytes of a PNG or JPEG file (a 1-D uint8 CPU tensor) as
+ * ch_image_load does; `what` names the image in errors. */
+CH_API ch_status ch_image_decode(const ch_tensor *bytes, const char *what, ch_tensor **result);
+
+/* Zip archives read member by member (runtime/io/zip.c, the reader behind
+ * npz): stored and deflate members, zip64, CRC-checked; a damaged archive is
+ * CH_ERR_FORMAT naming the file.  `fn` names the caller in errors. */
+typedef struct ch_zip ch_zip;
+CH_API ch_status ch_zip_archive_open(const char *path, const char *fn, ch_zip **z);
+CH_API int ch_zip_archive_count(const ch_zip *z);
+/* Member i's name as stored (NULL when i is out of range). */
+CH_API const char *ch_zip_archive_name(const ch_zip *z, int i);
+/* Index of the member called name (the last of duplicates), or -1. */
+CH_API int ch_zip_archive_find(const ch_zip *z, const char *name);
+/* Member i's bytes as a new 1-D uint8 tensor. */
+CH_API ch_status ch_zip_archive_read(ch_zip *z, int i, const char *fn, ch_tensor **result);
+CH_API void ch_zip_archive_close(ch_zip *z);
+
 /* Minibatch gathering (runtime/io/batch_loader.c).  Sources are CPU tensors
  * with equal row counts whose rows (axis 0) are contiguous; indices are 1-D,
  * 0-based.  results[k] gets rows `indices` of sources[k] (new tensors). */

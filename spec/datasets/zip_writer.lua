@@ -52,22 +52,7 @@ function M.write(path, members)
   local cd = table.concat(central)
   local eocd = u32(0x06054b50) .. u16(0) .. u16(0) .. u16(#members) .. u16(#members) .. u32(#cd) .. u32(offset)
     .. u16(0)
-  local f = assert(io.open(path, 'wb'))
-  f:write(table.concat(out), cd, eocd)
-  f:close()
-end
-
-function M.read_bytes(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
-
-function M.write_bytes(path, s)
-  local f = assert(io.open(path, 'wb'))
-  f:write(s)
-  f:close()
+  require('helpers').write_file(path, table.concat(out) .. cd .. eocd)
 end
 
 return M

@@ -7,6 +7,7 @@ local D = chainer.datasets
 local image = require 'chainer.datasets.image_dataset'
 local Z = require 'spec.datasets.zip_writer'
 local H = require 'spec.dataset.helpers'
+local common = require 'helpers'
 
 local dir
 local files = {}   -- name -> bytes of the image file
@@ -25,7 +26,7 @@ setup(function()
   image.write_image(dir .. '/rgb.png', rgb)
   image.write_image(dir .. '/gray.png', T.array({ { 0, 50, 100 }, { 150, 200, 250 } }, 'uint8'))
   image.write_image(dir .. '/photo.jpg', T.full({ 8, 8, 3 }, 120, 'uint8'))
-  for _, n in ipairs({ 'rgb.png', 'gray.png', 'photo.jpg' }) do files[n] = Z.read_bytes(dir .. '/' .. n) end
+  for _, n in ipairs({ 'rgb.png', 'gray.png', 'photo.jpg' }) do files[n] = common.read_file(dir .. '/' .. n) end
   Z.write(dir .. '/a.zip', {
     { 'rgb.png', files['rgb.png'] },
     { 'sub/' },
@@ -86,10 +87,10 @@ end)
 describe('damaged archives and images', function()
   it('a file that is not a zip, and truncated archives, are errors naming the file', function()
     H.errors_with(function() D.ZippedImageDataset(dir .. '/rgb.png') end, 'rgb.png', 'not a valid npz/zip file')
-    local whole = Z.read_bytes(dir .. '/a.zip')
+    local whole = common.read_file(dir .. '/a.zip')
     for _, keep in ipairs({ 0, 10, 40, #whole - 30, #whole - 1 }) do
       local p = dir .. '/cut.zip'
-      Z.write_bytes(p, whole:sub(1, keep))
+      common.write_file(p, whole:sub(1, keep))
       H.errors_with(function()
         local ds = D.ZippedImageDataset(p)
         for i = 1, ds:len() do local _ = ds[i] end
@@ -98,11 +99,11 @@ describe('damaged archives and images', function()
   end)
 
   it('a damaged member is a CRC or deflate error naming the member', function()
-    local whole = Z.read_bytes(dir .. '/a.zip')
+    local whole = common.read_file(dir .. '/a.zip')
     -- flip a byte inside rgb.png's stored data (after its 30-byte header and name)
     local at = 30 + #'rgb.png' + 40
     local bad = whole:sub(1, at - 1) .. string.char((whole:byte(at) + 1) % 256) .. whole:sub(at + 1)
-    Z.write_bytes(dir .. '/flip.zip', bad)
+    common.write_file(dir .. '/flip.zip', bad)
     local ds = D.ZippedImageDataset(dir .. '/flip.zip')
     H.errors_with(function() return ds[1] end, "member 'rgb.png'", 'CRC-32 mismatch')
     assert.same({ 1, 2, 3 }, ds[2].shape)   -- the other members still read
@@ -121,7 +122,7 @@ describe('damaged archives and images', function()
   end)
 
   it('survives random byte damage (errors, never crashes)', function()
-    local whole = Z.read_bytes(dir .. '/a.zip')
+    local whole = common.read_file(dir .. '/a.zip')
     local seed = 12345
     local function rand(n)   -- a small LCG: the damage is the same on every run
       seed = (seed * 1103515245 + 12345) % 2147483648
@@ -135,7 +136,7 @@ describe('damaged archives and images', function()
         bytes[k] = rand(256)
       end
       local p = dir .. '/fuzz.zip'
-      Z.write_bytes(p, string.char(unpack(bytes)))
+      common.write_file(p, string.char(unpack(bytes)))
       local ok = pcall(function()
         local ds = D.ZippedImageDataset(p)
         for i = 1, ds:len() do local _ = ds[i]; reads = reads + 1 end

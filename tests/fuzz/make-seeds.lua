@@ -60,7 +60,7 @@ save_image(root .. 'image/rgba.png', img(2, 3, 4))
 save_image(root .. 'image/gray.jpg', img(8, 8, 1), 75)
 save_image(root .. 'image/rgb.jpg', img(9, 7, 3), 90)
 -- caffe: a layer-form and a V1-form model, written by the specs' protobuf encoder
-package.path = './?.lua;' .. package.path
+package.path = './?.lua;./spec/?.lua;' .. package.path
 local PB = require 'spec.links.caffe.pb_writer'
 local W = T.arange(12, 'float32'):reshape({ 3, 4 })
 PB.write(root .. 'caffe/layers.caffemodel', PB.net('n', {

@@ -45,21 +45,15 @@ function M.float(field, v)
   return key(field, 5) .. ffi.string(f, 4)
 end
 
--- repeated float, packed
-function M.floats(field, values)
+-- repeated float or double (ctype 'float' / 'double'), packed
+local function packed(ctype, size, field, values)
   local n = #values
-  local buf = ffi.new('float[?]', math.max(n, 1))
+  local buf = ffi.new(ctype .. '[?]', math.max(n, 1))
   for k = 1, n do buf[k - 1] = values[k] end
-  return M.bytes(field, ffi.string(buf, 4 * n))
+  return M.bytes(field, ffi.string(buf, size * n))
 end
-
--- repeated double, packed
-function M.doubles(field, values)
-  local n = #values
-  local buf = ffi.new('double[?]', math.max(n, 1))
-  for k = 1, n do buf[k - 1] = values[k] end
-  return M.bytes(field, ffi.string(buf, 8 * n))
-end
+function M.floats(field, values) return packed('float', 4, field, values) end
+function M.doubles(field, values) return packed('double', 8, field, values) end
 
 -- repeated int64, packed
 function M.ints_packed(field, values)
@@ -128,10 +122,6 @@ function M.net(name, layers, v1)
   return table.concat(parts)
 end
 
-function M.write(path, bytes)
-  local f = assert(io.open(path, 'wb'))
-  f:write(bytes)
-  f:close()
-end
+M.write = require('helpers').write_file
 
 return M

@@ -132,29 +132,32 @@ function SETUP.Concat(self, layer)
   add_layer(self, layer)
 end
 
-function SETUP.Convolution(self, layer)
+-- Convolution and Deconvolution: the blob is (num, channels, kh, kw); a
+-- convolution maps channels * group inputs to num outputs, a deconvolution
+-- num inputs to channels * group outputs.
+local function setup_convolution(self, layer, deconv)
   local p = layer.params
   local blob = weight_4d(layer)
   local group = tonumber(p.conv_group)
-  local n_out, n_in = blob.shape[1], blob.shape[2] * group
+  local num, wide = blob.shape[1], blob.shape[2] * group
+  local n_in, n_out = wide, num
+  if deconv then n_in, n_out = num, wide end
   local bias = p.conv_bias_term ~= 0
-  local W = block_diagonal(layer, blob, group, n_out, n_in)
+  local W = block_diagonal(layer, blob, group, num, wide)
   local b = bias and layer.blob(2):reshape({ n_out }) or nil
-  add_child(self, layer, require('chainer.links').Convolution2D(n_in, n_out, conv_ksize(layer), conv_stride(p),
-    conv_pad(p), not bias, W, b, { dilate = conv_dilate(p) }))
+  local L = require 'chainer.links'
+  local ksize, stride, pad, opts = conv_ksize(layer), conv_stride(p), conv_pad(p), { dilate = conv_dilate(p) }
+  local link
+  if deconv then
+    link = L.Deconvolution2D(n_in, n_out, ksize, stride, pad, not bias, nil, W, b, opts)
+  else
+    link = L.Convolution2D(n_in, n_out, ksize, stride, pad, not bias, W, b, opts)
+  end
+  add_child(self, layer, link)
 end
 
-function SETUP.Deconvolution(self, layer)
-  local p = layer.params
-  local blob = weight_4d(layer)
-  local group = tonumber(p.conv_group)
-  local n_in, n_out = blob.shape[1], blob.shape[2] * group
-  local bias = p.conv_bias_term ~= 0
-  local W = block_diagonal(layer, blob, group, n_in, n_out)
-  local b = bias and layer.blob(2):reshape({ n_out }) or nil
-  add_child(self, layer, require('chainer.links').Deconvolution2D(n_in, n_out, conv_ksize(layer), conv_stride(p),
-    conv_pad(p), not bias, nil, W, b, { dilate = conv_dilate(p) }))
-end
+function SETUP.Convolution(self, layer) setup_convolution(self, layer, false) end
+function SETUP.Deconvolution(self, layer) setup_convolution(self, layer, true) end
 
 -- Data layers are skipped silently, as in Chainer.
 function SETUP.Data() end

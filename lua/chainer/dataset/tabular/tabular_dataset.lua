@@ -162,6 +162,9 @@ end
 
 function TabularDataset:astuple() return view('_asmode').Astuple(self) end
 function TabularDataset:asdict() return view('_asmode').Asdict(self) end
+-- the spellings of chainlua's issue tracker, same methods
+TabularDataset.as_tuple = TabularDataset.astuple
+TabularDataset.as_dict = TabularDataset.asdict
 
 -- A view of some rows and keys (Chainer's ds.slice[rows, keys]).
 -- rows: nil (all), a {start, stop, step} table or a Python-syntax string

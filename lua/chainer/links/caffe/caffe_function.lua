@@ -436,4 +436,4 @@ function CaffeFunction:forward(...)
   return results
 end
 
-return CaffeFunction
+return { CaffeFunction = CaffeFunction }

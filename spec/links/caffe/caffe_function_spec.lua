@@ -213,6 +213,15 @@ describe('CaffeFunction (more layer types)', function()
       params = { { IP, PB.uint(1, 2) .. PB.bool(2, false) } } }, "layer 'b' blob 0 holds 3 values but its shape needs 4")
   end)
 
+  it('checks Eltwise coefficients against the inputs', function()
+    local p = dir .. '/elt.caffemodel'
+    PB.write(p, PB.net('e', { { name = 'sum', type = 'Eltwise', bottom = { 'a', 'b' }, top = { 'c' },
+      params = { { ELT, PB.uint(1, 1) .. PB.float(2, 1) .. PB.float(2, 2) .. PB.float(2, 3) } } } }))
+    local func = L.caffe.CaffeFunction(p)
+    H.errors_with(function() func { inputs = { a = x, b = x }, outputs = { 'c' } } end,
+      "layer 'sum' (Eltwise): 3 coefficients for 2 inputs")
+  end)
+
   it('reads double_data blobs and transposed inner products', function()
     local W = rand({ 3, 2 }, 21)   -- stored (in, out) with transpose = true
     local p = dir .. '/t.caffemodel'

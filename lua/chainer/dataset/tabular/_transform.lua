@@ -16,11 +16,7 @@ local T = require 'chainer.tensor'
 
 local keys_of, mode_of = TabularDataset.keys_of, TabularDataset.mode_of
 
-local function callable(f)
-  if type(f) == 'function' then return true end
-  local mt = type(f) == 'table' and getmetatable(f)
-  return mt and mt.__call ~= nil or false
-end
+local callable = TabularDataset.is_callable
 
 local function as_keys(fn, keys)
   if type(keys) == 'string' then return { keys } end

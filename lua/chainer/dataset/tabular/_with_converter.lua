@@ -6,11 +6,7 @@ local args = require 'chainer._args'
 
 local WithConverter = TabularDataset:extend('TabularWithConverter')
 
-local function callable(f)
-  if type(f) == 'function' then return true end
-  local mt = type(f) == 'table' and getmetatable(f)
-  return mt and mt.__call ~= nil or false
-end
+local callable = TabularDataset.is_callable
 
 function WithConverter:init(dataset, converter)
   if not callable(converter) then

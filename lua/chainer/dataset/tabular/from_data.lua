@@ -20,11 +20,7 @@ local is_tensor = T.is_tensor
 
 local function is_list(v) return type(v) == 'table' and getmetatable(v) == nil end
 
-local function callable(f)
-  if type(f) == 'function' then return true end
-  local mt = type(f) == 'table' and getmetatable(f)
-  return mt and mt.__call ~= nil or false
-end
+local callable = TabularDataset.is_callable
 
 ---------------------------------------------------------------------------
 -- one-column datasets

@@ -29,6 +29,13 @@ local function view(name) return require('chainer.dataset.tabular.' .. name) end
 
 local function class_name(ds) return tostring(getmetatable(ds).__name) end
 
+-- Whether f can be called: a function or a table with __call (a Converter).
+function TabularDataset.is_callable(f)
+  if type(f) == 'function' then return true end
+  local mt = type(f) == 'table' and getmetatable(f)
+  return mt and mt.__call ~= nil or false
+end
+
 -- ds[i] for numbers; `keys` and `mode` fall back to the _keys / _mode
 -- methods of the built-in views.
 TabularDataset.__index = function(self, k)

@@ -277,30 +277,27 @@ function SETUP.BatchNorm(self, layer)
   add_layer(self, layer)
 end
 
+-- Eltwise's operations: PROD, SUM, MAX folded over the inputs.
+local ELTWISE = {
+  [0] = function(a, b) return a * b end,
+  [1] = function(a, b) return a + b end,
+  [2] = function(a, b) return F.maximum(a, b) end,
+}
+
 function SETUP.Eltwise(self, layer)
   local p = layer.params
-  local op = tonumber(p.eltwise_operation)
-  local coeffs = p.eltwise_ncoeff > 0 and list(p.eltwise_coeff, p.eltwise_ncoeff) or nil
-  if op > 2 then fail(layer, 'invalid EltwiseOp value %d', op) end
+  local combine = ELTWISE[tonumber(p.eltwise_operation)]
+  if combine == nil then fail(layer, 'invalid EltwiseOp value %d', tonumber(p.eltwise_operation)) end
+  -- SUM's coefficients weigh the inputs
+  local coeffs = p.eltwise_operation == 1 and p.eltwise_ncoeff > 0 and list(p.eltwise_coeff, p.eltwise_ncoeff) or nil
   self.forwards[layer.name] = function(...)
     local xs = { ... }
-    if op == 0 then
-      local y = xs[1]
-      for k = 2, #xs do y = y * xs[k] end
-      return y
-    elseif op == 1 then
-      if coeffs then
-        if #coeffs ~= #xs then
-          fail(layer, '%d coefficients for %d inputs', #coeffs, #xs)
-        end
-        for k = 1, #xs do xs[k] = xs[k] * coeffs[k] end
-      end
-      local y = xs[1]
-      for k = 2, #xs do y = y + xs[k] end
-      return y
+    if coeffs then
+      if #coeffs ~= #xs then fail(layer, '%d coefficients for %d inputs', #coeffs, #xs) end
+      for k = 1, #xs do xs[k] = xs[k] * coeffs[k] end
     end
     local y = xs[1]
-    for k = 2, #xs do y = F.maximum(y, xs[k]) end
+    for k = 2, #xs do y = combine(y, xs[k]) end
     return y
   end
   add_layer(self, layer)

@@ -351,6 +351,70 @@ ch_status ch_image_load(const char *path, ch_tensor **result);
 
 ch_status ch_image_save(const char *path, const ch_tensor *t, int quality);
 
+ch_status ch_image_decode(const ch_tensor *bytes, const char *what, ch_tensor **result);
+
+typedef struct ch_zip ch_zip;
+ch_status ch_zip_archive_open(const char *path, const char *fn, ch_zip **z);
+int ch_zip_archive_count(const ch_zip *z);
+
+const char *ch_zip_archive_name(const ch_zip *z, int i);
+
+int ch_zip_archive_find(const ch_zip *z, const char *name);
+
+ch_status ch_zip_archive_read(ch_zip *z, int i, const char *fn, ch_tensor **result);
+void ch_zip_archive_close(ch_zip *z);
+
+typedef struct ch_caffe_net ch_caffe_net;
+
+typedef struct ch_caffe_params {
+
+    int64_t conv_num_output, conv_bias_term, conv_group, conv_axis;
+    int64_t conv_pad_h, conv_pad_w, conv_kernel_h, conv_kernel_w, conv_stride_h, conv_stride_w;
+    int32_t conv_npad, conv_nkernel_size, conv_nstride, conv_ndilation;
+    const uint32_t *conv_pad, *conv_kernel_size, *conv_stride, *conv_dilation;
+
+    int64_t pool_method, pool_pad, pool_pad_h, pool_pad_w, pool_kernel_size, pool_kernel_h, pool_kernel_w;
+    int64_t pool_stride, pool_stride_h, pool_stride_w, pool_global_pooling;
+
+    int64_t ip_num_output, ip_bias_term, ip_axis, ip_transpose;
+
+    int64_t lrn_local_size, lrn_norm_region;
+    double lrn_alpha, lrn_beta, lrn_k;
+    double relu_negative_slope, dropout_ratio;
+
+    int64_t eltwise_operation;
+    int32_t eltwise_ncoeff;
+    const float *eltwise_coeff;
+    int64_t concat_axis, concat_concat_dim;
+    int64_t softmax_axis, softmax_engine, sigmoid_engine;
+    int64_t bn_use_global_stats;
+    double bn_moving_average_fraction, bn_eps;
+    int64_t scale_axis, scale_num_axes, scale_bias_term;
+    int64_t reshape_axis, reshape_num_axes;
+    int32_t reshape_ndim;
+    const int64_t *reshape_dim;
+    int64_t slice_axis, slice_has_axis, slice_slice_dim, slice_has_slice_dim;
+    int32_t slice_npoint;
+    const uint32_t *slice_point;
+} ch_caffe_params;
+int ch_caffe_available(void);
+ch_status ch_caffe_open(const char *path, ch_caffe_net **net);
+void ch_caffe_close(ch_caffe_net *net);
+
+int ch_caffe_is_v1(const ch_caffe_net *net);
+int ch_caffe_layer_count(const ch_caffe_net *net);
+
+const char *ch_caffe_layer_name(const ch_caffe_net *net, int i);
+const char *ch_caffe_layer_type(const ch_caffe_net *net, int i);
+int ch_caffe_layer_bottom_count(const ch_caffe_net *net, int i);
+const char *ch_caffe_layer_bottom(const ch_caffe_net *net, int i, int k);
+int ch_caffe_layer_top_count(const ch_caffe_net *net, int i);
+const char *ch_caffe_layer_top(const ch_caffe_net *net, int i, int k);
+int ch_caffe_layer_blob_count(const ch_caffe_net *net, int i);
+
+ch_status ch_caffe_layer_blob(const ch_caffe_net *net, int i, int k, ch_tensor **result);
+ch_status ch_caffe_layer_params(const ch_caffe_net *net, int i, ch_caffe_params *out);
+
 ch_status ch_gather_rows(ch_tensor *const *sources, int n, const ch_tensor *indices, ch_tensor **results);
 
 typedef struct ch_loader ch_loader;

@@ -356,6 +356,85 @@ CH_API ch_status ch_image_load(const char *path, ch_tensor **result);
  * or 3, quality 1..100) by the path's extension; atomic. */
 CH_API ch_status ch_image_save(const char *path, const ch_tensor *t, int quality);
 
+/* Decodes the bytes of a PNG or JPEG file (a 1-D uint8 CPU tensor) as
+ * ch_image_load does; `what` names the image in errors. */
+CH_API ch_status ch_image_decode(const ch_tensor *bytes, const char *what, ch_tensor **result);
+
+/* Zip archives read member by member (runtime/io/zip.c, the reader behind
+ * npz): stored and deflate members, zip64, CRC-checked; a damaged archive is
+ * CH_ERR_FORMAT naming the file.  `fn` names the caller in errors. */
+typedef struct ch_zip ch_zip;
+CH_API ch_status ch_zip_archive_open(const char *path, const char *fn, ch_zip **z);
+CH_API int ch_zip_archive_count(const ch_zip *z);
+/* Member i's name as stored (NULL when i is out of range). */
+CH_API const char *ch_zip_archive_name(const ch_zip *z, int i);
+/* Index of the member called name (the last of duplicates), or -1. */
+CH_API int ch_zip_archive_find(const ch_zip *z, const char *name);
+/* Member i's bytes as a new 1-D uint8 tensor. */
+CH_API ch_status ch_zip_archive_read(ch_zip *z, int i, const char *fn, ch_tensor **result);
+CH_API void ch_zip_archive_close(ch_zip *z);
+
+/* Caffe models (runtime/io/caffe.c): a binary .caffemodel (a NetParameter
+ * message, its `layer` list or the V1 `layers` list) parsed with protobuf-c
+ * from runtime/io/caffe.proto, for chainer.links.caffe.CaffeFunction.
+ * Without protobuf-c at build time ch_caffe_available() is 0 and
+ * ch_caffe_open fails with a message saying what to install. */
+typedef struct ch_caffe_net ch_caffe_net;
+/* The parameters of one layer, Caffe's defaults where a field is unset
+ * (the *_param message absent: all defaults).  The pointers point into the
+ * net and live until ch_caffe_close. */
+typedef struct ch_caffe_params {
+    /* convolution_param */
+    int64_t conv_num_output, conv_bias_term, conv_group, conv_axis;
+    int64_t conv_pad_h, conv_pad_w, conv_kernel_h, conv_kernel_w, conv_stride_h, conv_stride_w;
+    int32_t conv_npad, conv_nkernel_size, conv_nstride, conv_ndilation;
+    const uint32_t *conv_pad, *conv_kernel_size, *conv_stride, *conv_dilation;
+    /* pooling_param: pool 0 MAX, 1 AVE, 2 STOCHASTIC */
+    int64_t pool_method, pool_pad, pool_pad_h, pool_pad_w, pool_kernel_size, pool_kernel_h, pool_kernel_w;
+    int64_t pool_stride, pool_stride_h, pool_stride_w, pool_global_pooling;
+    /* inner_product_param */
+    int64_t ip_num_output, ip_bias_term, ip_axis, ip_transpose;
+    /* lrn_param: norm_region 0 ACROSS_CHANNELS, 1 WITHIN_CHANNEL */
+    int64_t lrn_local_size, lrn_norm_region;
+    double lrn_alpha, lrn_beta, lrn_k;
+    double relu_negative_slope, dropout_ratio;
+    /* eltwise_param: operation 0 PROD, 1 SUM, 2 MAX */
+    int64_t eltwise_operation;
+    int32_t eltwise_ncoeff;
+    const float *eltwise_coeff;
+    int64_t concat_axis, concat_concat_dim;
+    int64_t softmax_axis, softmax_engine, sigmoid_engine;
+    int64_t bn_use_global_stats;
+    double bn_moving_average_fraction, bn_eps;
+    int64_t scale_axis, scale_num_axes, scale_bias_term;
+    int64_t reshape_axis, reshape_num_axes;
+    int32_t reshape_ndim;
+    const int64_t *reshape_dim;
+    int64_t slice_axis, slice_has_axis, slice_slice_dim, slice_has_slice_dim;
+    int32_t slice_npoint;
+    const uint32_t *slice_point;
+} ch_caffe_params;
+CH_API int ch_caffe_available(void);
+CH_API ch_status ch_caffe_open(const char *path, ch_caffe_net **net);
+CH_API void ch_caffe_close(ch_caffe_net *net);
+/* 1 when the layers come from the V1 `layers` list. */
+CH_API int ch_caffe_is_v1(const ch_caffe_net *net);
+CH_API int ch_caffe_layer_count(const ch_caffe_net *net);
+/* Layer i's name and type ("Convolution"; V1 types by their current names,
+ * unknown V1 types as "V1:<number>"); "" when unset, NULL out of range. */
+CH_API const char *ch_caffe_layer_name(const ch_caffe_net *net, int i);
+CH_API const char *ch_caffe_layer_type(const ch_caffe_net *net, int i);
+CH_API int ch_caffe_layer_bottom_count(const ch_caffe_net *net, int i);
+CH_API const char *ch_caffe_layer_bottom(const ch_caffe_net *net, int i, int k);
+CH_API int ch_caffe_layer_top_count(const ch_caffe_net *net, int i);
+CH_API const char *ch_caffe_layer_top(const ch_caffe_net *net, int i, int k);
+CH_API int ch_caffe_layer_blob_count(const ch_caffe_net *net, int i);
+/* Blob k of layer i as a new float32 tensor shaped by its BlobShape, else by
+ * its legacy (num, channels, height, width), else 1-D; double_data is
+ * converted.  A value count that does not match the shape is an error. */
+CH_API ch_status ch_caffe_layer_blob(const ch_caffe_net *net, int i, int k, ch_tensor **result);
+CH_API ch_status ch_caffe_layer_params(const ch_caffe_net *net, int i, ch_caffe_params *out);
+
 /* Minibatch gathering (runtime/io/batch_loader.c).  Sources are CPU tensors
  * with equal row counts whose rows (axis 0) are contiguous; indices are 1-D,
  * 0-based.  results[k] gets rows `indices` of sources[k] (new tensors). */

@@ -24,27 +24,32 @@
 #include <png.h>
 
 /* ---- PNG ------------------------------------------------------------------ */
-static ch_status load_png(const char *path, ch_tensor **result) {
-    png_image img;
-    memset(&img, 0, sizeof img);
-    img.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_file(&img, path))
-        return ch_fail(CH_ERR_FORMAT, "load_image: '%s': cannot read the PNG (%s)", path, img.message);
+/* `what` names the image in errors: a path, or "'archive.zip' member 'a.png'". */
+static ch_status finish_png(png_image *img, const char *what, ch_tensor **result) {
     /* keep gray/color and alpha as stored; 8 bits per sample */
-    img.format = img.format & (PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA);
-    int64_t dim[3] = {img.height, img.width, PNG_IMAGE_SAMPLE_CHANNELS(img.format)};
+    img->format = img->format & (PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA);
+    int64_t dim[3] = {img->height, img->width, PNG_IMAGE_SAMPLE_CHANNELS(img->format)};
     ch_tensor *t;
     ch_status st = ch_tensor_new(CH_UINT8, 3, dim, CH_CPU, &t);
     if (st != CH_OK) {
-        png_image_free(&img);
+        png_image_free(img);
         return st;
     }
-    if (!png_image_finish_read(&img, NULL, t->data, 0, NULL)) {
+    if (!png_image_finish_read(img, NULL, t->data, 0, NULL)) {
         ch_tensor_release(t);
-        return ch_fail(CH_ERR_FORMAT, "load_image: '%s': corrupt PNG data (%s)", path, img.message);
+        return ch_fail(CH_ERR_FORMAT, "load_image: %s: corrupt PNG data (%s)", what, img->message);
     }
     *result = t;
     return CH_OK;
+}
+
+static ch_status load_png(const char *path, const char *what, const void *mem, size_t n, ch_tensor **result) {
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    int ok = mem ? png_image_begin_read_from_memory(&img, mem, n) : png_image_begin_read_from_file(&img, path);
+    if (!ok) return ch_fail(CH_ERR_FORMAT, "load_image: %s: cannot read the PNG (%s)", what, img.message);
+    return finish_png(&img, what, result);
 }
 
 static ch_status save_png(const char *path, const ch_tensor *t, int64_t h, int64_t w, int64_t c) {
@@ -79,7 +84,8 @@ static void jerr_exit(j_common_ptr cinfo) {
 
 static void jerr_silent(j_common_ptr cinfo) { CH_UNUSED(cinfo); }
 
-static ch_status load_jpeg(const char *path, FILE *fp, ch_tensor **result) {
+/* From fp, or from mem (n bytes) when fp is NULL. */
+static ch_status load_jpeg(const char *what, FILE *fp, const void *mem, size_t n, ch_tensor **result) {
     struct jpeg_decompress_struct cinfo;
     jerr e;
     /* volatile: modified between setjmp and a possible longjmp */
@@ -90,10 +96,13 @@ static ch_status load_jpeg(const char *path, FILE *fp, ch_tensor **result) {
     if (setjmp(e.jump)) {
         jpeg_destroy_decompress(&cinfo);
         ch_tensor_release(t);
-        return ch_fail(CH_ERR_FORMAT, "load_image: '%s': corrupt JPEG data (%s)", path, e.msg);
+        return ch_fail(CH_ERR_FORMAT, "load_image: %s: corrupt JPEG data (%s)", what, e.msg);
     }
     jpeg_create_decompress(&cinfo);
-    jpeg_stdio_src(&cinfo, fp);
+    if (fp)
+        jpeg_stdio_src(&cinfo, fp);
+    else
+        jpeg_mem_src(&cinfo, (const unsigned char *)mem, (unsigned long)n);
     jpeg_read_header(&cinfo, TRUE);
     if (cinfo.jpeg_color_space != JCS_GRAYSCALE) cinfo.out_color_space = JCS_RGB;
     jpeg_start_decompress(&cinfo);
@@ -150,24 +159,55 @@ static ch_status save_jpeg(const char *path, const ch_tensor *t, int64_t h, int6
 }
 
 /* ---- entry points ----------------------------------------------------------- */
+static int is_png(const unsigned char *magic, size_t got) { return got >= 8 && png_sig_cmp(magic, 0, 8) == 0; }
+static int is_jpeg(const unsigned char *magic, size_t got) {
+    return got >= 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF;
+}
+
 ch_status ch_image_load(const char *path, ch_tensor **result) {
     if (!path || !result) return ch_fail(CH_ERR_ARG, "load_image: NULL argument");
     FILE *fp = fopen(path, "rb");
     if (!fp) return ch_fail(CH_ERR_IO, "load_image: cannot open '%s' (%s)", path, strerror(errno));
     unsigned char magic[8] = {0};
     size_t got = fread(magic, 1, sizeof magic, fp);
+    char what[1100];
+    snprintf(what, sizeof what, "'%s'", path);
     ch_status st;
-    if (got >= 8 && png_sig_cmp(magic, 0, 8) == 0) {
+    if (is_png(magic, got)) {
         fclose(fp);
-        st = load_png(path, result);
-    } else if (got >= 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF) {
+        st = load_png(path, what, NULL, 0, result);
+    } else if (is_jpeg(magic, got)) {
         rewind(fp);
-        st = load_jpeg(path, fp, result);
+        st = load_jpeg(what, fp, NULL, 0, result);
         fclose(fp);
     } else {
         fclose(fp);
         st = ch_fail(CH_ERR_FORMAT, "load_image: '%s' is neither a PNG nor a JPEG file (unknown magic bytes)", path);
     }
+    return st;
+}
+
+ch_status ch_image_decode(const ch_tensor *bytes, const char *what, ch_tensor **result) {
+    static const char *fn = "decode_image";
+    if (!result) return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
+    CH_CHECK_ARG(bytes, fn, "bytes");
+    if (!what) what = "the image";
+    if (bytes->dt != CH_UINT8 || bytes->nd != 1)
+        return ch_fail(CH_ERR_DTYPE, "%s: %s: expected a 1-D uint8 tensor of file bytes", fn, what);
+    if (bytes->dev != CH_CPU)
+        return ch_fail(CH_ERR_DEVICE, "%s: %s: the bytes must be on the CPU", fn, what);
+    ch_tensor *c = NULL;
+    CH_TRY(ch_contiguous(bytes, &c));
+    const unsigned char *mem = (const unsigned char *)ch_base(c);
+    size_t n = (size_t)c->dim[0];
+    ch_status st;
+    if (is_png(mem, n))
+        st = load_png(NULL, what, mem, n, result);
+    else if (is_jpeg(mem, n))
+        st = load_jpeg(what, NULL, mem, n, result);
+    else
+        st = ch_fail(CH_ERR_FORMAT, "load_image: %s is neither a PNG nor a JPEG image (unknown magic bytes)", what);
+    ch_tensor_release(c);
     return st;
 }
 

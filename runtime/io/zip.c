@@ -607,3 +607,41 @@ ch_status ch_zip_read(ch_zip *z, int i, const char *fn, void **data, size_t *n) 
     *n = (size_t)en->usize;
     return CH_OK;
 }
+
+/* ---- the public readers (chainlua.h) ---------------------------------------- */
+ch_status ch_zip_archive_open(const char *path, const char *fn, ch_zip **z) {
+    if (!fn) fn = "zip";
+    if (!path || !z) return ch_fail(CH_ERR_ARG, "%s: NULL argument", fn);
+    return ch_zip_open(path, fn, z);
+}
+
+int ch_zip_archive_count(const ch_zip *z) { return z ? z->count : 0; }
+
+const char *ch_zip_archive_name(const ch_zip *z, int i) {
+    if (!z || i < 0 || i >= z->count) return NULL;
+    return z->entries[i].name;
+}
+
+int ch_zip_archive_find(const ch_zip *z, const char *name) {
+    if (!z || !name) return -1;
+    return ch_zip_find(z, name);
+}
+
+ch_status ch_zip_archive_read(ch_zip *z, int i, const char *fn, ch_tensor **result) {
+    if (!fn) fn = "zip";
+    if (!z || !result) return ch_fail(CH_ERR_ARG, "%s: NULL argument", fn);
+    void *data = NULL;
+    size_t n = 0;
+    CH_TRY(ch_zip_read(z, i, fn, &data, &n));
+    int64_t dim[1] = {(int64_t)n};
+    ch_tensor *t;
+    ch_status st = ch_tensor_new(CH_UINT8, 1, dim, CH_CPU, &t);
+    if (st == CH_OK) {
+        if (n) memcpy(t->data, data, n);
+        *result = t;
+    }
+    free(data);
+    return st;
+}
+
+void ch_zip_archive_close(ch_zip *z) { ch_zip_close(z); }

@@ -30,13 +30,14 @@ typedef struct ch_zip_entry {
     uint16_t method, flags;
 } ch_zip_entry;
 
-typedef struct ch_zip {
+/* ch_zip (typedef'd in chainlua.h, where its public readers are declared). */
+struct ch_zip {
     FILE *fp;
     char *path;
     uint64_t size;       /* file size */
     int count;
     ch_zip_entry *entries;
-} ch_zip;
+};
 
 /* `fn` names the calling function in errors ("load_npz"). */
 ch_status ch_zip_open(const char *path, const char *fn, ch_zip **z);

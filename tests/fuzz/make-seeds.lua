@@ -59,4 +59,25 @@ save_image(root .. 'image/rgb.png', img(3, 4, 3))
 save_image(root .. 'image/rgba.png', img(2, 3, 4))
 save_image(root .. 'image/gray.jpg', img(8, 8, 1), 75)
 save_image(root .. 'image/rgb.jpg', img(9, 7, 3), 90)
+-- caffe: a layer-form and a V1-form model, written by the specs' protobuf encoder
+package.path = './?.lua;./spec/?.lua;' .. package.path
+local PB = require 'spec.links.caffe.pb_writer'
+local W = T.arange(12, 'float32'):reshape({ 3, 4 })
+PB.write(root .. 'caffe/layers.caffemodel', PB.net('n', {
+  { name = 'conv', type = 'Convolution', bottom = { 'data' }, top = { 'c' },
+    blobs = { PB.tensor_blob(T.arange(8, 'float32'):reshape({ 2, 1, 2, 2 })), PB.blob({ shape = { 2 }, data = { 1, 2 } }) },
+    params = { { 106, PB.uint(1, 2) .. PB.uint(4, 2) .. PB.uint(5, 1) } } },
+  { name = 'ip', type = 'InnerProduct', bottom = { 'c' }, top = { 'y' }, blobs = { PB.tensor_blob(W) },
+    params = { { 117, PB.uint(1, 3) .. PB.bool(2, false) } } },
+  { name = 'el', type = 'Eltwise', bottom = { 'y', 'y' }, top = { 'z' },
+    params = { { 110, PB.float(2, 0.5) .. PB.float(2, 2) } } },
+  { name = 'rs', type = 'Reshape', bottom = { 'z' }, top = { 'r' },
+    params = { { 133, PB.message(1, PB.ints_packed(1, { 0, -1 })) } } },
+}))
+PB.write(root .. 'caffe/v1.caffemodel', PB.net('v1', {
+  { name = 'fc', type = 14, bottom = { 'x' }, top = { 'y' }, blobs = { PB.tensor_blob(W, true) },
+    params = { { 17, PB.uint(1, 3) } } },
+  { name = 'relu', type = 18, bottom = { 'y' }, top = { 'y' } },
+}, true))
+
 print('seeds written under ' .. root)

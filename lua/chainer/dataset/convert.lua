@@ -1,5 +1,6 @@
 -- dataset/convert.lua: turning a batch (a Lua array of examples) into
--- arrays: concat_examples, to_device, ConcatWithAsyncTransfer, converter.
+-- arrays: concat_examples, to_device, ConcatWithAsyncTransfer, and the
+-- Converter class with its converter() decorator.
 --
 -- Iterators that gathered a batch in one go (see dataset/protocol.lua)
 -- attach the stacked arrays to the batch; concat_examples hands those out
@@ -135,13 +136,14 @@ local function field_pad(padding, key)
   return padding
 end
 
--- concat_examples(batch, [device], [padding]): Chainer's default converter.
+-- concat_examples_func(batch, [device], [padding]): Chainer's default
+-- converter as a plain function (concat_examples, below, is the Converter).
 -- Examples that are Lua arrays (tuples) give a Lua array of stacked arrays,
 -- tables with string keys (dict examples) a table of them, single tensors or
 -- numbers one stacked tensor.  `padding` (a number, or per field a Lua array
 -- / table of numbers) pads fields of different shapes to the smallest
 -- enclosing shape instead of raising.
-function M.concat_examples(batch, device, padding)
+function M.concat_examples_func(batch, device, padding)
   if type(batch) ~= 'table' then
     error(string.format('concat_examples: batch must be a Lua array of examples (got %s)', type(batch)), 2)
   end
@@ -191,17 +193,58 @@ function M.concat_examples(batch, device, padding)
   return to_device(device, out)
 end
 
--- converter(fn): marks a function as a converter (Chainer's
--- @chainer.dataset.converter()); returns a callable table with
--- `is_converter = true` that calls fn(batch, device).
-function M.converter(fn)
-  if type(fn) ~= 'function' then
-    error(string.format('converter: expected a function (got %s)', type(fn)), 2)
-  end
-  return setmetatable({ is_converter = true, fn = fn }, {
-    __call = function(self, batch, device, ...) return fn(batch, device, ...) end,
-  })
+---------------------------------------------------------------------------
+-- Converter and converter()
+---------------------------------------------------------------------------
+-- Converter: Chainer's base class of converters.  A subclass defines
+-- __call(self, batch, device); updaters and evaluators call any converter as
+-- converter(batch, device), so Converters and plain functions both work.
+local Converter = class.Object:extend('Converter')
+M.Converter = Converter
+Converter.is_converter = true
+
+Converter.__call = function(self)
+  error(string.format('%s: a Converter must define __call(self, batch, device)',
+    tostring(getmetatable(self).__name)), 2)
 end
+
+-- The device argument as a Device object (nil stays nil), as Chainer's
+-- decorated converters receive it.
+local function as_device(device)
+  if device == nil then return nil end
+  return require('chainer.backend').get_device(device)
+end
+
+-- A function made a Converter by converter(): called as fn(batch, device,
+-- ...) with device turned into a Device (chainer.get_device's objects carry
+-- the id, so t:to_device(device) and concat_examples take them).
+local CallableConverter = Converter:extend('CallableConverter')
+
+function CallableConverter:init(fn)
+  local mt = type(fn) == 'table' and getmetatable(fn)
+  if type(fn) ~= 'function' and not (mt and mt.__call) then
+    error(string.format('converter: expected a function (got %s)', type(fn)), 4)
+  end
+  self.base_callable = fn
+  self.fn = fn
+end
+
+CallableConverter.__call = function(self, batch, device, ...)
+  return self.base_callable(batch, as_device(device), ...)
+end
+
+-- converter(): Chainer's decorator, `chainer.dataset.converter()(fn)`; the
+-- short form converter(fn) does the same in one call.
+function M.converter(fn)
+  if fn == nil then
+    return function(f) return CallableConverter(f) end
+  end
+  return CallableConverter(fn)
+end
+
+-- concat_examples(batch, [device], [padding]): Chainer's default converter,
+-- a Converter wrapping concat_examples_func.
+M.concat_examples = CallableConverter(M.concat_examples_func)
 
 -- ConcatWithAsyncTransfer: Chainer's converter that overlaps the host-to-GPU
 -- copy of the next batch with compute.  chainlua's to_device is synchronous
@@ -212,7 +255,7 @@ function ConcatWithAsyncTransfer:init(stream, compute_stream)
   self.stream, self.compute_stream = stream, compute_stream
 end
 ConcatWithAsyncTransfer.__call = function(self, batch, device, padding)
-  return M.concat_examples(batch, device, padding)
+  return M.concat_examples_func(batch, device, padding)
 end
 M.ConcatWithAsyncTransfer = ConcatWithAsyncTransfer
 

@@ -7,8 +7,12 @@ local M = {}
 
 M.DatasetMixin = require 'chainer.dataset.dataset_mixin'
 M.Iterator = require 'chainer.dataset.iterator'
+M.tabular = require 'chainer.dataset.tabular'
+M.TabularDataset = M.tabular.TabularDataset
 
 M.concat_examples = convert.concat_examples
+M.concat_examples_func = convert.concat_examples_func
+M.Converter = convert.Converter
 M.to_device = convert.to_device
 M.converter = convert.converter
 M.ConcatWithAsyncTransfer = convert.ConcatWithAsyncTransfer

@@ -10,6 +10,8 @@
 -- stacked (a tensor, a Lua array of tensors or a table of tensors, as
 -- concat_examples would return it), or nil when it cannot.  Iterators then
 -- gather a batch with one `take` per array instead of one call per example.
+-- A TabularDataset answers through its own _gather_batch, which returns
+-- either the stacked arrays or nil and the batch as a Lua array of examples.
 local T = require 'chainer.tensor'
 local is_tensor = T.is_tensor
 
@@ -40,13 +42,15 @@ function P.get(ds, i)
   return ds:select(i - 1)
 end
 
--- The stacked batch for 0-based positions `idx` (int64 tensor), or nil.
+-- The stacked batch for 0-based positions `idx` (int64 tensor), or nil
+-- (and, from datasets that built them anyway, the examples).
 function P.gather(ds, idx)
   if is_tensor(ds) then
     if ds.ptr.dev ~= -1 then return nil end
     return require('chainer.dataset.gather').gather({ ds }, idx)[1]
   end
   if type(ds) == 'table' then
+    if ds._is_tabular then return ds:_gather_batch(idx) end
     local f = ds.get_examples
     if f ~= nil then return f(ds, idx) end
   end

@@ -1,5 +1,6 @@
 -- datasets/image_dataset.lua: ImageDataset, LabeledImageDataset and the
--- image reader behind them (PNG and JPEG, runtime/io/image.c).
+-- image reader behind them (PNG and JPEG, runtime/io/image.c); the zipped
+-- datasets (zipped_image_dataset.lua) decode with decode_image.
 --
 -- ImageDataset(paths, {root = '.', dtype = 'float32'}): paths is a Lua array
 -- of file names or the path of a text file with one name per line; example
@@ -15,6 +16,14 @@ local C, check, box = T.C, T.check, T.box
 
 local M = {}
 
+-- (H, W, C) uint8 -> Chainer's (C, H, W) layout in `dtype`.
+local function to_chw(hwc, dtype)
+  local chw = hwc:transpose(2, 0, 1)
+  dtype = dtype or T.default_float
+  if dtype == 'uint8' then return chw:contiguous() end
+  return chw:astype(dtype)
+end
+
 -- read_image(path, [dtype = 'float32']) -> (C, H, W) tensor; dtype 'uint8'
 -- keeps the raw bytes.  Errors name the file.
 function M.read_image(path, dtype)
@@ -22,11 +31,18 @@ function M.read_image(path, dtype)
     error(string.format('read_image: path must be a non-empty string (got %s)', type(path)), 2)
   end
   check(C.ch_image_load(path, box), 2)
-  local hwc = T.wrap(box[0])
-  local chw = hwc:transpose(2, 0, 1)
-  dtype = dtype or T.default_float
-  if dtype == 'uint8' then return chw:contiguous() end
-  return chw:astype(dtype)
+  return to_chw(T.wrap(box[0]), dtype)
+end
+
+-- decode_image(bytes, [dtype], [what]) -> (C, H, W) tensor from the bytes of a
+-- PNG or JPEG file (a 1-D uint8 tensor); `what` names the image in errors.
+function M.decode_image(bytes, dtype, what)
+  if not T.is_tensor(bytes) then
+    args.fail(string.format('decode_image: bytes must be a 1-D uint8 tensor (got %s)', type(bytes)), 2)
+  end
+  local ok, err = pcall(check, C.ch_image_decode(bytes.ptr, what, box))
+  if not ok then args.fail((tostring(err):gsub('^.-:%d+: ', '')), 2) end
+  return to_chw(T.wrap(box[0]), dtype)
 end
 
 -- write_image(path, image, [quality = 95]): writes an (H, W) or (H, W, C)
@@ -41,6 +57,8 @@ function M.write_image(path, image, quality)
   check(C.ch_image_save(path, image.ptr, quality or 95), 2)
 end
 
+-- A Lua array of paths (or {path, label} pairs), as given or read from a
+-- text file of one name (or "path label") per line.
 local function read_list(fn, src, labeled, level)
   if type(src) == 'table' then return src end
   if type(src) ~= 'string' then
@@ -70,6 +88,8 @@ local function read_list(fn, src, labeled, level)
   f:close()
   return out
 end
+
+M.read_list = read_list
 
 local function join(root, p)
   if root == nil or root == '' or root == '.' or p:sub(1, 1) == '/' then return p end

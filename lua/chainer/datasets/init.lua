@@ -31,6 +31,9 @@ local lazy = {
   ImageDataset = { 'chainer.datasets.image_dataset', 'ImageDataset' },
   LabeledImageDataset = { 'chainer.datasets.image_dataset', 'LabeledImageDataset' },
   read_image = { 'chainer.datasets.image_dataset', 'read_image' },
+  ZippedImageDataset = { 'chainer.datasets.zipped_image_dataset', 'ZippedImageDataset' },
+  LabeledZippedImageDataset = { 'chainer.datasets.zipped_image_dataset', 'LabeledZippedImageDataset' },
+  MultiZippedImageDataset = { 'chainer.datasets.zipped_image_dataset', 'MultiZippedImageDataset' },
   TextDataset = { 'chainer.datasets.text_dataset' },
 }
 setmetatable(M, {

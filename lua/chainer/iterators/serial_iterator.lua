@@ -73,11 +73,12 @@ end
 
 -- The examples at 0-based positions idx (int64 tensor) of dataset ds.
 function M.fetch(ds, idx)
-  local arrays = P.gather(ds, idx)
+  local arrays, examples = P.gather(ds, idx)
   local m = tonumber(idx.ptr.dim[0])
   if arrays ~= nil then
     return convert.attach(P.unstack(arrays, m), arrays)
   end
+  if examples ~= nil then return examples end
   local c = idx:contiguous()
   local p = ffi.cast('int64_t*', c.ptr.data) + c.ptr.offset
   local batch = {}

@@ -30,4 +30,15 @@ for _, f in ipairs(files) do
   end
 end
 
+-- L.caffe.CaffeFunction (chainer.links.caffe), loaded on first use.
+setmetatable(M, {
+  __index = function(t, k)
+    if k == 'caffe' then
+      local v = require 'chainer.links.caffe'
+      rawset(t, k, v)
+      return v
+    end
+  end,
+})
+
 return M

@@ -1,5 +1,8 @@
--- chainer.testing: helpers for specs.
+-- chainer.testing: helpers for specs (docs/testing.md).
 --   testing.assert_allclose(x, y, {atol = 1e-5, rtol = 1e-4, verbose = true})
+--   testing.parameterize / product / product_dict       (parameterized.lua)
+--   testing.FunctionTestCase / LinkTestCase / LinkInitializersTestCase,
+--   InitializerArgument, FunctionTestError, LinkTestError (function_link.lua)
 -- x and y may be tensors, Variables, numbers or nested Lua tables; they
 -- must have the same shape (a number or 1-element y is broadcast).  Passes
 -- when |x - y| <= atol + rtol * |y| everywhere (NaN equals NaN).
@@ -71,13 +74,29 @@ function M.assert_allclose(x, y, opts, rtol_arg)
   error(msg, 2)
 end
 
--- The oracle runner (shared/oracle vectors), when present.
+-- Loaded on first use (they need the rest of chainer, which loads this
+-- module): parameterize/product/product_dict, the test case classes, and
+-- the oracle runner (shared/oracle vectors).
+local LAZY = {
+  parameterize = 'chainer.testing.parameterized', product = 'chainer.testing.parameterized',
+  product_dict = 'chainer.testing.parameterized',
+  FunctionTestCase = 'chainer.testing.function_link', LinkTestCase = 'chainer.testing.function_link',
+  LinkInitializersTestCase = 'chainer.testing.function_link',
+  InitializerArgument = 'chainer.testing.function_link', FunctionTestError = 'chainer.testing.function_link',
+  LinkTestError = 'chainer.testing.function_link',
+}
 setmetatable(M, {
   __index = function(t, k)
     if k == 'oracle' then
       local mod = require 'chainer.testing.oracle'
       rawset(t, k, mod)
       return mod
+    end
+    local from = LAZY[k]
+    if from then
+      local v = require(from)[k]
+      rawset(t, k, v)
+      return v
     end
     return nil
   end,

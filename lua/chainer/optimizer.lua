@@ -444,6 +444,34 @@ function Optimizer:update()
   error(tostring(getmetatable(self).__name) .. ': update is not implemented', 2)
 end
 
+-- to_device(device): moves the target link and every rule's state (and
+-- float32 master copy) to `device` (anything chainer.get_device takes:
+-- -1, 'cpu', '@numpy', 0, 'cuda:0', '@cupy:0', a Device); returns self.
+-- Chainer moves the state lazily at the next update; this moves it now,
+-- so a snapshot loaded on the CPU can continue on a GPU and back.
+function Optimizer:to_device(device)
+  local name = tostring(getmetatable(self).__name)
+  local ok, dev = pcall(require('chainer.backend').get_device, device)
+  if not ok then error(name .. '.to_device: ' .. (tostring(dev):gsub('^.-get_device: ', '')), 2) end
+  local target = rawget(self, 'target')
+  if target == nil then return self end
+  target:to_device(dev.id)
+  for p in target:params() do
+    local rule = rawget(p, 'update_rule')
+    if rule then
+      local state = rawget(rule, 'state')
+      if state then
+        for k, v in pairs(state) do if T.is_tensor(v) then state[k] = dev:send(v) end end
+      end
+      local fp = rawget(rule, '_fp32_param')
+      if fp then fp:to_device(dev.id) end
+    end
+  end
+  return self
+end
+function Optimizer:to_cpu() return self:to_device(-1) end
+function Optimizer:to_gpu(device) return self:to_device(device or 0) end
+
 ---------------------------------------------------------------------------
 -- loss scaling (Chainer's; mostly for float16 training)
 ---------------------------------------------------------------------------

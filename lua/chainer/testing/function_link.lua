@@ -173,17 +173,33 @@ end
 ---------------------------------------------------------------------------
 -- FunctionTestCase
 ---------------------------------------------------------------------------
-local FunctionTestCase = class.Object:extend('FunctionTestCase')
-M.FunctionTestCase = FunctionTestCase
-FunctionTestCase.skip_forward_test = false
-FunctionTestCase.skip_backward_test = false
-FunctionTestCase.skip_double_backward_test = false
-FunctionTestCase.dodge_nondifferentiable = false
-FunctionTestCase.numerical_grad_dtype = 'float64'
+-- What the function and link test cases share: Chainer's flags and their
+-- defaults, and the registration of the tests in `_tests`.
+local TestCase = class.Object:extend('_TestCase')
+TestCase.skip_forward_test = false
+TestCase.skip_backward_test = false
+TestCase.dodge_nondifferentiable = false
+TestCase.numerical_grad_dtype = 'float64'
 
-function FunctionTestCase:init()
+function TestCase:init()
   self.check_forward_options = {}
   self.check_backward_options = {}
+end
+
+function TestCase._register_tests(cls, env, param) register(cls, env, param, cls._tests) end
+
+-- Class:describe(title): the tests without parameters, in a describe block.
+function TestCase.describe(cls, title)
+  local env = getfenv(2)
+  env.describe(title or tostring(rawget(cls, '__name')), function() cls._register_tests(cls, env, nil) end)
+end
+
+local FunctionTestCase = TestCase:extend('FunctionTestCase')
+M.FunctionTestCase = FunctionTestCase
+FunctionTestCase.skip_double_backward_test = false
+
+function FunctionTestCase:init()
+  TestCase.init(self)
   self.check_double_backward_options = {}
 end
 
@@ -241,19 +257,11 @@ function FunctionTestCase:run_test_double_backward(device)
   end)
 end
 
-local FUNCTION_TESTS = {
+FunctionTestCase._tests = {
   { name = 'forward', method = 'run_test_forward', skip = 'skip_forward_test' },
   { name = 'backward', method = 'run_test_backward', skip = 'skip_backward_test' },
   { name = 'double backward', method = 'run_test_double_backward', skip = 'skip_double_backward_test' },
 }
-function FunctionTestCase._register_tests(cls, env, param) register(cls, env, param, cls._tests or FUNCTION_TESTS) end
-FunctionTestCase._tests = FUNCTION_TESTS
-
--- Class:describe(title): the tests without parameters, in a describe block.
-function FunctionTestCase.describe(cls, title)
-  local env = getfenv(2)
-  env.describe(title or tostring(rawget(cls, '__name')), function() cls._register_tests(cls, env, nil) end)
-end
 
 ---------------------------------------------------------------------------
 -- LinkTestCase and LinkInitializersTestCase
@@ -271,16 +279,11 @@ function InitializerArgument:init(argument_value, expected_initializer)
   self.expected_initializer = expected_initializer
 end
 
-local LinkTestBase = class.Object:extend('_LinkTestBase')
+local LinkTestBase = TestCase:extend('_LinkTestBase')
 LinkTestBase.param_names = {}
-LinkTestBase.skip_forward_test = false
-LinkTestBase.skip_backward_test = false
-LinkTestBase.dodge_nondifferentiable = false
-LinkTestBase.numerical_grad_dtype = 'float64'
 
 function LinkTestBase:init()
-  self.check_forward_options = {}
-  self.check_backward_options = {}
+  TestCase.init(self)
   self.check_initializers_options = {}
 end
 function LinkTestBase:generate_params() must(self, 'generate_params()') end
@@ -288,7 +291,6 @@ function LinkTestBase:generate_inputs() must(self, 'generate_inputs()') end
 function LinkTestBase:create_link() must(self, 'create_link(initializers)') end
 -- The default forward: the link called on the inputs.
 function LinkTestBase:forward(link, inputs) return link(unpack(inputs)) end
-LinkTestBase.describe = FunctionTestCase.describe
 
 function LinkTestBase:_params(link)
   local out = {}
@@ -354,12 +356,10 @@ function LinkTestCase:run_test_backward(device)
   end)
 end
 
-local LINK_TESTS = {
+LinkTestCase._tests = {
   { name = 'forward', method = 'run_test_forward', skip = 'skip_forward_test' },
   { name = 'backward', method = 'run_test_backward', skip = 'skip_backward_test' },
 }
-function LinkTestBase._register_tests(cls, env, param) register(cls, env, param, cls._tests) end
-LinkTestCase._tests = LINK_TESTS
 
 local LinkInitializersTestCase = LinkTestBase:extend('LinkInitializersTestCase')
 M.LinkInitializersTestCase = LinkInitializersTestCase

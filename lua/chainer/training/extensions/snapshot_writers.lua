@@ -28,11 +28,7 @@ local forked = require 'chainer.training.extensions._forked_worker'
 
 local M = {}
 
-local function is_callable(v)
-  if type(v) == 'function' then return true end
-  local mt = getmetatable(v)
-  return type(mt) == 'table' and mt.__call ~= nil
-end
+local is_callable = require('chainer.optimizer')._callable
 
 local function save_npz(...) return require('chainer.serializers').save_npz(...) end
 

@@ -3,6 +3,8 @@
 --   testing.parameterize / product / product_dict       (parameterized.lua)
 --   testing.FunctionTestCase / LinkTestCase / LinkInitializersTestCase,
 --   InitializerArgument, FunctionTestError, LinkTestError (function_link.lua)
+--   testing.save_and_load / _npz / _hdf5                 (serializer.lua)
+--   testing.get_trainer_with_mock_updater                (training.lua)
 -- x and y may be tensors, Variables, numbers or nested Lua tables; they
 -- must have the same shape (a number or 1-element y is broadcast).  Passes
 -- when |x - y| <= atol + rtol * |y| everywhere (NaN equals NaN).
@@ -79,7 +81,11 @@ end
 -- the oracle runner (shared/oracle vectors).
 local LAZY = {
   parameterize = 'chainer.testing.parameterized', product = 'chainer.testing.parameterized',
-  product_dict = 'chainer.testing.parameterized',
+  product_dict = 'chainer.testing.parameterized', from_pytest_parameterize = 'chainer.testing.parameterized',
+  parameterize_pytest = 'chainer.testing.parameterized',
+  save_and_load = 'chainer.testing.serializer', save_and_load_npz = 'chainer.testing.serializer',
+  save_and_load_hdf5 = 'chainer.testing.serializer',
+  get_trainer_with_mock_updater = 'chainer.testing.training',
   FunctionTestCase = 'chainer.testing.function_link', LinkTestCase = 'chainer.testing.function_link',
   LinkInitializersTestCase = 'chainer.testing.function_link',
   InitializerArgument = 'chainer.testing.function_link', FunctionTestError = 'chainer.testing.function_link',

@@ -125,6 +125,20 @@ local function values_to_dicts(names, values)
   return out
 end
 
+-- from_pytest_parameterize('a,b', {{1, 'x'}, {2, 'y'}}): the list of
+-- tables {a = 1, b = 'x'}, {a = 2, b = 'y'} ('a' alone takes plain values).
+function M.from_pytest_parameterize(names, values)
+  if type(names) ~= 'string' then
+    error('from_pytest_parameterize: names must be a string such as "a,b" (got ' .. type(names) .. ')', 2)
+  end
+  return values_to_dicts(names, values)
+end
+
+-- parameterize_pytest(names, values) = parameterize(from_pytest_parameterize(names, values))
+function M.parameterize_pytest(names, values)
+  return M.parameterize(M.from_pytest_parameterize(names, values))
+end
+
 -- product{name = values, ...} (names in sorted order, as Chainer) or
 -- product{list_of_tables, list_of_tables, ...} (= product_dict).
 function M.product(parameter)

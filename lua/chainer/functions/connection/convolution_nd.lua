@@ -24,17 +24,8 @@ local as_array = require('chainer.variable').as_array
 
 local M = {}
 
--- The C kernels take float32 and float64: float16 tensors go in as float32
--- and the result is rounded to float16 once (sound: the sums are float32).
-local FLOAT16 = T.DT.float16
-local function as32(t)
-  if t ~= nil and t.ptr.dt == FLOAT16 then return t:astype('float32') end
-  return t
-end
-local function back_to(y, like)
-  if like.ptr.dt == FLOAT16 then return y:astype('float16') end
-  return y
-end
+-- float16 runs the kernels in float32 (U.as32, U.back_to)
+local as32, back_to = U.as32, U.back_to
 
 -- Geometry shared by the three nodes of one convolution: a table with nsp,
 -- stride, pad, dilate, groups (immutable once made).

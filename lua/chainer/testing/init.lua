@@ -5,6 +5,7 @@
 --   InitializerArgument, FunctionTestError, LinkTestError (function_link.lua)
 --   testing.save_and_load / _npz / _hdf5                 (serializer.lua)
 --   testing.get_trainer_with_mock_updater                (training.lua)
+--   testing.unary_math_function_unittest                 (unary_math_function_test.lua)
 -- x and y may be tensors, Variables, numbers or nested Lua tables; they
 -- must have the same shape (a number or 1-element y is broadcast).  Passes
 -- when |x - y| <= atol + rtol * |y| everywhere (NaN equals NaN).
@@ -86,6 +87,7 @@ local LAZY = {
   save_and_load = 'chainer.testing.serializer', save_and_load_npz = 'chainer.testing.serializer',
   save_and_load_hdf5 = 'chainer.testing.serializer',
   get_trainer_with_mock_updater = 'chainer.testing.training',
+  unary_math_function_unittest = 'chainer.testing.unary_math_function_test',
   FunctionTestCase = 'chainer.testing.function_link', LinkTestCase = 'chainer.testing.function_link',
   LinkInitializersTestCase = 'chainer.testing.function_link',
   InitializerArgument = 'chainer.testing.function_link', FunctionTestError = 'chainer.testing.function_link',

@@ -51,29 +51,32 @@ local function check_params(params)
   return params
 end
 
+-- Registers target (a title and body, or a test case class) once per
+-- parameter table in `env`'s busted (the spec file's environment).
+function M._register(params, env, target, body, level)
+  local describe = env.describe
+  if type(describe) ~= 'function' then
+    error('parameterize: call the returned function from a busted spec file (describe is not defined here)', level)
+  end
+  local is_case = type(target) == 'table' and type(target._register_tests) == 'function'
+  if not is_case and (type(target) ~= 'string' or type(body) ~= 'function') then
+    error('parameterize(...): pass a title and a function(param), or a FunctionTestCase/LinkTestCase class', level)
+  end
+  for i, p in ipairs(params) do
+    local title = string.format('%s param %d %s', is_case and tostring(rawget(target, '__name')) or target, i - 1,
+      show(p))
+    if is_case then
+      describe(title, function() target._register_tests(target, env, p) end)
+    else
+      describe(title, function() body(p) end)
+    end
+  end
+end
+
 -- parameterize(...)(title, body) / parameterize(...)(TestCaseClass)
 function M.parameterize(...)
   local params = check_params({ ... })
-  return function(target, body)
-    local env = getfenv(2)
-    local describe = env.describe
-    if type(describe) ~= 'function' then
-      error('parameterize: call the returned function from a busted spec file (describe is not defined here)', 2)
-    end
-    local is_case = type(target) == 'table' and type(target._register_tests) == 'function'
-    if not is_case and (type(target) ~= 'string' or type(body) ~= 'function') then
-      error('parameterize(...): pass a title and a function(param), or a FunctionTestCase/LinkTestCase class', 2)
-    end
-    for i, p in ipairs(params) do
-      local title = string.format('%s param %d %s', is_case and tostring(rawget(target, '__name')) or target, i - 1,
-        show(p))
-      if is_case then
-        describe(title, function() target._register_tests(target, env, p) end)
-      else
-        describe(title, function() body(p) end)
-      end
-    end
-  end
+  return function(target, body) M._register(params, getfenv(2), target, body, 3) end
 end
 
 -- product_dict(list1, list2, ...): every combination of one table from

@@ -218,11 +218,31 @@ describe('loss scaling', function()
     assert.are.equal(0, link.w.array:item())   -- 1 - 0.5 * 2
   end)
 
-  it("StandardUpdater's loss_scale sets the optimizers' static scale, as Chainer", function()
-    local link, opt, lossfun = one_param(0.01)
-    local it = chainer.iterators.SerialIterator({ 1, 2 }, 1)
-    chainer.training.StandardUpdater(it, opt, { loss_scale = 16, loss_func = lossfun })
-    assert.are.equal(16, opt._loss_scale)
+  it("StandardUpdater's and ParallelUpdater's loss_scale train exactly as without (a power of 2)", function()
+    local H = require 'training.helpers'
+    local updaters = chainer.training.updaters
+    local function train(make_updater, loss_scale)
+      local model = H.model(1)
+      local opt = chainer.optimizers.SGD(0.1):setup(model)
+      local it = chainer.iterators.SerialIterator(H.problem(12, 0), 4, { shuffle = false })
+      local u = make_updater(it, opt, loss_scale)
+      for _ = 1, 3 do u:update() end
+      return model, opt
+    end
+    local function standard(it, opt, s) return updaters.StandardUpdater(it, opt, { loss_scale = s }) end
+    local function parallel(it, opt, s)
+      return updaters.ParallelUpdater(it, opt, { devices = { main = -1, second = -1 }, loss_scale = s })
+    end
+    for _, make in ipairs({ standard, parallel }) do
+      local plain = train(make, nil)
+      local scaled, opt = train(make, 64)
+      assert.are.equal(64, opt._loss_scale)   -- Chainer's: the updater sets the optimizers' scale
+      for _, name in ipairs({ 'l1', 'l2' }) do
+        local a, b = plain.predictor[name], scaled.predictor[name]
+        assert.are.equal(0, (a.W.array - b.W.array):abs():max():item())
+        assert.are.equal(0, (a.b.array - b.b.array):abs():max():item())
+      end
+    end
   end)
 
   it('refuses a scale or interval that is not positive', function()

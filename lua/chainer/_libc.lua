@@ -24,6 +24,14 @@ int kill(int pid, int sig);
 int setenv(const char *name, const char *value, int overwrite);
 int unsetenv(const char *name);
 
+int fork(void);
+void _exit(int status);
+int pipe(int fds[2]);
+long read(int fd, void *buf, size_t count);
+long write(int fd, const void *buf, size_t count);
+int close(int fd);
+int waitpid(int pid, int *status, int options);
+
 int mkdir(const char *path, unsigned int mode);
 char *strerror(int errnum);
 void *opendir(const char *path);

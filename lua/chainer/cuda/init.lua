@@ -97,6 +97,27 @@ end
 
 function M.get_current_device_id() return current end
 
+-- DummyDevice: Chainer's stand-in for "no GPU" (id -1; use and synchronize
+-- do nothing), what get_device_from_array returns for host arrays.
+local DummyDevice = setmetatable({ id = -1, name = 'DummyDevice' }, {
+  __tostring = function() return 'DummyDevice' end,
+})
+function DummyDevice.use(self) return self end
+function DummyDevice.synchronize() end
+M.DummyDevice = DummyDevice
+
+-- get_device_from_array(a, b, ...): the CUDA device of the first argument
+-- that is a tensor on a GPU, else DummyDevice (Chainer's: Variables are not
+-- looked into; use v.array).
+function M.get_device_from_array(...)
+  local T = require 'chainer.tensor'
+  for i = 1, select('#', ...) do
+    local a = select(i, ...)
+    if T.is_tensor(a) and a.ptr.dev >= 0 then return M.get_device_from_id(a.ptr.dev) end
+  end
+  return DummyDevice
+end
+
 function Device:use()
   check_id('Device:use', self.id, 2)
   current = self.id

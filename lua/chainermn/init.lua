@@ -10,6 +10,8 @@
 -- the first communicator is created (docs/chainermn.md).
 local args = require 'chainer._args'
 local Communicator = require 'chainermn.communicator'
+require 'chainermn.tensor_collectives'   -- gather, allgather, alltoall, scatter
+require 'chainermn.point_to_point'       -- send, recv, send_obj, recv_obj
 local model_sync = require 'chainermn.model_sync'
 local MultiNodeOptimizer = require 'chainermn.multi_node_optimizer'
 local scatter = require 'chainermn.scatter_dataset'

@@ -11,7 +11,8 @@ local serialize = require 'chainermn._serialize'
 local T = require('chainer').tensor
 
 local PROGRAM = 'spec/chainermn/ranks_program.lua'
-local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'scatter_dataset', 'training float64', 'training float32',
+local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
+  'send and recv', 'split', 'scatter_dataset', 'training float64', 'training float32',
   'refusals' }
 
 local function have(cmd) local _, code = H.run('command -v ' .. cmd) return code == 0 end

@@ -71,6 +71,136 @@ check('objects', function()
   end
 end)
 
+check('gather and scatter', function()
+  -- rank r passes an (r + 1) x 2 tensor of r's: shapes may differ by rank
+  local mine = T.full({ rank + 1, 2 }, rank, 'float64')
+  local function expect_all(got, what)
+    expect(type(got) == 'table' and #got == size, what .. ': ' .. size .. ' tensors')
+    for r = 0, size - 1 do
+      local y = got[r + 1]
+      expect(table.concat(y.shape, ',') == (r + 1) .. ',2' and y.dtype == 'float64', what .. ' shape ' .. tostring(y))
+      expect(max_diff(y, T.full({ r + 1, 2 }, r, 'float64')) == 0, what .. ' values ' .. tostring(y))
+    end
+  end
+  for root = 0, size - 1 do
+    local g = comm:gather(mine, root)
+    if rank == root then expect_all(g, 'gather') else expect(g == nil, 'gather on a non-root rank') end
+  end
+  expect_all(comm:allgather(mine), 'allgather')
+  -- float16 and 0-d tensors travel too
+  local h = comm:allgather(T.array(rank + 0.5, 'float16'))
+  expect(h[size]:item() == size - 0.5 and h[size].ndim == 0, 'allgather float16 0-d ' .. tostring(h[size]))
+  -- alltoall: rank r sends {r, j} repeated j + 1 times to rank j
+  local xs = {}
+  for j = 0, size - 1 do xs[j + 1] = T.array({ rank, j }, 'int32'):reshape({ 1, 2 }):repeat_(j + 1, 0) end
+  local ys = comm:alltoall(xs)
+  for r = 0, size - 1 do
+    local y = ys[r + 1]
+    expect(table.concat(y.shape, ',') == (rank + 1) .. ',2', 'alltoall shape ' .. tostring(y))
+    expect(y:get(rank, 0) == r and y:get(rank, 1) == rank, 'alltoall values ' .. tostring(y))
+  end
+  -- scatter from an array (shapes may differ) and from one tensor's rows
+  for root = 0, size - 1 do
+    local parts = {}
+    for r = 0, size - 1 do parts[r + 1] = T.full({ r + 2 }, 10 * root + r, 'float32') end
+    local got = comm:scatter(rank == root and parts or nil, root)
+    expect(got.size == rank + 2 and got:get(0) == 10 * root + rank, 'scatter array ' .. tostring(got))
+    local rows = T.arange(0, 3 * size, 1, 'int64'):reshape({ size, 3 })
+    got = comm:scatter(rank == root and rows or nil, root)
+    expect(table.concat(got.shape, ',') == '3' and got:get(0) == 3 * rank, 'scatter rows ' .. tostring(got))
+  end
+  -- scatter_obj
+  local values = {}
+  for r = 1, size do values[r] = { index = r, text = 'for ' .. (r - 1) } end
+  local v = comm:scatter_obj(rank == 0 and values or nil, 0)
+  expect(v.index == rank + 1 and v.text == 'for ' .. rank, 'scatter_obj')
+end)
+
+check('gather and scatter refusals', function()
+  -- a dtype on one rank only: every rank raises, listing them
+  local x = T.zeros({ 2 }, rank == size - 1 and 'float32' or 'float64')
+  local ok, err = pcall(comm.allgather, comm, x)
+  if size > 1 then
+    expect(not ok and err:find('allgather: every rank must pass one dtype (rank 0: float64 of shape (2); rank 1: ' ..
+      'float32 of shape (2))', 1, true), 'allgather dtypes: ' .. tostring(err))
+  else
+    expect(ok, tostring(err))
+  end
+  -- a bad argument on the last rank
+  ok, err = pcall(comm.gather, comm, rank == size - 1 and 'x' or T.zeros({ 1 }), 0)
+  expect(not ok and err:find(rank == size - 1 and 'gather: expected a tensor (got string)' or
+    ('gather: rank ' .. (size - 1) .. ' passed a bad argument'), 1, true), 'gather: ' .. tostring(err))
+  ok, err = pcall(comm.alltoall, comm, rank == size - 1 and { T.zeros({ 1 }) } or (function()
+    local xs = {}
+    for j = 1, size do xs[j] = T.zeros({ 1 }) end
+    return xs
+  end)())
+  if size > 1 then
+    expect(not ok and err:find(rank == size - 1 and 'alltoall: expected ' .. size .. ' tensors, one per rank (got 1)' or
+      ('alltoall: rank ' .. (size - 1) .. ' passed a bad argument'), 1, true), 'alltoall: ' .. tostring(err))
+  end
+  ok, err = pcall(comm.scatter, comm, rank == 0 and T.zeros({ size + 1, 2 }) or nil, 0)
+  expect(not ok and err:find(rank == 0 and ('scatter: a tensor must have ' .. size .. ' entries, one per rank') or
+    'scatter: the root (rank 0) passed a bad argument', 1, true), 'scatter: ' .. tostring(err))
+  ok, err = pcall(comm.scatter_obj, comm, rank == 0 and { print } or nil, 0)
+  expect(not ok and err:find(rank == 0 and 'scatter_obj: ' or 'scatter_obj: the root (rank 0) passed values',
+    1, true), 'scatter_obj: ' .. tostring(err))
+  expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)
+
+check('send and recv', function()
+  if size == 1 then
+    -- objects may go to oneself (MPI_Send buffers small messages)
+    comm:send_obj({ 1, 'a' }, 0, 3)
+    local v = comm:recv_obj(0, 3)
+    expect(v[1] == 1 and v[2] == 'a', 'send_obj to self')
+    return
+  end
+  -- a ring: each rank sends to the next and receives from the previous;
+  -- even ranks send first so that the synchronous sends pair up
+  local nxt, prev = (rank + 1) % size, (rank - 1) % size
+  local function exchange(send_fn, recv_fn)
+    if rank % 2 == 0 then send_fn(); return recv_fn() end
+    local got = recv_fn(); send_fn(); return got
+  end
+  local got = exchange(function() comm:send(T.full({ 2, rank + 1 }, rank, 'float32'), nxt, 5) end,
+    function() return comm:recv(prev, 5) end)
+  expect(T.is_tensor(got) and table.concat(got.shape, ',') == '2,' .. (prev + 1) and got:get(0, 0) == prev,
+    'recv tensor ' .. tostring(got))
+  got = exchange(function() comm:send({ T.ones({ 3 }, 'int64'), T.zeros({ 1, 1 }, 'int64') }, nxt, 6) end,
+    function() return comm:recv(prev) end)
+  expect(type(got) == 'table' and #got == 2 and got[1].size == 3 and got[2].ndim == 2 and got[1].dtype == 'int64',
+    'recv array')
+  got = exchange(function() comm:send_obj({ from = rank }, nxt) end, function() return comm:recv_obj(prev) end)
+  expect(got.from == prev, 'recv_obj')
+  -- a bad tensor: the sender raises, and the receiver learns why
+  local send_ok, send_err, recv_ok, recv_err
+  exchange(function() send_ok, send_err = pcall(comm.send, comm, { T.ones({ 1 }), T.ones({ 1 }, 'int32') }, nxt, 7) end,
+    function() recv_ok, recv_err = pcall(comm.recv, comm, prev, 7) end)
+  expect(not send_ok and send_err:find('send: all tensors must have one dtype (element 1 is float32, element 2 int32)',
+    1, true), 'bad send: ' .. tostring(send_err))
+  expect(not recv_ok and recv_err:find('recv: rank ' .. prev .. ' could not send: all tensors must have one dtype',
+    1, true), 'bad send received: ' .. tostring(recv_err))
+  local ok, err
+  ok, err = pcall(comm.send, comm, T.ones({ 1 }), size)
+  expect(not ok and err:find('send: dest must be a rank in 0..' .. (size - 1) .. ' (got ' .. size .. ')', 1, true),
+    'dest: ' .. tostring(err))
+  expect(comm:allreduce_obj(1) == size, 'out of step after send and recv')
+end)
+
+check('split', function()
+  -- one communicator per parity of rank, ordered by descending rank
+  local sub = comm:split(rank % 2, size - rank)
+  local members = 0
+  for r = 0, size - 1 do if r % 2 == rank % 2 then members = members + 1 end end
+  expect(sub.size == members and sub.name == comm.name, 'split size ' .. sub.size)
+  local all = sub:allgather(T.array({ rank }, 'int32'))
+  for i = 2, #all do expect(all[i]:get(0) < all[i - 1]:get(0), 'split order') end
+  expect(all[sub.rank + 1]:get(0) == rank, 'split rank')
+  expect(sub:allreduce_obj(rank) == comm:allreduce_obj(rank % 2 == 0 and rank or 0) or rank % 2 == 1,
+    'split sums')
+end)
+
 check('scatter_dataset', function()
   -- every position 0..n-1, shuffled by root's seed, split in disjoint
   -- shards that cover the dataset (force_equal_length = false); with equal

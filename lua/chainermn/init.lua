@@ -70,4 +70,17 @@ chainermn.create_multi_node_optimizer = MultiNodeOptimizer.create
 chainermn.scatter_dataset = scatter.scatter_dataset
 chainermn.scatter_index = scatter.scatter_index
 
+local evaluator = require 'chainermn.extensions.multi_node_evaluator'
+local checkpointer = require 'chainermn.extensions.checkpointer'
+local snapshot = require 'chainermn.extensions.multi_node_snapshot'
+chainermn.create_multi_node_evaluator = evaluator.create_multi_node_evaluator
+chainermn.create_multi_node_checkpointer = checkpointer.create_multi_node_checkpointer
+-- ChainerMN's chainermn.extensions namespace
+chainermn.extensions = {
+  create_multi_node_evaluator = evaluator.create_multi_node_evaluator,
+  create_multi_node_checkpointer = checkpointer.create_multi_node_checkpointer,
+  multi_node_snapshot = snapshot.multi_node_snapshot,
+}
+chainermn.multi_node_snapshot = snapshot.multi_node_snapshot
+
 return chainermn

@@ -12,7 +12,7 @@ local T = require('chainer').tensor
 
 local PROGRAM = 'spec/chainermn/ranks_program.lua'
 local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
-  'send and recv', 'split', 'scatter_dataset', 'training float64', 'training float32',
+  'send and recv', 'split', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
   'refusals' }
 
 local function have(cmd) local _, code = H.run('command -v ' .. cmd) return code == 0 end
@@ -113,6 +113,29 @@ describe('chainermn #mpi', function()
       assert.matches('chainermn: rank 1 ended with an error; aborting the MPI job', out, 1, true)
       assert.is_nil(out:find('rank 0 was not stopped', 1, true), out)
     end)
+  end)
+
+  describe('a killed job', function()
+    for _, mode in ipairs({ 'snapshot', 'checkpointer' }) do
+      it('resumes on every rank from the ' .. (mode == 'snapshot' and 'multi_node_snapshot' or 'checkpointer'), function()
+        if not have('mpirun') then return pending('mpirun is not installed') end
+        local exe = H.chainlua()
+        if not H.exists(exe) then return pending('no chainlua executable at ' .. exe) end
+        local dir = H.run('mktemp -d'):gsub('%s+$', '')
+        local launch = string.format("LUA_PATH='%s' OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " ..
+          'OMP_NUM_THREADS=1 timeout 120 mpirun -np 2 --oversubscribe %s spec/chainermn/resume_program.lua %s %s ',
+          package.path, exe, mode, dir)
+        local out, code = H.run(launch .. 'first')
+        assert.are_not.equal(124, code, 'the job hung:\n' .. out)
+        assert.matches('rank 1 stops at iteration 4 on purpose', out, 1, true)
+        assert.is_nil(out:find('the job was not stopped', 1, true), out)
+        out, code = H.run(launch .. 'resume')
+        H.run("rm -rf '" .. dir .. "'")
+        assert.are.equal(0, code, out)
+        assert_check(out, 'resumes', 2)
+        assert_check(out, 'continues', 2)
+      end)
+    end
   end)
 
   for _, name in ipairs({ 'flat', 'naive' }) do

@@ -20,6 +20,14 @@ end
 local function expect(cond, msg) if not cond then error(msg, 2) end end
 local function max_diff(a, b) return (a - b):abs():max():item() end
 
+local function mlp(seed, dtype)
+  chainer.config.dtype = dtype
+  T.random.seed(seed)
+  local m = chainer.Sequential(L.Linear(5, 16), F.tanh, L.Linear(16, 3))
+  chainer.config.dtype = 'float32'
+  return m
+end
+
 check('ranks', function()
   expect(rank >= 0 and rank < size, 'rank ' .. rank .. ' outside 0..' .. (size - 1))
   -- one machine: every rank shares the node
@@ -225,18 +233,38 @@ check('scatter_dataset', function()
   end
 end)
 
+check('evaluator', function()
+  -- each rank evaluates its half of a 16-example set in batches of 4; the
+  -- means over ranks equal one evaluation of the whole set
+  T.random.seed(11)
+  local x = T.random.normal(0, 1, { 16, 5 }):astype('float64')
+  local t = T.random.randint(0, 3, { 16 }):astype('int32')
+  local whole = chainer.datasets.TupleDataset(x, t)
+  local model = L.Classifier(mlp(5, 'float64'))   -- the same parameters on every rank
+  local function evaluator(ds)
+    return chainer.training.extensions.Evaluator(chainer.iterators.SerialIterator(ds, 4, { ['repeat'] = false,
+      shuffle = false }), model)
+  end
+  local expected = evaluator(whole)()
+  local mn = chainermn.create_multi_node_evaluator(evaluator(chainermn.scatter_dataset(whole, comm)), comm)
+  local got = mn()
+  local keys = 0
+  for k, v in pairs(expected) do
+    keys = keys + 1
+    expect(type(got[k]) == 'number' and math.abs(got[k] - v) <= 1e-12,
+      k .. ': ' .. tostring(got[k]) .. ' (whole set: ' .. tostring(v) .. ')')
+  end
+  expect(keys == 2 and got['main/accuracy'] ~= nil, 'reported ' .. keys .. ' values')
+  -- the ranks saw different halves: their local values differ (the check is not vacuous)
+  local local_only = evaluator(chainermn.scatter_dataset(whole, comm))()
+  local all = comm:allgather(T.array({ local_only['main/loss'] }, 'float64'))
+  if size > 1 then expect(all[1]:item() ~= all[2]:item(), 'both halves gave the same loss') end
+end)
+
 -- An MLP trained by a multi-node optimizer, each rank on its half of every
 -- batch, against the same MLP trained alone on the whole batches.  Every
 -- rank starts from a different initialisation: the first update broadcasts
 -- rank 0's (and updates nothing, as ChainerMN).
-local function mlp(seed, dtype)
-  chainer.config.dtype = dtype
-  T.random.seed(seed)
-  local m = chainer.Sequential(L.Linear(5, 16), F.tanh, L.Linear(16, 3))
-  chainer.config.dtype = 'float32'
-  return m
-end
-
 local function train_check(dtype, tol)
   local batch, steps = 8, 6
   local model = mlp(100 + rank, dtype)

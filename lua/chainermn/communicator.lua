@@ -51,8 +51,14 @@ function Communicator.new(name, pack_buffers, mpi_comm)
   if is_leader then node[0], node[1] = comm_rank_size(L, leaders[0]) end
   mpi.check(L.MPI_Bcast(node, 2, mpi.datatype('int32'), 0, intra[0]), 'MPI_Bcast')
   self.inter_rank, self.inter_size = node[0], node[1]
-  mpi.check(L.MPI_Comm_free(leaders), 'MPI_Comm_free')
-  mpi.check(L.MPI_Comm_free(intra), 'MPI_Comm_free')
+  if name == 'hierarchical' then
+    -- kept: the hierarchical communicator reduces within the node (intra),
+    -- then among the node leaders (leaders), then broadcasts within the node
+    self._intra, self._leaders = intra, leaders
+  else
+    mpi.check(L.MPI_Comm_free(leaders), 'MPI_Comm_free')
+    mpi.check(L.MPI_Comm_free(intra), 'MPI_Comm_free')
+  end
   return self
 end
 

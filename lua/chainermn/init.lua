@@ -19,11 +19,10 @@ local scatter = require 'chainermn.scatter_dataset'
 local chainermn = {}
 
 -- Communicator names -> whether they pack a model's arrays into one buffer.
--- Both move host memory through MPI; ChainerMN's GPU communicators differ.
-local HOST_COMMUNICATORS = { naive = false, flat = true }
-local NOT_BUILT = {
-  hierarchical = true, two_dimensional = true, single_node = true, non_cuda_aware = true,
-}
+-- All move host memory through MPI ('hierarchical' sums gradients within
+-- each node first); ChainerMN's GPU communicators differ.
+local HOST_COMMUNICATORS = { naive = false, flat = true, hierarchical = true }
+local NOT_BUILT = { two_dimensional = true, single_node = true, non_cuda_aware = true }
 
 function Communicator:bcast_data(model) model_sync.bcast_data(self, model) end
 
@@ -55,11 +54,12 @@ function chainermn.create_communicator(name, opts)
   if pack == nil then
     if name == 'pure_nccl' then
       error(fn .. ": 'pure_nccl' needs NCCL and CUDA, which chainermn does not use yet " ..
-        "(use 'flat' or 'naive': MPI on host memory)", 2)
+        "(use 'flat', 'naive' or 'hierarchical': MPI on host memory)", 2)
     elseif NOT_BUILT[name] then
-      error(string.format("%s: the '%s' communicator is not built yet (use 'flat' or 'naive')", fn, name), 2)
+      error(string.format("%s: the '%s' communicator is not built yet (use 'flat', 'naive' or 'hierarchical')", fn,
+        name), 2)
     end
-    error(string.format("%s: unknown communicator '%s' (expected 'flat' or 'naive')", fn, name), 2)
+    error(string.format("%s: unknown communicator '%s' (expected 'flat', 'naive' or 'hierarchical')", fn, name), 2)
   end
   local ok, comm = pcall(Communicator.new, name, pack)
   if not ok then error(fn .. ': ' .. tostring(comm):gsub('^chainermn: ', ''), 2) end
@@ -82,5 +82,14 @@ chainermn.extensions = {
   multi_node_snapshot = snapshot.multi_node_snapshot,
 }
 chainermn.multi_node_snapshot = snapshot.multi_node_snapshot
+
+-- chainermn.functions and chainermn.links load on first use
+setmetatable(chainermn, { __index = function(t, k)
+  if k == 'functions' or k == 'links' then
+    local m = require('chainermn.' .. k)
+    rawset(t, k, m)
+    return m
+  end
+end })
 
 return chainermn

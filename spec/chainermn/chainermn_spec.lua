@@ -12,7 +12,7 @@ local T = require('chainer').tensor
 
 local PROGRAM = 'spec/chainermn/ranks_program.lua'
 local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
-  'send and recv', 'split', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
+  'send and recv', 'split', 'functions', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
   'refusals' }
 
 local function have(cmd) local _, code = H.run('command -v ' .. cmd) return code == 0 end
@@ -50,10 +50,11 @@ describe('chainermn #mpi', function()
 
     it('names unknown and unbuilt communicators and bad options', function()
       local function err(...) local ok, e = pcall(chainermn.create_communicator, ...) assert.is_false(ok) return e end
-      assert.matches("create_communicator: unknown communicator 'nccl' (expected 'flat' or 'naive')",
+      assert.matches("create_communicator: unknown communicator 'nccl' (expected 'flat', 'naive' or 'hierarchical')",
         err('nccl'), 1, true)
       assert.matches("create_communicator: 'pure_nccl' needs NCCL and CUDA", err('pure_nccl'), 1, true)
-      assert.matches("create_communicator: the 'hierarchical' communicator is not built yet", err('hierarchical'), 1, true)
+      assert.matches("create_communicator: the 'two_dimensional' communicator is not built yet", err('two_dimensional'),
+        1, true)
       assert.matches("create_communicator: unknown option 'bad'", err('flat', { bad = 1 }), 1, true)
       assert.matches('create_communicator: the name must be a string (got number)', err(3), 1, true)
     end)
@@ -138,7 +139,7 @@ describe('chainermn #mpi', function()
     end
   end)
 
-  for _, name in ipairs({ 'flat', 'naive' }) do
+  for _, name in ipairs({ 'flat', 'naive', 'hierarchical' }) do
     describe('two ranks under mpirun, ' .. name, function()
       if not have('mpirun') then
         it('needs mpirun', function() pending('mpirun is not installed (scripts/install-deps installs Open MPI)') end)

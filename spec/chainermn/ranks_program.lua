@@ -209,6 +209,76 @@ check('split', function()
     'split sums')
 end)
 
+check('functions', function()
+  local MF = chainermn.functions
+  local V = chainer.Variable
+  local function all_equal(g, value, what)
+    expect(g ~= nil, what .. ': no gradient')
+    expect(max_diff(g, T.full(g.shape, value, g.dtype)) < 1e-12, what .. ': ' .. tostring(g))
+  end
+  -- allgather: every rank weighs ys[k] by k, so each x gets size * (its rank + 1)
+  local x = V(T.full({ 2, 3 }, rank, 'float64'))
+  local ys = MF.allgather(comm, x)
+  local loss = F.sum(ys[1])
+  for k = 2, #ys do loss = loss + F.sum(ys[k]) * k end
+  loss:backward()
+  all_equal(x.grad, size * (rank + 1), 'allgather')
+  -- alltoall: rank r weighs what came from rank k - 1 by k, so xs[j] on
+  -- rank q gets q + 1
+  local xs = {}
+  for j = 1, size do xs[j] = V(T.full({ j }, 10 * rank + j, 'float64')) end
+  ys = MF.alltoall(comm, xs)
+  expect(ys[1].array:get(0) == rank + 1, 'alltoall forward')
+  loss = F.sum(ys[1])
+  for k = 2, #ys do loss = loss + F.sum(ys[k]) * k end
+  loss:backward()
+  for j = 1, size do all_equal(xs[j].grad, rank + 1, 'alltoall xs[' .. j .. ']') end
+  -- bcast: root's gradient is the sum of every rank's (rank + 1)
+  x = V(T.full({ 3 }, 7, 'float64'))
+  local y = MF.bcast(comm, rank == 0 and x or nil, 0)
+  expect(y.array:get(2) == 7, 'bcast forward')
+  F.sum(y * (rank + 1)):backward()
+  if rank == 0 then all_equal(x.grad, size * (size + 1) / 2, 'bcast') end
+  -- gather: root weighs rank k - 1's x by k; the others backward from their empty output
+  x = V(T.full({ 2 }, rank, 'float64'))
+  ys = MF.gather(comm, x, 0)
+  if rank == 0 then
+    expect(#ys == size and ys[size].array:get(0) == size - 1, 'gather forward')
+    loss = F.sum(ys[1])
+    for k = 2, #ys do loss = loss + F.sum(ys[k]) * k end
+    loss:backward()
+  else
+    ys.grad = T.zeros({ 0 }, 'float64')
+    ys:backward()
+  end
+  all_equal(x.grad, rank + 1, 'gather')
+  -- scatter: rank r weighs its piece by r + 1
+  xs = nil
+  if rank == 0 then
+    xs = {}
+    for j = 1, size do xs[j] = V(T.full({ 2 }, j, 'float64')) end
+  end
+  y = MF.scatter(comm, xs, 0)
+  expect(y.array:get(0) == rank + 1, 'scatter forward')
+  F.sum(y * (rank + 1)):backward()
+  if rank == 0 then for j = 1, size do all_equal(xs[j].grad, j, 'scatter xs[' .. j .. ']') end end
+  -- send/recv: rank 0 sends h = 2x, rank 1 minimises sum(h^2): dL/dx = 8x
+  if size > 1 then
+    if rank == 0 then
+      x = V(T.array({ 1, -2, 3 }, 'float64'))
+      local phi = MF.send(x * 2, comm, 1)
+      phi:backward()
+      expect(max_diff(x.grad, x.array * 8) < 1e-12, 'send: ' .. tostring(x.grad))
+    elseif rank == 1 then
+      local h = MF.recv(comm, 0)
+      expect(h.array:get(1) == -4, 'recv forward')
+      F.sum(h * h):backward()
+    end
+    local ok, err = pcall(MF.send, V(T.zeros({ 1 })), comm, rank)
+    expect(not ok and err:find('send: rank must differ from this rank', 1, true), 'self send: ' .. tostring(err))
+  end
+end)
+
 check('scatter_dataset', function()
   -- every position 0..n-1, shuffled by root's seed, split in disjoint
   -- shards that cover the dataset (force_equal_length = false); with equal

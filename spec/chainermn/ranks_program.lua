@@ -279,6 +279,37 @@ check('functions', function()
   end
 end)
 
+check('batch normalization', function()
+  -- each rank normalises its half of a batch with MultiNodeBatchNormalization;
+  -- L.BatchNormalization on the whole batch gives the same outputs, input
+  -- gradients and population statistics, and comm.size times the
+  -- parameter gradients (each rank holds the mean over ranks)
+  for _, shape in ipairs({ { 8, 3 }, { 4, 2, 3, 3 } }) do
+    T.random.seed(21)
+    local x = T.random.normal(0, 1, shape):astype('float64') * 3 + 1
+    local w = T.random.normal(0, 1, shape):astype('float64')
+    local whole_bn = L.BatchNormalization(shape[2], { dtype = 'float64' })
+    local mn_bn = chainermn.links.MultiNodeBatchNormalization(shape[2], comm, { dtype = 'float64' })
+    whole_bn.gamma.array:copy_(T.array({ 1.5, -0.5, 2 }, 'float64'):slice({ 0, shape[2] }))
+    mn_bn.gamma.array:copy_(whole_bn.gamma.array)
+    local xv = chainer.Variable(x)
+    local y = whole_bn(xv)
+    F.sum(y * w):backward()
+    local per = shape[1] / size
+    local lo, hi = rank * per, (rank + 1) * per
+    local xm = chainer.Variable(x:slice({ lo, hi }):copy())
+    local ym = mn_bn(xm)
+    F.sum(ym * w:slice({ lo, hi })):backward()
+    local what = 'shape ' .. table.concat(shape, 'x') .. ': '
+    expect(max_diff(ym.array, y.array:slice({ lo, hi })) < 1e-12, what .. 'outputs differ')
+    expect(max_diff(xm.grad, xv.grad:slice({ lo, hi })) < 1e-12, what .. 'input gradients differ')
+    expect(max_diff(mn_bn.gamma.grad * size, whole_bn.gamma.grad) < 1e-12, what .. 'gamma gradients differ')
+    expect(max_diff(mn_bn.beta.grad * size, whole_bn.beta.grad) < 1e-12, what .. 'beta gradients differ')
+    expect(max_diff(mn_bn.avg_mean, whole_bn.avg_mean) < 1e-12, what .. 'avg_mean differs')
+    expect(max_diff(mn_bn.avg_var, whole_bn.avg_var) < 1e-12, what .. 'avg_var differs')
+  end
+end)
+
 check('scatter_dataset', function()
   -- every position 0..n-1, shuffled by root's seed, split in disjoint
   -- shards that cover the dataset (force_equal_length = false); with equal

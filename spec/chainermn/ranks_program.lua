@@ -310,6 +310,47 @@ check('batch normalization', function()
   end
 end)
 
+check('model parallel', function()
+  if size < 2 then return end
+  -- x -> A (rank 0) -> B, tanh (rank 1) -> C (rank 0) -> y, against the
+  -- same links in one process: the same output and parameter gradients
+  local function links()
+    T.random.seed(5)
+    return L.Linear(4, 5), chainer.Sequential(L.Linear(5, 5), F.tanh), L.Linear(5, 3)
+  end
+  chainer.config.dtype = 'float64'
+  local A, B, C = links()
+  local RA, RB, RC = links()
+  chainer.config.dtype = 'float32'
+  T.random.seed(9)
+  local x = T.random.normal(0, 1, { 6, 4 }):astype('float64')
+  local w = T.random.normal(0, 1, { 6, 3 }):astype('float64')
+  local ref = RC(RB(RA(x)))
+  F.sum(ref * w):backward()
+  local model = chainermn.links.MultiNodeChainList(comm)
+  if rank == 0 then
+    model:add_link(A, nil, 1)
+    model:add_link(C, 1, nil)
+  elseif rank == 1 then
+    model:add_link(B, 0, 0)
+  end
+  if rank > 1 then return end
+  local y = model(x)
+  if rank == 0 then
+    expect(max_diff(y.array, ref.array) < 1e-12, 'model-parallel output differs')
+    F.sum(y * w):backward()
+    expect(max_diff(A.W.grad, RA.W.grad) < 1e-12 and max_diff(C.W.grad, RC.W.grad) < 1e-12,
+      'rank 0 gradients differ')
+  else
+    y:backward()   -- the delegate variable: waits for rank 0's gradient
+    expect(max_diff(B[1].W.grad, RB[1].W.grad) < 1e-12, 'rank 1 gradients differ')
+  end
+  local ok, err = pcall(model.add_link, model, L.Linear(1, 1), 0, nil)
+  if rank == 0 then
+    expect(not ok and err:find('only one component may give the model output', 1, true), 'second output: ' .. tostring(err))
+  end
+end)
+
 check('scatter_dataset', function()
   -- every position 0..n-1, shuffled by root's seed, split in disjoint
   -- shards that cover the dataset (force_equal_length = false); with equal

@@ -105,6 +105,20 @@ local function unpack(group, buf)
   end
 end
 
+-- The communicator's packing buffer for `dtype`, at least `numel` long,
+-- kept between calls (as ChainerMN's flat communicator keeps its buffers):
+-- a fresh buffer at every update would cost an allocation and a page fault
+-- per 4 KiB of gradients.
+local function packing_buffer(comm, dtype, numel)
+  comm._buffers = comm._buffers or {}
+  local buf = comm._buffers[dtype]
+  if buf == nil or buf.size < numel then
+    buf = T.empty({ numel }, dtype)
+    comm._buffers[dtype] = buf
+  end
+  return buf
+end
+
 -- Runs `transfer(ptr, count, dtype)` on every parameter tensor, packed into
 -- one buffer per dtype (flat) or one by one (naive); `after(ptr, count,
 -- dtype)` runs on the same memory before it is unpacked.
@@ -114,7 +128,7 @@ local function each_buffer(fn, comm, list, transfer, after)
       if g.numel > 2147483647 then   -- the same layout on every rank: all raise here
         error(string.format('%s: %d %s elements are more than one MPI call moves', fn, g.numel, g.dtype), 4)
       end
-      local buf = T.empty({ g.numel }, g.dtype)
+      local buf = packing_buffer(comm, g.dtype, g.numel)
       pack(g, buf)
       transfer(pointer(buf), g.numel, g.dtype)
       if after then after(pointer(buf), g.numel, g.dtype) end
@@ -183,8 +197,10 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
         'MPI_Allreduce')
     end
   end, function(ptr, count, dtype)
-    local p = ffi.cast(T.ctypes[T.dtype_codes[dtype]] .. '*', ptr)
-    for i = 0, count - 1 do p[i] = p[i] / size end
+    -- times the reciprocal, as ChainerMN's `recvbuf *= 1.0 / size` (and a
+    -- multiplication pipelines where a division does not)
+    local p, scale = ffi.cast(T.ctypes[T.dtype_codes[dtype]] .. '*', ptr), 1 / size
+    for i = 0, count - 1 do p[i] = p[i] * scale end
   end)
 end
 

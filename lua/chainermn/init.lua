@@ -83,12 +83,15 @@ chainermn.extensions = {
 }
 chainermn.multi_node_snapshot = snapshot.multi_node_snapshot
 
--- chainermn.functions and chainermn.links load on first use
+-- chainermn.functions, chainermn.links and chainermn.datasets load on first
+-- use (and chainermn.MultiNodeChainList, ChainerMN's top-level name)
 setmetatable(chainermn, { __index = function(t, k)
-  if k == 'functions' or k == 'links' then
+  if k == 'functions' or k == 'links' or k == 'datasets' then
     local m = require('chainermn.' .. k)
     rawset(t, k, m)
     return m
+  elseif k == 'MultiNodeChainList' then
+    return t.links.MultiNodeChainList
   end
 end })
 

@@ -67,6 +67,12 @@ describe('chainermn #mpi', function()
       assert.are.same({ { 0, 1 }, { 0, 1 }, { 0, 1 } }, scatter.ranges(1, 3, true))
     end)
 
+    it('makes empty datasets for the input-less ranks of a model-parallel job', function()
+      local empty = chainermn.datasets.create_empty_dataset({ 5, 6, 7 })
+      assert.are.same({ {}, {}, {} }, empty)
+      assert.are.equal(chainermn.links.MultiNodeChainList, chainermn.MultiNodeChainList)
+    end)
+
     it('serialises the values the *_obj collectives send', function()
       local v = { 1.5, 'a\0b', true, n = 2 ^ 60 + 2, t = T.array({ { 1, 2 }, { 3, 4 } }, 'int64'), [false] = -0.1 }
       local d = serialize.decode(serialize.encode(v))

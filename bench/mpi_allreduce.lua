@@ -1,5 +1,5 @@
 -- bench/mpi_allreduce.lua: chainermn's comm:allreduce(t) (float32 sum, a
--- new result tensor, the mismatch agreement included) and
+-- new result tensor freed at once, the mismatch agreement included) and
 -- comm:multi_node_mean_grad(model) (the training path) against a plain
 -- MPI_Allreduce on preallocated buffers made through the FFI in the same
 -- process, 1 KiB to 64 MiB.  The two alternate, repetition by repetition,
@@ -39,7 +39,10 @@ while bytes <= 64 * 2 ^ 20 do
   local out = T.empty({ n }, 'float32')
   local L, F32, SUM = comm._L, mpi.datatype('float32'), mpi.op('sum')
   local function raw() L.MPI_Allreduce(pointer(x), pointer(out), n, F32, SUM, comm._comm) end
-  local function chainlua() comm:allreduce(x) end
+  -- the result is freed at once: left to the collector, 1 MiB results pile
+  -- up between collections and each call gets a fresh block from the
+  -- system instead of the runtime's block cache (bench/README.md)
+  local function chainlua() comm:allreduce(x):free() end
   -- the training path: a model whose one parameter has n elements, its
   -- gradient averaged in place (flat: packed, summed, divided, unpacked)
   local link = chainer.Link()

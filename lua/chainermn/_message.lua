@@ -41,14 +41,15 @@ function M.check_root(comm, root, fn, level)
   return root
 end
 
--- check_peer(comm, r, what, fn): a point-to-point partner rank.
-function M.check_peer(comm, r, what, fn)
+-- check_peer(comm, r, what, fn): r must be a rank (a point-to-point partner).
+function M.check_peer(comm, r, what, fn, level)
   if type(r) ~= 'number' or r ~= math.floor(r) or r < 0 or r >= comm.size then
-    error(string.format('%s: %s must be a rank in 0..%d (got %s)', fn, what, comm.size - 1, tostring(r)), 3)
+    error(string.format('%s: %s must be a rank in 0..%d (got %s)', fn, what, comm.size - 1, tostring(r)), level or 3)
   end
 end
 
--- tensor_problem(t, fn_needs_sum): why t cannot travel, or nil.
+-- tensor_problem(t): why t cannot travel (not a tensor, too many dimensions,
+-- over 2 GiB), or nil.
 function M.tensor_problem(t)
   if not T.is_tensor(t) then return 'expected a tensor (got ' .. type(t) .. ')' end
   if t.ndim > M.MAX_DIMS then return 'at most ' .. M.MAX_DIMS .. ' dimensions (got ' .. t.ndim .. ')' end

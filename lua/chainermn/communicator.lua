@@ -81,9 +81,7 @@ function Communicator:split(color, key)
   check_int(key, 'key', 'split')
   local out = ffi.new('MPI_Comm[1]')
   mpi.check(self._L.MPI_Comm_split(self._comm, color, key, out), 'MPI_Comm_split')
-  local sub = Communicator.new(self.name, self._pack, out[0])
-  sub._owned = out   -- keeps the handle's memory alive
-  return sub
+  return Communicator.new(self.name, self._pack, out[0])
 end
 
 ---------------------------------------------------------------------------

@@ -13,12 +13,21 @@ local mpi = require 'chainermn._mpi'
 local msg = require 'chainermn._message'
 local Communicator = require 'chainermn.communicator'
 
-local function check_tag(tag, fn, any_allowed)
+local function check_tag(tag, fn, any_allowed, level)
   if any_allowed and tag == mpi.ANY_TAG then return end
   if type(tag) ~= 'number' or tag ~= math.floor(tag) or tag < 0 or tag > mpi.TAG_UB then
     error(string.format('%s: tag must be an integer in 0..%d%s (got %s)', fn, mpi.TAG_UB,
-      any_allowed and ' or -1 (any tag)' or '', tostring(tag)), 3)
+      any_allowed and ' or -1 (any tag)' or '', tostring(tag)), level)
   end
+end
+
+-- The partner rank checked and the tag (default_tag when nil), for the
+-- user's call two levels up.
+local function peer_and_tag(self, fn, peer, what, tag, default_tag, any_allowed)
+  msg.check_peer(self, peer, what, fn, 4)
+  tag = tag or default_tag
+  check_tag(tag, fn, any_allowed, 4)
+  return tag
 end
 
 -- Sends the string s (one message of bytes) to dest with tag.
@@ -48,9 +57,7 @@ end
 -- dtype; the receiver's recv gets the same (tag defaults to 0).
 function Communicator:send(data, dest, tag)
   local fn = 'send'
-  msg.check_peer(self, dest, 'dest', fn)
-  tag = tag or 0
-  check_tag(tag, fn)
+  tag = peer_and_tag(self, fn, dest, 'dest', tag, 0)
   local is_array = type(data) == 'table' and not T.is_tensor(data)
   local list = is_array and data or { data }
   local problem
@@ -76,9 +83,7 @@ end
 -- any tag.
 function Communicator:recv(source, tag)
   local fn = 'recv'
-  msg.check_peer(self, source, 'source', fn)
-  tag = tag or mpi.ANY_TAG
-  check_tag(tag, fn, true)
+  tag = peer_and_tag(self, fn, source, 'source', tag, mpi.ANY_TAG, true)
   local s, got = recv_bytes(self, source, tag)
   local ok, d = pcall(msg.decode, s)
   if not ok or type(d) ~= 'table' then
@@ -105,9 +110,7 @@ end
 -- receiver raises too.
 function Communicator:send_obj(v, dest, tag)
   local fn = 'send_obj'
-  msg.check_peer(self, dest, 'dest', fn)
-  tag = tag or 0
-  check_tag(tag, fn)
+  tag = peer_and_tag(self, fn, dest, 'dest', tag, 0)
   local s, problem = msg.encode(v, fn)
   send_bytes(self, s and ('v' .. s) or ('x' .. problem), dest, tag, false)
   if problem then error(problem, 2) end
@@ -117,9 +120,7 @@ end
 -- defaults to any tag).
 function Communicator:recv_obj(source, tag)
   local fn = 'recv_obj'
-  msg.check_peer(self, source, 'source', fn)
-  tag = tag or mpi.ANY_TAG
-  check_tag(tag, fn, true)
+  tag = peer_and_tag(self, fn, source, 'source', tag, mpi.ANY_TAG, true)
   local s, got = recv_bytes(self, source, tag)
   local kind, body = s:sub(1, 1), s:sub(2)
   if kind == 'x' then error(string.format('%s: rank %d could not send: %s', fn, source, body), 2) end

@@ -11,13 +11,7 @@ local T, L, F = chainer.tensor, chainer.links, chainer.functions
 local comm = chainermn.create_communicator(arg[1] or 'flat')
 local rank, size = comm.rank, comm.size
 
-local function check(name, fn)
-  local ok, err = pcall(fn)
-  io.write(string.format('check %s rank %d %s\n', name, rank, ok and 'ok' or ('FAIL ' .. tostring(err):gsub('\n', ' '))))
-  io.flush()
-end
-
-local function expect(cond, msg) if not cond then error(msg, 2) end end
+local check, expect = require('spec.chainermn.rank_checks')(rank)
 local function max_diff(a, b) return (a - b):abs():max():item() end
 
 local function mlp(seed, dtype)

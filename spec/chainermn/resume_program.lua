@@ -17,12 +17,7 @@ local mode, out, phase = arg[1], arg[2], arg[3]
 local comm = chainermn.create_communicator('flat')
 local rank = comm.rank
 
-local function check(name, fn)
-  local ok, err = pcall(fn)
-  io.write(string.format('check %s rank %d %s\n', name, rank, ok and 'ok' or ('FAIL ' .. tostring(err):gsub('\n', ' '))))
-  io.flush()
-end
-local function expect(cond, msg) if not cond then error(msg, 2) end end
+local check, expect = require('spec.chainermn.rank_checks')(rank)
 
 -- different initial parameters per rank: the first update broadcasts rank 0's
 chainer.config.dtype = 'float64'

@@ -80,6 +80,7 @@ chainermn.extensions = {
   create_multi_node_evaluator = evaluator.create_multi_node_evaluator,
   create_multi_node_checkpointer = checkpointer.create_multi_node_checkpointer,
   multi_node_snapshot = snapshot.multi_node_snapshot,
+  AllreducePersistent = require('chainermn.extensions.allreduce_persistent').AllreducePersistent,
 }
 chainermn.multi_node_snapshot = snapshot.multi_node_snapshot
 

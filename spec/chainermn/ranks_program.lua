@@ -304,6 +304,20 @@ check('batch normalization', function()
   end
 end)
 
+check('allreduce persistent', function()
+  -- each rank's population statistics differ; afterwards all hold their mean
+  local model = chainer.Sequential(L.Linear(3, 2), L.BatchNormalization(2, { dtype = 'float64' }))
+  local bn = model[2]
+  bn.avg_mean:copy_(T.array({ rank, 2 * rank }, 'float64'))
+  bn.avg_var:copy_(T.array({ 1 + rank, 1 }, 'float64'))
+  rawset(bn, 'N', rank + 5)
+  chainermn.extensions.AllreducePersistent(model, comm)()
+  local mean_rank = (size - 1) / 2
+  expect(max_diff(bn.avg_mean, T.array({ mean_rank, 2 * mean_rank }, 'float64')) < 1e-12, 'avg_mean ' .. tostring(bn.avg_mean))
+  expect(max_diff(bn.avg_var, T.array({ 1 + mean_rank, 1 }, 'float64')) < 1e-12, 'avg_var ' .. tostring(bn.avg_var))
+  expect(bn.N == rank + 5, 'the number N changed')
+end)
+
 check('model parallel', function()
   if size < 2 then return end
   -- x -> A (rank 0) -> B, tanh (rank 1) -> C (rank 0) -> y, against the

@@ -81,7 +81,8 @@ fuzz: deps
 	@command -v clang >/dev/null || bash scripts/install-deps clang
 	@bash scripts/fuzz $(BUILD)-fuzz $(FUZZ_SECONDS)
 
-# What CI runs: the same, 30 s a target.
+# The same at 30 s a target (CI runs them inside make test, with
+# CHAINLUA_FUZZ_SECONDS set: see .ci/run and scripts/run-tests).
 fuzz-ci:
 	@command -v clang >/dev/null || bash scripts/install-deps clang
 	@bash scripts/fuzz $(BUILD)-fuzz 30

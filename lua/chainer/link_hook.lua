@@ -20,67 +20,20 @@
 -- registered.
 local class = require 'chainer.class'
 
+local global_hooks = require 'chainer._global_hooks'
+
 local M = {}
-local list = {}          -- registered global hooks, in registration order
-M.list = list
-
 local LinkHook = class.Object:extend('LinkHook')
-
--- A hook's name: its `name` field (instance or class), else its class name.
-local function name_of(h)
-  local n = h.name
-  if n ~= nil then return n end
-  return getmetatable(h).__name
-end
+local registry = global_hooks.new(LinkHook, 'LinkHook')
+local list, find = registry.list, registry.find  -- in registration order
+M.list = list
+local name_of = global_hooks.name_of
 M.name_of = name_of
 
 function LinkHook:added(link) end
 function LinkHook:deleted(link) end
 function LinkHook:forward_preprocess(cb) end
 function LinkHook:forward_postprocess(cb) end
-
-local function find(name)
-  for i = 1, #list do
-    if name_of(list[i]) == name then return i end
-  end
-  return nil
-end
-
--- Registers the hook for every link until unregistered.
-function LinkHook:register()
-  local name = name_of(self)
-  if find(name) then
-    error(string.format("LinkHook: a hook named '%s' is already registered globally", tostring(name)), 2)
-  end
-  self:added(nil)
-  list[#list + 1] = self
-  return self
-end
-
-function LinkHook:unregister()
-  local i = find(name_of(self))
-  if i and list[i] == self then
-    table.remove(list, i)
-    self:deleted(nil)
-  end
-  return self
-end
-
-local function finish(self, ok, ...)
-  self:unregister()
-  if not ok then error((...), 0) end
-  return ...
-end
-
--- Registers the hook globally while fn runs (Chainer's `with hook:`);
--- unregisters it even when fn raises.  Returns what fn returns.
-function LinkHook:scope(fn)
-  if type(fn) ~= 'function' then
-    error('LinkHook.scope: pass the scope as a function: hook:scope(function() ... end)', 2)
-  end
-  self:register()
-  return finish(self, pcall(fn))
-end
 
 -- Global hooks by name (Chainer's chainer._get_link_hooks()), plus their
 -- names in registration order as `names`.

@@ -199,25 +199,30 @@ local function find_hook(list, name)
   return nil
 end
 
-function UpdateRule:add_hook(hook, name, timing)
-  if not callable(hook) then error('UpdateRule.add_hook: the hook must be callable (got ' .. type(hook) .. ')', 2) end
-  name, timing = split_hook_opts(name, timing, 'UpdateRule.add_hook')
-  name = hook_name(hook, name, 'UpdateRule.add_hook')
-  timing = timing_of(hook, timing, 'UpdateRule.add_hook')
-  if find_hook(self._pre_hooks, name) or find_hook(self._post_hooks, name) then
-    error(string.format("UpdateRule.add_hook: hook '%s' already exists", name), 2)
+-- What UpdateRule and Optimizer add_hook/remove_hook share: owner keeps
+-- {name, hook} pairs in owner._pre_hooks and owner._post_hooks.
+local function add_hook(owner, hook, name, timing, fn)
+  if not callable(hook) then error(fn .. ': the hook must be callable (got ' .. type(hook) .. ')', 3) end
+  name, timing = split_hook_opts(name, timing, fn)
+  name = hook_name(hook, name, fn)
+  timing = timing_of(hook, timing, fn)
+  if find_hook(owner._pre_hooks, name) or find_hook(owner._post_hooks, name) then
+    error(string.format("%s: hook '%s' already exists (pass another {name = ...})", fn, name), 3)
   end
-  local list = timing == 'pre' and self._pre_hooks or self._post_hooks
+  local list = timing == 'pre' and owner._pre_hooks or owner._post_hooks
   list[#list + 1] = { name, hook }
 end
 
-function UpdateRule:remove_hook(name)
-  for _, list in ipairs({ self._pre_hooks, self._post_hooks }) do
+local function remove_hook(owner, name, fn)
+  for _, list in ipairs({ owner._pre_hooks or {}, owner._post_hooks or {} }) do
     local i = find_hook(list, name)
     if i then table.remove(list, i) return end
   end
-  error(string.format("UpdateRule.remove_hook: no hook named '%s'", tostring(name)), 2)
+  error(string.format("%s: no hook named '%s'", fn, tostring(name)), 3)
 end
+
+function UpdateRule:add_hook(hook, name, timing) add_hook(self, hook, name, timing, 'UpdateRule.add_hook') end
+function UpdateRule:remove_hook(name) remove_hook(self, name, 'UpdateRule.remove_hook') end
 
 -- Creates the state on first use and keeps it on the parameter's device
 -- and dtype (a state loaded from a file may come in float64).
@@ -452,26 +457,12 @@ end
 -- a callable object; when hook.call_for_each_param is true it is called as
 -- hook(update_rule, param) for every parameter.
 function Optimizer:add_hook(hook, name, timing)
-  if not callable(hook) then error('Optimizer.add_hook: the hook is not callable (got ' .. type(hook) .. ')', 2) end
   if not self._pre_hooks then error('Optimizer.add_hook: call setup before add_hook', 2) end
-  name, timing = split_hook_opts(name, timing, 'Optimizer.add_hook')
-  name = hook_name(hook, name, 'Optimizer.add_hook')
-  timing = timing_of(hook, timing, 'Optimizer.add_hook')
-  if find_hook(self._pre_hooks, name) or find_hook(self._post_hooks, name) then
-    error(string.format("Optimizer.add_hook: hook '%s' already exists (pass another {name = ...})", name), 2)
-  end
-  local list = timing == 'pre' and self._pre_hooks or self._post_hooks
-  list[#list + 1] = { name, hook }
+  add_hook(self, hook, name, timing, 'Optimizer.add_hook')
   return self
 end
 
-function Optimizer:remove_hook(name)
-  for _, list in ipairs({ self._pre_hooks or {}, self._post_hooks or {} }) do
-    local i = find_hook(list, name)
-    if i then table.remove(list, i) return end
-  end
-  error(string.format("Optimizer.remove_hook: no hook named '%s'", tostring(name)), 2)
-end
+function Optimizer:remove_hook(name) remove_hook(self, name, 'Optimizer.remove_hook') end
 
 -- The registered hooks as {name = ..., hook = ..., timing = ...}, in order.
 function Optimizer:hooks()

@@ -15,6 +15,12 @@
 -- A serializer stores it as usual; a deserializer returns `value` unchanged
 -- (found == false) when the file lacks the key, and a strict load does not
 -- count it as missing.  Every other key stays required.
+--
+-- Keys a file may have beyond what the object reads (a trainer snapshot's
+-- extensions that the resuming trainer does not register, which Chainer
+-- ignores) are allowed below a child with
+--   serializer:tolerate_extra()     -- on that child; a no-op when saving
+-- A strict load then reports unread keys everywhere else only.
 local class = require 'chainer.class'
 
 local AbstractSerializer = class.Object:extend('AbstractSerializer')
@@ -38,6 +44,8 @@ end
 function AbstractSerializer:optional_child(name)
   error(getmetatable(self).__name .. ': optional_child is not implemented', 2)
 end
+
+function AbstractSerializer:tolerate_extra() end
 
 local Serializer = AbstractSerializer:extend('Serializer')
 Serializer.is_serializer = true
@@ -91,6 +99,10 @@ local function optional_child(s, name)
   return s[name]
 end
 
+local function tolerate_extra(s)
+  if type(s) == 'table' and type(s.tolerate_extra) == 'function' then s:tolerate_extra() end
+end
+
 return {
   AbstractSerializer = AbstractSerializer,
   Serializer = Serializer,
@@ -99,4 +111,5 @@ return {
   child_path = child_path,
   optional = optional,
   optional_child = optional_child,
+  tolerate_extra = tolerate_extra,
 }

@@ -16,6 +16,7 @@
 #include "../core/internal.h"
 #include "../core/kernels.h"
 #include "../core/scalar_math.h"
+#include "elementwise_loops.h"
 
 #include <stdlib.h>
 #include <tgmath.h>
@@ -44,75 +45,45 @@ static double ew_lgamma(double x) {
 /* ---- int64 kernels ------------------------------------------------------ */
 /* the int64 formulas: core/scalar_math.h */
 #define EW_T int64_t
-#define I_BIN_LOOP(OT, EXPR)                                                    \
-    do {                                                                        \
-        OT *o_ = (OT *)o;                                                       \
-        if (so == 1 && sa == 1 && sb == 1) {                                    \
-            for (int64_t i = 0; i < n; i++) {                                   \
-                EW_T x = a[i], y = b[i];                                        \
-                o_[i] = (OT)(EXPR);                                             \
-            }                                                                   \
-        } else if (so == 1 && sa == 1 && sb == 0) {                             \
-            const EW_T y = b[0];                                                \
-            for (int64_t i = 0; i < n; i++) {                                   \
-                EW_T x = a[i];                                                  \
-                o_[i] = (OT)(EXPR);                                             \
-            }                                                                   \
-        } else {                                                                \
-            for (int64_t i = 0; i < n; i++) {                                   \
-                EW_T x = a[i * sa], y = b[i * sb];                              \
-                o_[i * so] = (OT)(EXPR);                                        \
-            }                                                                   \
-        }                                                                       \
-    } while (0)
 
 static void binary_i64(int op, void *o, int64_t so, const int64_t *a, int64_t sa, const int64_t *b, int64_t sb,
                        int64_t n) {
     switch (op) {
-    case CH_ADD: I_BIN_LOOP(int64_t, ch_i_add(x, y)); break;
-    case CH_SUB: I_BIN_LOOP(int64_t, ch_i_sub(x, y)); break;
-    case CH_MUL: I_BIN_LOOP(int64_t, ch_i_mul(x, y)); break;
-    case CH_FLOOR_DIVIDE: I_BIN_LOOP(int64_t, ch_i_floordiv(x, y)); break;
-    case CH_MOD: I_BIN_LOOP(int64_t, ch_i_mod(x, y)); break;
-    case CH_FMOD: I_BIN_LOOP(int64_t, ch_i_fmod(x, y)); break;
-    case CH_POW: I_BIN_LOOP(int64_t, ch_i_pow(x, y)); break;
-    case CH_MAXIMUM: I_BIN_LOOP(int64_t, x > y ? x : y); break;
-    case CH_MINIMUM: I_BIN_LOOP(int64_t, x < y ? x : y); break;
-    case CH_EQ: I_BIN_LOOP(uint8_t, x == y); break;
-    case CH_NE: I_BIN_LOOP(uint8_t, x != y); break;
-    case CH_LT: I_BIN_LOOP(uint8_t, x < y); break;
-    case CH_LE: I_BIN_LOOP(uint8_t, x <= y); break;
-    case CH_GT: I_BIN_LOOP(uint8_t, x > y); break;
-    case CH_GE: I_BIN_LOOP(uint8_t, x >= y); break;
-    case CH_LOGICAL_AND: I_BIN_LOOP(uint8_t, (x != 0) & (y != 0)); break;
-    case CH_LOGICAL_OR: I_BIN_LOOP(uint8_t, (x != 0) | (y != 0)); break;
-    case CH_LOGICAL_XOR: I_BIN_LOOP(uint8_t, (x != 0) ^ (y != 0)); break;
+    case CH_ADD: EW_BIN_LOOP(int64_t, ch_i_add(x, y)); break;
+    case CH_SUB: EW_BIN_LOOP(int64_t, ch_i_sub(x, y)); break;
+    case CH_MUL: EW_BIN_LOOP(int64_t, ch_i_mul(x, y)); break;
+    case CH_FLOOR_DIVIDE: EW_BIN_LOOP(int64_t, ch_i_floordiv(x, y)); break;
+    case CH_MOD: EW_BIN_LOOP(int64_t, ch_i_mod(x, y)); break;
+    case CH_FMOD: EW_BIN_LOOP(int64_t, ch_i_fmod(x, y)); break;
+    case CH_POW: EW_BIN_LOOP(int64_t, ch_i_pow(x, y)); break;
+    case CH_MAXIMUM: EW_BIN_LOOP(int64_t, x > y ? x : y); break;
+    case CH_MINIMUM: EW_BIN_LOOP(int64_t, x < y ? x : y); break;
+    case CH_EQ: EW_BIN_LOOP(uint8_t, x == y); break;
+    case CH_NE: EW_BIN_LOOP(uint8_t, x != y); break;
+    case CH_LT: EW_BIN_LOOP(uint8_t, x < y); break;
+    case CH_LE: EW_BIN_LOOP(uint8_t, x <= y); break;
+    case CH_GT: EW_BIN_LOOP(uint8_t, x > y); break;
+    case CH_GE: EW_BIN_LOOP(uint8_t, x >= y); break;
+    case CH_LOGICAL_AND: EW_BIN_LOOP(uint8_t, (x != 0) & (y != 0)); break;
+    case CH_LOGICAL_OR: EW_BIN_LOOP(uint8_t, (x != 0) | (y != 0)); break;
+    case CH_LOGICAL_XOR: EW_BIN_LOOP(uint8_t, (x != 0) ^ (y != 0)); break;
     default: break; /* DIV, ARCTAN2, HYPOT, ZETA, POLYGAMMA never compute in int64 */
     }
 }
 
-#define I_UN_LOOP(OT, EXPR)                                                     \
-    do {                                                                        \
-        OT *o_ = (OT *)o;                                                       \
-        for (int64_t i = 0; i < n; i++) {                                       \
-            EW_T x = a[i * sa];                                                 \
-            o_[i * so] = (OT)(EXPR);                                            \
-        }                                                                       \
-    } while (0)
-
 static void unary_i64(int op, void *o, int64_t so, const int64_t *a, int64_t sa, int64_t n, int64_t lo,
                       int64_t hi) {
     switch (op) {
-    case CH_NEG: I_UN_LOOP(int64_t, ch_i_sub(0, x)); break;
-    case CH_ABS: I_UN_LOOP(int64_t, x < 0 ? ch_i_sub(0, x) : x); break;
-    case CH_SIGN: I_UN_LOOP(int64_t, (x > 0) - (x < 0)); break;
-    case CH_SQUARE: I_UN_LOOP(int64_t, ch_i_mul(x, x)); break;
-    case CH_LOGICAL_NOT: I_UN_LOOP(uint8_t, x == 0); break;
-    case CH_ISNAN: I_UN_LOOP(uint8_t, 0 * x); break;
-    case CH_ISINF: I_UN_LOOP(uint8_t, 0 * x); break;
-    case CH_ISFINITE: I_UN_LOOP(uint8_t, 1 + 0 * x); break;
+    case CH_NEG: EW_UN_LOOP(int64_t, ch_i_sub(0, x)); break;
+    case CH_ABS: EW_UN_LOOP(int64_t, x < 0 ? ch_i_sub(0, x) : x); break;
+    case CH_SIGN: EW_UN_LOOP(int64_t, (x > 0) - (x < 0)); break;
+    case CH_SQUARE: EW_UN_LOOP(int64_t, ch_i_mul(x, x)); break;
+    case CH_LOGICAL_NOT: EW_UN_LOOP(uint8_t, x == 0); break;
+    case CH_ISNAN: EW_UN_LOOP(uint8_t, 0 * x); break;
+    case CH_ISINF: EW_UN_LOOP(uint8_t, 0 * x); break;
+    case CH_ISFINITE: EW_UN_LOOP(uint8_t, 1 + 0 * x); break;
     case EW_CLIP: {
-        I_UN_LOOP(int64_t, (x < lo ? lo : x) > hi ? hi : (x < lo ? lo : x));
+        EW_UN_LOOP(int64_t, (x < lo ? lo : x) > hi ? hi : (x < lo ? lo : x));
         break;
     }
     default: break;
@@ -335,7 +306,6 @@ static void ew_execute(const ew_plan *pl, ch_tensor *out, const ew_operand *a, c
             ew_task(&c, task);
     }
 }
-
 
 /* ---- the kernels of the table ---------------------------------------------- */
 static bool bool_result(const ch_ew_args *w) {

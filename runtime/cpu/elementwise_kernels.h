@@ -16,34 +16,7 @@
  * minimum) are shared with the CUDA kernels: core/scalar_math.h. */
 #define EW_MAX CH_SM_MAX
 #define EW_MIN CH_SM_MIN
-
-#define EW_BIN_LOOP(OT, EXPR)                                                   \
-    do {                                                                        \
-        OT *o_ = (OT *)o;                                                       \
-        if (so == 1 && sa == 1 && sb == 1) {                                    \
-            for (int64_t i = 0; i < n; i++) {                                   \
-                EW_T x = a[i], y = b[i];                                        \
-                o_[i] = (OT)(EXPR);                                             \
-            }                                                                   \
-        } else if (so == 1 && sa == 1 && sb == 0) {                             \
-            const EW_T y = b[0];                                                \
-            for (int64_t i = 0; i < n; i++) {                                   \
-                EW_T x = a[i];                                                  \
-                o_[i] = (OT)(EXPR);                                             \
-            }                                                                   \
-        } else if (so == 1 && sa == 0 && sb == 1) {                             \
-            const EW_T x = a[0];                                                \
-            for (int64_t i = 0; i < n; i++) {                                   \
-                EW_T y = b[i];                                                  \
-                o_[i] = (OT)(EXPR);                                             \
-            }                                                                   \
-        } else {                                                                \
-            for (int64_t i = 0; i < n; i++) {                                   \
-                EW_T x = a[i * sa], y = b[i * sb];                              \
-                o_[i * so] = (OT)(EXPR);                                        \
-            }                                                                   \
-        }                                                                       \
-    } while (0)
+/* the loops: EW_BIN_LOOP, EW_UN_LOOP (elementwise_loops.h) */
 
 /* o is EW_T* for arithmetic ops and uint8_t* (bool) for comparisons/logic. */
 static void EW_NAME(binary)(int op, void *o, int64_t so, const EW_T *a, int64_t sa, const EW_T *b, int64_t sb,
@@ -75,22 +48,6 @@ static void EW_NAME(binary)(int op, void *o, int64_t so, const EW_T *a, int64_t 
     default: break;
     }
 }
-
-#define EW_UN_LOOP(OT, EXPR)                                                    \
-    do {                                                                        \
-        OT *o_ = (OT *)o;                                                       \
-        if (so == 1 && sa == 1) {                                               \
-            for (int64_t i = 0; i < n; i++) {                                   \
-                EW_T x = a[i];                                                  \
-                o_[i] = (OT)(EXPR);                                             \
-            }                                                                   \
-        } else {                                                                \
-            for (int64_t i = 0; i < n; i++) {                                   \
-                EW_T x = a[i * sa];                                             \
-                o_[i * so] = (OT)(EXPR);                                        \
-            }                                                                   \
-        }                                                                       \
-    } while (0)
 
 /* Special functions are evaluated in double even for float32 inputs: their
  * float versions are either missing or not accurate to the last bit. */
@@ -156,8 +113,6 @@ static void EW_NAME(unary)(int op, void *o, int64_t so, const EW_T *a, int64_t s
     }
 }
 
-#undef EW_BIN_LOOP
-#undef EW_UN_LOOP
 #undef EW_MAX
 #undef EW_MIN
 #undef EW_T

@@ -64,6 +64,26 @@ describe('#examples', function()
     os.execute('rm -rf ' .. out)
   end)
 
+  it('train_mnist --resume --noplot: a snapshot written by real Chainer 7.8.1 loads strictly and training goes on', function()
+    if not have_mnist() then pending('MNIST is not under CHAINER_DATASET_ROOT') return end
+    local out = tmpdir()
+    local fixture = 'spec/fixtures/chainer/train_mnist_unit10_snapshot_iter_600'   -- see its README.md
+    local chainer_log = json.read_file('spec/fixtures/chainer/train_mnist_unit10_log.json')
+    local text, code = run(string.format('%s examples/mnist/train_mnist.lua --epoch 2 --unit 10 --threads 1 ' ..
+      '--noplot --out %s --resume %s', chainlua(), out, fixture))
+    assert.are.equal(0, code, text)   -- (the file's PlotReport state is left unread, as Chainer does)
+    local log = json.read_file(out .. '/log')
+    assert.are.equal(3, #log)   -- Chainer's two entries (before training, epoch 1), then ours
+    assert.are.same(chainer_log, { log[1], log[2] })
+    assert.are.equal(2, log[3].epoch)
+    assert.are.equal(1200, log[3].iteration)             -- one more epoch from Chainer's iteration 600
+    assert.is_true(log[3].elapsed_time > chainer_log[2].elapsed_time)   -- the clock went on
+    -- the model went on from Chainer's weights: better than Chainer's epoch 1
+    assert.is_true(log[3]['main/loss'] < chainer_log[2]['main/loss'])
+    assert.is_true(log[3]['validation/main/accuracy'] > chainer_log[2]['validation/main/accuracy'])
+    os.execute('rm -rf ' .. out)
+  end)
+
   it('train_mnist_custom_loop: epoch lines and the saved model predicts 7', function()
     if not have_mnist() then pending('MNIST is not under CHAINER_DATASET_ROOT') return end
     local out = tmpdir()

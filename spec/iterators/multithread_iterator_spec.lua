@@ -1,4 +1,4 @@
--- Specs for chainer.iterators.MultithreadIterator (= MultiprocessIterator):
+-- Specs for chainer.iterators.MultithreadIterator:
 -- the same batches as SerialIterator for a seed, prefetching on worker
 -- threads for tensor-backed datasets, early exit, serialize, errors.
 local chainer = require 'chainer'
@@ -124,8 +124,8 @@ describe('MultithreadIterator', function()
     end
   end)
 
-  it('is exported as MultiprocessIterator (threads, n_processes accepted)', function()
-    local m = I.MultiprocessIterator(data(6), 3, { n_processes = 2, shuffle = false })
+  it('accepts n_processes for n_threads', function()
+    local m = I.MultithreadIterator(data(6), 3, { n_processes = 2, shuffle = false })
     assert.same({ 0, 1, 2 }, H.labels(m:next()))
     assert.equal(2, m.n_threads)
   end)

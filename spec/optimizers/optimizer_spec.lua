@@ -259,7 +259,7 @@ describe('Optimizer', function()
     assert.are.same({ 'pre1 t=1 a=0', 'per a true', 'per b true' }, log)
     assert.matches("hook 'pre1' already exists", err_of(opt.add_hook, opt, pre1, 'pre1'))
     assert.matches('the hook has no name', err_of(opt.add_hook, opt, function() end))
-    assert.matches('not callable', err_of(opt.add_hook, opt, 42))
+    assert.matches('the hook must be callable', err_of(opt.add_hook, opt, 42))
     assert.matches("timing must be 'pre', 'post' or 'auto'", err_of(opt.add_hook, opt, pre2, { name = 'x', timing = 'mid' }))
     assert.matches("no hook named 'zzz'", err_of(opt.remove_hook, opt, 'zzz'))
     -- the hook's own timing attribute decides under 'auto'

@@ -17,7 +17,7 @@ function MLP:init(u, o) self.l1 = L.Linear(nil, u) self.l2 = L.Linear(nil, u) se
 function MLP:forward(x) return self.l3(F.relu(self.l2(F.relu(self.l1(x))))) end
 
 -- train_mnist.lua's trainer on a small problem (same extensions, same order)
-local function mnist_trainer(out, epochs)
+local function mnist_trainer(out, epochs, without_plots)
   local model = L.Classifier(MLP(UNITS, 10))
   local opt = chainer.optimizers.Adam():setup(model)
   local x = T.random.uniform(0, 1, { N_TRAIN, N_IN }, 'float32')
@@ -32,9 +32,11 @@ local function mnist_trainer(out, epochs)
   trainer:extend(E.DumpGraph('main/loss'))
   trainer:extend(E.snapshot({ n_retains = 1 }), { trigger = { epochs, 'epoch' } })
   trainer:extend(E.LogReport())
-  trainer:extend(E.PlotReport({ 'main/loss', 'validation/main/loss' }, { x_key = 'epoch', filename = 'loss.png' }))
-  trainer:extend(E.PlotReport({ 'main/accuracy', 'validation/main/accuracy' },
-    { x_key = 'epoch', filename = 'accuracy.png' }))
+  if not without_plots then
+    trainer:extend(E.PlotReport({ 'main/loss', 'validation/main/loss' }, { x_key = 'epoch', filename = 'loss.png' }))
+    trainer:extend(E.PlotReport({ 'main/accuracy', 'validation/main/accuracy' },
+      { x_key = 'epoch', filename = 'accuracy.png' }))
+  end
   trainer:extend(E.PrintReport({ 'epoch', 'main/loss' }, { out = { write = function() end } }))
   trainer:extend(E.ProgressBar({ out = { write = function() end, flush = function() end } }))
   return trainer, model
@@ -90,6 +92,33 @@ describe("a snapshot with Chainer's train_mnist.py key set", function()
     assert.equal(string.format("load_npz: '%s' does not match the object (3 missing keys: " ..
       'extensions/PlotReport_1/_plot_accuracy.png, updater/iterator:main/is_new_epoch, ' ..
       'updater/optimizer:main/predictor/l3/b/v); pass {strict = false} to skip missing and extra keys', path), err)
+  end)
+
+  it('loads strictly into a trainer without some of its extensions (train_mnist --noplot), as in Chainer', function()
+    local keys, params = chainer_snapshot(dir)
+    local path = dir .. '/snapshot_iter_4'
+    T.savez(path, keys)
+    local trainer, model = mnist_trainer(dir, 2, true)
+    chainer.serializers.load_npz(path, trainer)   -- the PlotReports' keys are left unread
+    assert.equal(4, trainer.updater.iteration)
+    assert.equal(0, (model.predictor.l2.W.array - params['predictor/l2/W']):abs():max():item())
+    -- but an unexpected key elsewhere is still reported
+    keys['updater/model:main/predictor/l4/W'] = T.zeros({ 2, 2 })
+    T.savez(path, keys)
+    local ok, err = pcall(chainer.serializers.load_npz, path, (mnist_trainer(dir, 2, true)))
+    assert.is_false(ok)
+    assert.truthy(err:find('1 unexpected key: updater/model:main/predictor/l4/W', 1, true), err)
+  end)
+
+  it('reports the keys of a registered extension that the snapshot lacks', function()
+    local keys = chainer_snapshot(dir)
+    local path = dir .. '/snapshot_iter_4'
+    T.savez(path, keys)
+    local trainer = mnist_trainer(dir, 2)
+    trainer:extend(E.PlotReport({ 'main/loss' }, { x_key = 'epoch', filename = 'more.png' }))
+    local ok, err = pcall(chainer.serializers.load_npz, path, trainer)
+    assert.is_false(ok)
+    assert.truthy(err:find('missing key', 1, true) and err:find('PlotReport_2', 1, true), err)
   end)
 
   it("chainlua's own snapshot keeps the extra state and Chainer's keys are a subset of it", function()

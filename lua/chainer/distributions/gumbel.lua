@@ -2,34 +2,18 @@
 -- loc - scale * log(-log u).
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local base = require 'chainer.distributions.distribution'
+local LocationScale = require 'chainer.distributions._location_scale'
 local H = base.helpers
 
-local Gumbel = base.Distribution:extend('Gumbel')
+local Gumbel = LocationScale:extend('Gumbel')
 
-local OPTIONS = args.accept { 'validate_args' }
 local EULER = 0.57721566490153286
 
-function Gumbel:init(loc, scale, opts)
-  local fn = 'Gumbel'
-  local validate
-  opts, validate = H.options(fn, opts, OPTIONS)
-  self.loc, self.scale = H.broadcast(fn, { 'loc', 'scale' }, H.param(fn, 'loc', loc), H.param(fn, 'scale', scale))
-  if validate then
-    H.finite(fn, 'loc', self.loc)
-    H.positive(fn, 'scale', self.scale)
-  end
-end
-
 function Gumbel:_get__log_scale() return F.log(self.scale) end
-function Gumbel:_get_batch_shape() return self.loc.shape end
 function Gumbel:_get_mean() return self.loc + self.scale * EULER end
-function Gumbel:_get_mode() return self.loc end
 function Gumbel:_get_variance() return self.scale * self.scale * (math.pi * math.pi / 6) end
 function Gumbel:_get_entropy() return self._log_scale + (EULER + 1) end
-function Gumbel:_get_params() return { loc = self.loc, scale = self.scale } end
-function Gumbel:_get_support() return 'real' end
 
 function Gumbel:log_prob(x)
   local z = (x - self.loc) / self.scale

@@ -2,33 +2,16 @@
 -- loc + scale * (e1 - e2), the difference of two standard exponentials.
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local base = require 'chainer.distributions.distribution'
+local LocationScale = require 'chainer.distributions._location_scale'
 local H = base.helpers
 
-local Laplace = base.Distribution:extend('Laplace')
+local Laplace = LocationScale:extend('Laplace')
 
-local OPTIONS = args.accept { 'validate_args' }
-
-function Laplace:init(loc, scale, opts)
-  local fn = 'Laplace'
-  local validate
-  opts, validate = H.options(fn, opts, OPTIONS)
-  self.loc, self.scale = H.broadcast(fn, { 'loc', 'scale' }, H.param(fn, 'loc', loc), H.param(fn, 'scale', scale))
-  if validate then
-    H.finite(fn, 'loc', self.loc)
-    H.positive(fn, 'scale', self.scale)
-  end
-end
-
-function Laplace:_get_batch_shape() return self.loc.shape end
 function Laplace:_get_mean() return self.loc end
-function Laplace:_get_mode() return self.loc end
 function Laplace:_get_variance() return self.scale * self.scale * 2 end
 function Laplace:_get_stddev() return self.scale * math.sqrt(2) end
 function Laplace:_get_entropy() return F.log(self.scale * 2) + 1 end
-function Laplace:_get_params() return { loc = self.loc, scale = self.scale } end
-function Laplace:_get_support() return 'real' end
 
 function Laplace:log_prob(x)
   return -F.log(self.scale * 2) - F.absolute(x - self.loc) / self.scale

@@ -10,10 +10,12 @@
 local FunctionHook = require('chainer.function_hook').FunctionHook
 
 local now = require('chainer._libc').monotonic
+local report = require 'chainer._timer_report'
 
 local TimerHook = FunctionHook:extend('TimerHook')
 TimerHook.name = 'TimerHook'
 TimerHook.now = now
+TimerHook.table = report.UNITS
 
 function TimerHook:init()
   self.call_history = {}
@@ -41,46 +43,18 @@ function TimerHook:total_time()
   return s
 end
 
--- { [label] = {elapsed_time = seconds, occurrence = count} }, plus the
--- labels in first-seen order as `names`.
+-- { names = {labels in first-seen order}, [label] = {elapsed_time = seconds, occurrence = n} }
 function TimerHook:summary()
-  local out, names = {}, {}
-  for _, e in ipairs(self.call_history) do
-    local label = e[1]:label()
-    local r = out[label]
-    if not r then
-      r = { elapsed_time = 0, occurrence = 0 }
-      out[label] = r
-      names[#names + 1] = label
-    end
-    r.elapsed_time = r.elapsed_time + e[2]
-    r.occurrence = r.occurrence + 1
-  end
-  out.names = names
-  return out
+  local by_label = {}
+  for i, e in ipairs(self.call_history) do by_label[i] = { e[1]:label(), e[2] } end
+  return report.summary(by_label)
 end
 
-local function humanize(sec, unit)
-  if unit == 'sec' then return string.format('%.2fsec', sec) end
-  if unit == 'ms' then return string.format('%.2fms', sec * 1e3) end
-  if unit == 'us' then return string.format('%.2fus', sec * 1e6) end
-  if sec >= 1 then return string.format('%.2fsec', sec) end
-  if sec >= 1e-3 then return string.format('%.2fms', sec * 1e3) end
-  return string.format('%.2fus', sec * 1e6)
-end
-
--- Prints (and returns) the report: one row per function label with the
--- total time and the number of calls.  unit: 'auto' (default), 'sec', 'ms', 'us'.
+-- print_report([unit], [file]): Chainer's table, one row per function label
+-- (unit 'auto', 'auto_foreach', 'sec', 'ms', 'us' or 'ns'; file false only
+-- returns the text; see _timer_report.lua).  Returns the text.
 function TimerHook:print_report(unit, file)
-  local s = self:summary()
-  local lines = { string.format('%-22s %12s %12s', 'FunctionName', 'ElapsedTime', 'Occurrence') }
-  for _, name in ipairs(s.names) do
-    local r = s[name]
-    lines[#lines + 1] = string.format('%-22s %12s %12d', name, humanize(r.elapsed_time, unit), r.occurrence)
-  end
-  local text = table.concat(lines, '\n') .. '\n'
-  if file ~= false then (file or io.stdout):write(text) end
-  return text
+  return report.print(self:summary(), 'FunctionName', unit, file, 'TimerHook.print_report')
 end
 
 return TimerHook

@@ -6,14 +6,18 @@ M.SerialIterator = require('chainer.iterators.serial_iterator').SerialIterator
 M.OrderSampler = samplers.OrderSampler
 M.ShuffleOrderSampler = samplers.ShuffleOrderSampler
 
--- MultithreadIterator (and MultiprocessIterator, its alias: chainlua never
--- forks) load lazily: they need the runtime's gather queue.
+-- MultithreadIterator (the runtime's gather queue) and MultiprocessIterator
+-- (worker processes) load on first use.
+local lazy = {
+  MultithreadIterator = 'chainer.iterators.multithread_iterator',
+  MultiprocessIterator = 'chainer.iterators.multiprocess_iterator',
+}
 setmetatable(M, {
   __index = function(t, k)
-    if k == 'MultithreadIterator' or k == 'MultiprocessIterator' then
-      local cls = require('chainer.iterators.multithread_iterator').MultithreadIterator
-      rawset(t, 'MultithreadIterator', cls)
-      rawset(t, 'MultiprocessIterator', cls)
+    local module = lazy[k]
+    if module then
+      local cls = require(module)[k]
+      rawset(t, k, cls)
       return cls
     end
   end,

@@ -1,12 +1,12 @@
--- iterators/multithread_iterator.lua: MultithreadIterator (also exported
--- as MultiprocessIterator: chainlua never forks), a SerialIterator whose
--- upcoming batches are gathered on worker threads while the model computes.
+-- iterators/multithread_iterator.lua: MultithreadIterator, a SerialIterator
+-- whose upcoming batches are gathered on worker threads while the model
+-- computes (MultiprocessIterator, in multiprocess_iterator.lua, runs
+-- get_example itself in worker processes).
 --
 --   MultithreadIterator(dataset, batch_size, {loop = true, shuffle = true,
 --     order_sampler = s, n_threads = 2, n_prefetch = 2 * n_threads})
 --   MultithreadIterator(dataset, batch_size, repeat, shuffle, n_threads, order_sampler)
---   (Chainer's positional order; MultiprocessIterator also takes Chainer's
---   n_processes for n_threads.)
+--   (Chainer's positional order; n_processes is accepted for n_threads.)
 --
 -- Why C threads: a LuaJIT state runs on one thread, and a Lua dataset (its
 -- closures, tables, get_example) cannot move to another state.  So the
@@ -96,18 +96,7 @@ local function shape_arrays(pl, outs)
   return d
 end
 
-local function copy_state(st)
-  return { pos = st.pos, epoch = st.epoch, is_new_epoch = st.is_new_epoch, order = st.order }
-end
-
-local function sampler_state(s)
-  if type(s) == 'table' and s.get_state then return { s:get_state() } end
-  return nil
-end
-
-local function set_sampler_state(s, state)
-  if state ~= nil and type(s) == 'table' and s.set_state then s:set_state(state[1], state[2]) end
-end
+local copy_state, sampler_state, set_sampler_state = S.copy, S.sampler_state, S.set_sampler_state
 
 local MultithreadIterator = Iterator:extend('MultithreadIterator')
 M.MultithreadIterator = MultithreadIterator
@@ -181,6 +170,8 @@ local sync = S.sync
 
 function MultithreadIterator:reset()
   if self._loader ~= nil then drop_queue(self) end
+  -- the look-ahead may have drawn later epochs' orders: draw from where the batches handed out left it
+  set_sampler_state(self.order_sampler, self._sampler_visible)
   local n = P.len(self.dataset, 'MultithreadIterator')
   self._epoch_size = n
   self._state = { pos = 0, epoch = 0, is_new_epoch = false, order = S.new_order(self.order_sampler, n) }
@@ -191,42 +182,25 @@ function MultithreadIterator:reset()
   sync(self)
 end
 
--- Queues batches until n_prefetch are in flight (or the data ends).
-local function fill(self)
-  local q, ahead = self._queue, self._ahead
+-- Starts gathering batch idx on the worker pool (tensor-backed datasets),
+-- or keeps idx to read it on the calling thread.
+local function load(self, e, idx)
   local pl = self._plan
-  while self._qtail - self._qhead + 1 < self.n_prefetch do
-    local idx = S.advance(ahead, self.batch_size, self._repeat, self.order_sampler, self._epoch_size)
-    local e = { state = copy_state(ahead), sampler = sampler_state(self.order_sampler) }
-    if idx ~= nil then
-      e.n = tonumber(idx.ptr.dim[0])
-      if pl then
-        local base = pl.map and pl.map(idx) or idx
-        check(C.ch_loader_submit(loader(self), self._src, #pl.sources, base.ptr, self._ticket), 3)
-        e.ticket = self._ticket[0]
-      else
-        e.idx = idx
-      end
-    end
-    self._qtail = self._qtail + 1
-    q[self._qtail] = e
-    if idx == nil then break end
+  if pl then
+    local base = pl.map and pl.map(idx) or idx
+    check(C.ch_loader_submit(loader(self), self._src, #pl.sources, base.ptr, self._ticket), 5)
+    e.ticket = self._ticket[0]
+  else
+    e.idx = idx
   end
 end
 
+-- Queues batches until n_prefetch are in flight (or the data ends).
+local function fill(self) S.fill_queue(self, load) end
+
 function MultithreadIterator:next()
-  if self._qtail < self._qhead then fill(self) end
-  local q = self._queue
-  local e = q[self._qhead]
+  local e = S.queue_head(self, fill)
   if e == nil then return nil end
-  if e.n == nil then
-    -- the end of a non-repeating iterator: stays there (no refill)
-    self._state = e.state
-    sync(self)
-    return nil
-  end
-  q[self._qhead] = nil
-  self._qhead = self._qhead + 1
   local batch
   if e.ticket then
     local pl = self._plan
@@ -238,31 +212,15 @@ function MultithreadIterator:next()
   else
     batch = serial.fetch(self.dataset, e.idx)
   end
-  self._prev = self.epoch_detail
-  self._state = e.state
-  self._sampler_visible = e.sampler
-  self.iteration = self.iteration + 1
-  sync(self)
+  S.hand_out(self, e)
   fill(self)   -- keep the workers busy while the caller computes
   return batch
 end
 
 function MultithreadIterator:serialize(serializer)
-  local s = self.order_sampler
-  local ahead_sampler = sampler_state(s)
-  set_sampler_state(s, self._sampler_visible)
-  local st = copy_state(self._state)
-  if st.order ~= nil then st.order = st.order:copy() end   -- a load writes into it
-  serial.serialize_state(self, st, serializer)
-  if serializer.is_deserializer then
-    if self._loader ~= nil then drop_queue(self) end
-    self._state = st
-    self._ahead = copy_state(st)
-    self._sampler_visible = sampler_state(s)
-  else
-    set_sampler_state(s, ahead_sampler)
-  end
-  sync(self)
+  S.serialize_prefetching(self, serializer, serial.serialize_state, function(it)
+    if it._loader ~= nil then drop_queue(it) end
+  end)
 end
 
 function MultithreadIterator:order() return self._state.order end

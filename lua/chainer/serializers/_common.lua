@@ -108,6 +108,7 @@ end
 --   missing   list of keys asked for but absent (strict loading inside load())
 --   accessed  key -> true
 --   collect   true while load() runs: missing keys are gathered, not raised at once
+--   tolerated list of paths below which unread keys are not unexpected (tolerate_extra)
 -- A deserializer's arguments after its source: Chainer's (path, strict,
 -- ignore_names), positional or by name; fn names the caller in messages.
 M.DESERIALIZER_SIGNATURE = args.signature({ 'path', 'strict', 'ignore_names' }, { 'fn' })
@@ -136,7 +137,7 @@ function M.make_deserializer(name)
     end
     self.ignore_names = ign
     self._fn = opts.fn or default_fn
-    self._state = { missing = {}, accessed = {}, collect = false }
+    self._state = { missing = {}, accessed = {}, collect = false, tolerated = {} }
   end
 
   function D:_ignored(key)
@@ -196,6 +197,20 @@ function M.make_deserializer(name)
     return c
   end
 
+  -- Keys below this child that nothing reads are not unexpected (see
+  -- chainer.serializer).
+  function D:tolerate_extra()
+    local t = self._state.tolerated
+    t[#t + 1] = self.path
+  end
+
+  local function tolerated(st, key)
+    for _, prefix in ipairs(st.tolerated) do
+      if key:sub(1, #prefix) == prefix then return true end
+    end
+    return false
+  end
+
   -- load(obj): obj:serialize(self); with strict loading, every missing key
   -- and every unexpected key under `path` is reported in one error.
   function D:load(obj)
@@ -213,7 +228,7 @@ function M.make_deserializer(name)
     local unexpected = {}
     local prefix = self.path
     for k in pairs(self.source.keys) do
-      if k:sub(1, #prefix) == prefix and not st.accessed[k] and not self:_ignored(k) then
+      if k:sub(1, #prefix) == prefix and not st.accessed[k] and not self:_ignored(k) and not tolerated(st, k) then
         unexpected[#unexpected + 1] = k
       end
     end

@@ -200,6 +200,7 @@ end
 -- State that may be absent from a file (chainer.serializer's optional mark).
 M.optional = base_serializer.optional
 M.optional_child = base_serializer.optional_child
+M.tolerate_extra = base_serializer.tolerate_extra
 
 -- serializer(key, number) returning a Lua number on load.
 function M.ser_number(s, key, v)

@@ -259,6 +259,11 @@ function Trainer:serialize(serializer)
   if type(st) == 'table' and st.serialize then st:serialize(child(serializer, 'stop_trigger')) end
   local s = child(serializer, 'extensions')
   local t = child(serializer, 'extension_triggers')
+  -- a snapshot may hold extensions this trainer does not register (resumed
+  -- without a PlotReport, say): Chainer ignores them, and so do we; every
+  -- registered extension's keys stay required
+  util.tolerate_extra(s)
+  util.tolerate_extra(t)
   for _, name in ipairs(self._names) do
     local e = self._extensions[name]
     local ext = e.extension

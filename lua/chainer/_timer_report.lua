@@ -1,0 +1,80 @@
+-- _timer_report.lua: what the function and link TimerHooks share: the
+-- summary of a call history and Chainer's print_report table.
+--
+--   report.summary(history)                -- history: { {name, seconds}, ... }
+--   report.print(summary, 'FunctionName', unit, file, 'TimerHook.print_report')
+local M = {}
+
+-- Chainer's TimerHook.table: the factor of each unit.
+M.UNITS = { sec = 1, ms = 1e3, us = 1e6, ns = 1e9 }
+
+-- { names = {names in first-seen order}, [name] = {elapsed_time = seconds, occurrence = n} }
+function M.summary(history)
+  local out, names = {}, {}
+  for _, e in ipairs(history) do
+    local r = out[e[1]]
+    if not r then
+      r = { elapsed_time = 0, occurrence = 0 }
+      out[e[1]] = r
+      names[#names + 1] = e[1]
+    end
+    r.elapsed_time = r.elapsed_time + e[2]
+    r.occurrence = r.occurrence + 1
+  end
+  out.names = names
+  return out
+end
+
+-- The largest unit in which `seconds` is at least 1 (Chainer's choice).
+local function choose_unit(seconds)
+  local factor = 1
+  for _, unit in ipairs { 'sec', 'ms', 'us' } do
+    if seconds * factor >= 1 then return factor, unit end
+    factor = factor * 1000
+  end
+  return factor, 'ns'
+end
+
+-- One row per name with its total time and number of calls, right-aligned
+-- columns headed by `first_column`.  unit: 'auto' (default: the unit of the
+-- largest time), 'auto_foreach' (each row its own), 'sec', 'ms', 'us' or
+-- 'ns'.  file: an open file (default io.stdout), or false to only return
+-- the text.  Returns the text.
+function M.print(s, first_column, unit, file, fn)
+  unit = unit or 'auto'
+  local auto_foreach = unit == 'auto_foreach'
+  local factor
+  if unit == 'auto' then
+    local max = 0
+    for _, name in ipairs(s.names) do max = math.max(max, s[name].elapsed_time) end
+    factor, unit = choose_unit(max)
+  elseif not auto_foreach then
+    factor = M.UNITS[unit]
+    if factor == nil then
+      error(fn .. ": unit must be 'auto', 'auto_foreach', 'sec', 'ms', 'us' or 'ns' (got "
+        .. tostring(unit) .. ')', 3)
+    end
+  end
+  local rows = { { first_column, 'ElapsedTime', 'Occurrence' } }
+  for _, name in ipairs(s.names) do
+    local r = s[name]
+    if auto_foreach then factor, unit = choose_unit(r.elapsed_time) end
+    rows[#rows + 1] = { name, string.format('%3.2f%s', r.elapsed_time * factor, unit), tostring(r.occurrence) }
+  end
+  local widths = { 0, 0, 0 }
+  for _, row in ipairs(rows) do
+    for i = 1, 3 do widths[i] = math.max(widths[i], #row[i]) end
+  end
+  local fmt = string.format('%%%ds  %%%ds  %%%ds', widths[1], widths[2], widths[3])
+  local lines = {}
+  for i, row in ipairs(rows) do lines[i] = string.format(fmt, row[1], row[2], row[3]) end
+  local text = table.concat(lines, '\n') .. '\n'
+  if file ~= false then
+    local f = file or io.stdout
+    f:write(text)
+    if f.flush then f:flush() end
+  end
+  return text
+end
+
+return M

@@ -12,7 +12,7 @@ local T = require('chainer').tensor
 
 local PROGRAM = 'spec/chainermn/ranks_program.lua'
 local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
-  'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
+  'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
   'refusals' }
 
 local function have(cmd) local _, code = H.run('command -v ' .. cmd) return code == 0 end

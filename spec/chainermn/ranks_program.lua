@@ -318,6 +318,24 @@ check('allreduce persistent', function()
   expect(bn.N == rank + 5, 'the number N changed')
 end)
 
+check('checkpointer without a trainer', function()
+  local fs = require 'chainer._fs'
+  local dir = os.tmpname()
+  os.remove(dir)   -- a fresh name for this rank's folder
+  local m = L.Linear(2, 2)
+  local cp = chainermn.create_multi_node_checkpointer('unit', comm, { path = dir })
+  m.W.array:fill_(3)
+  cp:save(m, 1)
+  m.W.array:fill_(7)
+  cp:save(m, 2)
+  m.W.array:fill_(0)
+  local it = cp:maybe_load(m)
+  expect(it == 2 and m.W.array:get(0, 0) == 7, 'loaded iteration ' .. tostring(it) .. ', W ' .. tostring(m.W.array))
+  cp:finalize()
+  expect(#(fs.listdir(dir) or {}) == 0, 'finalize left files in ' .. dir)
+  os.remove(dir)
+end)
+
 check('model parallel', function()
   if size < 2 then return end
   -- x -> A (rank 0) -> B, tanh (rank 1) -> C (rank 0) -> y, against the

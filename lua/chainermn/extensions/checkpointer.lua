@@ -96,6 +96,11 @@ end
 -- save(target, iteration): this rank's checkpoint of target (written to a
 -- temporary and renamed into place).
 function Checkpointer:save(target, iteration)
+  if not self.path then
+    error('multi-node checkpointer: save needs a folder: create it with {path = ...}, or call maybe_load first ' ..
+      '(as a trainer extension it uses trainer.out)', 2)
+  end
+  if type(iteration) ~= 'number' then error('multi-node checkpointer: save(target, iteration) needs the iteration', 2) end
   fs.mkdir_p(self.path)
   local filename = self:_filename(iteration)
   local ok, err = fs.write_via_temp(fs.join(self.path, filename),

@@ -166,25 +166,28 @@ ch_status ch_npz_reader_load(ch_npz_reader *r, const char *name, ch_tensor **res
     return ch_npz_reader_load_ex(r, name, result, NULL);
 }
 
-/* The index of member `name`, or -1 (a later duplicate wins, as in NumPy). */
-static int member_index(const ch_npz_reader *r, const char *name) {
-    for (int i = r->zip->count - 1; i >= 0; i--)
+/* Decompresses member `name` (a later duplicate wins, as in NumPy) into a
+ * malloc'd buffer; `what` gets the prefix for its errors. */
+static ch_status read_member(ch_npz_reader *r, const char *name, void **data, size_t *n, char *what,
+                             size_t what_cap) {
+    int idx = -1;
+    for (int i = r->zip->count - 1; i >= 0 && idx < 0; i--)
         if (strcmp(r->keys[i], name) == 0)
-            return i;
-    return -1;
+            idx = i;
+    if (idx < 0)
+        return ch_fail(CH_ERR_ARG, "load_npz: '%s' has no array named '%s'", r->zip->path, name);
+    CH_TRY(ch_zip_read(r->zip, idx, "load_npz", data, n));
+    snprintf(what, what_cap, "load_npz: '%s' member '%s'", r->zip->path, r->zip->entries[idx].name);
+    return CH_OK;
 }
 
 ch_status ch_npz_reader_load_ex(ch_npz_reader *r, const char *name, ch_tensor **result, char *kind) {
     if (!r || !name || !result)
         return ch_fail(CH_ERR_ARG, "load_npz: NULL argument");
-    int idx = member_index(r, name);
-    if (idx < 0)
-        return ch_fail(CH_ERR_ARG, "load_npz: '%s' has no array named '%s'", r->zip->path, name);
     void *data = NULL;
     size_t n = 0;
-    CH_TRY(ch_zip_read(r->zip, idx, "load_npz", &data, &n));
     char what[1200];
-    snprintf(what, sizeof what, "load_npz: '%s' member '%s'", r->zip->path, r->zip->entries[idx].name);
+    CH_TRY(read_member(r, name, &data, &n, what, sizeof what));
     ch_status st = ch_npy_from_memory_ex(data, n, what, result, kind);
     free(data);
     return st;
@@ -208,14 +211,10 @@ ch_status ch_npz_reader_load_as(ch_npz_reader *r, const char *name, ch_dtype dt,
         return ch_fail(CH_ERR_ARG, "load_npz: NULL argument");
     if ((int)dt < 0 || dt >= CH_NDTYPES)
         return ch_fail(CH_ERR_ARG, "load_npz: unknown dtype code %d", (int)dt);
-    int idx = member_index(r, name);
-    if (idx < 0)
-        return ch_fail(CH_ERR_ARG, "load_npz: '%s' has no array named '%s'", r->zip->path, name);
     void *data = NULL;
     size_t n = 0;
-    CH_TRY(ch_zip_read(r->zip, idx, "load_npz", &data, &n));
     char what[1200];
-    snprintf(what, sizeof what, "load_npz: '%s' member '%s'", r->zip->path, r->zip->entries[idx].name);
+    CH_TRY(read_member(r, name, &data, &n, what, sizeof what));
     ch_npy_info info;
     ch_status st = ch_npy_parse((const unsigned char *)data, n, what, &info);
     if (st == CH_OK)

@@ -164,26 +164,4 @@ describe('memory', function()
         return s
       end)(), ' ')))
   end)
-
-  it('gives a cached block that nobody asks for back after two whole collection cycles', function()
-    local function cached() return tonumber(C.ch_cache_bytes(-1)) end
-    local x = T.zeros({ 4 * 1024 * 1024 })   -- 16 MiB, from the block cache's size classes
-    x:free()
-    assert.is_true(cached() >= 16 * MB)
-    C.ch_cache_trim(-1)                       -- the trim that ends the cycle it was freed in
-    C.ch_cache_trim(-1)                       -- one whole cycle unused: kept (older blocks go)
-    local with_block = cached()
-    assert.is_true(with_block >= 16 * MB)
-    C.ch_cache_trim(-1)                       -- two whole cycles unused: unmapped
-    assert.is_true(cached() <= with_block - 16 * MB)
-    -- a block asked for again starts its age anew when it is freed again
-    local y = T.zeros({ 4 * 1024 * 1024 })
-    y:free()
-    C.ch_cache_trim(-1)
-    local z = T.zeros({ 4 * 1024 * 1024 })    -- reuses y's block
-    z:free()
-    C.ch_cache_trim(-1)
-    C.ch_cache_trim(-1)
-    assert.is_true(cached() >= 16 * MB)
-  end)
 end)

@@ -8,17 +8,6 @@
  * of at least CACHE_MIN bytes are rounded up to a size class and kept in
  * per-class free lists up to a total of `cache_limit` bytes.
  *
- * The cache keeps only what is asked for again: ch_cache_trim (the Lua
- * layer calls it after each full garbage collection) unmaps the blocks that
- * have sat unused through TRIM_AGE trims.  A training loop asks for the
- * same sizes every step, so its blocks stay; blocks of a phase that is over
- * (the training step's gradients while an evaluation runs, a one-off
- * decode) go back to the OS instead of sitting in the cache for the rest of
- * the run.  One trim of age is not enough: the LSTM LM runs several
- * collections per update and needs some sizes only in one part of it
- * (page faults over 15 updates: 171k at age 1, 63k at age 2, 52k with no
- * trimming).
- *
  * Small blocks (below SMALL_MAX) come from plain malloc: its per-thread
  * cache serves them in a few dozen instructions, where posix_memalign
  * takes the slow path (hundreds of instructions and fragments that later
@@ -31,14 +20,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #define MAX_DEVICES 17            /* slot 0 is the CPU, then CUDA 0..15 */
 #define ALIGN 64
 #define SMALL_MAX 4096
 #define CACHE_MIN (64 * 1024)
 #define NCLASSES 64 * 4
-#define TRIM_AGE 2u               /* trims a cached block survives unused */
 
 static _Atomic int64_t live_bytes[MAX_DEVICES];
 static _Atomic int64_t peak_bytes[MAX_DEVICES];
@@ -69,12 +56,10 @@ void ch_count_tensor(int delta) { atomic_fetch_add(&live_tensors, delta); }
 /* ---- CPU block cache --------------------------------------------------- */
 typedef struct block {
     struct block *next;
-    uint32_t trim_mark;   /* trims_done when the block entered the cache */
 } block;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static block *free_lists[NCLASSES];
-static uint32_t trims_done;
 static size_t cached_bytes;
 static size_t cache_limit = (size_t)1 << 30;
 
@@ -89,23 +74,6 @@ static int size_class(size_t n, size_t *rounded) {
     return p * 4 + (int)(k - 1);
 }
 
-/* The block size of class c (the inverse of size_class). */
-static size_t class_bytes(int c) {
-    size_t base = (size_t)1 << (c / 4);
-    return base + (size_t)(c % 4 + 1) * (base / 4);
-}
-
-/* Large blocks are mapped from the kernel one by one and unmapped when the
- * cache lets them go, so what the cache gives back really leaves the
- * process.  From glibc's heap they would not: its mmap threshold rises to
- * the size of the largest block freed (up to 32 MiB), after which blocks
- * of that size are carved from the brk heap, and a heap shrinks only from
- * the top (the MNIST example kept ~50 MiB of free heap that way). */
-static void *map_block(size_t nbytes) {
-    void *p = mmap(NULL, nbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
 void *ch_cpu_alloc(size_t nbytes) {
     if (nbytes == 0)
         nbytes = ALIGN;
@@ -114,14 +82,18 @@ void *ch_cpu_alloc(size_t nbytes) {
     if (nbytes >= CACHE_MIN) {
         size_t rounded;
         int c = size_class(nbytes, &rounded);
-        pthread_mutex_lock(&cache_lock);
-        block *b = free_lists[c];
-        if (b) {
-            free_lists[c] = b->next;
-            cached_bytes -= rounded;
+        if (c < NCLASSES) {
+            pthread_mutex_lock(&cache_lock);
+            block *b = free_lists[c];
+            if (b) {
+                free_lists[c] = b->next;
+                cached_bytes -= rounded;
+            }
+            pthread_mutex_unlock(&cache_lock);
+            if (b)
+                return b;
+            nbytes = rounded;
         }
-        pthread_mutex_unlock(&cache_lock);
-        return b ? (void *)b : map_block(rounded);
     }
     void *p = NULL;
     size_t padded = (nbytes + ALIGN - 1) / ALIGN * ALIGN;
@@ -135,24 +107,24 @@ void ch_cpu_free(void *p, size_t nbytes) {
         return;
     if (nbytes == 0)
         nbytes = ALIGN;       /* as ch_cpu_alloc rounded it */
-    if (nbytes < CACHE_MIN) {
-        free(p);
-        return;
+    if (nbytes >= CACHE_MIN) {
+        size_t rounded;
+        int c = size_class(nbytes, &rounded);
+        if (c < NCLASSES) {
+            pthread_mutex_lock(&cache_lock);
+            if (cached_bytes + rounded <= cache_limit) {
+                block *b = p;
+                b->next = free_lists[c];
+                free_lists[c] = b;
+                cached_bytes += rounded;
+                p = NULL;
+            }
+            pthread_mutex_unlock(&cache_lock);
+            if (!p)
+                return;
+        }
     }
-    size_t rounded;
-    int c = size_class(nbytes, &rounded);
-    pthread_mutex_lock(&cache_lock);
-    int keep = cached_bytes + rounded <= cache_limit;
-    if (keep) {
-        block *b = p;
-        b->next = free_lists[c];
-        b->trim_mark = trims_done;
-        free_lists[c] = b;
-        cached_bytes += rounded;
-    }
-    pthread_mutex_unlock(&cache_lock);
-    if (!keep)
-        munmap(p, rounded);
+    free(p);
 }
 
 static void cpu_cache_free_all(void) {
@@ -161,39 +133,13 @@ static void cpu_cache_free_all(void) {
         block *b = free_lists[c];
         while (b) {
             block *next = b->next;
-            munmap(b, class_bytes(c));
+            free(b);
             b = next;
         }
         free_lists[c] = NULL;
     }
     cached_bytes = 0;
     pthread_mutex_unlock(&cache_lock);
-}
-
-/* Unmaps the blocks that have waited in the cache through TRIM_AGE trims. */
-static void cpu_cache_trim(void) {
-    block *unwanted[NCLASSES] = {0};
-    pthread_mutex_lock(&cache_lock);
-    for (int c = 0; c < NCLASSES; c++) {
-        /* the list runs from the newest block to the oldest */
-        block **link = &free_lists[c];
-        while (*link && trims_done - (*link)->trim_mark < TRIM_AGE)
-            link = &(*link)->next;
-        unwanted[c] = *link;
-        *link = NULL;
-        for (block *b = unwanted[c]; b; b = b->next)
-            cached_bytes -= class_bytes(c);
-    }
-    trims_done++;
-    pthread_mutex_unlock(&cache_lock);
-    for (int c = 0; c < NCLASSES; c++) {   /* unmapped outside the lock */
-        block *b = unwanted[c];
-        while (b) {
-            block *next = b->next;
-            munmap(b, class_bytes(c));
-            b = next;
-        }
-    }
 }
 
 /* Hooks the CUDA backend fills in when it loads. */
@@ -208,11 +154,6 @@ void ch_cache_free_all(int device) {
         ch_small_blocks_release();
     } else if (ch_device_cache_free_hook)
         ch_device_cache_free_hook(device);
-}
-
-void ch_cache_trim(int device) {
-    if (device == CH_CPU)
-        cpu_cache_trim();
 }
 
 int64_t ch_cache_bytes(int device) {

@@ -95,8 +95,6 @@ local handle_type = ffi.typeof('ch_lua_tensor')
 -- license 200 MB of dead batches on top).  Following the smallest count, not
 -- the count right after the last collection, lets the threshold come down
 -- when a large live set (a model) is dropped between our collections.
--- After each collection the allocator's cache gives back the blocks nobody
--- asked for since the previous one (ch_cache_trim).
 local gc_floor = 48 * 1024 * 1024
 local gc_allowance = gc_floor
 local gc_base = 0                -- smallest live bytes since the last collection
@@ -107,7 +105,6 @@ local live_bytes = C.ch_live_bytes
 -- tensor memory.
 local function collect_now()
   collectgarbage('collect')
-  C.ch_cache_trim(-1)
   gc_allowance = math.max(gc_floor, 4 * 1024 * collectgarbage('count'))
   gc_base = tonumber(live_bytes(-1))
   gc_threshold = gc_base + gc_allowance

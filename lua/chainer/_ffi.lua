@@ -326,6 +326,8 @@ void ch_npz_reader_close(ch_npz_reader *r);
 ch_status ch_npy_load_ex(const char *path, ch_tensor **result, char *kind);
 ch_status ch_npy_save_ex(const char *path, const ch_tensor *t, char kind);
 ch_status ch_npz_reader_load_ex(ch_npz_reader *r, const char *name, ch_tensor **result, char *kind);
+
+ch_status ch_npz_reader_load_as(ch_npz_reader *r, const char *name, ch_dtype dt, ch_tensor **result);
 ch_status ch_npz_writer_add_ex(ch_npz_writer *w, const char *name, const ch_tensor *t, char kind);
 
 typedef struct ch_h5_file ch_h5_file;

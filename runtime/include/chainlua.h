@@ -322,6 +322,9 @@ CH_API void ch_npz_reader_close(ch_npz_reader *r);
 CH_API ch_status ch_npy_load_ex(const char *path, ch_tensor **result, char *kind);
 CH_API ch_status ch_npy_save_ex(const char *path, const ch_tensor *t, char kind);
 CH_API ch_status ch_npz_reader_load_ex(ch_npz_reader *r, const char *name, ch_tensor **result, char *kind);
+/* Member `name` (numbers only) converted to dt as it is decoded: no tensor of
+ * the stored dtype is made when the stored bytes can be read in place. */
+CH_API ch_status ch_npz_reader_load_as(ch_npz_reader *r, const char *name, ch_dtype dt, ch_tensor **result);
 CH_API ch_status ch_npz_writer_add_ex(ch_npz_writer *w, const char *name, const ch_tensor *t, char kind);
 
 typedef struct ch_h5_file ch_h5_file;

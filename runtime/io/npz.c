@@ -166,21 +166,77 @@ ch_status ch_npz_reader_load(ch_npz_reader *r, const char *name, ch_tensor **res
     return ch_npz_reader_load_ex(r, name, result, NULL);
 }
 
-ch_status ch_npz_reader_load_ex(ch_npz_reader *r, const char *name, ch_tensor **result, char *kind) {
-    if (!r || !name || !result)
-        return ch_fail(CH_ERR_ARG, "load_npz: NULL argument");
+/* Decompresses member `name` (a later duplicate wins, as in NumPy) into a
+ * malloc'd buffer; `what` gets the prefix for its errors. */
+static ch_status read_member(ch_npz_reader *r, const char *name, void **data, size_t *n, char *what,
+                             size_t what_cap) {
     int idx = -1;
     for (int i = r->zip->count - 1; i >= 0 && idx < 0; i--)
         if (strcmp(r->keys[i], name) == 0)
             idx = i;
     if (idx < 0)
         return ch_fail(CH_ERR_ARG, "load_npz: '%s' has no array named '%s'", r->zip->path, name);
+    CH_TRY(ch_zip_read(r->zip, idx, "load_npz", data, n));
+    snprintf(what, what_cap, "load_npz: '%s' member '%s'", r->zip->path, r->zip->entries[idx].name);
+    return CH_OK;
+}
+
+ch_status ch_npz_reader_load_ex(ch_npz_reader *r, const char *name, ch_tensor **result, char *kind) {
+    if (!r || !name || !result)
+        return ch_fail(CH_ERR_ARG, "load_npz: NULL argument");
     void *data = NULL;
     size_t n = 0;
-    CH_TRY(ch_zip_read(r->zip, idx, "load_npz", &data, &n));
     char what[1200];
-    snprintf(what, sizeof what, "load_npz: '%s' member '%s'", r->zip->path, r->zip->entries[idx].name);
+    CH_TRY(read_member(r, name, &data, &n, what, sizeof what));
     ch_status st = ch_npy_from_memory_ex(data, n, what, result, kind);
+    free(data);
+    return st;
+}
+
+/* The member's numbers converted to dt straight from the decompressed bytes
+ * when they are stored as the tensor holds them (native order, C order, no
+ * widening): a dataset of bytes read as float32 then costs the float32
+ * tensor and the member's bytes, not a byte tensor as well. */
+static ch_status convert_in_place(const ch_npy_info *info, const unsigned char *bytes, ch_dtype dt,
+                                  ch_tensor **result) {
+    ch_tensor *view = NULL;
+    CH_TRY(ch_wrap_buffer(info->dt, info->nd, info->dim, (void *)(bytes + info->data_offset), &view));
+    ch_status st = ch_astype(view, dt, result);
+    ch_tensor_release(view);
+    return st;
+}
+
+ch_status ch_npz_reader_load_as(ch_npz_reader *r, const char *name, ch_dtype dt, ch_tensor **result) {
+    if (!r || !name || !result)
+        return ch_fail(CH_ERR_ARG, "load_npz: NULL argument");
+    if ((int)dt < 0 || dt >= CH_NDTYPES)
+        return ch_fail(CH_ERR_ARG, "load_npz: unknown dtype code %d", (int)dt);
+    void *data = NULL;
+    size_t n = 0;
+    char what[1200];
+    CH_TRY(read_member(r, name, &data, &n, what, sizeof what));
+    ch_npy_info info;
+    ch_status st = ch_npy_parse((const unsigned char *)data, n, what, &info);
+    if (st == CH_OK)
+        st = ch_npy_refuse_strings(&info, what);
+    if (st == CH_OK && (uint64_t)info.numel * (uint64_t)info.src_size > n - info.data_offset)
+        st = ch_fail(CH_ERR_FORMAT, "%s: truncated .npy data", what);
+    if (st == CH_OK) {
+        int as_stored = !info.swap && !info.src_unsigned && info.dt != CH_BOOL &&
+                        (size_t)info.src_size == ch_dtype_size(info.dt) && !(info.fortran && info.nd > 1);
+        if (as_stored && info.dt != dt) {
+            st = convert_in_place(&info, (const unsigned char *)data, dt, result);
+        } else {
+            ch_tensor *t = NULL;
+            st = ch_npy_decode(&info, (const char *)data + info.data_offset, what, &t);
+            if (st == CH_OK && t->dt != dt) {
+                st = ch_astype(t, dt, result);
+                ch_tensor_release(t);
+            } else if (st == CH_OK) {
+                *result = t;
+            }
+        }
+    }
     free(data);
     return st;
 }

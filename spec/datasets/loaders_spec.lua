@@ -59,6 +59,25 @@ describe('get_mnist on the real data', function()
       assert.equal(255, tr2:max():item())
     end)
   end)
+
+  run('holds the images once, as float32, with no byte or unscaled copy on the way', function()
+    H.with_env({ CHAINER_DATASET_ROOT = root }, function()
+      local C = T.C
+      D.get_mnist()   -- makes the npz cache if it is missing
+      collectgarbage('collect')
+      local before = tonumber(C.ch_live_bytes(-1))
+      C.ch_reset_peak_bytes(-1)
+      local train, test = D.get_mnist()
+      local floats = (60000 + 10000) * 784 * 4
+      local labels = (60000 + 10000) * 4
+      -- the peak of tensor memory while loading is the result itself
+      -- (a uint8 tensor of the images, or a scaled copy, would add 20-100 %)
+      assert.is_true(tonumber(C.ch_peak_bytes(-1)) - before <= floats + labels + 4096 * 64)
+      collectgarbage('collect')
+      assert.is_true(tonumber(C.ch_live_bytes(-1)) - before <= floats + labels + 4096 * 64)
+      assert.equal(2, #{ train, test })
+    end)
+  end)
 end)
 
 describe('MNIST-family loaders on generated files', function()
@@ -92,6 +111,8 @@ describe('MNIST-family loaders on generated files', function()
       assert.near(2 * 9 / 255, tr2[1][1]:get(0, 9), 1e-12)
       local rgb = D.get_mnist{ ndim = 3, rgb_format = true }
       assert.same({ 3, 28, 28 }, rgb[1][1].shape)
+      for c = 0, 2 do assert.near(9 / 255, rgb[1][1]:get(c, 0, 9), 1e-7) end
+      assert.is_true(rgb:datasets()[1].is_contiguous)
       local bare = D.get_mnist{ withlabel = false }
       assert.same({ 5, 784 }, bare.shape)
     end)

@@ -44,29 +44,38 @@ local function read_options(fn, opts, level)
   return o
 end
 
--- Loads (or creates) the npz of one split: returns x (N, 784) uint8, y (N,) uint8.
-local function raw_split(spec, fn, split)
+-- Loads (or creates) the npz of one split: returns x (N, 784) as o.dtype,
+-- scaled to [0, o.scale], and y (N,) as o.label_dtype.  The npz holds bytes;
+-- they are converted as they are decoded, and scaled in place, so the float
+-- images are the only large block the split leaves (Chainer holds the same).
+local function load_split(spec, fn, split, o)
   local name = split .. '.npz'
+  local x, y
   local path = files.find_converted(spec.sub, name)
   if path then
-    local z = T.load_npz(path)
-    if z.x and z.y then return z.x, z.y end
+    local z = T.open_npz(path)
+    if z:has('x') and z:has('y') then x, y = z:get('x', o.dtype), z:get('y', o.label_dtype) end
+    z:close()
   end
-  local f = spec.files[split]
-  local img_path = files.raw_file(fn, spec.dir, f[1], spec.url .. f[1], spec.extra_dirs)
-  local lab_path = files.raw_file(fn, spec.dir, f[2], spec.url .. f[2], spec.extra_dirs)
-  local x = T.load_idx(img_path)
-  local y = T.load_idx(lab_path)
-  if x.dtype ~= 'uint8' or x.ndim ~= 3 or y.ndim ~= 1 or x.shape[1] ~= y.shape[1] then
-    error(string.format("%s: '%s' and '%s' are not a matching pair of IDX image/label files", fn, img_path,
-      lab_path), 3)
+  if not x then
+    local f = spec.files[split]
+    local img_path = files.raw_file(fn, spec.dir, f[1], spec.url .. f[1], spec.extra_dirs)
+    local lab_path = files.raw_file(fn, spec.dir, f[2], spec.url .. f[2], spec.extra_dirs)
+    local raw_x = T.load_idx(img_path)
+    local raw_y = T.load_idx(lab_path)
+    if raw_x.dtype ~= 'uint8' or raw_x.ndim ~= 3 or raw_y.ndim ~= 1 or raw_x.shape[1] ~= raw_y.shape[1] then
+      error(string.format("%s: '%s' and '%s' are not a matching pair of IDX image/label files", fn, img_path,
+        lab_path), 3)
+    end
+    raw_x = raw_x:reshape(raw_x.shape[1], raw_x.shape[2] * raw_x.shape[3])
+    raw_y = raw_y:astype('uint8')
+    local out = files.converted_dir(spec.sub) .. '/' .. name
+    dl.cache_or_load_file(out, function(tmp)
+      T.savez_compressed(tmp, { x = raw_x, y = raw_y })
+    end, function() end)
+    x, y = raw_x:astype(o.dtype), raw_y:astype(o.label_dtype)
   end
-  x = x:reshape(x.shape[1], x.shape[2] * x.shape[3])
-  y = y:astype('uint8')
-  local out = files.converted_dir(spec.sub) .. '/' .. name
-  dl.cache_or_load_file(out, function(tmp)
-    T.savez_compressed(tmp, { x = x, y = y })
-  end, function() end)
+  T.mul(x, o.scale / 255, x)
   return x, y
 end
 
@@ -77,20 +86,18 @@ local function preprocess(x, y, o, side)
     images = x:reshape(n, side, side)
   elseif o.ndim == 3 then
     images = x:reshape(n, 1, side, side)
-    if o.rgb_format then images = images:broadcast_to({ n, 3, side, side }) end
+    if o.rgb_format then images = images:broadcast_to({ n, 3, side, side }):copy() end
   end
-  images = images:astype(o.dtype)
-  images = images * (o.scale / 255)
   if not o.withlabel then return images end
   local TupleDataset = require 'chainer.datasets.tuple_dataset'
-  return TupleDataset(images, y:astype(o.label_dtype))
+  return TupleDataset(images, y)
 end
 
 local function loader(spec)
   return files.public(spec.fn, function(opts)
     local o = read_options(spec.fn, opts, 2)
-    local xtr, ytr = raw_split(spec, spec.fn, 'train')
-    local xte, yte = raw_split(spec, spec.fn, 'test')
+    local xtr, ytr = load_split(spec, spec.fn, 'train', o)
+    local xte, yte = load_split(spec, spec.fn, 'test', o)
     return preprocess(xtr, ytr, o, 28), preprocess(xte, yte, o, 28)
   end)
 end

@@ -85,13 +85,18 @@ local Tensor -- ctype, set below
 local handle_type = ffi.typeof('ch_lua_tensor')
 
 -- The Lua GC does not see memory held by C.  After each new tensor we look at
--- the runtime's live bytes and run a full collection when they have grown past
--- twice the smallest count seen since the last collection (at least
--- `gc_floor`), so garbage tensors never pile up while memory stays within a
--- small factor of what is live.  Following the smallest count, not the count
--- right after the last collection, lets the threshold come down when a large
--- live set (a model) is dropped between our collections.
-local gc_floor = 64 * 1024 * 1024
+-- the runtime's live bytes and run a full collection when they have grown by
+-- more than an allowance past the smallest count seen since the last
+-- collection, so garbage tensors never pile up.  The allowance is `gc_floor`,
+-- or four times the Lua heap when that is larger: a collection's cost is the
+-- traversal of the Lua heap, whatever the garbage, so this bounds the GC time
+-- per byte of tensor garbage, while the memory kept for garbage no longer
+-- grows with what is live (a dataset of 200 MB held for a whole run does not
+-- license 200 MB of dead batches on top).  Following the smallest count, not
+-- the count right after the last collection, lets the threshold come down
+-- when a large live set (a model) is dropped between our collections.
+local gc_floor = 48 * 1024 * 1024
+local gc_allowance = gc_floor
 local gc_base = 0                -- smallest live bytes since the last collection
 local gc_threshold = gc_floor
 local live_bytes = C.ch_live_bytes
@@ -100,21 +105,26 @@ local live_bytes = C.ch_live_bytes
 -- tensor memory.
 local function collect_now()
   collectgarbage('collect')
+  gc_allowance = math.max(gc_floor, 4 * 1024 * collectgarbage('count'))
   gc_base = tonumber(live_bytes(-1))
-  gc_threshold = math.max(gc_floor, 2 * gc_base)
+  gc_threshold = gc_base + gc_allowance
 end
 jit.off(collect_now)
 local function pace_gc()
   local live = tonumber(live_bytes(-1))
   if live < gc_base then
     gc_base = live
-    gc_threshold = math.max(gc_floor, 2 * live)
+    gc_threshold = live + gc_allowance
   elseif live > gc_threshold then
     collect_now()
   end
 end
 M.pace_gc = pace_gc
-function M.set_gc_floor(bytes) gc_floor = bytes; gc_threshold = math.max(2 * gc_base, bytes) end
+function M.set_gc_floor(bytes)
+  gc_floor = bytes
+  gc_allowance = math.max(bytes, 4 * 1024 * collectgarbage('count'))
+  gc_threshold = gc_base + gc_allowance
+end
 
 -- Takes ownership of a new C reference and returns the Lua tensor.
 local function wrap(ptr)

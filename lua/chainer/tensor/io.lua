@@ -113,7 +113,7 @@ function M.savez(path, tbl) savez(path, tbl, 0, 'savez') end
 -- savez_compressed(path, tbl): np.savez_compressed layout, deflate members.
 function M.savez_compressed(path, tbl) savez(path, tbl, 1, 'savez_compressed') end
 
--- A lazy reader: r:keys() (sorted), r:get(name), r:has(name), r:close().
+-- A lazy reader: r:keys() (sorted), r:get(name, [dtype]), r:has(name), r:close().
 local NpzReader = {}
 NpzReader.__index = NpzReader
 
@@ -136,10 +136,16 @@ function NpzReader:has(name)
   return false
 end
 
-function NpzReader:get(name)
+-- get(name, [dtype]): with a dtype, the numbers are converted as they are
+-- decoded (a uint8 dataset read as float32 never exists as a uint8 tensor).
+function NpzReader:get(name, dtype)
   local p = reader_ptr(self, 'get')
   if type(name) ~= 'string' then
     error(string.format('get: name must be a string (got %s)', type(name)), 2)
+  end
+  if dtype ~= nil then
+    check(C.ch_npz_reader_load_as(p, name, M.dtype_code(dtype, 'get'), box), 2)
+    return wrap(box[0])
   end
   check(C.ch_npz_reader_load_ex(p, name, box, kind_box), 2)
   return unbox()

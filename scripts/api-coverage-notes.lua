@@ -1,0 +1,1 @@
+return { module_alias = {}, module_default = {}, names = {} }

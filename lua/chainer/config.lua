@@ -21,6 +21,7 @@ local defaults = {
   autotune = false,
   use_cudnn_tensor_core = 'auto',
   lazy_grad_sum = false,
+  warn_nondeterministic = false,
 }
 
 local special = {}     -- values of the validated keys
@@ -126,6 +127,20 @@ function M.using_config(name, value, fn)
   local old = config[name]
   config[name] = value
   return finish(name, old, pcall(fn))
+end
+
+-- DebugMode(debug, fn): runs fn with config.debug = debug (Chainer's
+-- deprecated context manager, the same as using_config('debug', debug, fn)).
+function M.DebugMode(debug, fn)
+  if type(debug) ~= 'boolean' then
+    error('DebugMode: debug must be true or false (got ' .. type(debug) .. ')', 2)
+  end
+  if type(fn) ~= 'function' then
+    error('DebugMode: pass the scope as a function: chainer.DebugMode(true, function() ... end)', 2)
+  end
+  local old = config.debug
+  config.debug = debug
+  return finish('debug', old, pcall(fn))
 end
 
 function M.no_backprop_mode(fn)

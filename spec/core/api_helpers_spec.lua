@@ -1,0 +1,192 @@
+-- Chainer's small top-level and chainer.backends.cuda helpers that the API
+-- coverage audit (docs/api-coverage.md) found missing: the re-exported base
+-- classes, DebugMode, is_arrays_compatible, should_use_cudnn(_tensor_core),
+-- cuda.get_device(_from_array), DummyDevice, copy, memoize/clear_memo,
+-- utils.get_order and utils.nondeterministic.  GPU paths are tagged `gpu`.
+local chainer = require 'chainer'
+local T = chainer.tensor
+local cuda = chainer.backends.cuda
+
+local function err_of(fn, ...)
+  local ok, err = pcall(fn, ...)
+  assert.is_false(ok, 'expected an error')
+  return tostring(err)
+end
+
+describe('chainer top-level re-exports', function()
+  it('are the classes of the modules that define them', function()
+    assert.are.equal(require('chainer.optimizer').Optimizer, chainer.Optimizer)
+    assert.are.equal(require('chainer.optimizer').GradientMethod, chainer.GradientMethod)
+    assert.are.equal(require('chainer.optimizer').UpdateRule, chainer.UpdateRule)
+    assert.are.equal(require('chainer.serializer').Serializer, chainer.Serializer)
+    assert.are.equal(require('chainer.serializer').Deserializer, chainer.Deserializer)
+    assert.are.equal(require('chainer.serializer').AbstractSerializer, chainer.AbstractSerializer)
+    assert.are.equal(chainer.initializers.Initializer, chainer.Initializer)
+    assert.are.equal(chainer.Function.FunctionAdapter, chainer.FunctionAdapter)
+    assert.are.equal(cuda.should_use_cudnn, chainer.should_use_cudnn)
+    assert.are.equal(chainer.backend.is_arrays_compatible, chainer.is_arrays_compatible)
+    -- a user's optimizer subclasses the top-level class
+    assert.is_true(chainer.isinstance(chainer.optimizers.SGD(), chainer.GradientMethod))
+    assert.is_true(chainer.isinstance(chainer.optimizers.SGD(), chainer.Optimizer))
+  end)
+  it('disable_experimental_feature_warning is false by default, as Chainer', function()
+    if os.getenv('CHAINER_DISABLE_EXPERIMENTAL_FEATURE_WARNING') ~= '1' then
+      assert.is_false(rawget(chainer, 'disable_experimental_feature_warning'))
+    end
+  end)
+end)
+
+describe('chainer.DebugMode', function()
+  it('sets config.debug inside the scope and restores it, even on error', function()
+    assert.is_false(chainer.config.debug)
+    assert.is_true(chainer.DebugMode(true, function() return chainer.config.debug end))
+    assert.is_false(chainer.config.debug)
+    assert.matches('boom', err_of(chainer.DebugMode, true, function() error('boom') end), 1, true)
+    assert.is_false(chainer.config.debug)
+  end)
+  it('checks its arguments', function()
+    assert.matches('DebugMode: debug must be true or false (got number)', err_of(chainer.DebugMode, 1, print), 1, true)
+    assert.matches('DebugMode: pass the scope as a function', err_of(chainer.DebugMode, true), 1, true)
+  end)
+end)
+
+describe('chainer.is_arrays_compatible', function()
+  it('is true for host tensors and empty lists, false with a non-tensor', function()
+    assert.is_true(chainer.is_arrays_compatible {})
+    assert.is_true(chainer.is_arrays_compatible { T.zeros { 2 }, nil, T.ones({ 3 }, 'int32') })
+    assert.is_false(chainer.is_arrays_compatible { T.zeros { 2 }, chainer.Variable(T.zeros { 2 }) })
+    assert.is_false(chainer.is_arrays_compatible { T.zeros { 2 }, 3 })
+    assert.matches('is_arrays_compatible: arrays must be a list of tensors (got a tensor)',
+      err_of(chainer.is_arrays_compatible, T.zeros { 2 }), 1, true)
+  end)
+end)
+
+describe('should_use_cudnn', function()
+  local real_version = cuda.cudnn_version
+  after_each(function()
+    cuda.cudnn_version = real_version
+    chainer.config.use_cudnn = 'auto'
+    chainer.config.use_cudnn_tensor_core = 'auto'
+  end)
+  it("follows Chainer's table of level x config.use_cudnn", function()
+    cuda.cudnn_version = function() return 8902 end
+    local expected = {
+      ['==always'] = { always = true, auto = false, never = false },
+      ['>=auto'] = { always = true, auto = true, never = false },
+    }
+    for level, row in pairs(expected) do
+      for setting, want in pairs(row) do
+        chainer.config.use_cudnn = setting
+        assert.are.equal(want, chainer.should_use_cudnn(level), level .. ' ' .. setting)
+      end
+    end
+    chainer.config.use_cudnn = 'always'
+    assert.is_true(chainer.should_use_cudnn('>=auto', 8902))
+    assert.is_false(chainer.should_use_cudnn('>=auto', 8903))
+  end)
+  it('is false without cuDNN, and names a bad level', function()
+    cuda.cudnn_version = function() return -1 end
+    chainer.config.use_cudnn = 'always'
+    assert.is_false(chainer.should_use_cudnn('==always'))
+    assert.matches("should_use_cudnn: level must be '==always' or '>=auto' (got always)",
+      err_of(chainer.should_use_cudnn, 'always'), 1, true)
+  end)
+  it('cudnn_version reads the backend (-1 without cuDNN)', function()
+    local v = cuda.cudnn_version()
+    if cuda.cudnn_enabled then assert.is_true(v >= 7000) else assert.are.equal(-1, v) end
+  end)
+  it('tensor cores: always/never as set; auto needs float16', function()
+    chainer.config.use_cudnn_tensor_core = 'always'
+    assert.is_true(chainer.should_use_cudnn_tensor_core('float32'))
+    chainer.config.use_cudnn_tensor_core = 'never'
+    assert.is_false(chainer.should_use_cudnn_tensor_core('float16'))
+    chainer.config.use_cudnn_tensor_core = 'auto'
+    assert.is_false(chainer.should_use_cudnn_tensor_core('float32'))
+    assert.matches("should_use_cudnn_tensor_core: dtype must be a dtype name",
+      err_of(chainer.should_use_cudnn_tensor_core, 'floaty'), 1, true)
+    chainer.config.use_cudnn_tensor_core = 'sometimes'
+    assert.matches("config.use_cudnn_tensor_core must be 'always', 'auto' or 'never' (got sometimes)",
+      err_of(chainer.should_use_cudnn_tensor_core, 'float16'), 1, true)
+  end)
+end)
+
+describe('chainer.backends.cuda helpers', function()
+  it('get_device and get_device_from_array give DummyDevice for the host', function()
+    assert.are.equal(cuda.DummyDevice, cuda.get_device(-1))
+    assert.are.equal(cuda.DummyDevice, cuda.get_device_from_array(T.zeros { 2 }))
+    assert.are.equal(cuda.DummyDevice, cuda.get_device_from_array(chainer.Variable(T.zeros { 2 })))
+    assert.are.equal(-1, cuda.DummyDevice.id)
+    assert.are.equal(cuda.DummyDevice, cuda.DummyDevice:use())
+    cuda.DummyDevice:synchronize()
+    assert.are.equal(chainer.config, cuda.config)
+  end)
+  it('copy refuses host tensors and unknown options', function()
+    assert.matches('cuda.copy: array must be a CUDA tensor (got a CPU tensor; use t:copy())',
+      err_of(cuda.copy, T.zeros { 2 }), 1, true)
+    assert.matches('out_dev', err_of(cuda.copy, T.zeros { 2 }, { out_dev = 0 }), 1, true)
+  end)
+  it('memoize caches per argument list (and per device); clear_memo empties it', function()
+    local calls = 0
+    local add = cuda.memoize()(function(a, b) calls = calls + 1; return a + b, 'sum' end)
+    local r1, tag = add(1, 2)
+    assert.are.equal(3, r1); assert.are.equal('sum', tag)
+    assert.are.equal(3, add(1, 2))
+    assert.are.equal(1, calls)
+    assert.are.equal(5, add(2, 3))
+    assert.are.equal(2, calls)
+    -- 1 and '1' are different arguments
+    local show = cuda.memoize { for_each_device = true } (function(a) calls = calls + 1; return type(a) end)
+    assert.are.equal('number', show(1)); assert.are.equal('string', show('1'))
+    assert.are.equal(4, calls)
+    cuda.clear_memo()
+    assert.are.equal(3, add(1, 2))
+    assert.are.equal(5, calls)
+    assert.matches('cuda.memoize: arguments must be numbers, strings, booleans or nil (argument 1 is a table)',
+      err_of(add, {}, 1), 1, true)
+    assert.matches('cuda.memoize: the decorated value must be a function (got number)',
+      err_of(cuda.memoize(), 3), 1, true)
+  end)
+end)
+
+describe('chainer.utils.get_order and nondeterministic', function()
+  it("get_order: 'C' when sorted by row, 'F' by column, 'other' otherwise (the same four answers as Chainer 7.8.1's get_order)", function()
+    local function order(r, c) return chainer.utils.get_order(T.array(r, 'int32'), T.array(c, 'int32')) end
+    assert.are.equal('C', order({ 0, 0, 1, 2 }, { 0, 2, 1, 0 }))
+    assert.are.equal('F', order({ 0, 1, 0, 2 }, { 0, 0, 1, 1 }))
+    assert.are.equal('other', order({ 1, 0, 0 }, { 1, 1, 0 }))
+    -- a batch is C only when every matrix is
+    assert.are.equal('C', order({ { 0, 1 }, { 0, 0 } }, { { 0, 0 }, { 0, 1 } }))
+  end)
+  it('nondeterministic warns only under config.warn_nondeterministic', function()
+    local N = require 'chainer.utils.nondeterministic'
+    local written = {}
+    N.output = { write = function(_, ...) for _, s in ipairs { ... } do written[#written + 1] = s end end }
+    assert.is_false(chainer.config.warn_nondeterministic)
+    assert.is_false(chainer.utils.nondeterministic('F.scatter_add'))
+    assert.are.equal(0, #written)
+    local wrote = chainer.using_config('warn_nondeterministic', true, function()
+      return chainer.utils.nondeterministic('F.scatter_add')
+    end)
+    N.output = io.stderr
+    assert.is_true(wrote)
+    assert.are.equal('UserWarning: Potentially non-deterministic code is being executed while ' ..
+      'config.warn_nondeterministic set. Source: F.scatter_add\n', table.concat(written))
+  end)
+end)
+
+describe('cuda helpers on a GPU #gpu', function()
+  it('get_device_from_array, copy and is_arrays_compatible on cuda:0', function()
+    local g = T.array({ 1, 2, 3 }):to_device(0)
+    assert.are.equal(cuda.get_device_from_id(0), cuda.get_device_from_array(g))
+    assert.are.equal(cuda.get_device_from_id(0), cuda.get_device(g))
+    local y = cuda.copy(g)
+    assert.are.equal(0, y.ptr.dev)
+    assert.same({ 1, 2, 3 }, y:to_cpu():totable())
+    local out = T.zeros { 3 }
+    assert.are.equal(out, cuda.copy(g, { out = out }))
+    assert.same({ 1, 2, 3 }, out:totable())
+    assert.is_true(chainer.is_arrays_compatible { g, y })
+    assert.is_false(chainer.is_arrays_compatible { g, out })
+    assert.is_true(cuda.cudnn_version() >= 7000)
+  end)
+end)

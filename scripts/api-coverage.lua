@@ -71,7 +71,7 @@ for _, m in ipairs(modules) do
   for _, e in ipairs(by_module[m]) do
     local note = mnotes[e.name] or notes.module_default[m]
     local found = mod ~= nil and has(type(mod) == 'table' and mod or {}, e.name)
-    if found and note and note[1] ~= 'different' then
+    if found and mnotes[e.name] and note[1] ~= 'different' then
       -- a note that says absent/elsewhere for a name that now exists is stale
       stale_notes[#stale_notes + 1] = m .. '.' .. e.name
     end

@@ -32,8 +32,9 @@ return {
 
   names = {
     chainer = {
-      DeviceResident = different('Link, Optimizer and Variable carry Chainer\'s to_device/to_cpu/to_gpu ' ..
-        'and `device` themselves; there is no separate base class to subclass'),
+      DeviceResident = different('Chainer\'s base of Link and WalkerAlias; in chainlua those two (and ' ..
+        'Variable) carry to_device/to_cpu/to_gpu themselves, and there is no separate base class or ' ..
+        'device visitor to subclass'),
       Fallback = absent(CHAINERX .. ': the value a FunctionNode\'s forward_chainerx returns to fall back ' ..
         'to the array path'),
       get_compute_mode = absent(CHAINERX .. ': config.compute_mode selects ChainerX\'s modes'),
@@ -72,8 +73,9 @@ return {
         '(`cuda.memory_pool():used_bytes()`), not bytes requested per call'),
     },
     ['chainer.utils'] = {
-      final = absent('a Python metaclass check that forbids subclassing; chainlua\'s classes do not ' ..
-        'forbid subclassing'),
+      final = absent('marks a method that subclasses may not override, checked by a Python metaclass ' ..
+        'when a subclass is created; a chainlua subclass gets its methods one assignment at a time ' ..
+        'after extend, so there is no moment where such a check could run'),
       enable_final = absent('the switch for `final` (see final)'),
     },
     ['chainer.backend'] = {
@@ -113,7 +115,7 @@ return {
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',
     '- **Theano and Python formats**: `links.TheanoFunction`; the pickle datasets.',
     '- **Python-only libraries and mechanisms**: `DaliIterator` (NVIDIA DALI\'s Python pipelines),',
-    '  `utils.final`/`enable_final` (a metaclass), `MultiprocessParallelUpdater` (one Python process',
+    '  `utils.final`/`enable_final` (a metaclass check), `MultiprocessParallelUpdater` (one Python process',
     '  per GPU; ParallelUpdater and ChainerMN cover the same ground).',
     '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
     '  limit, `CUDAProfileHook` (NVTX) and `CupyMemoryProfileHook` (cumulative allocator counters).',

@@ -2,7 +2,8 @@
 -- coverage audit (docs/api-coverage.md) found missing: the re-exported base
 -- classes, DebugMode, is_arrays_compatible, should_use_cudnn(_tensor_core),
 -- cuda.get_device(_from_array), DummyDevice, copy, memoize/clear_memo,
--- utils.get_order and utils.nondeterministic.  GPU paths are tagged `gpu`.
+-- utils.get_order, utils.nondeterministic and Variable:mean.  GPU paths are
+-- tagged `gpu`.
 local chainer = require 'chainer'
 local T = chainer.tensor
 local cuda = chainer.backends.cuda
@@ -171,6 +172,21 @@ describe('chainer.utils.get_order and nondeterministic', function()
     assert.is_true(wrote)
     assert.are.equal('UserWarning: Potentially non-deterministic code is being executed while ' ..
       'config.warn_nondeterministic set. Source: F.scatter_add\n', table.concat(written))
+  end)
+end)
+
+describe('Variable:mean', function()
+  it('is the (weighted) average, with Chainer\'s axis and options', function()
+    local x = chainer.Variable(T.array { { 1, 2 }, { 3, 5 } })
+    assert.are.equal(2.75, x:mean().array:item())                 -- (1+2+3+5)/4
+    assert.same({ 1.5, 4 }, x:mean(1).array:totable())             -- row means
+    assert.same({ { 2, 3.5 } }, x:mean { axis = 0, keepdims = true }.array:totable())
+    -- row 2 weighted 1:3 is (3*1 + 5*3)/4
+    assert.same({ 1.75, 4.5 }, x:mean(1, { weights = T.array { 1, 3 } }).array:totable())
+    local y = x:mean()
+    y:backward()
+    assert.same({ { 0.25, 0.25 }, { 0.25, 0.25 } }, x.grad:totable())
+    assert.matches("Variable.mean: unknown option 'weight'", err_of(x.mean, x, 1, { weight = 1 }), 1, true)
   end)
 end)
 

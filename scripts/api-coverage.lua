@@ -19,8 +19,74 @@ local LUA_KEYWORDS = {}
 for w in ([[and break do else elseif end false for function goto if in local nil not or
   repeat return then true until while]]):gmatch('%S+') do LUA_KEYWORDS[w] = true end
 
+-- Instances whose members the class sections look up (a property that is
+-- nil until set would read as absent, so each instance has been used).
+local INSTANCES = {}
+do
+  local T, F = chainer.tensor, chainer.functions
+  local function variable()
+    local x = chainer.Variable(T.ones { 2, 2 }, { name = 'x' })
+    local v = F.relu(x)
+    v.name = 'v'
+    v.grad = T.ones { 2, 2 }
+    return v
+  end
+  local function model()
+    local m = chainer.links.Classifier(chainer.links.Linear(2, 2))
+    return m
+  end
+  local function optimizer()
+    local opt = chainer.optimizers.MomentumSGD()
+    local m = model()
+    opt:setup(m)
+    m.predictor.W.grad = T.ones { 2, 2 }
+    m.predictor.b.grad = T.ones { 2 }
+    opt:update()
+    return opt, m
+  end
+  local function iterator()
+    local ds = chainer.datasets.TupleDataset(T.zeros { 4, 2 }, T.zeros({ 4 }, 'int32'))
+    local it = chainer.iterators.SerialIterator(ds, 2)
+    it:next()
+    return it
+  end
+  local function trainer()
+    local opt = optimizer()
+    local up = chainer.training.updaters.StandardUpdater(iterator(), opt)
+    return chainer.training.Trainer(up, { 1, 'epoch' }, { out = os.tmpname() .. '.d' })
+  end
+  INSTANCES['chainer.Variable'] = variable
+  INSTANCES['chainer.Parameter'] = function()
+    local p = chainer.Parameter(T.zeros { 2 }, { name = 'p' })
+    p.grad = T.ones { 2 }
+    return p
+  end
+  INSTANCES['chainer.Link'] = model
+  INSTANCES['chainer.Chain'] = model
+  INSTANCES['chainer.ChainList'] = function() return chainer.ChainList(chainer.links.Linear(2, 2)) end
+  INSTANCES['chainer.Sequential'] = function() return chainer.Sequential(chainer.links.Linear(2, 2), F.relu) end
+  INSTANCES['chainer.FunctionNode'] = function() return variable().creator_node or variable().creator end
+  INSTANCES['chainer.Optimizer'] = function() return (optimizer()) end
+  INSTANCES['chainer.UpdateRule'] = function()
+    local _, m = optimizer()
+    return m.predictor.W.update_rule
+  end
+  INSTANCES['chainer.training.Trainer'] = trainer
+  INSTANCES['chainer.training.updaters.StandardUpdater'] = function() return trainer().updater end
+  INSTANCES['chainer.training.Extension'] = function() return chainer.training.extensions.LogReport() end
+  INSTANCES['chainer.Reporter'] = function() return chainer.Reporter() end
+  INSTANCES['chainer.distributions.Normal'] = function() return chainer.distributions.Normal(T.zeros { 2 }, T.ones { 2 }) end
+  INSTANCES['chainer.dataset.Iterator'] = iterator
+  INSTANCES['chainer.iterators.SerialIterator'] = iterator
+end
+
 -- The chainlua value behind a Chainer module path, or nil and why.
 local function resolve_module(path)
+  if INSTANCES[path] then
+    local ok, v = pcall(INSTANCES[path])
+    if not ok then return nil, 'cannot build an instance: ' .. tostring(v):match('^[^\n]*') end
+    return v
+  end
   local first, rest = path:match('^([^.]+)%.?(.*)$')
   local ok, value = pcall(require, first)
   if not ok then return nil, tostring(value):match('^[^\n]*') end
@@ -38,10 +104,14 @@ local function resolve_module(path)
   return value
 end
 
+-- A name is there when reading it gives a value, or an error that names it
+-- (a property that refuses on this instance, as Chainer's raises: a
+-- distribution's covariance, a trainer's elapsed_time before run).
 local function has(mod, name)
   local function lookup(k)
     local ok, v = pcall(function() return mod[k] end)
-    return ok and v ~= nil
+    if ok then return v ~= nil end
+    return tostring(v):find(k, 1, true) ~= nil
   end
   if lookup(name) then return true end
   if LUA_KEYWORDS[name] and lookup(name .. '_') then return true end

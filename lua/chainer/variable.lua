@@ -450,6 +450,12 @@ end
 function Variable:transpose(axes, ...)
   return require('chainer.functions.array.transpose').transpose(self, axes, ...)
 end
+-- retain_data(): the node keeps this variable's data, so that the graph can
+-- still give it (node.data, get_variable) after the Variable is gone.
+function Variable:retain_data()
+  node_of(self).data = self._data
+end
+
 -- x:mean(axis, {weights =, keepdims =}) or x:mean{axis =, weights =,
 -- keepdims =}: Chainer's Variable.mean, the weighted average F.average.
 local MEAN_OPTIONS = args.accept { 'weights', 'keepdims' }

@@ -2,7 +2,8 @@
 -- coverage audit (docs/api-coverage.md) found missing: the re-exported base
 -- classes, DebugMode, is_arrays_compatible, should_use_cudnn(_tensor_core),
 -- cuda.get_device(_from_array), DummyDevice, copy, memoize/clear_memo,
--- utils.get_order, utils.nondeterministic and Variable:mean.  GPU paths are
+-- utils.get_order, utils.nondeterministic, Variable:mean and retain_data,
+-- Optimizer:call_hook, UpdateRule's GPU dispatch, Distribution.xp.  GPU paths are
 -- tagged `gpu`.
 local chainer = require 'chainer'
 local T = chainer.tensor
@@ -190,6 +191,58 @@ describe('Variable:mean', function()
   end)
 end)
 
+describe('Variable:retain_data', function()
+  it('keeps the data on the node after the Variable is gone', function()
+    local x = chainer.Variable(T.array { -1, 2 })
+    local y = chainer.functions.relu(x)
+    local node = y.node
+    assert.is_false(node.data)                  -- not kept by default
+    y:retain_data()
+    y = nil
+    collectgarbage(); collectgarbage()
+    assert.same({ 0, 2 }, node.data:totable())
+    assert.same({ 0, 2 }, node:get_variable().array:totable())
+  end)
+end)
+
+describe('optimizer and distribution members', function()
+  it('Optimizer:call_hook calls one hook as call_hooks does', function()
+    local m = chainer.links.Linear(2, 3)
+    local opt = chainer.optimizers.SGD():setup(m)
+    local seen = {}
+    opt:call_hook(function(o) seen[#seen + 1] = o end)
+    assert.are.equal(opt, seen[1])
+    -- a hook with call_for_each_param gets (update_rule, param) per parameter
+    local each = setmetatable({ call_for_each_param = true }, {
+      __call = function(_, rule, p) seen[#seen + 1] = { rule, p } end })
+    opt:call_hook(each)
+    assert.are.equal(3, #seen)
+    assert.are.equal(seen[2][2].update_rule, seen[2][1])
+  end)
+  it("UpdateRule: is_elementwise as Chainer's rules; update_core_gpu defaults to the CPU method", function()
+    for _, name in ipairs { 'SGD', 'MomentumSGD', 'Adam', 'AdaGrad', 'AdaDelta', 'RMSprop', 'RMSpropGraves',
+      'NesterovAG', 'CorrectedMomentumSGD', 'SMORMS3', 'MSVAG' } do
+      assert.is_true(chainer.optimizers[name]():create_update_rule().is_elementwise, name)
+    end
+    assert.is_false(chainer.UpdateRule.is_elementwise)
+    -- a rule that defines update_core_cpu only: a host parameter takes it
+    local calls = {}
+    local Rule = chainer.UpdateRule:extend('HalfRule')
+    function Rule:update_core_cpu(p) calls[#calls + 1] = 'cpu'; p.array:copy_(p.array * 0.5) end
+    local p = chainer.Parameter(T.array { 2, 4 })
+    p.grad = T.ones { 2 }
+    local r = Rule()
+    r:update_core(p)
+    assert.same({ 'cpu' }, calls)
+    assert.same({ 1, 2 }, p.array:totable())
+    r:update_core_gpu(p)                       -- chainlua's default: the CPU method
+    assert.same({ 'cpu', 'cpu' }, calls)
+  end)
+  it('Distribution.xp is chainer.tensor', function()
+    assert.are.equal(T, chainer.distributions.Normal(T.zeros { 2 }, T.ones { 2 }).xp)
+  end)
+end)
+
 describe('cuda helpers on a GPU #gpu', function()
   it('get_device_from_array, copy and is_arrays_compatible on cuda:0', function()
     local g = T.array({ 1, 2, 3 }):to_device(0)
@@ -204,5 +257,15 @@ describe('cuda helpers on a GPU #gpu', function()
     assert.is_true(chainer.is_arrays_compatible { g, y })
     assert.is_false(chainer.is_arrays_compatible { g, out })
     assert.is_true(cuda.cudnn_version() >= 7000)
+  end)
+  it('UpdateRule:update_core runs update_core_gpu for a parameter on a GPU', function()
+    local calls = {}
+    local Rule = chainer.UpdateRule:extend('WhereRule')
+    function Rule:update_core_cpu() calls[#calls + 1] = 'cpu' end
+    function Rule:update_core_gpu() calls[#calls + 1] = 'gpu' end
+    local p = chainer.Parameter(T.array { 2, 4 }:to_device(0))
+    p.grad = T.ones({ 2 }):to_device(0)
+    Rule():update_core(p)
+    assert.same({ 'gpu' }, calls)
   end)
 end)

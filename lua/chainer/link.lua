@@ -745,6 +745,78 @@ ChainList.append = ChainList.add_link
 
 function ChainList:len() return #self._children end
 
+-- After a change to _children: model[i] and the names '0', '1', ... follow
+-- the new order.
+local function resync(self, old_n)
+  for i = #self._children + 1, old_n do rawset(self, i, nil) end
+  for i, c in ipairs(self._children) do rawset(self, i, c) end
+  renumber(self)
+end
+
+-- Chainer's ChainList is a MutableSequence: insert, pop, remove, reverse,
+-- clear, index and count, on 1-based positions as every Lua sequence.
+function ChainList:insert(i, link)
+  if not is_link(link) then error('ChainList.insert: expected a Link (got ' .. type(link) .. ')', 2) end
+  local n = #self._children
+  if type(i) ~= 'number' then error('ChainList.insert: position must be a number (got ' .. type(i) .. ')', 2) end
+  if i < 0 then i = n + 2 + i end
+  if i < 1 or i > n + 1 then
+    error(string.format('ChainList.insert: position %d is out of range (expected 1..%d)', i, n + 1), 2)
+  end
+  table.insert(self._children, i, link)
+  local dev = rawget(self, '_device')
+  if dev ~= -1 then link:to_device(dev) end
+  resync(self, n)
+  return self
+end
+
+-- pop(i): removes and returns model[i] (default: the last).
+function ChainList:pop(i)
+  local n = #self._children
+  i = i or n
+  if type(i) ~= 'number' then error('ChainList.pop: position must be a number (got ' .. type(i) .. ')', 2) end
+  if i < 0 then i = n + 1 + i end
+  if i < 1 or i > n then
+    error(string.format('ChainList.pop: position %s is out of range (expected 1..%d)', tostring(i), n), 2)
+  end
+  local link = table.remove(self._children, i)
+  resync(self, n)
+  return link
+end
+
+function ChainList:index(link)
+  for i, c in ipairs(self._children) do if c == link then return i end end
+  return nil
+end
+
+function ChainList:count(link)
+  local k = 0
+  for _, c in ipairs(self._children) do if c == link then k = k + 1 end end
+  return k
+end
+
+-- remove(link): removes its first occurrence.
+function ChainList:remove(link)
+  local i = self:index(link)
+  if i == nil then error('ChainList.remove: the link is not in this ChainList', 2) end
+  self:pop(i)
+  return self
+end
+
+function ChainList:reverse()
+  local kids, n = self._children, #self._children
+  for i = 1, math.floor(n / 2) do kids[i], kids[n + 1 - i] = kids[n + 1 - i], kids[i] end
+  resync(self, n)
+  return self
+end
+
+function ChainList:clear()
+  local n = #self._children
+  rawset(self, '_children', {})
+  resync(self, n)
+  return self
+end
+
 function ChainList:_child_list()
   local out = {}
   for i, c in ipairs(self._children) do out[i] = { tostring(i - 1), c } end

@@ -154,6 +154,25 @@ end
 
 function Sequential:len() return #self._layers end
 
+-- reverse(): the layers in the opposite order, in place (Chainer's
+-- MutableSequence.reverse); returns self.
+function Sequential:reverse()
+  local layers, n = self._layers, #self._layers
+  for i = 1, math.floor(n / 2) do layers[i], layers[n + 1 - i] = layers[n + 1 - i], layers[i] end
+  sync(self)
+  return self
+end
+
+-- flatten(): a new Sequential with the layers of nested Sequentials spliced
+-- in, recursively (the layers themselves are shared, as in Chainer).
+function Sequential:flatten()
+  local out = Sequential()
+  for _, l in ipairs(self._layers) do
+    if getmetatable(l) == Sequential then out:extend(l:flatten()) else out:append(l) end
+  end
+  return out
+end
+
 function Sequential:forward(...)
   local layers = self._layers
   if #layers == 0 then error('Sequential: this Sequential has no layer', 2) end

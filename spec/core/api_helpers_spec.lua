@@ -3,7 +3,8 @@
 -- classes, DebugMode, is_arrays_compatible, should_use_cudnn(_tensor_core),
 -- cuda.get_device(_from_array), DummyDevice, copy, memoize/clear_memo,
 -- utils.get_order, utils.nondeterministic, Variable:mean and retain_data,
--- Optimizer:call_hook, UpdateRule's GPU dispatch, Distribution.xp.  GPU paths are
+-- Optimizer:call_hook, UpdateRule's GPU dispatch, Distribution.xp, ChainList's
+-- and Sequential's sequence methods.  GPU paths are
 -- tagged `gpu`.
 local chainer = require 'chainer'
 local T = chainer.tensor
@@ -202,6 +203,55 @@ describe('Variable:retain_data', function()
     collectgarbage(); collectgarbage()
     assert.same({ 0, 2 }, node.data:totable())
     assert.same({ 0, 2 }, node:get_variable().array:totable())
+  end)
+end)
+
+describe('ChainList and Sequential as mutable sequences', function()
+  local L = chainer.links
+  local function param_names(m)
+    local out = {}
+    for n in m:namedparams() do out[#out + 1] = n end
+    table.sort(out)
+    return table.concat(out, ' ')
+  end
+  it('ChainList: insert, pop, remove, reverse, index, count, clear renumber the children', function()
+    local a, b, d = L.Linear(1, 1), L.Linear(1, 2), L.Linear(1, 3)
+    local cl = chainer.ChainList(a, b)
+    cl:insert(1, d)                                  -- d first: '0', a '1', b '2'
+    assert.are.equal(3, cl:len())
+    assert.are.equal(d, cl[1])
+    assert.same({ '0', '1', '2' }, { d.name, a.name, b.name })
+    assert.are.equal('/0/W /0/b /1/W /1/b /2/W /2/b', param_names(cl))
+    assert.are.equal(3, cl[1].W.shape[1])            -- /0/W is d's (3, 1)
+    assert.are.equal(b, cl:pop())
+    assert.is_nil(cl[3])
+    cl:reverse()
+    assert.are.equal(a, cl[1]); assert.are.equal('0', a.name); assert.are.equal('1', d.name)
+    assert.are.equal(2, cl:index(d)); assert.are.equal(1, cl:count(a)); assert.is_nil(cl:index(b))
+    cl:remove(a)
+    assert.are.equal(d, cl[1]); assert.are.equal('0', d.name); assert.is_nil(cl[2])
+    assert.matches('ChainList.remove: the link is not in this ChainList', err_of(cl.remove, cl, a), 1, true)
+    assert.matches('ChainList.insert: position 5 is out of range (expected 1..2)', err_of(cl.insert, cl, 5, a), 1, true)
+    assert.matches('ChainList.insert: expected a Link (got number)', err_of(cl.insert, cl, 1, 3), 1, true)
+    assert.matches('ChainList.pop: position 2 is out of range (expected 1..1)', err_of(cl.pop, cl, 2), 1, true)
+    cl:clear()
+    assert.are.equal(0, cl:len()); assert.is_nil(cl[1])
+    assert.are.equal('', param_names(cl))
+  end)
+  it('Sequential: flatten splices nested Sequentials; reverse is in place', function()
+    local a, b, d = L.Linear(2, 2), L.Linear(2, 2), L.Linear(2, 2)
+    local relu = chainer.functions.relu
+    local s = chainer.Sequential(a, chainer.Sequential(b, chainer.Sequential(relu)), d)
+    local f = s:flatten()
+    assert.are.equal(3, s:len())                      -- the original is unchanged
+    assert.are.equal(4, f:len())
+    assert.same({ a, b, relu, d }, { f[1], f[2], f[3], f[4] })
+    -- the same function: s(x) == f(x)
+    local x = T.random.uniform(-1, 1, { 3, 2 })
+    assert.same(s(x).array:totable(), f(x).array:totable())
+    f:reverse()
+    assert.same({ d, relu, b, a }, { f[1], f[2], f[3], f[4] })
+    assert.are.equal('0', d.name)
   end)
 end)
 

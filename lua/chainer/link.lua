@@ -592,7 +592,17 @@ local function spec_value(v)
   return tostring(v)
 end
 
--- `printable_specs` returns {{name, value}, ...} shown in the link's header.
+-- printable_specs(): the {{name, value}, ...} shown in the link's header
+-- (Chainer's property; a link with constructor arguments overrides it).
+function Link:printable_specs() return {} end
+
+-- Chainer 7's classmethod: the links that build from existing arrays
+-- define their own (Linear, EmbedID, Convolution1D/2D/3D, ConvolutionND).
+function Link.from_params()
+  error('from_params: this link class does not build from parameters (Linear, EmbedID, ' ..
+    'Convolution1D/2D/3D and ConvolutionND do)', 2)
+end
+
 local function header(self)
   local name = tostring(getmetatable(self).__name)
   local specs = self.printable_specs and self:printable_specs() or nil

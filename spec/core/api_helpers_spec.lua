@@ -4,7 +4,7 @@
 -- cuda.get_device(_from_array), DummyDevice, copy, memoize/clear_memo,
 -- utils.get_order, utils.nondeterministic, Variable:mean and retain_data,
 -- Optimizer:call_hook, UpdateRule's GPU dispatch, Distribution.xp, ChainList's
--- and Sequential's sequence methods.  GPU paths are
+-- and Sequential's sequence methods, Link.from_params.  GPU paths are
 -- tagged `gpu`.
 local chainer = require 'chainer'
 local T = chainer.tensor
@@ -252,6 +252,51 @@ describe('ChainList and Sequential as mutable sequences', function()
     f:reverse()
     assert.same({ d, relu, b, a }, { f[1], f[2], f[3], f[4] })
     assert.are.equal('0', d.name)
+  end)
+end)
+
+describe('Link.from_params (Chainer 7)', function()
+  local L, F = chainer.links, chainer.functions
+  it('Linear: the shape from W, parameters copied from W and b', function()
+    local W, b = T.array { { 1, 2, 3 }, { 4, 5, 6 } }, T.array { 7, 8 }
+    local l = L.Linear.from_params(chainer.Variable(W), b)
+    assert.are.equal(3, l.in_size); assert.are.equal(2, l.out_size)
+    assert.same(W:totable(), l.W.array:totable()); assert.same({ 7, 8 }, l.b.array:totable())
+    l.W.array:fill_(0)
+    assert.are.equal(1, W:get(0, 0))                  -- a copy, not a view
+    -- y = W x + b by hand for x = (1, 1, 1): (6 + 7, 15 + 8)
+    local m = L.Linear.from_params(W, b)
+    assert.same({ { 13, 23 } }, m(T.ones { 1, 3 }).array:totable())
+    assert.is_nil(L.Linear.from_params(W, b, true).b)
+    assert.matches('L.Linear.from_params: b has 3 elements, W has 2 outputs (its first axis)',
+      err_of(L.Linear.from_params, W, T.array { 1, 2, 3 }), 1, true)
+    assert.matches('L.Linear.from_params: W must have 2 axes (got shape (3))',
+      err_of(L.Linear.from_params, T.array { 1, 2, 3 }), 1, true)
+  end)
+  it('Convolution2D/ND: in_channels is W.shape[1] * groups, ksize the last axes; same outputs as F', function()
+    T.random.seed(5)
+    local W = T.random.uniform(-1, 1, { 4, 2, 3, 3 })
+    local b = T.random.uniform(-1, 1, { 4 })
+    local c = L.Convolution2D.from_params(W, b, 1, 1, { groups = 2 })
+    assert.are.equal(4, c.in_channels); assert.are.equal(4, c.out_channels)
+    assert.same({ 3, 3 }, c.ksize); assert.are.equal(2, c.groups)
+    local x = T.random.uniform(-1, 1, { 1, 4, 5, 5 })
+    local want = F.convolution_2d(x, W, b, { pad = 1, groups = 2 }).array
+    assert.are.equal(0, (c(x).array - want):abs():max():item())
+    local nd = L.ConvolutionND.from_params(T.random.uniform(-1, 1, { 3, 2, 2, 2, 2 }), nil, 1, 0, { cover_all = false })
+    assert.are.equal(3, nd.ndim); assert.are.equal(2, nd.in_channels); assert.are.equal(3, nd.out_channels)
+    assert.matches('L.Convolution2D.from_params: W must have 4 axes (got shape (2, 2, 3))',
+      err_of(L.Convolution2D.from_params, T.zeros { 2, 2, 3 }), 1, true)
+    assert.matches("L.Convolution2D.from_params: unknown option 'cover_all'",
+      err_of(L.Convolution2D.from_params, W, nil, 1, 0, { cover_all = true }), 1, true)
+  end)
+  it('EmbedID: in_size and out_size from W; a link without it says so', function()
+    local e = L.EmbedID.from_params(T.array { { 1, 2 }, { 3, 4 }, { 5, 6 } }, -1)
+    assert.are.equal(3, e.in_size); assert.are.equal(2, e.out_size); assert.are.equal(-1, e.ignore_label)
+    assert.same({ { 5, 6 }, { 0, 0 } }, e(T.array({ 2, -1 }, 'int32')).array:totable())
+    assert.matches('from_params: this link class does not build from parameters',
+      err_of(L.Highway.from_params, T.zeros { 2, 2 }), 1, true)
+    assert.same({}, chainer.Link():printable_specs())
   end)
 end)
 

@@ -4,7 +4,8 @@
 -- cuda.get_device(_from_array), DummyDevice, copy, memoize/clear_memo,
 -- utils.get_order, utils.nondeterministic, Variable:mean and retain_data,
 -- Optimizer:call_hook, UpdateRule's GPU dispatch, Distribution.xp, ChainList's
--- and Sequential's sequence methods, Link.from_params.  GPU paths are
+-- and Sequential's sequence methods, Link.from_params, StandardUpdater's
+-- input_device.  GPU paths are
 -- tagged `gpu`.
 local chainer = require 'chainer'
 local T = chainer.tensor
@@ -297,6 +298,30 @@ describe('Link.from_params (Chainer 7)', function()
     assert.matches('from_params: this link class does not build from parameters',
       err_of(L.Highway.from_params, T.zeros { 2, 2 }), 1, true)
     assert.same({}, chainer.Link():printable_specs())
+  end)
+end)
+
+describe('StandardUpdater input_device (Chainer 7)', function()
+  it('sends batches to input_device, which defaults to device', function()
+    local function updater(opts)
+      local m = chainer.links.Classifier(chainer.links.Linear(2, 2))
+      local opt = chainer.optimizers.SGD():setup(m)
+      local ds = chainer.datasets.TupleDataset(T.zeros { 4, 2 }, T.zeros({ 4 }, 'int32'))
+      local seen = {}
+      opts.converter = function(batch, device)
+        seen[#seen + 1] = device == nil and 'nil' or device
+        return chainer.dataset.concat_examples(batch)
+      end
+      local up = chainer.training.updaters.StandardUpdater(chainer.iterators.SerialIterator(ds, 2), opt, opts)
+      up:update()
+      return up, seen
+    end
+    local up, seen = updater { input_device = -1 }
+    assert.same({ -1 }, seen); assert.are.equal(-1, up.input_device); assert.is_nil(up.device)
+    up, seen = updater { device = 'cpu' }
+    assert.same({ 'cpu' }, seen); assert.are.equal('cpu', up.input_device)
+    up, seen = updater {}
+    assert.same({ 'nil' }, seen)
   end)
 end)
 

@@ -15,6 +15,28 @@ local WRITERS = { 'elsewhere', 'snapshot writers, being added on another branch 
 local function absent(reason) return { 'absent', reason } end
 local function different(reason) return { 'different', reason } end
 
+local LAYOUTS = 'memory layouts (chainer.memory_layouts, experimental in Chainer 7.8.1: cuDNN\'s NHWC); ' ..
+  'chainlua\'s tensors carry strides and its kernels take NCHW'
+local MIXED = { 'elsewhere', 'dynamic loss scaling, being added on another branch (issue 17)' }
+local VARIABLE_NOTES = {
+  chx_array = absent(CHAINERX), from_chx = absent(CHAINERX), to_chx = absent(CHAINERX),
+  to_intel64 = absent(IDEEP),
+  as_layout = absent(LAYOUTS), layout = absent(LAYOUTS),
+  raw_array = different('`x.array`: without ChainerX, Chainer\'s raw_array is the array itself'),
+}
+local PARAMETER_NOTES = {
+  creator = different('nil, as Chainer\'s None (a Parameter has no creator)'),
+  creator_node = different('nil, as Chainer\'s None'),
+  initializer = different('the initializer a Parameter was made with; nil for one made from a ' ..
+    'tensor, where Chainer keeps the array itself'),
+}
+for k, v in pairs(VARIABLE_NOTES) do PARAMETER_NOTES[k] = v end
+local LINK_NOTES = {
+  device_resident_accept = different('Chainer\'s DeviceResident visitor; a chainlua link moves its ' ..
+    'parameters and children itself in to_device'),
+  from_chx = absent(CHAINERX), to_chx = absent(CHAINERX), to_intel64 = absent(IDEEP),
+}
+
 return {
   -- where a Chainer module lives in chainlua when not at the same path
   module_alias = {},
@@ -31,6 +53,43 @@ return {
   },
 
   names = {
+    ['chainer.Variable'] = VARIABLE_NOTES,
+    ['chainer.Parameter'] = PARAMETER_NOTES,
+    ['chainer.Link'] = LINK_NOTES, ['chainer.Chain'] = LINK_NOTES, ['chainer.ChainList'] = LINK_NOTES,
+    ['chainer.Sequential'] = LINK_NOTES,
+    ['chainer.FunctionNode'] = {
+      chainerx_device = absent(CHAINERX), forward_chainerx = absent(CHAINERX),
+      check_layout_forward = absent(LAYOUTS), input_layouts = absent(LAYOUTS), output_layouts = absent(LAYOUTS),
+      forward_cpu = different('a subclass defines them; FunctionNode:forward then dispatches on the ' ..
+        'inputs\' device as Chainer\'s does (there is no default method to inherit)'),
+      forward_gpu = different('see forward_cpu'),
+      local_function_hooks = different('nil until node:add_hook(hook, name) creates it (Chainer: an ' ..
+        'empty OrderedDict)'),
+      lazy_grad_sum = different('chainlua reads `chainer.config.lazy_grad_sum` in backprop; a node has ' ..
+        'no copy of it'),
+      output_data = absent('the retained output arrays: use `node:get_retained_outputs()` (Variables) ' ..
+        'or, in an old-style chainer.Function, `self:output_data()`'),
+      backward_accumulate = absent('backprop.lua owns gradient accumulation (one mechanism, ' ..
+        'ARCHITECTURE.md section 6); a node cannot override how its input gradients are summed'),
+      is_elementwise = absent('a hint that ChainerX\'s and static_graph\'s fusion read; nothing in ' ..
+        'chainlua reads it'),
+      stack = absent('the Python traceback Chainer records in debug mode; chainlua\'s debug mode raises ' ..
+        'at the failing function with the Lua traceback'),
+    },
+    ['chainer.Optimizer'] = {
+      loss_scaling = MIXED, set_loss_scale = MIXED, check_nan_in_grads = MIXED,
+      is_safe_to_update = MIXED, update_loss_scale = MIXED,
+    },
+    ['chainer.UpdateRule'] = { update_core_chainerx = absent(CHAINERX) },
+    ['chainer.training.updaters.StandardUpdater'] = {
+      device = different('nil unless given, as Chainer\'s None'),
+      input_device = different('nil unless input_device or device is given, as Chainer\'s None'),
+    },
+    ['chainer.training.Extension'] = {
+      name = different('nil unless set, as Chainer\'s None'),
+      default_name = different('`ext:get_default_name()` (a method: the class name unless the ' ..
+        'extension or make_extension set one)'),
+    },
     chainer = {
       DeviceResident = different('Chainer\'s base of Link and WalkerAlias; in chainlua those two (and ' ..
         'Variable) carry to_device/to_cpu/to_gpu themselves, and there is no separate base class or ' ..
@@ -120,5 +179,14 @@ return {
     '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
     '  limit, `CUDAProfileHook` (NVTX) and `CupyMemoryProfileHook` (cumulative allocator counters).',
     '  Each would need new C runtime support; none is what a ported model or training script calls.',
+    '- **Members of the core classes** (the class sections above): ChainerX/iDeep conversions',
+    '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`), the experimental memory layouts',
+    '  (`layout`, `as_layout`, `input_layouts`, ...), and four FunctionNode internals: `output_data`',
+    '  (use `get_retained_outputs()`), `backward_accumulate` (backprop owns accumulation),',
+    '  `is_elementwise` and `stack` (fusion hint and debug traceback).',
+    '',
+    'The name list covers the modules above and the members of the 16 classes listed; other',
+    'classes\' members (every link\'s, every extension\'s) are checked by their own specs against',
+    'Chainer\'s signatures, not here.',
   },
 }

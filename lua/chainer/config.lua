@@ -138,9 +138,7 @@ function M.DebugMode(debug, fn)
   if type(fn) ~= 'function' then
     error('DebugMode: pass the scope as a function: chainer.DebugMode(true, function() ... end)', 2)
   end
-  local old = config.debug
-  config.debug = debug
-  return finish('debug', old, pcall(fn))
+  return M.using_config('debug', debug, fn)
 end
 
 function M.no_backprop_mode(fn)

@@ -33,6 +33,7 @@ local function is_param(v) return type(v) == 'table' and v._is_parameter == true
 ---------------------------------------------------------------------------
 -- Link
 ---------------------------------------------------------------------------
+local sequence = require 'chainer._sequence'
 local Link = class.Object:extend('Link')
 class.check_self(Link)   -- model.cleargrads() (a dot) names the method
 Link._is_link = true
@@ -794,16 +795,8 @@ function ChainList:pop(i)
   return link
 end
 
-function ChainList:index(link)
-  for i, c in ipairs(self._children) do if c == link then return i end end
-  return nil
-end
-
-function ChainList:count(link)
-  local k = 0
-  for _, c in ipairs(self._children) do if c == link then k = k + 1 end end
-  return k
-end
+function ChainList:index(link) return sequence.index(self._children, link) end
+function ChainList:count(link) return sequence.count(self._children, link) end
 
 -- remove(link): removes its first occurrence.
 function ChainList:remove(link)
@@ -814,9 +807,8 @@ function ChainList:remove(link)
 end
 
 function ChainList:reverse()
-  local kids, n = self._children, #self._children
-  for i = 1, math.floor(n / 2) do kids[i], kids[n + 1 - i] = kids[n + 1 - i], kids[i] end
-  resync(self, n)
+  sequence.reverse(self._children)
+  resync(self, #self._children)
   return self
 end
 

@@ -24,6 +24,25 @@ int kill(int pid, int sig);
 int setenv(const char *name, const char *value, int overwrite);
 int unsetenv(const char *name);
 
+/* processes: the snapshot writers, the iterators' worker processes */
+int fork(void);
+int getppid(void);
+void _exit(int status);
+int pipe(int fds[2]);
+long read(int fd, void *buf, size_t count);
+long write(int fd, const void *buf, size_t count);
+int close(int fd);
+int waitpid(int pid, int *status, int options);
+int fcntl(int fd, int cmd, ...);
+typedef struct chainlua_pollfd { int fd; short events; short revents; } chainlua_pollfd;
+int poll(chainlua_pollfd *fds, unsigned long nfds, int timeout);
+int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
+void *mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
+int munmap(void *addr, size_t length);
+typedef void (*chainlua_sighandler)(int);
+chainlua_sighandler signal(int sig, chainlua_sighandler handler);
+long sysconf(int name);
+
 int mkdir(const char *path, unsigned int mode);
 char *strerror(int errnum);
 void *opendir(const char *path);
@@ -35,25 +54,6 @@ double hypot(double, double); double round(double); double trunc(double); double
 double copysign(double, double); double fmin(double, double); double fmax(double, double);
 
 int uncompress(uint8_t *dest, unsigned long *destLen, const uint8_t *source, unsigned long sourceLen);
-
-/* worker processes (iterators/worker_pool.lua) */
-int fork(void);
-int getppid(void);
-int pipe(int fds[2]);
-int close(int fd);
-long read(int fd, void *buf, size_t n);
-long write(int fd, const void *buf, size_t n);
-int fcntl(int fd, int cmd, ...);
-typedef struct chainlua_pollfd { int fd; short events; short revents; } chainlua_pollfd;
-int poll(chainlua_pollfd *fds, unsigned long nfds, int timeout);
-int waitpid(int pid, int *status, int options);
-void _exit(int status);
-int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
-void *mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
-int munmap(void *addr, size_t length);
-typedef void (*chainlua_sighandler)(int);
-chainlua_sighandler signal(int sig, chainlua_sighandler handler);
-long sysconf(int name);
 ]]
 
 local C = ffi.C

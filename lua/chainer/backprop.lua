@@ -508,7 +508,9 @@ local function default_seed(y, fn)
   return new_var(T.ones_like(d), true)
 end
 
-local function backward_body(outputs, seeds, n, retain_grad)
+-- loss_scale: the factor the seeds were multiplied by; every leaf Variable
+-- reached remembers it (nil when none), so its UpdateRule divides it out.
+local function backward_body(outputs, seeds, n, retain_grad, loss_scale)
   add = add or require('chainer.functions.math.basic_math').add
   local st = new_traversal(true, retain_grad, nil, nil)
   local id = st.id
@@ -544,6 +546,7 @@ local function backward_body(outputs, seeds, n, retain_grad)
     x._grad = false
     local r = x._vref
     local v = r and r[1]
+    if v then rawset(v, '_loss_scale', loss_scale) end
     if v and g and v._grad_var ~= g then
       -- no two variables get the same gradient tensor (nor a seed's)
       if type(g) == 'cdata' then
@@ -593,7 +596,8 @@ function M.backward(outputs, grad_outputs, opts)
     if opts.loss_scale then g = new_var(T.mul(g._data, opts.loss_scale), g._requires_grad) end
     seeds[k] = g
   end
-  with_backprop_mode(opts.enable_double_backprop, backward_body, outputs, seeds, n, opts.retain_grad and true or false)
+  with_backprop_mode(opts.enable_double_backprop, backward_body, outputs, seeds, n, opts.retain_grad and true or false,
+    opts.loss_scale)
 end
 
 -- Variable:backward{retain_grad =, enable_double_backprop =, loss_scale =}
@@ -614,7 +618,7 @@ function Variable:backward(opts)
     self._grad_var = g
   end
   if loss_scale then g = new_var(T.mul(g._data, loss_scale), g._requires_grad) end
-  with_backprop_mode(double, backward_body, { self }, { g }, 1, retain_grad)
+  with_backprop_mode(double, backward_body, { self }, { g }, 1, retain_grad, loss_scale)
 end
 
 ---------------------------------------------------------------------------

@@ -5,7 +5,8 @@
 -- so one table serves.  Plain keys are ordinary fields (the autograd reads
 -- `config.enable_backprop` on every operation, so it must be a field read).
 -- A few keys are validated or mirrored and live behind __index/__newindex:
---   dtype      mirrors chainer.tensor.default_float (the default float dtype)
+--   dtype      'float16' | 'float32' | 'float64' | 'mixed16'; mirrored in
+--              chainer.tensor.default_float (mixed16 creates float16 arrays)
 --   use_cudnn  'always' | 'auto' | 'never'
 local T = require 'chainer.tensor'
 
@@ -29,12 +30,26 @@ special.use_cudnn = 'auto'
 
 local float_dtypes = { float16 = true, float32 = true, float64 = true }
 
+-- Chainer's mixed16: float16 activations (the default float dtype is
+-- float16), while what asks get_dtype(nil, 'float32') -- the normalization
+-- links' parameters and statistics -- gets float32.
+local MIXED16 = 'mixed16'
+M.mixed16 = MIXED16
+special.mixed16 = false
+
 local setters = {}
 function setters.dtype(v)
+  if v == MIXED16 then
+    special.mixed16 = true
+    T.default_float = 'float16'
+    return
+  end
   local name = type(v) == 'string' and (T.dtype_codes[v] and T.dtype_names[T.dtype_codes[v]]) or nil
   if not name or not float_dtypes[name] then
-    error(string.format("config.dtype: expected 'float16', 'float32' or 'float64' (got %s)", tostring(v)), 3)
+    error(string.format("config.dtype: expected 'float16', 'float32', 'float64' or 'mixed16' (got %s)",
+      tostring(v)), 3)
   end
+  special.mixed16 = false
   T.default_float = name
 end
 function setters.use_cudnn(v)
@@ -45,7 +60,10 @@ function setters.use_cudnn(v)
 end
 
 local getters = {}
-function getters.dtype() return T.default_float end
+function getters.dtype()
+  if special.mixed16 then return MIXED16 end
+  return T.default_float
+end
 function getters.use_cudnn() return special.use_cudnn end
 
 local config = {}
@@ -161,7 +179,26 @@ end
 
 function M.is_debug() return config.debug == true end
 function M.set_debug(v) config.debug = v and true or false end
-function M.get_dtype() return T.default_float end
+-- get_dtype(dtype, map_mixed16): dtype normalized ('f' -> 'float32'), or
+-- chainer.config.dtype when nil; mixed16 becomes map_mixed16 when given,
+-- else float16 (Chainer's chainer.get_dtype).
+local GET_DTYPE_SIGNATURE
+function M.get_dtype(...)
+  GET_DTYPE_SIGNATURE = GET_DTYPE_SIGNATURE or require('chainer._args').signature { 'dtype', 'map_mixed16' }
+  local o = require('chainer._args').parse('get_dtype', GET_DTYPE_SIGNATURE, select('#', ...), ...)
+  local dtype = o.dtype
+  if dtype == nil then dtype = config.dtype end
+  if dtype == MIXED16 then
+    if o.map_mixed16 == nil then return 'float16' end
+    dtype = o.map_mixed16
+  end
+  local code = type(dtype) == 'string' and T.dtype_codes[dtype]
+  if not code then
+    error(string.format("get_dtype: expected a dtype name such as 'float32' or 'mixed16' (got %s)", tostring(dtype)),
+      2)
+  end
+  return T.dtype_names[code]
+end
 
 M.config = config
 M.global_config = config

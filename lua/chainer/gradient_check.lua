@@ -1,11 +1,14 @@
 -- gradient_check.lua: numerical gradients and the checks every function's
 -- spec uses.
 --
---   gradient_check.numerical_grad(f, inputs, grad_outputs, {eps = 1e-3})
+--   gradient_check.numerical_grad(f, inputs, grad_outputs, {eps = 1e-3,
+--       detect_nondifferentiable = false, diff_atol = 0, diff_rtol = 1e-2})
 --   gradient_check.check_backward(func, x_data, y_grad, params,
---       {eps =, atol =, rtol =, dtype =, no_grads =})
+--       {eps =, atol =, rtol =, dtype =, no_grads =, detect_nondifferentiable =})
 --   gradient_check.check_double_backward(func, x_data, y_grad, x_grad_grad,
---       params, {params_grad_grad =, eps =, atol =, rtol =, dtype =})
+--       params, {params_grad_grad =, eps =, atol =, rtol =, dtype =,
+--       detect_nondifferentiable =})
+--   gradient_check.NondifferentiableError (NondifferentiableError.is(err))
 --
 -- Finite differences are central and accumulated in float64; by default the
 -- numerical pass also runs the function on float64 copies of the inputs and
@@ -69,13 +72,75 @@ local function eval_copies(f)
   return out
 end
 
+-- NondifferentiableError: raised by numerical_grad with
+-- detect_nondifferentiable when f is not differentiable at the inputs (a
+-- table error; tostring gives the message).  testing's dodge_nondifferentiable
+-- catches it and draws new inputs.
+local NondifferentiableError = { __name = 'NondifferentiableError' }
+NondifferentiableError.__index = NondifferentiableError
+NondifferentiableError.__tostring = function(e) return 'NondifferentiableError: ' .. e.message end
+M.NondifferentiableError = NondifferentiableError
+
+-- Whether err (from pcall) is a NondifferentiableError.
+function NondifferentiableError.is(err) return getmetatable(err) == NondifferentiableError end
+
+local function nondifferentiable(message)
+  error(setmetatable({ message = message }, NondifferentiableError), 0)
+end
+
+-- Chainer's check on the five samples y(x - eps), y(x - eps/2), y(x),
+-- y(x + eps/2), y(x + eps) of each output: an element whose finiteness
+-- changes, or that a quadratic does not fit (root-mean-square residual
+-- above diff_atol + diff_rtol * its range), marks a non-differentiable point.
+-- The residual of a least-squares quadratic through five equally spaced
+-- points is its projection on the two higher orthogonal polynomials,
+-- (-1, 2, 0, -2, 1) (norm^2 10) and (1, -4, 6, -4, 1) (norm^2 70).
+local function check_differentiable(yss, where, eps, diff_atol, diff_rtol)
+  for j = 1, #yss[1] do
+    local y = {}
+    for k = 1, 5 do y[k] = yss[k][j] end
+    if y[1].size > 0 then
+      local finite1 = T.isfinite(y[1])
+      local all_finite = finite1:all():item()
+      for k = 2, 5 do
+        local fk = T.isfinite(y[k])
+        if not T.equal(fk, finite1):all():item() then
+          nondifferentiable(string.format('tried to compute the numerical gradient at a non-differentiable point ' ..
+            '(%s, output %d, eps %g): the outputs are finite on one side only', where, j, eps))
+        end
+        all_finite = all_finite and fk:all():item()
+      end
+      if all_finite then
+        local c3 = -y[1] + y[2] * 2 - y[4] * 2 + y[5]
+        local c4 = y[1] - y[2] * 4 + y[3] * 6 - y[4] * 4 + y[5]
+        local res = T.sqrt((c3 * c3 / 10 + c4 * c4 / 70) / 5)
+        local ymax, ymin = y[1], y[1]
+        for k = 2, 5 do ymax, ymin = T.maximum(ymax, y[k]), T.minimum(ymin, y[k]) end
+        local bad = T.logical_and(T.greater(res, (ymax - ymin) * diff_rtol + diff_atol), T.not_equal(ymax, ymin))
+        if bad:any():item() then
+          nondifferentiable(string.format('tried to compute the numerical gradient at a non-differentiable point ' ..
+            '(%s, output %d, eps %g): a quadratic does not fit y at x - eps, x - eps/2, x, x + eps/2, x + eps ' ..
+            '(diff_atol %g, diff_rtol %g)', where, j, eps, diff_atol, diff_rtol))
+        end
+      end
+    end
+  end
+end
+
 -- Central-difference gradients of sum_j <f()_j, grad_outputs_j> with
 -- respect to each input tensor (perturbed in place and restored).  Returns
--- a table of float64 tensors shaped like the inputs.
-local NUMERICAL_SIGNATURE = args.signature { 'eps' }
+-- a table of float64 tensors shaped like the inputs.  With
+-- detect_nondifferentiable (Chainer's option), f is sampled at five points
+-- per element, the gradient is the fourth-order difference
+-- (y(-eps) - 8 y(-eps/2) + 8 y(+eps/2) - y(+eps)) / (6 eps), and a
+-- non-differentiable point raises NondifferentiableError.
+local NUMERICAL_SIGNATURE = args.signature({ 'eps' }, { 'detect_nondifferentiable', 'diff_atol', 'diff_rtol' })
 
 function M.numerical_grad(f, inputs, grad_outputs, ...)
-  local eps = args.parse_at(2, 'numerical_grad', NUMERICAL_SIGNATURE, select('#', ...), ...).eps or 1e-3
+  local o = args.parse_at(2, 'numerical_grad', NUMERICAL_SIGNATURE, select('#', ...), ...)
+  local eps = o.eps or 1e-3
+  local detect = o.detect_nondifferentiable == true
+  local diff_atol, diff_rtol = o.diff_atol or 0, o.diff_rtol or 1e-2
   inputs = as_table(inputs)
   grad_outputs = as_table(grad_outputs)
   local gys = {}
@@ -89,14 +154,25 @@ function M.numerical_grad(f, inputs, grad_outputs, ...)
     local g = T.zeros(x.shape, 'float64')
     if is_float(x) then
       local n = tonumber(x.ptr.numel)
+      local function at(i, orig, delta)
+        set_flat(x, i, orig + delta)
+        local ys = eval_copies(f)
+        set_flat(x, i, orig)
+        return ys
+      end
       for i = 0, n - 1 do
         local orig = get_flat(x, i)
-        set_flat(x, i, orig + eps)
-        local ys1 = eval_copies(f)
-        set_flat(x, i, orig - eps)
-        local ys2 = eval_copies(f)
-        set_flat(x, i, orig)
-        set_flat(g, i, directional(ys1, ys2, gys) / (2 * eps))
+        if detect then
+          local yss = { at(i, orig, -eps), at(i, orig, -eps / 2), at(i, orig, 0), at(i, orig, eps / 2),
+            at(i, orig, eps) }
+          check_differentiable(yss, string.format('input %d, flat index %d', k, i), eps, diff_atol, diff_rtol)
+          -- (y(-eps) - 8 y(-eps/2) + 8 y(+eps/2) - y(+eps)) / (6 eps)
+          local num = directional(yss[4], yss[2], gys) * 8 - directional(yss[5], yss[1], gys)
+          set_flat(g, i, num / (6 * eps))
+        else
+          local ys1, ys2 = at(i, orig, eps), at(i, orig, -eps)
+          set_flat(g, i, directional(ys1, ys2, gys) / (2 * eps))
+        end
       end
     end
     grads[k] = g
@@ -131,9 +207,10 @@ end
 -- one-element output, which gets 1); params Variables also checked.
 -- Chainer's (func, x_data, y_grad, params, eps, atol, rtol, no_grads, dtype):
 -- the ones after y_grad positional or by name, check_backward(f, x, gy, {atol = ...}).
-local CHECK_SIGNATURE = args.signature { 'params', 'eps', 'atol', 'rtol', 'no_grads', 'dtype' }
+local CHECK_SIGNATURE = args.signature { 'params', 'eps', 'atol', 'rtol', 'no_grads', 'dtype',
+  'detect_nondifferentiable' }
 local DOUBLE_SIGNATURE = args.signature { 'params', 'params_grad_grad', 'eps', 'atol', 'rtol', 'no_grads',
-  'dtype' }
+  'dtype', 'detect_nondifferentiable' }
 
 function M.check_backward(func, x_data, y_grad, ...)
   local opts = args.parse_at(2, 'check_backward', CHECK_SIGNATURE, select('#', ...), ...)
@@ -215,7 +292,8 @@ function M.check_backward(func, x_data, y_grad, ...)
     for j = 1, #out do r[j] = out[j]._data end
     return r
   end
-  local ok, numeric = pcall(M.numerical_grad, f, targets, ngys, { eps = eps })
+  local ok, numeric = pcall(M.numerical_grad, f, targets, ngys,
+    { eps = eps, detect_nondifferentiable = opts.detect_nondifferentiable, diff_rtol = rtol })
   for j = 1, #params do rawset(params[j], '_data', saved[j]) end
   if not ok then error(numeric, 0) end
 
@@ -274,9 +352,12 @@ function M.check_double_backward(func, x_data, y_grad, x_grad_grad, ...)
     end
   end
   local sub = { eps = opts.eps, no_grads = opts.no_grads, dtype = opts.dtype,
-    atol = opts.atol or 1e-4, rtol = opts.rtol or 1e-3 }
+    atol = opts.atol or 1e-4, rtol = opts.rtol or 1e-3, detect_nondifferentiable = opts.detect_nondifferentiable }
   local ok, err = pcall(M.check_backward, first_order, inputs, ggs, params, sub)
-  if not ok then error((tostring(err):gsub('check_backward:', 'check_double_backward:')), 2) end
+  if not ok then
+    if NondifferentiableError.is(err) then error(err, 0) end
+    error((tostring(err):gsub('check_backward:', 'check_double_backward:')), 2)
+  end
   return true
 end
 

@@ -25,6 +25,7 @@ chainer.force_backprop_mode = cfg.force_backprop_mode
 chainer.is_debug = cfg.is_debug
 chainer.set_debug = cfg.set_debug
 chainer.get_dtype = cfg.get_dtype
+chainer.mixed16 = cfg.mixed16
 chainer.DebugMode = cfg.DebugMode
 -- Chainer's flag (default false); chainlua also honours the environment variable
 chainer.disable_experimental_feature_warning = os.getenv('CHAINER_DISABLE_EXPERIMENTAL_FEATURE_WARNING') == '1'

@@ -249,6 +249,14 @@ local function run_hooks(list, rule, param)
   for i = 1, #list do list[i][2](rule, param) end
 end
 
+-- Loss scaling: a gradient from backward{loss_scale = s} (the parameter
+-- remembers s) is divided by s in place before the rule sees it, as
+-- Chainer's UpdateRule (in the float32 copy under use_fp32_update).
+local function unscale(param, grad)
+  local s = rawget(param, '_loss_scale')
+  if s ~= nil and grad ~= nil then T.div(grad, s, grad) end
+end
+
 -- Updates one parameter: hooks, then update_core (skipped while disabled).
 function UpdateRule:update(param)
   if not self.enabled then return end
@@ -264,13 +272,17 @@ function UpdateRule:update(param)
     end
     fp.grad = grad:astype('float32')
     self:_prepare(fp)
+    unscale(param, fp.grad)
     run_hooks(self._pre_hooks, self, fp)
     self:update_core(fp)
     run_hooks(self._post_hooks, self, fp)
     data:copy_(fp._data)
     fp.grad = nil
   else
-    if data ~= nil then self:_prepare(param) end
+    if data ~= nil then
+      self:_prepare(param)
+      unscale(param, param.grad)
+    end
     run_hooks(self._pre_hooks, self, param)
     self:update_core(param)
     run_hooks(self._post_hooks, self, param)
@@ -451,6 +463,106 @@ function Optimizer:update()
   error(tostring(getmetatable(self).__name) .. ': update is not implemented', 2)
 end
 
+-- to_device(device): moves the target link and every rule's state (and
+-- float32 master copy) to `device` (anything chainer.get_device takes:
+-- -1, 'cpu', '@numpy', 0, 'cuda:0', '@cupy:0', a Device); returns self.
+-- Chainer moves the state lazily at the next update; this moves it now,
+-- so a snapshot loaded on the CPU can continue on a GPU and back.
+function Optimizer:to_device(device)
+  local name = tostring(getmetatable(self).__name)
+  local ok, dev = pcall(require('chainer.backend').get_device, device)
+  if not ok then error(name .. '.to_device: ' .. (tostring(dev):gsub('^.-get_device: ', '')), 2) end
+  local target = rawget(self, 'target')
+  if target == nil then return self end
+  target:to_device(dev.id)
+  for p in target:params() do
+    local rule = rawget(p, 'update_rule')
+    if rule then
+      local state = rawget(rule, 'state')
+      if state then
+        for k, v in pairs(state) do if T.is_tensor(v) then state[k] = dev:send(v) end end
+      end
+      local fp = rawget(rule, '_fp32_param')
+      if fp then fp:to_device(dev.id) end
+    end
+  end
+  return self
+end
+function Optimizer:to_cpu() return self:to_device(-1) end
+function Optimizer:to_gpu(device) return self:to_device(device or 0) end
+
+---------------------------------------------------------------------------
+-- loss scaling (Chainer's; mostly for float16 training)
+---------------------------------------------------------------------------
+local LOSS_SCALE_MAX = 65504   -- the largest float16
+local LOSS_SCALING_SIGNATURE = args.signature { 'interval', 'scale' }
+
+-- loss_scaling(interval = 1000, scale = nil): with a scale, static loss
+-- scaling by it; without, dynamic: the scale starts at 1, doubles after
+-- each update until a gradient first overflows, is halved (and the update
+-- skipped) whenever one does, and after the first overflow grows by
+-- 2^(1/interval) per clean update (doubling over `interval` updates),
+-- always within [1, 65504].
+function Optimizer:loss_scaling(...)
+  local o = args.parse('Optimizer.loss_scaling', LOSS_SCALING_SIGNATURE, select('#', ...), ...)
+  if o.scale == nil then
+    local interval = o.interval or 1000
+    if type(interval) ~= 'number' or interval < 1 then
+      error('Optimizer.loss_scaling: interval must be a number >= 1 (got ' .. tostring(interval) .. ')', 2)
+    end
+    rawset(self, '_loss_scaling_is_dynamic', true)
+    rawset(self, '_loss_scale', 1.0)
+    rawset(self, '_loss_scaling_multiplier', 2 ^ (1 / interval))
+    rawset(self, '_loss_scaling_isnan_ever', false)
+  else
+    if type(o.scale) ~= 'number' or not (o.scale > 0) then
+      error('Optimizer.loss_scaling: scale must be a positive number (got ' .. tostring(o.scale) .. ')', 2)
+    end
+    rawset(self, '_loss_scale', o.scale)
+  end
+end
+
+-- set_loss_scale(s): static loss scaling by s.
+function Optimizer:set_loss_scale(loss_scale)
+  if type(loss_scale) ~= 'number' or not (loss_scale > 0) then
+    error('Optimizer.set_loss_scale: loss_scale must be a positive number (got ' .. tostring(loss_scale) .. ')', 2)
+  end
+  rawset(self, '_loss_scale', loss_scale)
+end
+
+-- Under dynamic loss scaling, looks for Inf/NaN in the gradients (a
+-- warning per parameter on stderr, as Chainer's warnings.warn).
+function Optimizer:check_nan_in_grads()
+  rawset(self, '_loss_scaling_isnan', false)
+  if not rawget(self, '_loss_scaling_is_dynamic') then return end
+  for name, param in self.target:namedparams() do
+    local g = param.grad
+    if g ~= nil and not T.isfinite(g):all():item() then
+      rawset(self, '_loss_scaling_isnan', true)
+      rawset(self, '_loss_scaling_isnan_ever', true)
+      io.stderr:write(string.format('Non finite number found in param.grad of %s (iteration: %d, loss_scale: %s)\n',
+        name, self.t, tostring(rawget(self, '_loss_scale'))))
+    end
+  end
+end
+
+function Optimizer:is_safe_to_update()
+  return not rawget(self, '_loss_scaling_isnan')
+end
+
+function Optimizer:update_loss_scale()
+  if not rawget(self, '_loss_scaling_is_dynamic') then return end
+  local multiplier
+  if rawget(self, '_loss_scaling_isnan') then
+    multiplier = 0.5
+  elseif rawget(self, '_loss_scaling_isnan_ever') then
+    multiplier = rawget(self, '_loss_scaling_multiplier')
+  else
+    multiplier = 2.0
+  end
+  rawset(self, '_loss_scale', math.max(1, math.min(LOSS_SCALE_MAX, rawget(self, '_loss_scale') * multiplier)))
+end
+
 -- new_epoch() / new_epoch{auto = true} (the updater's call).
 function Optimizer:new_epoch(auto)
   if type(auto) == 'table' then auto = auto.auto end
@@ -596,17 +708,23 @@ function GradientMethod:update(lossfun, ...)
       error('GradientMethod.update: lossfun must return a Variable (got ' .. type(loss) .. ')', 2)
     end
     target:cleargrads()
-    loss:backward()
+    local scale = rawget(self, '_loss_scale')
+    if scale ~= nil then loss:backward({ loss_scale = scale }) else loss:backward() end
   end
   self:reallocate_cleared_grads()
+  self:check_nan_in_grads()
   self:call_hooks('pre')
   self.t = self.t + 1
-  for p in target:params() do
-    local rule = rawget(p, 'update_rule')
-    if rule then rule:update(p) end
+  -- an overflow under dynamic loss scaling skips this update
+  if self:is_safe_to_update() then
+    for p in target:params() do
+      local rule = rawget(p, 'update_rule')
+      if rule then rule:update(p) end
+    end
   end
   self:reallocate_cleared_grads()
   self:call_hooks('post')
+  self:update_loss_scale()
 end
 
 -- Updates float16 parameters through float32 master copies.

@@ -42,6 +42,7 @@ int MPI_Comm_free(MPI_Comm *comm);
 int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
 int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                MPI_Datatype rdt, int root, MPI_Comm comm);
 int MPI_Gatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, const int *rcounts,
@@ -50,6 +51,19 @@ int MPI_Allgather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvb
                   MPI_Datatype rdt, MPI_Comm comm);
 int MPI_Allgatherv(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, const int *rcounts,
                    const int *displs, MPI_Datatype rdt, MPI_Comm comm);
+int MPI_Alltoall(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                 MPI_Datatype rdt, MPI_Comm comm);
+int MPI_Alltoallv(const void *sendbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
+                  void *recvbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt, MPI_Comm comm);
+int MPI_Scatter(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
+                MPI_Datatype rdt, int root, MPI_Comm comm);
+int MPI_Scatterv(const void *sendbuf, const int *scounts, const int *displs, MPI_Datatype sdt,
+                 void *recvbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm);
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count);
 ]]
 end
 
@@ -79,6 +93,10 @@ end
 M.COMM_TYPE_SHARED = 0
 M.THREAD_FUNNELED = 1
 M.SUCCESS = 0
+-- MPI_ANY_TAG in Open MPI's mpi.h; the largest tag every
+-- MPI allows (MPI_TAG_UB is at least this).
+M.ANY_TAG = -1
+M.TAG_UB = 32767
 
 local function handle(ctype, name) return ffi.cast(ctype, M.lib()[name]) end
 

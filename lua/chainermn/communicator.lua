@@ -1,7 +1,9 @@
 -- chainermn/communicator.lua: a communicator over MPI on host memory (the
--- 'naive' and 'flat' communicators of ChainerMN): the ranks, the tensor
--- collectives and the Lua-value collectives.  The model-level operations
--- (bcast_data, multi_node_mean_grad) live in chainermn/model_sync.lua.
+-- 'naive' and 'flat' communicators of ChainerMN): the ranks, split, bcast,
+-- allreduce and the Lua-value collectives.  gather, allgather, alltoall and
+-- scatter are in chainermn/tensor_collectives.lua, send and recv in
+-- chainermn/point_to_point.lua, the model-level operations (bcast_data,
+-- multi_node_mean_grad) in chainermn/model_sync.lua.
 --
 -- Every collective must be called by all ranks in the same order, as in MPI.
 -- Where ranks could disagree about a message (allreduce's shapes and
@@ -10,12 +12,13 @@
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
-local serialize = require 'chainermn._serialize'
+local msg = require 'chainermn._message'
 
 local Communicator = {}
 Communicator.__index = Communicator
 
-local INT_MAX = 2147483647
+local HEADER = msg.HEADER
+local check_root, host_buffer, describe, encode = msg.check_root, msg.host_buffer, msg.describe, msg.encode
 
 local function int_out() return ffi.new('int[1]') end
 
@@ -26,13 +29,15 @@ local function comm_rank_size(L, comm)
   return r[0], s[0]
 end
 
--- new(name, pack_buffers): the world communicator.  intra_* come from the
--- processes sharing this node's memory (MPI_Comm_split_type SHARED);
--- inter_rank is this node's index among the nodes, inter_size their number.
-function Communicator.new(name, pack_buffers)
+-- new(name, pack_buffers, mpi_comm): a communicator over mpi_comm (the
+-- world when nil).  intra_* come from the processes sharing this node's
+-- memory (MPI_Comm_split_type SHARED); inter_rank is this node's index
+-- among the nodes, inter_size their number.
+function Communicator.new(name, pack_buffers, mpi_comm)
   mpi.init()
   local L = mpi.lib()
-  local self = setmetatable({ name = name, _L = L, _comm = mpi.comm_world(), _pack = pack_buffers }, Communicator)
+  local self = setmetatable({ name = name, _L = L, _comm = mpi_comm or mpi.comm_world(), _pack = pack_buffers },
+    Communicator)
   self.rank, self.size = comm_rank_size(L, self._comm)
   local intra = ffi.new('MPI_Comm[1]')
   mpi.check(L.MPI_Comm_split_type(self._comm, mpi.COMM_TYPE_SHARED, self.rank, mpi.info_null(), intra),
@@ -46,8 +51,14 @@ function Communicator.new(name, pack_buffers)
   if is_leader then node[0], node[1] = comm_rank_size(L, leaders[0]) end
   mpi.check(L.MPI_Bcast(node, 2, mpi.datatype('int32'), 0, intra[0]), 'MPI_Bcast')
   self.inter_rank, self.inter_size = node[0], node[1]
-  mpi.check(L.MPI_Comm_free(leaders), 'MPI_Comm_free')
-  mpi.check(L.MPI_Comm_free(intra), 'MPI_Comm_free')
+  if name == 'hierarchical' then
+    -- kept: the hierarchical communicator reduces within the node (intra),
+    -- then among the node leaders (leaders), then broadcasts within the node
+    self._intra, self._leaders = intra, leaders
+  else
+    mpi.check(L.MPI_Comm_free(leaders), 'MPI_Comm_free')
+    mpi.check(L.MPI_Comm_free(intra), 'MPI_Comm_free')
+  end
   return self
 end
 
@@ -55,20 +66,22 @@ function Communicator:__tostring()
   return string.format('chainermn communicator %s (rank %d of %d)', self.name, self.rank, self.size)
 end
 
-local function check_root(self, root, fn)
-  root = root or 0
-  if type(root) ~= 'number' or root ~= math.floor(root) or root < 0 or root >= self.size then
-    error(string.format('%s: root must be a rank in 0..%d (got %s)', fn, self.size - 1, tostring(root)), 3)
+local function check_int(v, what, fn)
+  if type(v) ~= 'number' or v ~= math.floor(v) or v < 0 or v > msg.INT_MAX then
+    error(string.format('%s: %s must be a non-negative integer (got %s)', fn, what, tostring(v)), 3)
   end
-  return root
 end
 
--- A contiguous CPU copy of t (t itself when it already is one) and a
--- pointer to its first element.
-local function host_buffer(t)
-  if t.ptr.dev >= 0 then t = t:to_cpu() end
-  if not t.is_contiguous then t = t:contiguous() end
-  return t, ffi.cast('char *', t.ptr.data) + t.ptr.offset * t.itemsize
+-- split(color, key): a communicator of the same kind over the ranks that
+-- passed the same color, ordered by key (then by rank), as MPI_Comm_split.
+-- (Its MPI communicator is not freed: MPI_Comm_free is collective and a
+-- garbage collector runs at different times on different ranks.)
+function Communicator:split(color, key)
+  check_int(color, 'color', 'split')
+  check_int(key, 'key', 'split')
+  local out = ffi.new('MPI_Comm[1]')
+  mpi.check(self._L.MPI_Comm_split(self._comm, color, key, out), 'MPI_Comm_split')
+  return Communicator.new(self.name, self._pack, out[0])
 end
 
 ---------------------------------------------------------------------------
@@ -99,15 +112,12 @@ function Communicator:_agree(fn, signature, description)
   error(string.format('%s: the ranks passed different arguments (%s)', fn, table.concat(parts, '; ')), 3)
 end
 
-local MAX_DIMS = 16
 local function tensor_signature(t)
-  local sig = { T.dtype_codes[t.dtype], t.ndim }
-  local shape = t.shape
-  for i = 1, MAX_DIMS do sig[#sig + 1] = shape[i] or -1 end
-  return sig
-end
-local function describe(t)
-  return string.format('%s of shape (%s)', t.dtype, table.concat(t.shape, ', '))
+  local sig = ffi.new('int64_t[?]', HEADER)
+  msg.write_header(sig, 0, t)
+  local out = {}
+  for i = 0, HEADER - 1 do out[i + 1] = tonumber(sig[i]) end
+  return out
 end
 
 ---------------------------------------------------------------------------
@@ -121,35 +131,28 @@ end
 function Communicator:bcast(t, root)
   root = check_root(self, root, 'bcast')
   local L = self._L
-  local header = ffi.new('int64_t[?]', 2 + MAX_DIMS)   -- dtype code (-1: refused), ndim, dims
+  local header = ffi.new('int64_t[?]', HEADER)
   local problem
   if self.rank == root then
-    if not T.is_tensor(t) then
-      problem = 'the root must pass a tensor (got ' .. type(t) .. ')'
-    elseif t.ndim > MAX_DIMS then
-      problem = 'at most ' .. MAX_DIMS .. ' dimensions (got ' .. t.ndim .. ')'
-    elseif t.size > INT_MAX then
-      problem = 'a message of ' .. t.size .. ' elements is larger than MPI allows in one call'
+    problem = msg.tensor_problem(t)
+    if problem then
+      problem = T.is_tensor(t) and 'bcast: ' .. problem or 'bcast: the root must pass a tensor (got ' .. type(t) .. ')'
+      msg.write_refusal(header, 0)
+    else
+      msg.write_header(header, 0, t)
     end
-    local sig = problem and { -1 } or tensor_signature(t)
-    for i = 1, #sig do header[i - 1] = sig[i] end
   end
-  mpi.check(L.MPI_Bcast(header, 2 + MAX_DIMS, mpi.datatype('int64'), root, self._comm), 'MPI_Bcast')
-  if header[0] < 0 then
-    error('bcast: ' .. (problem or ('the root (rank ' .. root .. ') passed a bad argument')), 2)
-  end
-  local dtype = T.dtype_names[tonumber(header[0])]
+  mpi.check(L.MPI_Bcast(header, HEADER, mpi.datatype('int64'), root, self._comm), 'MPI_Bcast')
+  local dtype, shape = msg.read_header(header, 0)
+  if not dtype then error(problem or ('bcast: the root (rank ' .. root .. ') passed a bad argument'), 2) end
   local buf, ptr
   if self.rank == root then
     buf, ptr = host_buffer(t)
   else
-    local shape = {}
-    for i = 1, tonumber(header[1]) do shape[i] = tonumber(header[1 + i]) end
     buf = T.empty(shape, dtype)
-    ptr = ffi.cast('char *', buf.ptr.data) + buf.ptr.offset * buf.itemsize
+    ptr = msg.pointer(buf)
   end
-  local count, datatype = buf.size, mpi.datatype(dtype)
-  if not mpi.summable(dtype) then count = buf.nbytes end   -- float16/bool travel as bytes
+  local count, datatype = msg.count_type(dtype, buf.size, buf.itemsize)
   mpi.check(L.MPI_Bcast(ptr, count, datatype, root, self._comm), 'MPI_Bcast')
   if self.rank == root then return t end
   return buf
@@ -158,12 +161,11 @@ end
 -- allreduce(t): the element-wise SUM of every rank's t (ChainerMN's
 -- allreduce; divide by comm.size for the mean), a new tensor on t's device.
 local function allreduce_problem(t)
-  if not T.is_tensor(t) then return 'expected a tensor (got ' .. type(t) .. ')' end
-  if t.ndim > MAX_DIMS then return 'at most ' .. MAX_DIMS .. ' dimensions (got ' .. t.ndim .. ')' end
+  local problem = msg.tensor_problem(t)
+  if problem then return problem end
   if not mpi.summable(t.dtype) then
     return 'cannot sum ' .. t.dtype .. ' tensors over MPI (expected an int8..int64, uint8, float32 or float64 tensor)'
   end
-  if t.size > INT_MAX then return 'a message of ' .. t.size .. ' elements is larger than MPI allows in one call' end
 end
 
 function Communicator:allreduce(t)
@@ -171,7 +173,7 @@ function Communicator:allreduce(t)
   -- no other rank has, so every rank raises
   local problem = allreduce_problem(t)
   local sig = problem and { -1, self.rank } or tensor_signature(t)
-  for i = #sig + 1, 2 + MAX_DIMS do sig[i] = -1 end
+  for i = #sig + 1, HEADER do sig[i] = -1 end
   self:_agree('allreduce', sig, problem or describe(t))
   if problem then error('allreduce: ' .. problem, 2) end
   local src, sptr = host_buffer(t)
@@ -187,15 +189,6 @@ end
 -- Lua-value collectives (serialised with chainermn/_serialize.lua)
 ---------------------------------------------------------------------------
 
--- encode(v, fn) -> bytes, or nil and the reason (sent as a refusal, so
--- that the other ranks raise too instead of waiting).
-local function encode(v, fn)
-  local ok, s = pcall(serialize.encode, v)
-  if not ok then return nil, fn .. ': ' .. tostring(s):gsub('^chainermn: ', '') end
-  if #s > INT_MAX then return nil, fn .. ': the value is too large to send (' .. #s .. ' bytes)' end
-  return s
-end
-
 -- bcast_obj(v, root): root's value on every rank (root gets v itself).
 function Communicator:bcast_obj(v, root)
   root = check_root(self, root, 'bcast_obj')
@@ -210,7 +203,7 @@ function Communicator:bcast_obj(v, root)
   if s then ffi.copy(buf, s, n) end
   mpi.check(L.MPI_Bcast(buf, n, mpi.byte(), root, self._comm), 'MPI_Bcast')
   if self.rank == root then return v end
-  return serialize.decode(ffi.string(buf, n))
+  return msg.decode(ffi.string(buf, n))
 end
 
 -- The decoded values of all ranks (on root only when root is given).  The
@@ -229,7 +222,7 @@ local function gather_bytes(self, fn, s, problem, root)
     end
     displs[r] = total
     total = total + lens[r]
-    if total > INT_MAX then error(fn .. ': the values are too large to gather (over 2 GiB)', 3) end
+    if total > msg.INT_MAX then error(fn .. ': the values are too large to gather (over 2 GiB)', 3) end
   end
   local receives = root == nil or self.rank == root
   local out = ffi.new('char[?]', receives and math.max(total, 1) or 1)
@@ -240,7 +233,7 @@ local function gather_bytes(self, fn, s, problem, root)
   end
   if not receives then return nil end
   local values = {}
-  for r = 0, size - 1 do values[r + 1] = serialize.decode(ffi.string(out + displs[r], lens[r])) end
+  for r = 0, size - 1 do values[r + 1] = msg.decode(ffi.string(out + displs[r], lens[r])) end
   return values
 end
 
@@ -250,6 +243,40 @@ function Communicator:gather_obj(v, root)
   root = check_root(self, root, 'gather_obj')
   local s, problem = encode(v, 'gather_obj')
   return gather_bytes(self, 'gather_obj', s, problem, root)
+end
+
+-- scatter_obj(values, root): root passes an array of comm.size values;
+-- rank r gets values[r + 1] (the others' argument is ignored).  A bad
+-- argument on root reaches every rank as a length of -1.
+function Communicator:scatter_obj(values, root)
+  root = check_root(self, root, 'scatter_obj')
+  local L, size = self._L, self.size
+  local lens, displs = ffi.new('int[?]', size), ffi.new('int[?]', size)
+  local parts, problem = {}, nil
+  if self.rank == root then
+    if type(values) ~= 'table' or T.is_tensor(values) or #values ~= size then
+      problem = string.format('scatter_obj: the root must pass an array of %d values, one per rank (got %s)', size,
+        type(values) == 'table' and not T.is_tensor(values) and ('an array of ' .. #values) or type(values))
+    else
+      local total = 0
+      for r = 1, size do
+        local s, why = encode(values[r], 'scatter_obj')
+        if not s then problem = why:gsub('the value', 'the value for rank ' .. (r - 1)); break end
+        parts[r], displs[r - 1], lens[r - 1] = s, total, #s
+        total = total + #s
+      end
+      if not problem and total > msg.INT_MAX then problem = 'scatter_obj: the values are too large (over 2 GiB)' end
+    end
+    if problem then for r = 0, size - 1 do lens[r] = -1 end end
+  end
+  local len = int_out()
+  mpi.check(L.MPI_Scatter(lens, 1, mpi.datatype('int32'), len, 1, mpi.datatype('int32'), root, self._comm),
+    'MPI_Scatter')
+  if len[0] < 0 then error(problem or ('scatter_obj: the root (rank ' .. root .. ') passed values that cannot be sent'), 2) end
+  local send = self.rank == root and table.concat(parts) or nil
+  local out = ffi.new('char[?]', math.max(len[0], 1))
+  mpi.check(L.MPI_Scatterv(send, lens, displs, mpi.byte(), out, len[0], mpi.byte(), root, self._comm), 'MPI_Scatterv')
+  return msg.decode(ffi.string(out, len[0]))
 end
 
 function Communicator:_allgather_obj(v)

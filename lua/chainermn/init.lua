@@ -10,6 +10,8 @@
 -- the first communicator is created (docs/chainermn.md).
 local args = require 'chainer._args'
 local Communicator = require 'chainermn.communicator'
+require 'chainermn.tensor_collectives'   -- gather, allgather, alltoall, scatter
+require 'chainermn.point_to_point'       -- send, recv, send_obj, recv_obj
 local model_sync = require 'chainermn.model_sync'
 local MultiNodeOptimizer = require 'chainermn.multi_node_optimizer'
 local scatter = require 'chainermn.scatter_dataset'
@@ -17,11 +19,10 @@ local scatter = require 'chainermn.scatter_dataset'
 local chainermn = {}
 
 -- Communicator names -> whether they pack a model's arrays into one buffer.
--- Both move host memory through MPI; ChainerMN's GPU communicators differ.
-local HOST_COMMUNICATORS = { naive = false, flat = true }
-local NOT_BUILT = {
-  hierarchical = true, two_dimensional = true, single_node = true, non_cuda_aware = true,
-}
+-- All move host memory through MPI ('hierarchical' sums gradients within
+-- each node first); ChainerMN's GPU communicators differ.
+local HOST_COMMUNICATORS = { naive = false, flat = true, hierarchical = true }
+local NOT_BUILT = { two_dimensional = true, single_node = true, non_cuda_aware = true }
 
 function Communicator:bcast_data(model) model_sync.bcast_data(self, model) end
 
@@ -53,11 +54,12 @@ function chainermn.create_communicator(name, opts)
   if pack == nil then
     if name == 'pure_nccl' then
       error(fn .. ": 'pure_nccl' needs NCCL and CUDA, which chainermn does not use yet " ..
-        "(use 'flat' or 'naive': MPI on host memory)", 2)
+        "(use 'flat', 'naive' or 'hierarchical': MPI on host memory)", 2)
     elseif NOT_BUILT[name] then
-      error(string.format("%s: the '%s' communicator is not built yet (use 'flat' or 'naive')", fn, name), 2)
+      error(string.format("%s: the '%s' communicator is not built yet (use 'flat', 'naive' or 'hierarchical')", fn,
+        name), 2)
     end
-    error(string.format("%s: unknown communicator '%s' (expected 'flat' or 'naive')", fn, name), 2)
+    error(string.format("%s: unknown communicator '%s' (expected 'flat', 'naive' or 'hierarchical')", fn, name), 2)
   end
   local ok, comm = pcall(Communicator.new, name, pack)
   if not ok then error(fn .. ': ' .. tostring(comm):gsub('^chainermn: ', ''), 2) end
@@ -67,5 +69,31 @@ end
 chainermn.create_multi_node_optimizer = MultiNodeOptimizer.create
 chainermn.scatter_dataset = scatter.scatter_dataset
 chainermn.scatter_index = scatter.scatter_index
+
+local evaluator = require 'chainermn.extensions.multi_node_evaluator'
+local checkpointer = require 'chainermn.extensions.checkpointer'
+local snapshot = require 'chainermn.extensions.multi_node_snapshot'
+chainermn.create_multi_node_evaluator = evaluator.create_multi_node_evaluator
+chainermn.create_multi_node_checkpointer = checkpointer.create_multi_node_checkpointer
+-- ChainerMN's chainermn.extensions namespace
+chainermn.extensions = {
+  create_multi_node_evaluator = evaluator.create_multi_node_evaluator,
+  create_multi_node_checkpointer = checkpointer.create_multi_node_checkpointer,
+  multi_node_snapshot = snapshot.multi_node_snapshot,
+  AllreducePersistent = require('chainermn.extensions.allreduce_persistent').AllreducePersistent,
+}
+chainermn.multi_node_snapshot = snapshot.multi_node_snapshot
+
+-- chainermn.functions, chainermn.links and chainermn.datasets load on first
+-- use (and chainermn.MultiNodeChainList, ChainerMN's top-level name)
+setmetatable(chainermn, { __index = function(t, k)
+  if k == 'functions' or k == 'links' or k == 'datasets' then
+    local m = require('chainermn.' .. k)
+    rawset(t, k, m)
+    return m
+  elseif k == 'MultiNodeChainList' then
+    return t.links.MultiNodeChainList
+  end
+end })
 
 return chainermn

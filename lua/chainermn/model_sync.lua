@@ -105,6 +105,20 @@ local function unpack(group, buf)
   end
 end
 
+-- The communicator's packing buffer for `dtype`, at least `numel` long,
+-- kept between calls (as ChainerMN's flat communicator keeps its buffers):
+-- a fresh buffer at every update would cost an allocation and a page fault
+-- per 4 KiB of gradients.
+local function packing_buffer(comm, dtype, numel)
+  comm._buffers = comm._buffers or {}
+  local buf = comm._buffers[dtype]
+  if buf == nil or buf.size < numel then
+    buf = T.empty({ numel }, dtype)
+    comm._buffers[dtype] = buf
+  end
+  return buf
+end
+
 -- Runs `transfer(ptr, count, dtype)` on every parameter tensor, packed into
 -- one buffer per dtype (flat) or one by one (naive); `after(ptr, count,
 -- dtype)` runs on the same memory before it is unpacked.
@@ -114,7 +128,7 @@ local function each_buffer(fn, comm, list, transfer, after)
       if g.numel > 2147483647 then   -- the same layout on every rank: all raise here
         error(string.format('%s: %d %s elements are more than one MPI call moves', fn, g.numel, g.dtype), 4)
       end
-      local buf = T.empty({ g.numel }, g.dtype)
+      local buf = packing_buffer(comm, g.dtype, g.numel)
       pack(g, buf)
       transfer(pointer(buf), g.numel, g.dtype)
       if after then after(pointer(buf), g.numel, g.dtype) end
@@ -147,6 +161,24 @@ function M.bcast_data(comm, model)
   end)
 end
 
+local IN_PLACE = ffi.cast('void *', 1)   -- MPI_IN_PLACE in Open MPI's mpi.h
+
+-- The 'hierarchical' communicator's sum, in place: the ranks of each node
+-- reduce to their leader (intra_rank 0), the leaders allreduce among the
+-- nodes, and each leader broadcasts the total to its node.  Within a node
+-- the messages go through shared memory and only one per node crosses the
+-- network.
+local function hierarchical_sum(comm, ptr, count, datatype)
+  local L, intra, leaders = comm._L, comm._intra[0], comm._leaders[0]
+  local is_leader = comm.intra_rank == 0
+  mpi.check(L.MPI_Reduce(is_leader and IN_PLACE or ptr, is_leader and ptr or nil, count, datatype, mpi.op('sum'), 0,
+    intra), 'MPI_Reduce')
+  if is_leader then
+    mpi.check(L.MPI_Allreduce(IN_PLACE, ptr, count, datatype, mpi.op('sum'), leaders), 'MPI_Allreduce')
+  end
+  mpi.check(L.MPI_Bcast(ptr, count, datatype, 0, intra), 'MPI_Bcast')
+end
+
 -- multi_node_mean_grad(comm, model, zero_fill): every gradient becomes its
 -- mean over the ranks (sum with MPI_Allreduce in place, then / size).
 function M.multi_node_mean_grad(comm, model, zero_fill)
@@ -157,13 +189,18 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
   comm:_agree('multi_node_mean_grad', layout(list))
   check_cpu(list, 'multi_node_mean_grad')
   local L, size = comm._L, comm.size
-  local in_place = ffi.cast('void *', 1)   -- MPI_IN_PLACE in Open MPI's mpi.h
   each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)
-    mpi.check(L.MPI_Allreduce(in_place, ptr, count, mpi.datatype(dtype), mpi.op('sum'), comm._comm),
-      'MPI_Allreduce')
+    if comm._intra then
+      hierarchical_sum(comm, ptr, count, mpi.datatype(dtype))
+    else
+      mpi.check(L.MPI_Allreduce(IN_PLACE, ptr, count, mpi.datatype(dtype), mpi.op('sum'), comm._comm),
+        'MPI_Allreduce')
+    end
   end, function(ptr, count, dtype)
-    local p = ffi.cast(T.ctypes[T.dtype_codes[dtype]] .. '*', ptr)
-    for i = 0, count - 1 do p[i] = p[i] / size end
+    -- times the reciprocal, as ChainerMN's `recvbuf *= 1.0 / size` (and a
+    -- multiplication pipelines where a division does not)
+    local p, scale = ffi.cast(T.ctypes[T.dtype_codes[dtype]] .. '*', ptr), 1 / size
+    for i = 0, count - 1 do p[i] = p[i] * scale end
   end)
 end
 

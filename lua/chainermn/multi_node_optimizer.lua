@@ -70,7 +70,17 @@ local mt = {
     end
     return v
   end,
-  __newindex = function(self, k, v) rawget(self, 'actual_optimizer')[k] = v end,
+  __newindex = function(self, k, v)
+    -- ChainerMN's needs_broadcast = false: the ranks already hold the same
+    -- parameters (a checkpoint every rank loaded), so the next update
+    -- averages gradients instead of broadcasting
+    if k == 'needs_broadcast' then
+      local target = rawget(self, 'actual_optimizer').target
+      rawset(self, '_param_set', (not v and target) and param_set(target) or nil)
+      return
+    end
+    rawget(self, 'actual_optimizer')[k] = v
+  end,
   __tostring = function(self)
     return 'MultiNodeOptimizer(' .. tostring(rawget(self, 'actual_optimizer')) .. ')'
   end,

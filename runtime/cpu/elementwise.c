@@ -58,15 +58,7 @@ static void binary_i64(int op, void *o, int64_t so, const int64_t *a, int64_t sa
     case CH_POW: EW_BIN_LOOP(int64_t, ch_i_pow(x, y)); break;
     case CH_MAXIMUM: EW_BIN_LOOP(int64_t, x > y ? x : y); break;
     case CH_MINIMUM: EW_BIN_LOOP(int64_t, x < y ? x : y); break;
-    case CH_EQ: EW_BIN_LOOP(uint8_t, x == y); break;
-    case CH_NE: EW_BIN_LOOP(uint8_t, x != y); break;
-    case CH_LT: EW_BIN_LOOP(uint8_t, x < y); break;
-    case CH_LE: EW_BIN_LOOP(uint8_t, x <= y); break;
-    case CH_GT: EW_BIN_LOOP(uint8_t, x > y); break;
-    case CH_GE: EW_BIN_LOOP(uint8_t, x >= y); break;
-    case CH_LOGICAL_AND: EW_BIN_LOOP(uint8_t, (x != 0) & (y != 0)); break;
-    case CH_LOGICAL_OR: EW_BIN_LOOP(uint8_t, (x != 0) | (y != 0)); break;
-    case CH_LOGICAL_XOR: EW_BIN_LOOP(uint8_t, (x != 0) ^ (y != 0)); break;
+    EW_COMPARISON_CASES
     default: break; /* DIV, ARCTAN2, HYPOT, ZETA, POLYGAMMA never compute in int64 */
     }
 }

@@ -36,15 +36,7 @@ static void EW_NAME(binary)(int op, void *o, int64_t so, const EW_T *a, int64_t 
     case CH_HYPOT: EW_BIN_LOOP(EW_T, hypot(x, y)); break;
     case CH_ZETA: EW_BIN_LOOP(EW_T, ch_zeta((double)x, (double)y)); break;
     case CH_POLYGAMMA: EW_BIN_LOOP(EW_T, ch_polygamma((double)x, (double)y)); break;
-    case CH_EQ: EW_BIN_LOOP(uint8_t, x == y); break;
-    case CH_NE: EW_BIN_LOOP(uint8_t, x != y); break;
-    case CH_LT: EW_BIN_LOOP(uint8_t, x < y); break;
-    case CH_LE: EW_BIN_LOOP(uint8_t, x <= y); break;
-    case CH_GT: EW_BIN_LOOP(uint8_t, x > y); break;
-    case CH_GE: EW_BIN_LOOP(uint8_t, x >= y); break;
-    case CH_LOGICAL_AND: EW_BIN_LOOP(uint8_t, (x != 0) & (y != 0)); break;
-    case CH_LOGICAL_OR: EW_BIN_LOOP(uint8_t, (x != 0) | (y != 0)); break;
-    case CH_LOGICAL_XOR: EW_BIN_LOOP(uint8_t, (x != 0) ^ (y != 0)); break;
+    EW_COMPARISON_CASES
     default: break;
     }
 }

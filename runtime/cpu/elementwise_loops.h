@@ -54,4 +54,17 @@
         }                                                                       \
     } while (0)
 
+/* The comparisons and logical ops, the same in every compute type (a bool
+ * output): case labels for a binary kernel's op switch. */
+#define EW_COMPARISON_CASES                                                     \
+    case CH_EQ: EW_BIN_LOOP(uint8_t, x == y); break;                            \
+    case CH_NE: EW_BIN_LOOP(uint8_t, x != y); break;                            \
+    case CH_LT: EW_BIN_LOOP(uint8_t, x < y); break;                             \
+    case CH_LE: EW_BIN_LOOP(uint8_t, x <= y); break;                            \
+    case CH_GT: EW_BIN_LOOP(uint8_t, x > y); break;                             \
+    case CH_GE: EW_BIN_LOOP(uint8_t, x >= y); break;                            \
+    case CH_LOGICAL_AND: EW_BIN_LOOP(uint8_t, (x != 0) & (y != 0)); break;      \
+    case CH_LOGICAL_OR: EW_BIN_LOOP(uint8_t, (x != 0) | (y != 0)); break;       \
+    case CH_LOGICAL_XOR: EW_BIN_LOOP(uint8_t, (x != 0) ^ (y != 0)); break;
+
 #endif

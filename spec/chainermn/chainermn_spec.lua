@@ -11,7 +11,8 @@ local serialize = require 'chainermn._serialize'
 local T = require('chainer').tensor
 
 local PROGRAM = 'spec/chainermn/ranks_program.lua'
-local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'scatter_dataset', 'training float64', 'training float32',
+local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
+  'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
   'refusals' }
 
 local function have(cmd) local _, code = H.run('command -v ' .. cmd) return code == 0 end
@@ -49,10 +50,11 @@ describe('chainermn #mpi', function()
 
     it('names unknown and unbuilt communicators and bad options', function()
       local function err(...) local ok, e = pcall(chainermn.create_communicator, ...) assert.is_false(ok) return e end
-      assert.matches("create_communicator: unknown communicator 'nccl' (expected 'flat' or 'naive')",
+      assert.matches("create_communicator: unknown communicator 'nccl' (expected 'flat', 'naive' or 'hierarchical')",
         err('nccl'), 1, true)
       assert.matches("create_communicator: 'pure_nccl' needs NCCL and CUDA", err('pure_nccl'), 1, true)
-      assert.matches("create_communicator: the 'hierarchical' communicator is not built yet", err('hierarchical'), 1, true)
+      assert.matches("create_communicator: the 'two_dimensional' communicator is not built yet", err('two_dimensional'),
+        1, true)
       assert.matches("create_communicator: unknown option 'bad'", err('flat', { bad = 1 }), 1, true)
       assert.matches('create_communicator: the name must be a string (got number)', err(3), 1, true)
     end)
@@ -63,6 +65,12 @@ describe('chainermn #mpi', function()
       assert.are.same({ { 0, 5 }, { 5, 10 } }, scatter.ranges(10, 2, true))
       assert.are.same({ { 0, 1 }, { 1, 1 }, { 1, 1 } }, scatter.ranges(1, 3, false))
       assert.are.same({ { 0, 1 }, { 0, 1 }, { 0, 1 } }, scatter.ranges(1, 3, true))
+    end)
+
+    it('makes empty datasets for the input-less ranks of a model-parallel job', function()
+      local empty = chainermn.datasets.create_empty_dataset({ 5, 6, 7 })
+      assert.are.same({ {}, {}, {} }, empty)
+      assert.are.equal(chainermn.links.MultiNodeChainList, chainermn.MultiNodeChainList)
     end)
 
     it('serialises the values the *_obj collectives send', function()
@@ -114,7 +122,30 @@ describe('chainermn #mpi', function()
     end)
   end)
 
-  for _, name in ipairs({ 'flat', 'naive' }) do
+  describe('a killed job', function()
+    for _, mode in ipairs({ 'snapshot', 'checkpointer' }) do
+      it('resumes on every rank from the ' .. (mode == 'snapshot' and 'multi_node_snapshot' or 'checkpointer'), function()
+        if not have('mpirun') then return pending('mpirun is not installed') end
+        local exe = H.chainlua()
+        if not H.exists(exe) then return pending('no chainlua executable at ' .. exe) end
+        local dir = H.run('mktemp -d'):gsub('%s+$', '')
+        local launch = string.format("LUA_PATH='%s' OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " ..
+          'OMP_NUM_THREADS=1 timeout 120 mpirun -np 2 --oversubscribe %s spec/chainermn/resume_program.lua %s %s ',
+          package.path, exe, mode, dir)
+        local out, code = H.run(launch .. 'first')
+        assert.are_not.equal(124, code, 'the job hung:\n' .. out)
+        assert.matches('rank 1 stops at iteration 4 on purpose', out, 1, true)
+        assert.is_nil(out:find('the job was not stopped', 1, true), out)
+        out, code = H.run(launch .. 'resume')
+        H.run("rm -rf '" .. dir .. "'")
+        assert.are.equal(0, code, out)
+        assert_check(out, 'resumes', 2)
+        assert_check(out, 'continues', 2)
+      end)
+    end
+  end)
+
+  for _, name in ipairs({ 'flat', 'naive', 'hierarchical' }) do
     describe('two ranks under mpirun, ' .. name, function()
       if not have('mpirun') then
         it('needs mpirun', function() pending('mpirun is not installed (scripts/install-deps installs Open MPI)') end)

@@ -11,14 +11,16 @@ local T, L, F = chainer.tensor, chainer.links, chainer.functions
 local comm = chainermn.create_communicator(arg[1] or 'flat')
 local rank, size = comm.rank, comm.size
 
-local function check(name, fn)
-  local ok, err = pcall(fn)
-  io.write(string.format('check %s rank %d %s\n', name, rank, ok and 'ok' or ('FAIL ' .. tostring(err):gsub('\n', ' '))))
-  io.flush()
-end
-
-local function expect(cond, msg) if not cond then error(msg, 2) end end
+local check, expect = require('spec.chainermn.rank_checks')(rank)
 local function max_diff(a, b) return (a - b):abs():max():item() end
+
+local function mlp(seed, dtype)
+  chainer.config.dtype = dtype
+  T.random.seed(seed)
+  local m = chainer.Sequential(L.Linear(5, 16), F.tanh, L.Linear(16, 3))
+  chainer.config.dtype = 'float32'
+  return m
+end
 
 check('ranks', function()
   expect(rank >= 0 and rank < size, 'rank ' .. rank .. ' outside 0..' .. (size - 1))
@@ -71,6 +73,310 @@ check('objects', function()
   end
 end)
 
+check('gather and scatter', function()
+  -- rank r passes an (r + 1) x 2 tensor of r's: shapes may differ by rank
+  local mine = T.full({ rank + 1, 2 }, rank, 'float64')
+  local function expect_all(got, what)
+    expect(type(got) == 'table' and #got == size, what .. ': ' .. size .. ' tensors')
+    for r = 0, size - 1 do
+      local y = got[r + 1]
+      expect(table.concat(y.shape, ',') == (r + 1) .. ',2' and y.dtype == 'float64', what .. ' shape ' .. tostring(y))
+      expect(max_diff(y, T.full({ r + 1, 2 }, r, 'float64')) == 0, what .. ' values ' .. tostring(y))
+    end
+  end
+  for root = 0, size - 1 do
+    local g = comm:gather(mine, root)
+    if rank == root then expect_all(g, 'gather') else expect(g == nil, 'gather on a non-root rank') end
+  end
+  expect_all(comm:allgather(mine), 'allgather')
+  -- float16 and 0-d tensors travel too
+  local h = comm:allgather(T.array(rank + 0.5, 'float16'))
+  expect(h[size]:item() == size - 0.5 and h[size].ndim == 0, 'allgather float16 0-d ' .. tostring(h[size]))
+  -- alltoall: rank r sends {r, j} repeated j + 1 times to rank j
+  local xs = {}
+  for j = 0, size - 1 do xs[j + 1] = T.array({ rank, j }, 'int32'):reshape({ 1, 2 }):repeat_(j + 1, 0) end
+  local ys = comm:alltoall(xs)
+  for r = 0, size - 1 do
+    local y = ys[r + 1]
+    expect(table.concat(y.shape, ',') == (rank + 1) .. ',2', 'alltoall shape ' .. tostring(y))
+    expect(y:get(rank, 0) == r and y:get(rank, 1) == rank, 'alltoall values ' .. tostring(y))
+  end
+  -- scatter from an array (shapes may differ) and from one tensor's rows
+  for root = 0, size - 1 do
+    local parts = {}
+    for r = 0, size - 1 do parts[r + 1] = T.full({ r + 2 }, 10 * root + r, 'float32') end
+    local got = comm:scatter(rank == root and parts or nil, root)
+    expect(got.size == rank + 2 and got:get(0) == 10 * root + rank, 'scatter array ' .. tostring(got))
+    local rows = T.arange(0, 3 * size, 1, 'int64'):reshape({ size, 3 })
+    got = comm:scatter(rank == root and rows or nil, root)
+    expect(table.concat(got.shape, ',') == '3' and got:get(0) == 3 * rank, 'scatter rows ' .. tostring(got))
+  end
+  -- scatter_obj
+  local values = {}
+  for r = 1, size do values[r] = { index = r, text = 'for ' .. (r - 1) } end
+  local v = comm:scatter_obj(rank == 0 and values or nil, 0)
+  expect(v.index == rank + 1 and v.text == 'for ' .. rank, 'scatter_obj')
+end)
+
+check('gather and scatter refusals', function()
+  -- a dtype on one rank only: every rank raises, listing them
+  local x = T.zeros({ 2 }, rank == size - 1 and 'float32' or 'float64')
+  local ok, err = pcall(comm.allgather, comm, x)
+  if size > 1 then
+    expect(not ok and err:find('allgather: every rank must pass one dtype (rank 0: float64 of shape (2); rank 1: ' ..
+      'float32 of shape (2))', 1, true), 'allgather dtypes: ' .. tostring(err))
+  else
+    expect(ok, tostring(err))
+  end
+  -- a bad argument on the last rank
+  ok, err = pcall(comm.gather, comm, rank == size - 1 and 'x' or T.zeros({ 1 }), 0)
+  expect(not ok and err:find(rank == size - 1 and 'gather: expected a tensor (got string)' or
+    ('gather: rank ' .. (size - 1) .. ' passed a bad argument'), 1, true), 'gather: ' .. tostring(err))
+  ok, err = pcall(comm.alltoall, comm, rank == size - 1 and { T.zeros({ 1 }) } or (function()
+    local xs = {}
+    for j = 1, size do xs[j] = T.zeros({ 1 }) end
+    return xs
+  end)())
+  if size > 1 then
+    expect(not ok and err:find(rank == size - 1 and 'alltoall: expected ' .. size .. ' tensors, one per rank (got 1)' or
+      ('alltoall: rank ' .. (size - 1) .. ' passed a bad argument'), 1, true), 'alltoall: ' .. tostring(err))
+  end
+  ok, err = pcall(comm.scatter, comm, rank == 0 and T.zeros({ size + 1, 2 }) or nil, 0)
+  expect(not ok and err:find(rank == 0 and ('scatter: a tensor must have ' .. size .. ' entries, one per rank') or
+    'scatter: the root (rank 0) passed a bad argument', 1, true), 'scatter: ' .. tostring(err))
+  ok, err = pcall(comm.scatter_obj, comm, rank == 0 and { print } or nil, 0)
+  expect(not ok and err:find(rank == 0 and 'scatter_obj: ' or 'scatter_obj: the root (rank 0) passed values',
+    1, true), 'scatter_obj: ' .. tostring(err))
+  expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)
+
+check('send and recv', function()
+  if size == 1 then
+    -- objects may go to oneself (MPI_Send buffers small messages)
+    comm:send_obj({ 1, 'a' }, 0, 3)
+    local v = comm:recv_obj(0, 3)
+    expect(v[1] == 1 and v[2] == 'a', 'send_obj to self')
+    return
+  end
+  -- a ring: each rank sends to the next and receives from the previous;
+  -- even ranks send first so that the synchronous sends pair up
+  local nxt, prev = (rank + 1) % size, (rank - 1) % size
+  local function exchange(send_fn, recv_fn)
+    if rank % 2 == 0 then send_fn(); return recv_fn() end
+    local got = recv_fn(); send_fn(); return got
+  end
+  local got = exchange(function() comm:send(T.full({ 2, rank + 1 }, rank, 'float32'), nxt, 5) end,
+    function() return comm:recv(prev, 5) end)
+  expect(T.is_tensor(got) and table.concat(got.shape, ',') == '2,' .. (prev + 1) and got:get(0, 0) == prev,
+    'recv tensor ' .. tostring(got))
+  got = exchange(function() comm:send({ T.ones({ 3 }, 'int64'), T.zeros({ 1, 1 }, 'int64') }, nxt, 6) end,
+    function() return comm:recv(prev) end)
+  expect(type(got) == 'table' and #got == 2 and got[1].size == 3 and got[2].ndim == 2 and got[1].dtype == 'int64',
+    'recv array')
+  got = exchange(function() comm:send_obj({ from = rank }, nxt) end, function() return comm:recv_obj(prev) end)
+  expect(got.from == prev, 'recv_obj')
+  -- a bad tensor: the sender raises, and the receiver learns why
+  local send_ok, send_err, recv_ok, recv_err
+  exchange(function() send_ok, send_err = pcall(comm.send, comm, { T.ones({ 1 }), T.ones({ 1 }, 'int32') }, nxt, 7) end,
+    function() recv_ok, recv_err = pcall(comm.recv, comm, prev, 7) end)
+  expect(not send_ok and send_err:find('send: all tensors must have one dtype (element 1 is float32, element 2 int32)',
+    1, true), 'bad send: ' .. tostring(send_err))
+  expect(not recv_ok and recv_err:find('recv: rank ' .. prev .. ' could not send: all tensors must have one dtype',
+    1, true), 'bad send received: ' .. tostring(recv_err))
+  local ok, err
+  ok, err = pcall(comm.send, comm, T.ones({ 1 }), size)
+  expect(not ok and err:find('send: dest must be a rank in 0..' .. (size - 1) .. ' (got ' .. size .. ')', 1, true),
+    'dest: ' .. tostring(err))
+  expect(comm:allreduce_obj(1) == size, 'out of step after send and recv')
+end)
+
+check('split', function()
+  -- one communicator per parity of rank, ordered by descending rank
+  local sub = comm:split(rank % 2, size - rank)
+  local members = 0
+  for r = 0, size - 1 do if r % 2 == rank % 2 then members = members + 1 end end
+  expect(sub.size == members and sub.name == comm.name, 'split size ' .. sub.size)
+  local all = sub:allgather(T.array({ rank }, 'int32'))
+  for i = 2, #all do expect(all[i]:get(0) < all[i - 1]:get(0), 'split order') end
+  expect(all[sub.rank + 1]:get(0) == rank, 'split rank')
+  expect(sub:allreduce_obj(rank) == comm:allreduce_obj(rank % 2 == 0 and rank or 0) or rank % 2 == 1,
+    'split sums')
+end)
+
+check('functions', function()
+  local MF = chainermn.functions
+  local V = chainer.Variable
+  local function all_equal(g, value, what)
+    expect(g ~= nil, what .. ': no gradient')
+    expect(max_diff(g, T.full(g.shape, value, g.dtype)) < 1e-12, what .. ': ' .. tostring(g))
+  end
+  -- allgather: every rank weighs ys[k] by k, so each x gets size * (its rank + 1)
+  local x = V(T.full({ 2, 3 }, rank, 'float64'))
+  local ys = MF.allgather(comm, x)
+  local loss = F.sum(ys[1])
+  for k = 2, #ys do loss = loss + F.sum(ys[k]) * k end
+  loss:backward()
+  all_equal(x.grad, size * (rank + 1), 'allgather')
+  -- alltoall: rank r weighs what came from rank k - 1 by k, so xs[j] on
+  -- rank q gets q + 1
+  local xs = {}
+  for j = 1, size do xs[j] = V(T.full({ j }, 10 * rank + j, 'float64')) end
+  ys = MF.alltoall(comm, xs)
+  expect(ys[1].array:get(0) == rank + 1, 'alltoall forward')
+  loss = F.sum(ys[1])
+  for k = 2, #ys do loss = loss + F.sum(ys[k]) * k end
+  loss:backward()
+  for j = 1, size do all_equal(xs[j].grad, rank + 1, 'alltoall xs[' .. j .. ']') end
+  -- bcast: root's gradient is the sum of every rank's (rank + 1)
+  x = V(T.full({ 3 }, 7, 'float64'))
+  local y = MF.bcast(comm, rank == 0 and x or nil, 0)
+  expect(y.array:get(2) == 7, 'bcast forward')
+  F.sum(y * (rank + 1)):backward()
+  if rank == 0 then all_equal(x.grad, size * (size + 1) / 2, 'bcast') end
+  -- gather: root weighs rank k - 1's x by k; the others backward from their empty output
+  x = V(T.full({ 2 }, rank, 'float64'))
+  ys = MF.gather(comm, x, 0)
+  if rank == 0 then
+    expect(#ys == size and ys[size].array:get(0) == size - 1, 'gather forward')
+    loss = F.sum(ys[1])
+    for k = 2, #ys do loss = loss + F.sum(ys[k]) * k end
+    loss:backward()
+  else
+    ys.grad = T.zeros({ 0 }, 'float64')
+    ys:backward()
+  end
+  all_equal(x.grad, rank + 1, 'gather')
+  -- scatter: rank r weighs its piece by r + 1
+  xs = nil
+  if rank == 0 then
+    xs = {}
+    for j = 1, size do xs[j] = V(T.full({ 2 }, j, 'float64')) end
+  end
+  y = MF.scatter(comm, xs, 0)
+  expect(y.array:get(0) == rank + 1, 'scatter forward')
+  F.sum(y * (rank + 1)):backward()
+  if rank == 0 then for j = 1, size do all_equal(xs[j].grad, j, 'scatter xs[' .. j .. ']') end end
+  -- send/recv: rank 0 sends h = 2x, rank 1 minimises sum(h^2): dL/dx = 8x
+  if size > 1 then
+    if rank == 0 then
+      x = V(T.array({ 1, -2, 3 }, 'float64'))
+      local phi = MF.send(x * 2, comm, 1)
+      phi:backward()
+      expect(max_diff(x.grad, x.array * 8) < 1e-12, 'send: ' .. tostring(x.grad))
+    elseif rank == 1 then
+      local h = MF.recv(comm, 0)
+      expect(h.array:get(1) == -4, 'recv forward')
+      F.sum(h * h):backward()
+    end
+    local ok, err = pcall(MF.send, V(T.zeros({ 1 })), comm, rank)
+    expect(not ok and err:find('send: rank must differ from this rank', 1, true), 'self send: ' .. tostring(err))
+  end
+end)
+
+check('batch normalization', function()
+  -- each rank normalises its half of a batch with MultiNodeBatchNormalization;
+  -- L.BatchNormalization on the whole batch gives the same outputs, input
+  -- gradients and population statistics, and comm.size times the
+  -- parameter gradients (each rank holds the mean over ranks)
+  for _, shape in ipairs({ { 8, 3 }, { 4, 2, 3, 3 } }) do
+    T.random.seed(21)
+    local x = T.random.normal(0, 1, shape):astype('float64') * 3 + 1
+    local w = T.random.normal(0, 1, shape):astype('float64')
+    local whole_bn = L.BatchNormalization(shape[2], { dtype = 'float64' })
+    local mn_bn = chainermn.links.MultiNodeBatchNormalization(shape[2], comm, { dtype = 'float64' })
+    whole_bn.gamma.array:copy_(T.array({ 1.5, -0.5, 2 }, 'float64'):slice({ 0, shape[2] }))
+    mn_bn.gamma.array:copy_(whole_bn.gamma.array)
+    local xv = chainer.Variable(x)
+    local y = whole_bn(xv)
+    F.sum(y * w):backward()
+    local per = shape[1] / size
+    local lo, hi = rank * per, (rank + 1) * per
+    local xm = chainer.Variable(x:slice({ lo, hi }):copy())
+    local ym = mn_bn(xm)
+    F.sum(ym * w:slice({ lo, hi })):backward()
+    local what = 'shape ' .. table.concat(shape, 'x') .. ': '
+    expect(max_diff(ym.array, y.array:slice({ lo, hi })) < 1e-12, what .. 'outputs differ')
+    expect(max_diff(xm.grad, xv.grad:slice({ lo, hi })) < 1e-12, what .. 'input gradients differ')
+    expect(max_diff(mn_bn.gamma.grad * size, whole_bn.gamma.grad) < 1e-12, what .. 'gamma gradients differ')
+    expect(max_diff(mn_bn.beta.grad * size, whole_bn.beta.grad) < 1e-12, what .. 'beta gradients differ')
+    expect(max_diff(mn_bn.avg_mean, whole_bn.avg_mean) < 1e-12, what .. 'avg_mean differs')
+    expect(max_diff(mn_bn.avg_var, whole_bn.avg_var) < 1e-12, what .. 'avg_var differs')
+  end
+end)
+
+check('allreduce persistent', function()
+  -- each rank's population statistics differ; afterwards all hold their mean
+  local model = chainer.Sequential(L.Linear(3, 2), L.BatchNormalization(2, { dtype = 'float64' }))
+  local bn = model[2]
+  bn.avg_mean:copy_(T.array({ rank, 2 * rank }, 'float64'))
+  bn.avg_var:copy_(T.array({ 1 + rank, 1 }, 'float64'))
+  rawset(bn, 'N', rank + 5)
+  chainermn.extensions.AllreducePersistent(model, comm)()
+  local mean_rank = (size - 1) / 2
+  expect(max_diff(bn.avg_mean, T.array({ mean_rank, 2 * mean_rank }, 'float64')) < 1e-12, 'avg_mean ' .. tostring(bn.avg_mean))
+  expect(max_diff(bn.avg_var, T.array({ 1 + mean_rank, 1 }, 'float64')) < 1e-12, 'avg_var ' .. tostring(bn.avg_var))
+  expect(bn.N == rank + 5, 'the number N changed')
+end)
+
+check('checkpointer without a trainer', function()
+  local fs = require 'chainer._fs'
+  local dir = os.tmpname()
+  os.remove(dir)   -- a fresh name for this rank's folder
+  local m = L.Linear(2, 2)
+  local cp = chainermn.create_multi_node_checkpointer('unit', comm, { path = dir })
+  m.W.array:fill_(3)
+  cp:save(m, 1)
+  m.W.array:fill_(7)
+  cp:save(m, 2)
+  m.W.array:fill_(0)
+  local it = cp:maybe_load(m)
+  expect(it == 2 and m.W.array:get(0, 0) == 7, 'loaded iteration ' .. tostring(it) .. ', W ' .. tostring(m.W.array))
+  cp:finalize()
+  expect(#(fs.listdir(dir) or {}) == 0, 'finalize left files in ' .. dir)
+  os.remove(dir)
+end)
+
+check('model parallel', function()
+  if size < 2 then return end
+  -- x -> A (rank 0) -> B, tanh (rank 1) -> C (rank 0) -> y, against the
+  -- same links in one process: the same output and parameter gradients
+  local function links()
+    T.random.seed(5)
+    return L.Linear(4, 5), chainer.Sequential(L.Linear(5, 5), F.tanh), L.Linear(5, 3)
+  end
+  chainer.config.dtype = 'float64'
+  local A, B, C = links()
+  local RA, RB, RC = links()
+  chainer.config.dtype = 'float32'
+  T.random.seed(9)
+  local x = T.random.normal(0, 1, { 6, 4 }):astype('float64')
+  local w = T.random.normal(0, 1, { 6, 3 }):astype('float64')
+  local ref = RC(RB(RA(x)))
+  F.sum(ref * w):backward()
+  local model = chainermn.links.MultiNodeChainList(comm)
+  if rank == 0 then
+    model:add_link(A, nil, 1)
+    model:add_link(C, 1, nil)
+  elseif rank == 1 then
+    model:add_link(B, 0, 0)
+  end
+  if rank > 1 then return end
+  local y = model(x)
+  if rank == 0 then
+    expect(max_diff(y.array, ref.array) < 1e-12, 'model-parallel output differs')
+    F.sum(y * w):backward()
+    expect(max_diff(A.W.grad, RA.W.grad) < 1e-12 and max_diff(C.W.grad, RC.W.grad) < 1e-12,
+      'rank 0 gradients differ')
+  else
+    y:backward()   -- the delegate variable: waits for rank 0's gradient
+    expect(max_diff(B[1].W.grad, RB[1].W.grad) < 1e-12, 'rank 1 gradients differ')
+  end
+  local ok, err = pcall(model.add_link, model, L.Linear(1, 1), 0, nil)
+  if rank == 0 then
+    expect(not ok and err:find('only one component may give the model output', 1, true), 'second output: ' .. tostring(err))
+  end
+end)
+
 check('scatter_dataset', function()
   -- every position 0..n-1, shuffled by root's seed, split in disjoint
   -- shards that cover the dataset (force_equal_length = false); with equal
@@ -95,18 +401,38 @@ check('scatter_dataset', function()
   end
 end)
 
+check('evaluator', function()
+  -- each rank evaluates its half of a 16-example set in batches of 4; the
+  -- means over ranks equal one evaluation of the whole set
+  T.random.seed(11)
+  local x = T.random.normal(0, 1, { 16, 5 }):astype('float64')
+  local t = T.random.randint(0, 3, { 16 }):astype('int32')
+  local whole = chainer.datasets.TupleDataset(x, t)
+  local model = L.Classifier(mlp(5, 'float64'))   -- the same parameters on every rank
+  local function evaluator(ds)
+    return chainer.training.extensions.Evaluator(chainer.iterators.SerialIterator(ds, 4, { ['repeat'] = false,
+      shuffle = false }), model)
+  end
+  local expected = evaluator(whole)()
+  local mn = chainermn.create_multi_node_evaluator(evaluator(chainermn.scatter_dataset(whole, comm)), comm)
+  local got = mn()
+  local keys = 0
+  for k, v in pairs(expected) do
+    keys = keys + 1
+    expect(type(got[k]) == 'number' and math.abs(got[k] - v) <= 1e-12,
+      k .. ': ' .. tostring(got[k]) .. ' (whole set: ' .. tostring(v) .. ')')
+  end
+  expect(keys == 2 and got['main/accuracy'] ~= nil, 'reported ' .. keys .. ' values')
+  -- the ranks saw different halves: their local values differ (the check is not vacuous)
+  local local_only = evaluator(chainermn.scatter_dataset(whole, comm))()
+  local all = comm:allgather(T.array({ local_only['main/loss'] }, 'float64'))
+  if size > 1 then expect(all[1]:item() ~= all[2]:item(), 'both halves gave the same loss') end
+end)
+
 -- An MLP trained by a multi-node optimizer, each rank on its half of every
 -- batch, against the same MLP trained alone on the whole batches.  Every
 -- rank starts from a different initialisation: the first update broadcasts
 -- rank 0's (and updates nothing, as ChainerMN).
-local function mlp(seed, dtype)
-  chainer.config.dtype = dtype
-  T.random.seed(seed)
-  local m = chainer.Sequential(L.Linear(5, 16), F.tanh, L.Linear(16, 3))
-  chainer.config.dtype = 'float32'
-  return m
-end
-
 local function train_check(dtype, tol)
   local batch, steps = 8, 6
   local model = mlp(100 + rank, dtype)

@@ -56,7 +56,7 @@ describe('chainer.config', function()
       assert.are.equal('float64', chainer.get_dtype())
     end)
     assert.are.equal('float32', T.default_float)
-    assert.truthy(err_of(function() chainer.config.dtype = 'int32' end):find("config.dtype: expected 'float16', 'float32' or 'float64'", 1, true))
+    assert.truthy(err_of(function() chainer.config.dtype = 'int32' end):find("config.dtype: expected 'float16', 'float32', 'float64' or 'mixed16' (got int32)", 1, true))
     assert.truthy(err_of(function() chainer.config.use_cudnn = 'sometimes' end):find("config.use_cudnn", 1, true))
   end)
 

@@ -311,3 +311,51 @@ describe('other links', function()
     assert.has_error(function() L.VGG16Layers { pretrained_model = 'auto' } end)
   end)
 end)
+
+-- L.Convolution2D through chainer.testing's LinkTestCase (forward against
+-- F.convolution_2d's definition computed by hand, gradients of x, W and b
+-- by finite differences) and LinkInitializersTestCase.
+local testing = require 'chainer.testing'
+local ConvLinkTest = testing.LinkTestCase:extend('Convolution2DLinkTest')
+ConvLinkTest.param_names = { 'W', 'b' }
+function ConvLinkTest:generate_params()
+  return { T.random.uniform(-1, 1, { 2, 1, 2, 2 }, 'float32'), T.random.uniform(-1, 1, { 2 }, 'float32') }
+end
+function ConvLinkTest:generate_inputs() return { T.random.uniform(-1, 1, { 1, 1, 3, 3 }, 'float32') } end
+function ConvLinkTest:create_link(inits)
+  return L.Convolution2D(1, 2, 2, { stride = self.stride, initialW = inits[1], initial_bias = inits[2] })
+end
+-- y[o, i, j] = b[o] + sum over the 2x2 window at (stride i, stride j) of x * W[o]
+function ConvLinkTest:forward_expected(link, inputs)
+  local x, W, b = inputs[1]:totable()[1][1], link.W.array:totable(), link.b.array:totable()
+  local s = self.stride
+  local n = math.floor((3 - 2) / s) + 1
+  local y = {}
+  for o = 1, 2 do
+    y[o] = {}
+    for i = 1, n do
+      y[o][i] = {}
+      for j = 1, n do
+        local acc = b[o]
+        for di = 1, 2 do
+          for dj = 1, 2 do acc = acc + x[(i - 1) * s + di][(j - 1) * s + dj] * W[o][1][di][dj] end
+        end
+        y[o][i][j] = acc
+      end
+    end
+  end
+  return { T.array({ y }, 'float32') }
+end
+testing.parameterize({ stride = 1 }, { stride = 2 })(ConvLinkTest)
+
+local ConvInitTest = testing.LinkInitializersTestCase:extend('Convolution2DInitializersTest')
+ConvInitTest.param_names = ConvLinkTest.param_names
+ConvInitTest.stride = 1
+ConvInitTest.generate_params = ConvLinkTest.generate_params
+ConvInitTest.generate_inputs = ConvLinkTest.generate_inputs
+ConvInitTest.create_link = ConvLinkTest.create_link
+function ConvInitTest:get_initializers()
+  -- nil bias means zeros, as Chainer's
+  return { { I.Constant(0.5), 2 }, { I.Constant(-1), 3, testing.InitializerArgument(nil, 0) } }
+end
+ConvInitTest:describe()

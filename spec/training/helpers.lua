@@ -10,38 +10,8 @@ local common = require 'helpers'
 H.tmpdir, H.rmdir = common.tmpdir, common.rmdir
 
 -- An updater whose epoch has `per_epoch` iterations (epoch_detail =
--- iteration / per_epoch) and no optimizers.
-local Fake = training.Updater:extend('FakeUpdater')
-function Fake:init(per_epoch, optimizers)
-  self.iteration = 0
-  self.per_epoch = per_epoch or 10
-  self._optimizers = optimizers or {}
-  self.finalized = 0
-end
-function Fake:update() self.iteration = self.iteration + 1 end
-function Fake:get_all_optimizers() return self._optimizers end
-function Fake:get_optimizer(n) return self._optimizers[n] end
-function Fake:finalize() self.finalized = self.finalized + 1 end
-function Fake:serialize(s)
-  self.iteration = require('chainer.training._util').ser_number(s, 'iteration', self.iteration)
-end
--- its own computed properties (the shared Updater ones read the main iterator)
-local fprops = {}
-function fprops.epoch_detail(self) return self.iteration / self.per_epoch end
-function fprops.epoch(self) return math.floor(self.iteration / self.per_epoch) end
-function fprops.previous_epoch_detail(self)
-  if self.iteration == 0 then return nil end
-  return (self.iteration - 1) / self.per_epoch
-end
-function fprops.is_new_epoch(self) return self.iteration > 0 and self.iteration % self.per_epoch == 0 end
-Fake.__index = function(self, k)
-  local m = getmetatable(self)[k]
-  if m ~= nil then return m end
-  local p = fprops[k]
-  if p then return p(self) end
-  return nil
-end
-H.FakeUpdater = Fake
+-- iteration / per_epoch) and no optimizers: chainer.testing's MockUpdater.
+H.FakeUpdater = require('chainer.testing.training').MockUpdater
 
 -- A writer object collecting text (for PrintReport / ProgressBar `out`).
 function H.sink()

@@ -59,6 +59,16 @@ describe('get_trigger', function()
     assert.is_false(training.get_trigger(nil)({}))
     assert.has_error(function() training.get_trigger('epoch') end)
   end)
+
+  it("is training.util.get_trigger, Chainer's module path", function()
+    local util = require('chainer').training.util
+    assert.are.equal(util, require 'chainer.training.util')
+    local t = util.get_trigger({ 2, 'epoch' })
+    assert.is_true(training.IntervalTrigger == getmetatable(t))
+    assert.are.equal(2, t.period)
+    assert.are.equal('epoch', t.unit)
+    assert.is_false(util.get_trigger(nil)({ updater = { iteration = 1 } }))
+  end)
 end)
 
 describe('ManualScheduleTrigger', function()

@@ -199,8 +199,8 @@ describe("other positional forms of Chainer's signatures", function()
     assert.equal(0.5, optimizers.MomentumSGD(0.1, { momentum = 0.5 }).momentum)
   end)
 
-  it('VariableStatisticsPlot refuses positional options clearly', function()
-    assert.matches('VariableStatisticsPlot: pass the options by name',
-      error_of(function() extensions.VariableStatisticsPlot(model(), 1000) end))
+  it("VariableStatisticsPlot takes Chainer's positional order or names", function()
+    assert.matches('VariableStatisticsPlot: max_sample_size given both positionally and in the options',
+      error_of(function() extensions.VariableStatisticsPlot(model(), 1000, { max_sample_size = 10 }) end))
   end)
 end)

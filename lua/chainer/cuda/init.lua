@@ -97,6 +97,29 @@ end
 
 function M.get_current_device_id() return current end
 
+-- DummyDevice: Chainer's stand-in for "no GPU" (id -1; use and synchronize
+-- do nothing), what get_device_from_array returns for host arrays.
+local DummyDevice = setmetatable({ id = -1, name = 'DummyDevice' }, {
+  __tostring = function() return 'DummyDevice' end,
+})
+function DummyDevice.use(self) return self end
+function DummyDevice.synchronize() end
+M.DummyDevice = DummyDevice
+-- Chainer's class of DummyDevice (here: its metatable)
+M.DummyDeviceType = getmetatable(DummyDevice)
+
+-- get_device_from_array(a, b, ...): the CUDA device of the first argument
+-- that is a tensor on a GPU, else DummyDevice (Chainer's: Variables are not
+-- looked into; use v.array).
+function M.get_device_from_array(...)
+  local T = require 'chainer.tensor'
+  for i = 1, select('#', ...) do
+    local a = select(i, ...)
+    if T.is_tensor(a) and a.ptr.dev >= 0 then return M.get_device_from_id(a.ptr.dev) end
+  end
+  return DummyDevice
+end
+
 function Device:use()
   check_id('Device:use', self.id, 2)
   current = self.id
@@ -110,15 +133,6 @@ end
 function Device.__tostring(d) return 'cuda:' .. d.id end
 function Device.__eq(a, b) return a.id == b.id end
 
--- DummyDevice: what Chainer's cuda helpers return for host arrays (id -1);
--- use() and synchronize() do nothing.
-local DummyDeviceType = {}
-DummyDeviceType.__index = DummyDeviceType
-M.DummyDeviceType = DummyDeviceType
-function DummyDeviceType:use() return self end
-function DummyDeviceType:synchronize() end
-function DummyDeviceType.__tostring() return 'DummyDevice' end
-M.DummyDevice = setmetatable({ id = -1, name = 'DummyDevice' }, DummyDeviceType)
 
 -- Waits for all queued work on every device (or on `id`).
 function M.synchronize(id)
@@ -313,15 +327,8 @@ end
 ---------------------------------------------------------------------------
 M.config = require('chainer.config').config
 
--- get_device_from_array(array): the GpuDevice holding a CUDA tensor (or a
--- Variable's), Chainer's DummyDevice for anything else.
-function M.get_device_from_array(array)
-  local d = backend().get_device_from_array(array)
-  if d.id >= 0 then return M.get_device_from_id(d.id) end
-  return M.DummyDevice
-end
-
--- get_device(arg): Chainer's deprecated form of the two above: a number is
+-- get_device(arg): Chainer's deprecated form of get_device_from_id and
+-- get_device_from_array: a number is
 -- a device id, nil the current device, anything else an array.
 function M.get_device(arg)
   if arg == nil then return M.get_device_from_id(current) end

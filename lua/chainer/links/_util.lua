@@ -72,11 +72,19 @@ end
 
 -- gamma (initial_gamma, default 1) and beta (initial_beta, default 0) of
 -- shape {size} (size nil: lazy, see init_gamma_beta) for the normalizations.
-function M.gamma_beta(self, fn, initial_gamma, initial_beta, size)
+-- highprec: the parameters' dtype is chainer.get_dtype(nil, 'float32')
+-- (float32 under mixed16, as Chainer's GroupNormalization).
+function M.gamma_beta(self, fn, initial_gamma, initial_beta, size, highprec)
   if initial_gamma == nil then initial_gamma = 1 end
   if initial_beta == nil then initial_beta = 0 end
-  self.gamma = M.param(I._get_initializer(initial_gamma, fn), size and { size } or nil)
-  self.beta = M.param(I._get_initializer(initial_beta, fn), size and { size } or nil)
+  local gi, bi = I._get_initializer(initial_gamma, fn), I._get_initializer(initial_beta, fn)
+  if highprec then
+    local dt = require('chainer.config').get_dtype(nil, 'float32')
+    rawset(gi, 'dtype', rawget(gi, 'dtype') or dt)
+    rawset(bi, 'dtype', rawget(bi, 'dtype') or dt)
+  end
+  self.gamma = M.param(gi, size and { size } or nil)
+  self.beta = M.param(bi, size and { size } or nil)
 end
 
 -- Initialises lazy gamma and beta to x's channel count (axis 1).

@@ -38,6 +38,39 @@ function M.to_storable(value, fn, key)
     fn, key, type(value)), 3)
 end
 
+-- A serialized object: the plain table {['path/key'] = tensor or string}
+-- that DictionarySerializer (chainer.serializers.serialize) makes.  The
+-- savers take one in place of an object, as Chainer's save_npz takes a
+-- dict, so snapshot writers can save what was serialized earlier.
+function M.is_serialized_dict(obj)
+  if type(obj) ~= 'table' or getmetatable(obj) ~= nil then return false end
+  for k, v in pairs(obj) do
+    if type(k) ~= 'string' or not (is_tensor(v) or type(v) == 'string' or T.is_string_array(v)) then
+      return false
+    end
+  end
+  return true
+end
+
+-- An object whose serialize replays a serialized dictionary into any
+-- serializer ('a/b/c' goes to serializer:child('a'):child('b')('c', v)).
+function M.replay(dict)
+  return {
+    serialize = function(_, serializer)
+      local keys = {}
+      for k in pairs(dict) do keys[#keys + 1] = k end
+      table.sort(keys)
+      for _, k in ipairs(keys) do
+        local s = serializer
+        local parts = {}
+        for part in k:gmatch('[^/]+') do parts[#parts + 1] = part end
+        for i = 1, #parts - 1 do s = s:child(parts[i]) end
+        s(parts[#parts], dict[k])
+      end
+    end,
+  }
+end
+
 local function describe(where) return where and (" in '" .. where .. "'") or '' end
 
 -- Converts stored `data` for `value`'s type (Chainer's NpzDeserializer rules).

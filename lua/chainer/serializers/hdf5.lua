@@ -74,6 +74,7 @@ local function check_args(file, obj, fn)
   if type(file) ~= 'string' or file == '' then
     error(string.format('%s: file must be a non-empty path string (got %s)', fn, type(file)), 3)
   end
+  if common.is_serialized_dict(obj) and fn == 'save_hdf5' then return end
   if type(obj) ~= 'table' or type(obj.serialize) ~= 'function' then
     error(string.format('%s: obj must have a serialize method (a Link, Optimizer, Trainer, ...; got %s)', fn,
       type(obj)), 3)
@@ -90,6 +91,8 @@ function M.save_hdf5(file, obj, ...)
   local ok, f = pcall(T.open_hdf5, file, 'w')
   if not ok then errors.raise('save_hdf5', f, 2, file) end
   local s = HDF5Serializer(f, { compression = opts.compression })
+  -- a table chainer.serializers.serialize made is replayed key by key
+  if common.is_serialized_dict(obj) then obj = common.replay(obj) end
   local ok2, err = pcall(s.save, s, obj)
   if not ok2 then
     f:abort()

@@ -72,7 +72,8 @@ function NpzDeserializer:init(npz, ...)
 end
 M.NpzDeserializer = NpzDeserializer
 
-local function is_serializable(obj, fn)
+local function is_serializable(obj, fn, dict_ok)
+  if dict_ok and common.is_serialized_dict(obj) then return end
   if type(obj) ~= 'table' or type(obj.serialize) ~= 'function' then
     error(string.format('%s: obj must have a serialize method (a Link, Optimizer, Trainer, ...; got %s)', fn,
       type(obj)), 3)
@@ -88,15 +89,25 @@ end
 
 local SAVE_SIGNATURE = args.signature { 'compression' }
 
--- save_npz(file, obj, compression) / save_npz(file, obj, {compression = true})
-function M.save_npz(file, obj, ...)
-  check_file(file, 'save_npz')
-  is_serializable(obj, 'save_npz')
-  local compression = args.parse_at(2, 'save_npz', SAVE_SIGNATURE, select('#', ...), ...).compression
-  if compression == nil then compression = true end
+-- serialize(obj): the table {['path/key'] = tensor or string} that
+-- DictionarySerializer makes of obj (Chainer's chainer.serializers.npz.serialize).
+function M.serialize(obj)
+  is_serializable(obj, 'serialize')
   local s = DictionarySerializer()
   s:save(obj)
-  local ok, err = pcall(compression and T.savez_compressed or T.savez, file, s.target)
+  return s.target
+end
+
+-- save_npz(file, obj, compression) / save_npz(file, obj, {compression = true});
+-- obj may also be a table serialize() made, saved as it is.
+function M.save_npz(file, obj, ...)
+  check_file(file, 'save_npz')
+  is_serializable(obj, 'save_npz', true)
+  local compression = args.parse_at(2, 'save_npz', SAVE_SIGNATURE, select('#', ...), ...).compression
+  if compression == nil then compression = true end
+  local target = obj
+  if not common.is_serialized_dict(obj) then target = M.serialize(obj) end
+  local ok, err = pcall(compression and T.savez_compressed or T.savez, file, target)
   if not ok then errors.raise('save_npz', err, 2, file) end
 end
 

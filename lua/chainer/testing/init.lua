@@ -1,5 +1,11 @@
--- chainer.testing: helpers for specs.
+-- chainer.testing: helpers for specs (docs/testing.md).
 --   testing.assert_allclose(x, y, {atol = 1e-5, rtol = 1e-4, verbose = true})
+--   testing.parameterize / product / product_dict       (parameterized.lua)
+--   testing.FunctionTestCase / LinkTestCase / LinkInitializersTestCase,
+--   InitializerArgument, FunctionTestError, LinkTestError (function_link.lua)
+--   testing.save_and_load / _npz / _hdf5                 (serializer.lua)
+--   testing.get_trainer_with_mock_updater                (training.lua)
+--   testing.unary_math_function_unittest                 (unary_math_function_test.lua)
 -- x and y may be tensors, Variables, numbers or nested Lua tables; they
 -- must have the same shape (a number or 1-element y is broadcast).  Passes
 -- when |x - y| <= atol + rtol * |y| everywhere (NaN equals NaN).
@@ -71,13 +77,34 @@ function M.assert_allclose(x, y, opts, rtol_arg)
   error(msg, 2)
 end
 
--- The oracle runner (shared/oracle vectors), when present.
+-- Loaded on first use (they need the rest of chainer, which loads this
+-- module): parameterize/product/product_dict, the test case classes, and
+-- the oracle runner (shared/oracle vectors).
+local LAZY = {
+  parameterize = 'chainer.testing.parameterized', product = 'chainer.testing.parameterized',
+  product_dict = 'chainer.testing.parameterized', from_pytest_parameterize = 'chainer.testing.parameterized',
+  parameterize_pytest = 'chainer.testing.parameterized',
+  save_and_load = 'chainer.testing.serializer', save_and_load_npz = 'chainer.testing.serializer',
+  save_and_load_hdf5 = 'chainer.testing.serializer',
+  get_trainer_with_mock_updater = 'chainer.testing.training',
+  unary_math_function_unittest = 'chainer.testing.unary_math_function_test',
+  FunctionTestCase = 'chainer.testing.function_link', LinkTestCase = 'chainer.testing.function_link',
+  LinkInitializersTestCase = 'chainer.testing.function_link',
+  InitializerArgument = 'chainer.testing.function_link', FunctionTestError = 'chainer.testing.function_link',
+  LinkTestError = 'chainer.testing.function_link',
+}
 setmetatable(M, {
   __index = function(t, k)
     if k == 'oracle' then
       local mod = require 'chainer.testing.oracle'
       rawset(t, k, mod)
       return mod
+    end
+    local from = LAZY[k]
+    if from then
+      local v = require(from)[k]
+      rawset(t, k, v)
+      return v
     end
     return nil
   end,

@@ -12,6 +12,7 @@ M.StandardUpdater = M.updaters.StandardUpdater
 M.ParallelUpdater = M.updaters.ParallelUpdater
 M.triggers = require 'chainer.training.triggers'
 M.get_trigger = M.triggers.get_trigger
+M.util = require 'chainer.training.util'
 M.IntervalTrigger = M.triggers.IntervalTrigger
 M.Extension = extension.Extension
 M.make_extension = extension.make_extension

@@ -49,3 +49,24 @@ describe('sigmoid family', function()
     assert.error_matches(function() F.softplus(T.zeros({ 2 }), { beta = 0 }) end, 'softplus: beta must be a non%-zero number')
   end)
 end)
+
+-- The same function through chainer.testing's FunctionTestCase (the API a
+-- user's spec uses), over float16/32/64 and three shapes.
+local testing = require 'chainer.testing'
+local SigmoidTest = testing.FunctionTestCase:extend('SigmoidTest')
+function SigmoidTest:setup()
+  if self.dtype == 'float16' then
+    self.check_forward_options = { atol = 1e-3, rtol = 1e-3 }
+    self.check_backward_options = { atol = 1e-2, rtol = 5e-2 }
+    self.check_double_backward_options = { atol = 1e-2, rtol = 5e-2 }
+  end
+end
+function SigmoidTest:generate_inputs() return { U(-3, 3, self.shape, self.dtype) } end
+function SigmoidTest:forward(inputs) return { F.sigmoid(inputs[1]) } end
+-- 1 / (1 + e^-x) in float64, rounded to the input's dtype
+function SigmoidTest:forward_expected(inputs)
+  local x = inputs[1]:astype('float64')
+  return { T.reciprocal(T.exp(-x) + 1):astype(self.dtype) }
+end
+testing.parameterize(testing.product({ dtype = { 'float16', 'float32', 'float64' }, shape = { {}, { 5 }, { 2, 3 } } }))(
+  SigmoidTest)

@@ -37,6 +37,7 @@ function_spec.describe('F.im2col', {
   inputs = function(dt) return { U(-1, 1, { 2, 2, 5, 6 }, dt) } end,
   reference = function(x, o) return im2col_ref(x, o.k, o.s, o.p, o.d, o.cover_all) end,
   double_backward = true,
+  dtypes = { 'float16', 'float32', 'float64' },   -- float16 runs the kernel in float32
   cases = { { name = 'k3s2p1', opts = { k = 3, s = 2, p = 1, d = 1 } },
     { name = 'k2_dilate2', opts = { k = 2, s = 1, p = 0, d = 2 } },
     { name = 'cover_all', opts = { k = 2, s = 2, p = 0, d = 1, cover_all = true } } },

@@ -39,6 +39,19 @@ for _, case in ipairs(cases) do
   })
 end
 
+-- float16 (mixed16's activations): the kernels run in float32 and round
+-- each result once, so the Lua reference (in doubles) matches to float16's
+-- precision, and the gradients to the finite differences of float64 copies
+for _, case in ipairs({ cases[1], cases[6], cases[7] }) do
+  function_spec.describe('F.convolution_2d float16 ' .. case.name, {
+    fn = function(x, W, b) return F.convolution_2d(x, W, b, case.opts) end,
+    inputs = case.make,
+    reference = function(x, W, b) return R.conv(x, W, b, case.opts) end,
+    dtypes = { 'float16' },
+    double_backward = true,
+  })
+end
+
 describe('F.convolution_2d', function()
   it('computes a hand-checked 2x2 example', function()
     local x = T.array({ { { { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 } } } }, 'float64')

@@ -96,3 +96,16 @@ describe('elementwise math', function()
       'arctan2: x1 and x2 have different dtypes')
   end)
 end)
+
+-- The same kind of check through chainer.testing.unary_math_function_unittest
+-- (float16/32/64, shapes {3, 2} and {}), as a user's spec writes it; the
+-- expected values come from other formulas.
+local testing = require 'chainer.testing'
+local function positive(shape, dtype)
+  return U(0.5, 2, shape, dtype), U(-1, 1, shape, dtype), U(-1, 1, shape, dtype)
+end
+testing.unary_math_function_unittest('sin', function(x) return T.cos(x - math.pi / 2) end)('F.sin (unary_math_function_unittest)')
+testing.unary_math_function_unittest(F.sqrt, function(x) return T.exp(T.log(x) / 2) end,
+  { make_data = positive })('F.sqrt (unary_math_function_unittest)')
+testing.unary_math_function_unittest(F.tanh, function(x) return (T.exp(x * 2) - 1) / (T.exp(x * 2) + 1) end)(
+  'F.tanh (unary_math_function_unittest)')

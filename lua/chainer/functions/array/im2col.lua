@@ -24,15 +24,19 @@ local Col2Im = FunctionNode:extend('Col2Im')
 M.Im2Col, M.Col2Im = Im2Col, Col2Im
 
 local i64 = Window.i64
+local CU = require 'chainer.functions.connection._util'
 
+-- (float16 through float32, as the convolutions: CU.as32 / CU.back_to)
 local function im2col_raw(x, g)
-  check(C.ch_conv_im2col(x.ptr, g.nsp, i64(1, g.ksize), i64(2, g.stride), i64(3, g.pad), i64(4, g.dilate), i64(5, g.out), box), 3)
-  return wrap(box[0])
+  local x32 = CU.as32(x)
+  check(C.ch_conv_im2col(x32.ptr, g.nsp, i64(1, g.ksize), i64(2, g.stride), i64(3, g.pad), i64(4, g.dilate), i64(5, g.out), box), 3)
+  return CU.back_to(wrap(box[0]), x)
 end
 
 local function col2im_raw(col, g)
-  check(C.ch_conv_col2im(col.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate), i64(4, g.in_size), box), 3)
-  return wrap(box[0])
+  local col32 = CU.as32(col)
+  check(C.ch_conv_col2im(col32.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate), i64(4, g.in_size), box), 3)
+  return CU.back_to(wrap(box[0]), col)
 end
 
 -- the (N, C*K, *out) view of a (N, C, *k, *out) column tensor and back
@@ -108,8 +112,8 @@ end
 function M.im2col(x, ksize, stride, pad, cover_all, dilate)
   local v = args.parse('im2col', SIGNATURE, 5, ksize, stride, pad, cover_all, dilate)
   local d = args.array('im2col', 'x', x)
-  if d.dtype ~= 'float32' and d.dtype ~= 'float64' then
-    error('im2col: x must be float32 or float64 (got ' .. d.dtype .. ')', 2)
+  if d.dtype ~= 'float16' and d.dtype ~= 'float32' and d.dtype ~= 'float64' then
+    error('im2col: x must be float16, float32 or float64 (got ' .. d.dtype .. ')', 2)
   end
   if v.ksize == nil then error('im2col: ksize is required', 2) end
   local f = setmetatable({}, Im2Col)

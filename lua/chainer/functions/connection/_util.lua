@@ -6,6 +6,19 @@ local Window = require 'chainer.functions._window'
 
 local M = {}
 
+-- The convolution kernels (conv, im2col, col2im) take float32 and float64:
+-- float16 tensors go in as float32 (exact) and each result is rounded to
+-- float16 once (sound: the sums are float32).
+local FLOAT16 = T.DT.float16
+function M.as32(t)
+  if t ~= nil and t.ptr.dt == FLOAT16 then return t:astype('float32') end
+  return t
+end
+function M.back_to(y, like)
+  if like.ptr.dt == FLOAT16 then return y:astype('float16') end
+  return y
+end
+
 -- The checks convolution_nd.lua and deconvolution_nd.lua share: x, W and b
 -- (b may be nil) as tensors, x with
 -- `want_nsp` spatial axes (nil: any >= 1), W of x's rank (`w_axes` names

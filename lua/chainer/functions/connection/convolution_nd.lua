@@ -6,7 +6,8 @@
 --                              dilate = 1, groups = 1})
 --
 -- x (N, C, *in), W (C_out, C/groups, *k), b (C_out) or nil.  The forward and
--- both gradients are C kernels (runtime/cpu/conv.c: im2col + gemm).  The
+-- both gradients are C kernels (runtime/cpu/conv.c: im2col + gemm); float16
+-- runs them in float32 and rounds each result once.  The
 -- backward is built from nodes that are differentiable again, as in Chainer:
 --   gx = deconvolution(gy, W), gW = ConvolutionGradW(x, gy), gb = sum(gy),
 -- and ConvolutionGradW's own backward is again a deconvolution and a
@@ -22,6 +23,9 @@ local i64 = Window.i64
 local as_array = require('chainer.variable').as_array
 
 local M = {}
+
+-- float16 runs the kernels in float32 (U.as32, U.back_to)
+local as32, back_to = U.as32, U.back_to
 
 -- Geometry shared by the three nodes of one convolution: a table with nsp,
 -- stride, pad, dilate, groups (immutable once made).
@@ -59,9 +63,10 @@ function Convolution:forward(inputs)
   local x, W, b = inputs[1], inputs[2], inputs[3]
   local g = self.geom
   self:retain_inputs({ 1, 2 })
-  check(C.ch_conv_forward(x.ptr, W.ptr, b and b.ptr or nil, g.nsp, i64(1, g.stride), i64(2, g.pad),
+  local x32, W32, b32 = as32(x), as32(W), as32(b)
+  check(C.ch_conv_forward(x32.ptr, W32.ptr, b32 and b32.ptr or nil, g.nsp, i64(1, g.stride), i64(2, g.pad),
     i64(3, g.dilate), i64(4, self.out_size), g.groups, box), 2)
-  return { wrap(box[0]) }
+  return { back_to(wrap(box[0]), x) }
 end
 
 function Convolution:backward(idx, gys)
@@ -101,15 +106,16 @@ function Deconvolution:forward(inputs)
   local x, W, b = inputs[1], inputs[2], inputs[3]
   local g = self.geom
   self:retain_inputs({ 1, 2 })
-  check(C.ch_conv_backward_data(x.ptr, W.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate),
+  local x32, W32 = as32(x), as32(W)
+  check(C.ch_conv_backward_data(x32.ptr, W32.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate),
     i64(4, self.out_size), g.groups, box), 2)
   local y = wrap(box[0])
   if b ~= nil then
     local shape = { 1, b.shape[1] }
     for i = 1, g.nsp do shape[i + 2] = 1 end
-    T.add(y, b:reshape(shape), y)
+    T.add(y, as32(b):reshape(shape), y)
   end
-  return { y }
+  return { back_to(y, x) }
 end
 
 function Deconvolution:backward(idx, gys)
@@ -152,9 +158,10 @@ function ConvolutionGradW:forward(inputs)
   local x, gy = inputs[1], inputs[2]
   local g = self.geom
   self:retain_inputs({ 1, 2 })
-  check(C.ch_conv_backward_filter(x.ptr, gy.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate),
+  local x32, gy32 = as32(x), as32(gy)
+  check(C.ch_conv_backward_filter(x32.ptr, gy32.ptr, g.nsp, i64(1, g.stride), i64(2, g.pad), i64(3, g.dilate),
     i64(4, self.ksize), g.groups, box), 2)
-  return { wrap(box[0]) }
+  return { back_to(wrap(box[0]), x) }
 end
 
 function ConvolutionGradW:backward(idx, gys)

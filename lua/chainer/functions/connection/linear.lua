@@ -2,8 +2,8 @@
 --
 -- y = x W^T + b with W (out, in) as in Chainer.  The forward of float32 and
 -- float64 is one C call (ch_linear: y's rows start as b, then one gemm with
--- W read transposed in place and beta = 1, or gemv for a single row); other
--- dtypes build it from T.gemm.  The gradients are matmuls (gx = gy W,
+-- W read transposed in place and beta = 1, or gemv for a single row);
+-- float16 makes that call in float32 and rounds the result.  The gradients are matmuls (gx = gy W,
 -- gW = gy^T x, again transposed views only) and a sum, so they are
 -- differentiable again.
 local args = require 'chainer._args'
@@ -20,7 +20,6 @@ local LinearFunction = FunctionNode:extend('LinearFunction')
 M.LinearFunction = LinearFunction
 
 local TRANSB = { transb = true }
-local GEMM_B = { transb = true, beta = 1 }
 local TRANSA = { transa = true }
 local GEMM_TA_ACC = { transa = true, beta = 1 }
 local AXIS0 = { axis = 0 }
@@ -39,15 +38,12 @@ function LinearFunction:forward(inputs)
     check(C.ch_linear(xp, W.ptr, b ~= nil and b.ptr or nil, box), 3)
     return { T.wrap(box[0]) }
   end
-  local y
-  if b ~= nil then
-    y = T.empty({ x.shape[1], W.shape[1] }, x.dtype, xp.dev)
-    y:copy_(b:broadcast_to(y.shape))
-    T.gemm(y, x, W, GEMM_B)
-  else
-    y = T.matmul(x, W, TRANSB)
-  end
-  return { y }
+  -- float16: no half-precision gemm on the CPU; ch_linear in float32 and
+  -- one rounding to float16 at the end
+  local x32, W32 = x:astype('float32'), W:astype('float32')
+  local b32 = b ~= nil and b:astype('float32') or nil
+  check(C.ch_linear(x32.ptr, W32.ptr, b32 ~= nil and b32.ptr or nil, box), 3)
+  return { T.wrap(box[0]):astype(x.dtype) }
 end
 
 -- The gradients, written once for both protocols: gx = gy W, gW = gy^T x
@@ -64,7 +60,7 @@ local function gradients(ops, idx, gy, x, W, gxs)
       gxs[1] = ops.matmul(gy, W)
     elseif i == 2 then
       local acc = gxs[2]
-      if acc ~= nil and acc.ptr.dt == gy.ptr.dt then
+      if acc ~= nil and acc.ptr.dt == gy.ptr.dt and (acc.ptr.dt == FLOAT32 or acc.ptr.dt == FLOAT64) then
         T.gemm(acc, gy, x, GEMM_TA_ACC)
       else
         gxs[2] = ops.matmul(gy, x, TRANSA)

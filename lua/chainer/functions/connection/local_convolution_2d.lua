@@ -26,10 +26,12 @@ M.Im2ColConv = Im2ColConv
 local Col2ImConv = FunctionNode:extend('Col2ImConv')
 M.Col2ImConv = Col2ImConv
 
+-- (float16 through float32: U.as32 / U.back_to)
 function Im2ColConv:forward(inputs)
-  check(C.ch_conv_im2col(inputs[1].ptr, 2, i64(1, self.ksize), i64(2, self.stride), i64(3, ZERO2), i64(4, ONE2),
+  local x32 = U.as32(inputs[1])
+  check(C.ch_conv_im2col(x32.ptr, 2, i64(1, self.ksize), i64(2, self.stride), i64(3, ZERO2), i64(4, ONE2),
     i64(5, self.out_size), box), 2)
-  return { wrap(box[0]) }
+  return { U.back_to(wrap(box[0]), inputs[1]) }
 end
 
 function Im2ColConv:backward(idx, gys)
@@ -39,9 +41,10 @@ function Im2ColConv:backward(idx, gys)
 end
 
 function Col2ImConv:forward(inputs)
-  check(C.ch_conv_col2im(inputs[1].ptr, 2, i64(1, self.stride), i64(2, ZERO2), i64(3, ONE2), i64(4, self.in_size),
+  local col32 = U.as32(inputs[1])
+  check(C.ch_conv_col2im(col32.ptr, 2, i64(1, self.stride), i64(2, ZERO2), i64(3, ONE2), i64(4, self.in_size),
     box), 2)
-  return { wrap(box[0]) }
+  return { U.back_to(wrap(box[0]), inputs[1]) }
 end
 
 function Col2ImConv:backward(idx, gys)

@@ -12,8 +12,11 @@ local N = {}
 local b1, b2, b3, b4 = ffi.new('ch_tensor*[1]'), ffi.new('ch_tensor*[1]'), ffi.new('ch_tensor*[1]'),
   ffi.new('ch_tensor*[1]')
 
-function N.same_dtype(fn, a, an, b, bn, level)
-  if a.dtype ~= b.dtype then
+-- b (a parameter or statistic) must have a's dtype; with mixed16_ok a
+-- float16 x also takes float32 parameters (Chainer's mixed16: the
+-- normalization links keep theirs in chainer.get_dtype(nil, 'float32')).
+function N.same_dtype(fn, a, an, b, bn, level, mixed16_ok)
+  if a.dtype ~= b.dtype and not (mixed16_ok and a.dtype == 'float16' and b.dtype == 'float32') then
     error(string.format('%s: %s has dtype %s but %s has %s (cast one with astype first)', fn, bn, b.dtype, an,
       a.dtype), (level or 2) + 1)
   end
@@ -98,21 +101,25 @@ end
 local function up(t) if t and t.dtype == 'float16' then return t:astype('float32') end return t end
 local function down(t, dt) if t and dt == 'float16' then return t:astype('float16') end return t end
 
--- mean, var, inv_std are (C) vectors; y is (A, C, B).
+-- mean, var, inv_std are (C) vectors; y is (A, C, B).  y has x's dtype;
+-- the statistics have gamma's (float32 beside a float16 x under mixed16).
 function N.bn_forward(x3, gamma, beta, eps, want_y)
   local dt = x3.dtype
+  local pdt = gamma and gamma.dtype or dt
   x3, gamma, beta = up(x3), up(gamma), up(beta)
   check(C.ch_batch_norm_forward(x3.ptr, gamma and gamma.ptr or nil, beta and beta.ptr or nil, eps,
     want_y and b1 or nil, b2, b3, b4), 3)
   local y = want_y and wrap(b1[0]) or nil
-  return down(y, dt), down(wrap(b2[0]), dt), down(wrap(b3[0]), dt), down(wrap(b4[0]), dt)
+  return down(y, dt), down(wrap(b2[0]), pdt), down(wrap(b3[0]), pdt), down(wrap(b4[0]), pdt)
 end
 
+-- gx in x's dtype, ggamma and gbeta in gamma's.
 function N.bn_backward(x3, gamma, gy3, mean, inv_std)
   local dt = x3.dtype
+  local pdt = gamma and gamma.dtype or dt
   x3, gamma, gy3, mean, inv_std = up(x3), up(gamma), up(gy3), up(mean), up(inv_std)
   check(C.ch_batch_norm_backward(x3.ptr, gamma and gamma.ptr or nil, gy3.ptr, mean.ptr, inv_std.ptr, b1, b2, b3), 3)
-  return down(wrap(b1[0]), dt), down(wrap(b2[0]), dt), down(wrap(b3[0]), dt)
+  return down(wrap(b1[0]), dt), down(wrap(b2[0]), pdt), down(wrap(b3[0]), pdt)
 end
 
 function N.lrn_forward(x, n, k, alpha, beta)

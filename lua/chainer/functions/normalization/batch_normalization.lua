@@ -67,7 +67,14 @@ function BNGrad:backward(idx, ggs)
   local outs = self:get_retained_outputs()
   local gx1, ggamma1 = outs[1], outs[2]
   local ggx1, gggamma1, ggbeta1 = ggs[1], ggs[2], ggs[3]
-  local dt = x.dtype
+  -- mixed16 (float16 x and gy, float32 gamma): computed in float32, the
+  -- gradients of x and gy handed back in float16
+  local xdt = x.dtype
+  local dt = gamma.dtype
+  if xdt ~= dt then
+    x, gy, gx1 = F.cast(x, dt), F.cast(gy, dt), F.cast(gx1, dt)
+    if ggx1 then ggx1 = F.cast(ggx1, dt) end
+  end
   local function E(v) return F.broadcast_to(F.reshape(v, L.eshape), L.xshape) end
   local function R(v) return F.sum(v, { axis = L.axes }) end
   local istd = as_variable(self.inv_std:reshape(L.gshape))
@@ -88,16 +95,17 @@ function BNGrad:backward(idx, ggs)
   local gmean2 = -(istd * R(gx_hat2))
   local gx2 = E(istd) * gx_hat2 + (E(gmean2) + x_hat * E(gstd2)) * inv_m
   local ggy2 = E(gggamma2) * x_hat + E(ggbeta2) + E(coeff) * ggx1
+  if xdt ~= dt then gx2, ggy2 = F.cast(gx2, xdt), F.cast(ggy2, xdt) end
   return { gx2, ggamma2, ggy2 }
 end
 
-local function check_param(fn, name, v, L, x, level)
+local function check_param(fn, name, v, L, x, level, mixed16_ok)
   local d = args.float_array(fn, name, v, level + 1)
   if not shape_equal(d, L.gshape) then
     error(string.format('%s: %s has shape %s, expected %s (the extents of the axes of x that are not reduced)', fn,
       name, T.shape_str(d.shape), T.shape_str(L.gshape)), level + 1)
   end
-  N.same_dtype(fn, x, 'x', d, name, level + 1)
+  N.same_dtype(fn, x, 'x', d, name, level + 1, mixed16_ok)
   return d
 end
 M._check_param = check_param
@@ -118,15 +126,21 @@ function M.batch_normalization(x, gamma, beta, opts)
   local xd = args.float_array(fn, 'x', x, 2)
   opts = args.options(fn, opts, BN_OPTIONS)
   local L = N.layout(fn, xd.shape, opts.axis, 2)
-  check_param(fn, 'gamma', gamma, L, xd, 2)
-  check_param(fn, 'beta', beta, L, xd, 2)
+  local gd = check_param(fn, 'gamma', gamma, L, xd, 2, true)
+  N.same_dtype(fn, gd, 'gamma', check_param(fn, 'beta', beta, L, xd, 2, true), 'beta', 2)
   local eps = number_opt(fn, 'eps', opts.eps, 2e-5, 2)
   local decay = number_opt(fn, 'decay', opts.decay, 0.9, 2)
   local rm, rv = opts.running_mean, opts.running_var
   if rm == false then rm = nil end
   if rv == false then rv = nil end
-  if rm ~= nil then rm = check_param(fn, 'running_mean', rm, L, xd, 2) end
-  if rv ~= nil then rv = check_param(fn, 'running_var', rv, L, xd, 2) end
+  if rm ~= nil then
+    rm = check_param(fn, 'running_mean', rm, L, xd, 2, true)
+    N.same_dtype(fn, gd, 'gamma', rm, 'running_mean', 2)
+  end
+  if rv ~= nil then
+    rv = check_param(fn, 'running_var', rv, L, xd, 2, true)
+    N.same_dtype(fn, gd, 'gamma', rv, 'running_var', 2)
+  end
   local f = setmetatable({}, BN)
   f.L, f.eps = L, eps
   local y = f:apply({ x, gamma, beta })[1]
@@ -147,15 +161,20 @@ function M.fixed_batch_normalization(x, gamma, beta, mean, var, opts)
   local xd = args.float_array(fn, 'x', x, 2)
   opts = args.options(fn, opts, FIXED_BN_OPTIONS)
   local L = N.layout(fn, xd.shape, opts.axis, 2)
-  check_param(fn, 'gamma', gamma, L, xd, 2)
-  check_param(fn, 'beta', beta, L, xd, 2)
-  check_param(fn, 'mean', mean, L, xd, 2)
-  check_param(fn, 'var', var, L, xd, 2)
+  local gd = check_param(fn, 'gamma', gamma, L, xd, 2, true)
+  for _, p in ipairs({ { beta, 'beta' }, { mean, 'mean' }, { var, 'var' } }) do
+    N.same_dtype(fn, gd, 'gamma', check_param(fn, p[2], p[1], L, xd, 2, true), p[2], 2)
+  end
   local eps = number_opt(fn, 'eps', opts.eps, 2e-5, 2)
   local F = H.F()
   local function E(v) return F.broadcast_to(F.reshape(v, L.eshape), L.xshape) end
   local scale = as_variable(gamma) * (as_variable(var) + eps) ^ -0.5
-  return (as_variable(x) - E(mean)) * E(scale) + E(beta)
+  -- mixed16: a float16 x is normalized in the parameters' float32
+  local xv = as_variable(x)
+  if xd.dtype ~= gd.dtype then xv = F.cast(xv, gd.dtype) end
+  local y = (xv - E(mean)) * E(scale) + E(beta)
+  if xd.dtype ~= gd.dtype then y = F.cast(y, xd.dtype) end
+  return y
 end
 
 return M

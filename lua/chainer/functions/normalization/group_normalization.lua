@@ -38,14 +38,20 @@ function M.group_normalization(x, groups, gamma, beta, opts)
       error(string.format('%s: %s has shape %s, expected (%d) (one value per channel)', fn, p[2],
         T.shape_str(p[1].shape), c), 2)
     end
-    N.same_dtype(fn, xd, 'x', p[1], p[2], 2)
+    N.same_dtype(fn, xd, 'x', p[1], p[2], 2, true)
   end
+  N.same_dtype(fn, gd, 'gamma', bd, 'beta', 2)
   local F = H.F()
   local rest = xd.size / (n * groups)
   local xh = F.reshape(LN._normalize_rows(x, n * groups, rest, eps, xd.dtype), xs)
   local cshape = { 1, c }
   for i = 3, #xs do cshape[i] = 1 end
-  return xh * F.broadcast_to(F.reshape(gamma, cshape), xs) + F.broadcast_to(F.reshape(beta, cshape), xs)
+  -- mixed16: float32 gamma and beta scale a float16 x in float32
+  local mixed = gd.dtype ~= xd.dtype
+  if mixed then xh = F.cast(xh, gd.dtype) end
+  local y = xh * F.broadcast_to(F.reshape(gamma, cshape), xs) + F.broadcast_to(F.reshape(beta, cshape), xs)
+  if mixed then y = F.cast(y, xd.dtype) end
+  return y
 end
 
 return M

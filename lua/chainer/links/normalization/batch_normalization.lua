@@ -25,7 +25,8 @@ function BatchNormalization:_configure(fn, a)
   self.decay = a.decay or 0.9
   self.eps = a.eps or 2e-5
   self.axis = a.axis
-  self._dtype = a.dtype and T.dtype_name(a.dtype) or T.default_float
+  -- Chainer's: float32 under mixed16 (get_dtype(dtype, map_mixed16 = float32))
+  self._dtype = require('chainer.config').get_dtype(a.dtype, 'float32')
   self._initial_avg_mean = a.initial_avg_mean
   self._initial_avg_var = a.initial_avg_var
   self:add_persistent('avg_mean', nil)

@@ -17,7 +17,7 @@ function GroupNormalization:init(...)
   end
   self.groups = a.groups
   self.eps = a.eps or 1e-5
-  U.gamma_beta(self, 'GroupNormalization', a.initial_gamma, a.initial_beta, a.size)
+  U.gamma_beta(self, 'GroupNormalization', a.initial_gamma, a.initial_beta, a.size, true)
 end
 
 function GroupNormalization:forward(x)

@@ -11,6 +11,7 @@ M.ProgressBar = require 'chainer.training.extensions.progress_bar'
 M.PlotReport = require 'chainer.training.extensions.plot_report'
 M.snapshot = snap.snapshot
 M.snapshot_object = snap.snapshot_object
+M.snapshot_writers = require 'chainer.training.extensions.snapshot_writers'
 M.ExponentialShift = require 'chainer.training.extensions.exponential_shift'
 M.LinearShift = require 'chainer.training.extensions.linear_shift'
 M.MultistepShift = require 'chainer.training.extensions.multistep_shift'

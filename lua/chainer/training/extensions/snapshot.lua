@@ -1,23 +1,33 @@
 -- snapshot{filename = 'snapshot_iter_{.updater.iteration}', savefun =,
 -- target =, condition =, writer =, snapshot_on_error = false,
--- n_retains = -1, autoload = false}: saves the trainer (or `target`) with
--- chainer.serializers.save_npz, by default once per epoch, priority -100
--- (after every other extension of the iteration).
+-- n_retains = -1, autoload = false}: saves the trainer (or `target`), by
+-- default once per epoch, priority -100 (after every other extension of
+-- the iteration).
+--
+-- As Chainer's: the target is serialized here (chainer.serializers.serialize,
+-- a table {['path/key'] = tensor}) and handed to the writer as
+-- writer(filename, outdir, serialized); the default writer is
+-- snapshot_writers.SimpleWriter(savefun or save_npz), and a background
+-- writer (ProcessWriter, ThreadQueueWriter, ...) lets training go on while
+-- the file is written.  savefun and writer cannot be given together.
 --
 -- The filename is a template over the trainer: '{.updater.iteration}',
 -- '{.updater.epoch}' (Chainer's str.format form), or a function(trainer).
--- The file is written to a temporary name in <out> and renamed into place,
--- so a crash never leaves a half-written snapshot.  A crash does leave the
--- temporary ('.snapshot_iter_N.tmp-PID-K', maybe with '.tmp-XXXXXX' after
--- it): the next run removes its stale ones (the writer's pid no longer runs,
--- or a day old) when it writes or autoloads there.  autoload loads the
--- newest matching snapshot in <out> during initialize (resume without
--- --resume); n_retains keeps only the newest n files.
+-- The built-in writers write a temporary name in <out> and rename it into
+-- place, so a crash never leaves a half-written snapshot.  A crash does
+-- leave the temporary ('.snapshot_iter_N.tmp-PID-K', maybe with
+-- '.tmp-XXXXXX' after it): the next run removes its stale ones (the
+-- writer's pid no longer runs, or a day old) when it writes or autoloads
+-- there.  autoload loads the newest matching snapshot in <out> during
+-- initialize (resume without --resume); n_retains keeps only the newest n
+-- files, removed by the writer right after each save (a writer without
+-- _add_cleanup_hook, such as a plain function, keeps every file, as Chainer).
 local args = require 'chainer._args'
 local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
 local fs = require 'chainer._fs'
 local errors = require 'chainer._errors'
+local writers = require 'chainer.training.extensions.snapshot_writers'
 
 local Snapshot = extension.Extension:extend('_Snapshot')
 Snapshot.trigger = { 1, 'epoch' }
@@ -41,9 +51,13 @@ local OBJECT_SIGNATURE = args.signature({ 'savefun' }, { 'condition', 'writer', 
 function Snapshot:init(opts)
   opts = args.options('snapshot', opts, SNAPSHOT_SIGNATURE, 3)
   if opts.savefun and opts.writer then error('snapshot: give savefun or writer, not both', 3) end
+  if opts.writer ~= nil and type(opts.writer) ~= 'function' and not (type(opts.writer) == 'table'
+      and type((getmetatable(opts.writer) or {}).__call) == 'function') then
+    error('snapshot: writer must be callable as writer(filename, outdir, target), such as ' ..
+      'snapshot_writers.ProcessWriter() (got ' .. type(opts.writer) .. ')', 3)
+  end
   self.filename = opts.filename or 'snapshot_iter_{.updater.iteration}'
-  self._savefun = opts.savefun
-  self._writer = opts.writer
+  self.writer = opts.writer or writers.SimpleWriter(opts.savefun or serializers().save_npz)
   self._target = opts.target
   self._condition = opts.condition
   self._snapshot_on_error = opts.snapshot_on_error == true
@@ -93,14 +107,27 @@ function Snapshot:_remove_stale_temporaries(outdir, current)
 end
 
 function Snapshot:initialize(trainer)
-  if not self.autoload then return end
-  self:_remove_stale_temporaries(trainer.out)
-  local files = self:_matching_files(trainer.out)
-  local latest = files[#files]
-  if latest then
-    local target = self._target or trainer
-    local ok, err = pcall(serializers().load_npz, fs.join(trainer.out, latest.name), target)
-    if not ok then error('snapshot: autoload failed: ' .. errors.clean(err), 0) end
+  local outdir = trainer.out
+  if self.autoload then
+    self:_remove_stale_temporaries(outdir)
+    local files = self:_matching_files(outdir)
+    local latest = files[#files]
+    if latest then
+      local target = self._target or trainer
+      local ok, err = pcall(serializers().load_npz, fs.join(outdir, latest.name), target)
+      if not ok then error('snapshot: autoload failed: ' .. errors.clean(err), 0) end
+    end
+  end
+  -- n_retains: the writer removes the oldest files right after each save
+  -- (in its own process for a background writer), once per writer.
+  local writer = self.writer
+  if type(writer) == 'table' and writer._add_cleanup_hook and self.n_retains > 0 and type(self.filename) == 'string'
+      and not self._cleanup_added then
+    self._cleanup_added = true
+    writer:_add_cleanup_hook(function()
+      local files = self:_matching_files(outdir)
+      for i = 1, #files - self.n_retains do os.remove(fs.join(outdir, files[i].name)) end
+    end)
   end
 end
 
@@ -109,20 +136,10 @@ function Snapshot:_make_snapshot(trainer)
   local filename = util.format_template(self.filename, trainer)
   local outdir = trainer.out
   fs.mkdir_p(outdir)
-  local path = fs.join(outdir, filename)
   self:_remove_stale_temporaries(outdir, filename)
-  if self._writer then
-    self._writer(filename, outdir, target)
-  else
-    local save = self._savefun or serializers().save_npz
-    local done, ok, err = pcall(fs.write_via_temp, path, function(tmp) save(tmp, target) end)
-    if not done then err = ok end
-    if not (done and ok) then error('snapshot: ' .. errors.clean(err), 0) end
-  end
-  if self.n_retains and self.n_retains > 0 then
-    local files = self:_matching_files(outdir)
-    for i = 1, #files - self.n_retains do os.remove(fs.join(outdir, files[i].name)) end
-  end
+  local serialized = serializers().serialize(target)
+  local ok, err = pcall(self.writer, filename, outdir, serialized)
+  if not ok then error('snapshot: ' .. errors.clean(err), 0) end
 end
 
 Snapshot.__call = function(self, trainer)
@@ -134,7 +151,11 @@ function Snapshot:on_error(trainer)
 end
 
 function Snapshot:finalize()
-  if type(self._writer) == 'table' and self._writer.finalize then self._writer:finalize() end
+  local writer = self.writer
+  if type(writer) == 'table' and type(writer.finalize) == 'function' then
+    local ok, err = pcall(writer.finalize, writer)
+    if not ok then error('snapshot: ' .. errors.clean(err), 0) end
+  end
 end
 
 local M = {}

@@ -52,6 +52,10 @@ function StandardUpdater:init(iterator, optimizer, ...)
   if self.input_device == nil then self.input_device = opts.device end
   self.loss_func = opts.loss_func
   self.loss_scale = opts.loss_scale
+  -- Chainer's: every optimizer scales its losses by it (static loss scaling)
+  if opts.loss_scale ~= nil then
+    for _, k in ipairs(sorted_keys(optimizer)) do optimizer[k]:set_loss_scale(opts.loss_scale) end
+  end
   self.auto_new_epoch = opts.auto_new_epoch ~= false
   self.iteration = 0
   if opts.device ~= nil then

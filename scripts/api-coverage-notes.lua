@@ -7,17 +7,16 @@
 -- stale when the page is regenerated: delete it then.
 local CHAINERX = 'ChainerX only (chainlua has no ChainerX backend; its C runtime plays that role)'
 local IDEEP = 'iDeep (Intel64) only; chainlua\'s CPU kernels use OpenBLAS and OpenMP directly'
-local MN = { 'elsewhere', 'ChainerMN\'s API, being added on another branch (issue 17)' }
 local STATIC = { 'elsewhere', 'static_graph, being added on another branch (issue 17)' }
-local TESTING = { 'elsewhere', 'chainer.testing for busted, being added on another branch (issue 17)' }
-local WRITERS = { 'elsewhere', 'snapshot writers, being added on another branch (issue 17)' }
+local MN_NOT_YET = 'not in chainlua\'s ChainerMN yet (lua/chainermn/ has the communicators, ' ..
+  'collective and point-to-point functions, datasets, the multi-node optimizer, evaluator, ' ..
+  'checkpointer and snapshot, MultiNodeChainList, MultiNodeBatchNormalization, AllreducePersistent)'
 
 local function absent(reason) return { 'absent', reason } end
 local function different(reason) return { 'different', reason } end
 
 local LAYOUTS = 'memory layouts (chainer.memory_layouts, experimental in Chainer 7.8.1: cuDNN\'s NHWC); ' ..
   'chainlua\'s tensors carry strides and its kernels take NCHW'
-local MIXED = { 'elsewhere', 'dynamic loss scaling, being added on another branch (issue 17)' }
 local VARIABLE_NOTES = {
   chx_array = absent(CHAINERX), from_chx = absent(CHAINERX), to_chx = absent(CHAINERX),
   to_intel64 = absent(IDEEP),
@@ -43,16 +42,53 @@ return {
 
   -- a note for every name of a module (unless the name has its own)
   module_default = {
-    ['chainer.testing'] = TESTING,
     ['chainer.graph_optimizations'] = STATIC,
     ['chainer.graph_optimizations.static_graph'] = STATIC,
-    ['chainer.training.extensions.snapshot_writers'] = WRITERS,
-    ['chainermn'] = MN, ['chainermn.communicators'] = MN, ['chainermn.datasets'] = MN,
-    ['chainermn.extensions'] = MN, ['chainermn.functions'] = MN, ['chainermn.iterators'] = MN,
-    ['chainermn.links'] = MN,
   },
 
   names = {
+    ['chainer.testing'] = {
+      BackendConfig = different('the device matrix is built in: FunctionTestCase and LinkTestCase run ' ..
+        'on the CPU and, when present, the GPU (docs/testing.md)'),
+      inject_backend_tests = different('see BackendConfig'),
+      assert_warns = absent('Python\'s warnings module; chainlua\'s warnings are lines on stderr, and ' ..
+        'the helpers that write them have an `output` a spec can swap for a capture'),
+      patch = absent('unittest.mock.patch; busted has stub, spy and mock'),
+      run_module = absent('runs pytest on one file; `busted FILE` does that'),
+      with_requires = absent('skips a test unless a pip package is installed; no Lua equivalent'),
+      without_requires = absent('see with_requires'),
+      fix_random = absent('a pytest decorator seeding NumPy/CuPy per test; a spec seeds with ' ..
+        '`chainer.tensor.random.seed(n)`'),
+      generate_seed = absent('see fix_random'),
+      distribution_unittest = absent('a pytest class generator; spec/distributions checks every ' ..
+        'distribution against closed forms and finite differences'),
+      generate_matrix = absent('a random matrix with given singular values for Chainer\'s linear ' ..
+        'algebra tests; not provided'),
+    },
+    chainermn = {
+      CommunicatorBase = absent('the communicators share one Lua class (lua/chainermn/' ..
+        'communicator.lua), not exported as a base to subclass'),
+      DataSizeError = absent('raised by ChainerMN when a pickled dataset is too large to send; ' ..
+        'chainlua sends no dataset (every rank loads its own copy, root sends the order)'),
+    },
+    ['chainermn.communicators'] = {
+      CommunicatorBase = absent('see chainermn.CommunicatorBase'),
+      create_communicator = different('`chainermn.create_communicator` (no communicators submodule)'),
+    },
+    ['chainermn.datasets'] = { DataSizeError = absent('see chainermn.DataSizeError') },
+    ['chainermn.extensions'] = {
+      GenericMultiNodeEvaluator = absent(MN_NOT_YET),
+      MultiNodeEarlyStoppingTrigger = absent(MN_NOT_YET),
+      ObservationAggregator = absent(MN_NOT_YET),
+    },
+    ['chainermn.iterators'] = {
+      create_multi_node_iterator = absent(MN_NOT_YET),
+      create_synchronized_iterator = absent(MN_NOT_YET),
+    },
+    ['chainermn.links'] = {
+      create_mnbn_model = absent(MN_NOT_YET),
+      create_multi_node_n_step_rnn = absent(MN_NOT_YET),
+    },
     ['chainer.Variable'] = VARIABLE_NOTES,
     ['chainer.Parameter'] = PARAMETER_NOTES,
     ['chainer.Link'] = LINK_NOTES, ['chainer.Chain'] = LINK_NOTES, ['chainer.ChainList'] = LINK_NOTES,
@@ -76,10 +112,6 @@ return {
       stack = absent('the Python traceback Chainer records in debug mode; chainlua\'s debug mode raises ' ..
         'at the failing function with the Lua traceback'),
     },
-    ['chainer.Optimizer'] = {
-      loss_scaling = MIXED, set_loss_scale = MIXED, check_nan_in_grads = MIXED,
-      is_safe_to_update = MIXED, update_loss_scale = MIXED,
-    },
     ['chainer.UpdateRule'] = { update_core_chainerx = absent(CHAINERX) },
     ['chainer.training.updaters.StandardUpdater'] = {
       device = different('nil unless given, as Chainer\'s None'),
@@ -101,7 +133,6 @@ return {
         '`chainer.tensor.is_tensor(x)` (Lua has no type objects to pass to isinstance)'),
       get_cpu_array_types = different('one tensor type serves every device: a host tensor is ' ..
         '`chainer.tensor.is_tensor(x) and x.device == \'cpu\'`'),
-      mixed16 = { 'elsewhere', 'mixed precision, being added on another branch (issue 17)' },
       static_code = STATIC,
       static_graph = STATIC,
     },
@@ -166,9 +197,7 @@ return {
 
   -- the closing section of the page
   closing = {
-    'Apart from the names marked "in progress elsewhere" (chainer.testing, static_graph, snapshot',
-    'writers, mixed16 and ChainerMN\'s modules, being merged from other branches), what chainlua',
-    'leaves out is:',
+    'Apart from static_graph (in progress on another branch), what chainlua leaves out is:',
     '',
     '- **ChainerX and iDeep**: `ChainerxDevice`, `from_chx`, `to_chx`, `Fallback`, `get_compute_mode`,',
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',
@@ -179,6 +208,13 @@ return {
     '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
     '  limit, `CUDAProfileHook` (NVTX) and `CupyMemoryProfileHook` (cumulative allocator counters).',
     '  Each would need new C runtime support; none is what a ported model or training script calls.',
+    '- **pytest and Python helpers of chainer.testing**: `assert_warns`, `patch`, `run_module`,',
+    '  `with_requires`/`without_requires`, `fix_random`/`generate_seed`, `distribution_unittest`,',
+    '  `generate_matrix` (busted and `chainer.tensor.random.seed` cover their uses).',
+    '- **ChainerMN pieces not ported yet**: the multi-node and synchronized iterators,',
+    '  `GenericMultiNodeEvaluator`, `MultiNodeEarlyStoppingTrigger`, `ObservationAggregator`,',
+    '  `create_mnbn_model`, `create_multi_node_n_step_rnn`; `CommunicatorBase` and `DataSizeError`',
+    '  are not exported.',
     '- **Members of the core classes** (the class sections above): ChainerX/iDeep conversions',
     '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`), the experimental memory layouts',
     '  (`layout`, `as_layout`, `input_layouts`, ...), and four FunctionNode internals: `output_data`',

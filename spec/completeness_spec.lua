@@ -64,7 +64,7 @@ local links = words [[
   StatelessMGU MLPConvolution2D NaryTreeLSTM NStepLSTM NStepBiLSTM NStepGRU NStepBiGRU NStepRNNTanh
   NStepRNNReLU NStepBiRNNTanh NStepBiRNNReLU Scale BatchNormalization BatchRenormalization
   GroupNormalization LayerNormalization BinaryHierarchicalSoftmax BlackOut CRF1d
-  SimplifiedDropconnect PReLU Maxout NegativeSampling Swish Classifier VGG16Layers ResNet50Layers
+  SimplifiedDropconnect PReLU Maxout NegativeSampling Swish Classifier VGG16Layers VGG19Layers ResNet50Layers
   ResNet101Layers ResNet152Layers GoogLeNet ]]
 
 local initializers = words [[

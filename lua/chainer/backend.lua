@@ -216,6 +216,27 @@ function M.get_device_from_array(x)
   return the_cpu()
 end
 
+-- is_arrays_compatible(arrays): whether one kind of memory holds every
+-- tensor of the list (all on the host, or all on CUDA GPUs), as Chainer's
+-- check that one array module serves them; nil entries are skipped, and
+-- anything that is not a tensor (a Variable, a number) makes it false.
+function M.is_arrays_compatible(arrays)
+  if type(arrays) ~= 'table' or T.is_tensor(arrays) then
+    error(string.format('is_arrays_compatible: arrays must be a list of tensors (got %s)',
+      T.is_tensor(arrays) and 'a tensor' or type(arrays)), 2)
+  end
+  local on_gpu
+  for i = 1, table.maxn(arrays) do
+    local a = arrays[i]
+    if a ~= nil then
+      if not T.is_tensor(a) then return false end
+      local gpu = a.ptr.dev >= 0
+      if on_gpu == nil then on_gpu = gpu elseif on_gpu ~= gpu then return false end
+    end
+  end
+  return true
+end
+
 -- NumPy's 'same_kind' casting, which Chainer's copyto keeps: no float into
 -- an integer or bool, no integer into bool.
 local function kind(dtype)

@@ -22,6 +22,7 @@ local defaults = {
   autotune = false,
   use_cudnn_tensor_core = 'auto',
   lazy_grad_sum = false,
+  warn_nondeterministic = false,
 }
 
 local special = {}     -- values of the validated keys
@@ -144,6 +145,18 @@ function M.using_config(name, value, fn)
   local old = config[name]
   config[name] = value
   return finish(name, old, pcall(fn))
+end
+
+-- DebugMode(debug, fn): runs fn with config.debug = debug (Chainer's
+-- deprecated context manager, the same as using_config('debug', debug, fn)).
+function M.DebugMode(debug, fn)
+  if type(debug) ~= 'boolean' then
+    error('DebugMode: debug must be true or false (got ' .. type(debug) .. ')', 2)
+  end
+  if type(fn) ~= 'function' then
+    error('DebugMode: pass the scope as a function: chainer.DebugMode(true, function() ... end)', 2)
+  end
+  return M.using_config('debug', debug, fn)
 end
 
 function M.no_backprop_mode(fn)

@@ -26,6 +26,9 @@ chainer.is_debug = cfg.is_debug
 chainer.set_debug = cfg.set_debug
 chainer.get_dtype = cfg.get_dtype
 chainer.mixed16 = cfg.mixed16
+chainer.DebugMode = cfg.DebugMode
+-- Chainer's flag (default false); chainlua also honours the environment variable
+chainer.disable_experimental_feature_warning = os.getenv('CHAINER_DISABLE_EXPERIMENTAL_FEATURE_WARNING') == '1'
 
 -- autograd core
 local Variable = require 'chainer.variable'
@@ -36,6 +39,7 @@ chainer.as_array = Variable.as_array
 chainer.Parameter = require 'chainer.parameter'
 chainer.FunctionNode = require 'chainer.function_node'
 chainer.Function = require 'chainer.function'
+chainer.FunctionAdapter = chainer.Function.FunctionAdapter
 local hooks = require 'chainer.function_hook'
 chainer.FunctionHook = hooks.FunctionHook
 chainer.get_function_hooks = hooks.get_function_hooks
@@ -69,8 +73,17 @@ local lazy = {
   distributions = 'chainer.distributions',
 }
 
--- names Chainer exports at the top level from chainer.distributions
-local from_distributions = { Distribution = true, kl_divergence = true, cross_entropy = true, register_kl = true }
+-- names Chainer also exports at the top level, loaded from the module that
+-- defines them on first access
+local from_modules = {
+  Distribution = 'distributions', kl_divergence = 'distributions', cross_entropy = 'distributions',
+  register_kl = 'distributions',
+  Optimizer = 'optimizer', GradientMethod = 'optimizer', UpdateRule = 'optimizer',
+  Serializer = 'serializer', Deserializer = 'serializer', AbstractSerializer = 'serializer',
+  Initializer = 'initializers',
+  should_use_cudnn = 'cuda', should_use_cudnn_tensor_core = 'cuda',
+  is_arrays_compatible = 'backend',
+}
 
 -- reporter (Reporter, report, report_scope, Summary, DictSummary)
 do
@@ -93,7 +106,7 @@ end
 local utils_helpers = {
   get_conv_outsize = 'conv', get_deconv_outsize = 'conv',
   force_array = 'array', force_type = 'array', size_of_shape = 'array', sum_to = 'array',
-  experimental = 'experimental',
+  experimental = 'experimental', get_order = 'sparse', nondeterministic = 'nondeterministic',
 }
 chainer.utils = setmetatable({}, {
   __index = function(t, k)
@@ -141,8 +154,9 @@ setmetatable(chainer, {
       rawset(t, k, mod)
       return mod
     end
-    if from_distributions[k] then
-      local v = t.distributions[k]
+    local holder = from_modules[k]
+    if holder then
+      local v = t[holder][k]
       rawset(t, k, v)
       return v
     end

@@ -33,6 +33,7 @@ local function is_param(v) return type(v) == 'table' and v._is_parameter == true
 ---------------------------------------------------------------------------
 -- Link
 ---------------------------------------------------------------------------
+local sequence = require 'chainer._sequence'
 local Link = class.Object:extend('Link')
 class.check_self(Link)   -- model.cleargrads() (a dot) names the method
 Link._is_link = true
@@ -592,7 +593,17 @@ local function spec_value(v)
   return tostring(v)
 end
 
--- `printable_specs` returns {{name, value}, ...} shown in the link's header.
+-- printable_specs(): the {{name, value}, ...} shown in the link's header
+-- (Chainer's property; a link with constructor arguments overrides it).
+function Link:printable_specs() return {} end
+
+-- Chainer 7's classmethod: the links that build from existing arrays
+-- define their own (Linear, EmbedID, Convolution1D/2D/3D, ConvolutionND).
+function Link.from_params()
+  error('from_params: this link class does not build from parameters (Linear, EmbedID, ' ..
+    'Convolution1D/2D/3D and ConvolutionND do)', 2)
+end
+
 local function header(self)
   local name = tostring(getmetatable(self).__name)
   local specs = self.printable_specs and self:printable_specs() or nil
@@ -744,6 +755,69 @@ end
 ChainList.append = ChainList.add_link
 
 function ChainList:len() return #self._children end
+
+-- After a change to _children: model[i] and the names '0', '1', ... follow
+-- the new order.
+local function resync(self, old_n)
+  for i = #self._children + 1, old_n do rawset(self, i, nil) end
+  for i, c in ipairs(self._children) do rawset(self, i, c) end
+  renumber(self)
+end
+
+-- Chainer's ChainList is a MutableSequence: insert, pop, remove, reverse,
+-- clear, index and count, on 1-based positions as every Lua sequence.
+function ChainList:insert(i, link)
+  if not is_link(link) then error('ChainList.insert: expected a Link (got ' .. type(link) .. ')', 2) end
+  local n = #self._children
+  if type(i) ~= 'number' then error('ChainList.insert: position must be a number (got ' .. type(i) .. ')', 2) end
+  if i < 0 then i = n + 2 + i end
+  if i < 1 or i > n + 1 then
+    error(string.format('ChainList.insert: position %d is out of range (expected 1..%d)', i, n + 1), 2)
+  end
+  table.insert(self._children, i, link)
+  local dev = rawget(self, '_device')
+  if dev ~= -1 then link:to_device(dev) end
+  resync(self, n)
+  return self
+end
+
+-- pop(i): removes and returns model[i] (default: the last).
+function ChainList:pop(i)
+  local n = #self._children
+  i = i or n
+  if type(i) ~= 'number' then error('ChainList.pop: position must be a number (got ' .. type(i) .. ')', 2) end
+  if i < 0 then i = n + 1 + i end
+  if i < 1 or i > n then
+    error(string.format('ChainList.pop: position %s is out of range (expected 1..%d)', tostring(i), n), 2)
+  end
+  local link = table.remove(self._children, i)
+  resync(self, n)
+  return link
+end
+
+function ChainList:index(link) return sequence.index(self._children, link) end
+function ChainList:count(link) return sequence.count(self._children, link) end
+
+-- remove(link): removes its first occurrence.
+function ChainList:remove(link)
+  local i = self:index(link)
+  if i == nil then error('ChainList.remove: the link is not in this ChainList', 2) end
+  self:pop(i)
+  return self
+end
+
+function ChainList:reverse()
+  sequence.reverse(self._children)
+  resync(self, #self._children)
+  return self
+end
+
+function ChainList:clear()
+  local n = #self._children
+  rawset(self, '_children', {})
+  resync(self, n)
+  return self
+end
 
 function ChainList:_child_list()
   local out = {}

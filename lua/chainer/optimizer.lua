@@ -289,11 +289,25 @@ function UpdateRule:update(param)
   end
 end
 
--- Skips parameters without a gradient, as Chainer's rules do.
+-- Skips parameters without a gradient, as Chainer's rules do; then
+-- update_core_gpu for a parameter on a GPU, update_core_cpu otherwise, as
+-- Chainer dispatches.  chainlua's tensor operations run on every device, so
+-- the GPU method defaults to the CPU one: a rule needs only update_core_cpu.
 function UpdateRule:update_core(param)
   if param.grad == nil then return end
-  self:update_core_cpu(param)
+  local data = param._data
+  if data ~= nil and data.ptr.dev >= 0 then
+    self:update_core_gpu(param)
+  else
+    self:update_core_cpu(param)
+  end
 end
+
+function UpdateRule:update_core_gpu(param) return self:update_core_cpu(param) end
+
+-- Chainer's flag for rules whose update is elementwise (a hint for fusing
+-- updates; chainlua's fused optimizer kernels do not read it).
+UpdateRule.is_elementwise = false
 
 function UpdateRule:update_core_cpu(param)
   error(tostring(getmetatable(self).__name) .. ': update_core is not implemented', 2)
@@ -584,7 +598,9 @@ function Optimizer:hooks()
   return out
 end
 
-function Optimizer:_call_hook(hook)
+-- call_hook(hook): calls one hook as call_hooks does (Chainer's public
+-- method; GradientMethod's update calls it for each registered hook).
+function Optimizer:call_hook(hook)
   if type(hook) == 'table' and hook.call_for_each_param then
     for p in self.target:params() do
       hook(rawget(p, 'update_rule') or nil, p)
@@ -606,7 +622,7 @@ end
 
 function Optimizer:call_hooks(timing)
   local list = hooks_at(self, timing, 'Optimizer.call_hooks')
-  for i = 1, #list do self:_call_hook(list[i][2]) end
+  for i = 1, #list do self:call_hook(list[i][2]) end
 end
 
 -- Saves/loads t, epoch and every update rule's t and state (under the
@@ -672,7 +688,7 @@ end
 function GradientMethod:call_hooks(timing)
   local list = hooks_at(self, timing, 'GradientMethod.call_hooks')
   for i = 1, #list do
-    self:_call_hook(list[i][2])
+    self:call_hook(list[i][2])
     self:reallocate_cleared_grads()
   end
 end

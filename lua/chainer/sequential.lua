@@ -10,6 +10,7 @@
 -- ('0', '1', ...) exactly as Chainer names them, so files are compatible.
 -- Each layer receives every value the previous layer returned.
 local args = require 'chainer._args'
+local sequence = require 'chainer._sequence'
 local link = require 'chainer.link'
 local ChainList = link.ChainList
 local is_link = link.is_link
@@ -133,16 +134,8 @@ function Sequential:clear()
   sync(self)
 end
 
-function Sequential:index(layer)
-  for i, l in ipairs(self._layers) do if l == layer then return i end end
-  return nil
-end
-
-function Sequential:count(layer)
-  local n = 0
-  for _, l in ipairs(self._layers) do if l == layer then n = n + 1 end end
-  return n
-end
+function Sequential:index(layer) return sequence.index(self._layers, layer) end
+function Sequential:count(layer) return sequence.count(self._layers, layer) end
 
 function Sequential:count_by_layer_type(type_name)
   local n = 0
@@ -153,6 +146,24 @@ function Sequential:count_by_layer_type(type_name)
 end
 
 function Sequential:len() return #self._layers end
+
+-- reverse(): the layers in the opposite order, in place (Chainer's
+-- MutableSequence.reverse); returns self.
+function Sequential:reverse()
+  sequence.reverse(self._layers)
+  sync(self)
+  return self
+end
+
+-- flatten(): a new Sequential with the layers of nested Sequentials spliced
+-- in, recursively (the layers themselves are shared, as in Chainer).
+function Sequential:flatten()
+  local out = Sequential()
+  for _, l in ipairs(self._layers) do
+    if getmetatable(l) == Sequential then out:extend(l:flatten()) else out:append(l) end
+  end
+  return out
+end
 
 function Sequential:forward(...)
   local layers = self._layers

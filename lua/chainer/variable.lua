@@ -18,6 +18,7 @@
 local T = require 'chainer.tensor'
 local class = require 'chainer.class'
 local cfgmod = require 'chainer.config'
+local args = require 'chainer._args'
 local config = cfgmod.config
 
 local ffi = T.ffi
@@ -448,6 +449,24 @@ function Variable:reshape(shape, ...)
 end
 function Variable:transpose(axes, ...)
   return require('chainer.functions.array.transpose').transpose(self, axes, ...)
+end
+-- retain_data(): the node keeps this variable's data, so that the graph can
+-- still give it (node.data, get_variable) after the Variable is gone.
+function Variable:retain_data()
+  node_of(self).data = self._data
+end
+
+-- x:mean(axis, {weights =, keepdims =}) or x:mean{axis =, weights =,
+-- keepdims =}: Chainer's Variable.mean, the weighted average F.average.
+local MEAN_OPTIONS = args.accept { 'weights', 'keepdims' }
+function Variable:mean(axis, opts)
+  local average = require('chainer.functions.math.average').mean
+  if type(axis) == 'table' and axis[1] == nil and not axis._is_variable then
+    if opts ~= nil then error('Variable.mean: give the options once, as mean{axis =, ...} or mean(axis, {...})', 2) end
+    return average(self, axis)
+  end
+  opts = args.options('Variable.mean', opts, MEAN_OPTIONS)
+  return average(self, { axis = axis, weights = opts.weights, keepdims = opts.keepdims })
 end
 function Variable:matmul(other, opts)
   return require('chainer.functions.math.matmul').matmul(self, other, opts)

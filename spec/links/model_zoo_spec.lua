@@ -138,6 +138,17 @@ describe('model zoo: key layout and parameter counts (Chainer npz files)', funct
     assert.equal(138357544, count(e))
     assert.equal(138357544, m:count_params())
   end)
+  it('VGG19Layers: VGG16 plus conv3_4, conv4_4, conv5_4; 143,667,240 parameters', function()
+    local m = L.VGG19Layers { initialW = 0 }
+    local e = vgg16_layout()
+    e['conv3_4/W'], e['conv3_4/b'] = { 256, 256, 3, 3 }, { 256 }
+    e['conv4_4/W'], e['conv4_4/b'] = { 512, 512, 3, 3 }, { 512 }
+    e['conv5_4/W'], e['conv5_4/b'] = { 512, 512, 3, 3 }, { 512 }
+    assert_layout(e, m)
+    -- the paper's 144M: VGG16's count plus 256*256*9+256 + 2*(512*512*9+512)
+    assert.equal(138357544 + 590080 + 2 * 2359808, count(e))
+    assert.equal(143667240, m:count_params())
+  end)
   it('ResNet50/101/152Layers: conv1, bn1, res2..res5 (a, b1..), fc6; 25,557,096 / 44,549,224 / 60,192,872', function()
     -- Chainer's counts (its docstrings); torchvision's 25,557,032 for ResNet-50
     -- lacks the 64 biases of conv1.
@@ -195,6 +206,26 @@ describe('model zoo: layers and activation shapes', function()
     assert.is_true(h.fc7.array:min():item() >= 0)                -- relu (dropout is off in test mode)
     local close_to_softmax = maxdiff(F.softmax(h.fc8), h.prob)
     assert.is_true(close_to_softmax < 1e-6)
+  end)
+  it('VGG19Layers: available_layers; the conv stack on 32x32; its fc6 check names it', function()
+    assert.same({ 'conv1_1', 'conv1_2', 'pool1', 'conv2_1', 'conv2_2', 'pool2', 'conv3_1', 'conv3_2', 'conv3_3',
+      'conv3_4', 'pool3', 'conv4_1', 'conv4_2', 'conv4_3', 'conv4_4', 'pool4', 'conv5_1', 'conv5_2', 'conv5_3',
+      'conv5_4', 'pool5', 'fc6', 'fc7', 'fc8', 'prob' }, L.VGG19Layers.available_layers)
+    T.random.seed(4)
+    local m = L.VGG19Layers { initialW = I.Uniform(0.0173) }
+    local y = test_mode(function()
+      return m(T.random.uniform(-1, 1, { 1, 3, 32, 32 }), { layers = { 'conv3_4', 'pool3', 'conv5_4', 'pool5' } })
+    end)
+    assert.same({ 1, 256, 8, 8 }, y.conv3_4.shape)
+    assert.same({ 1, 256, 4, 4 }, y.pool3.shape)
+    assert.same({ 1, 512, 2, 2 }, y.conv5_4.shape)
+    assert.same({ 1, 512, 1, 1 }, y.pool5.shape)
+    assert.is_true(y.conv5_4.array:min():item() >= 0)   -- relu after each convolution
+    -- pool3 is the 2x2 max pooling of conv3_4
+    assert.is_true(maxdiff(F.max_pooling_2d(y.conv3_4, 2), y.pool3) == 0)
+    assert.has_error(function() m(T.zeros({ 1, 3, 32, 32 }), { layers = { 'fc6' } }) end,
+      'VGG19Layers: fc6 needs pool5 of shape (N, 512, 7, 7), i.e. inputs of 193..224 pixels a side (got pool5 (1, 512, 1, 1))')
+    assert.same({ 3, 224, 224 }, L.VGG19Layers.prepare(T.random.uniform(0, 255, { 20, 30, 3 })).shape)
   end)
   it('ResNet50Layers: layers on 32x32 (res5 at 1x1); 3x3 is the smallest input', function()
     assert.same({ 'conv1', 'pool1', 'res2', 'res3', 'res4', 'res5', 'pool5', 'fc6', 'prob' },

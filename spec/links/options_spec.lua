@@ -85,6 +85,7 @@ local constructors = {
   { 'BottleneckA', { 4, 2, 8, n = 3 }, 'downsample' },
   { 'BottleneckB', { 4, 2, n = 2 }, 'initial_W' },
   { 'VGG16Layers', { n = 0 }, 'pretrained' },
+  { 'VGG19Layers', { n = 0 }, 'initialw' },
   { 'ResNetLayers', { 50, n = 1 }, 'pretrained' },
   { 'ResNet50Layers', { n = 0 }, 'downsample' },
   { 'ResNet101Layers', { n = 0 }, 'pretrained' },
@@ -180,6 +181,8 @@ local shared_files = {
     reason = "Chainer's rnn/n_step_lstm.py: one and both directions" },
   ['rnn/n_step_gru.lua'] = { classes = { 'NStepBiGRU', 'NStepGRU' },
     reason = "Chainer's rnn/n_step_gru.py: one and both directions" },
+  ['model/vision/vgg.lua'] = { classes = { 'VGG16Layers', 'VGG19Layers' },
+    reason = "Chainer's model/vision/vgg.py: VGGLayers with n_layers 16 or 19" },
   ['model/vision/resnet.lua'] = { classes = { 'ResNet101Layers', 'ResNet152Layers', 'ResNet50Layers', 'ResNetLayers' },
     reason = "Chainer's model/vision/resnet.py: ResNetLayers with n_layers fixed" },
 }

@@ -105,6 +105,8 @@ local DummyDevice = setmetatable({ id = -1, name = 'DummyDevice' }, {
 function DummyDevice.use(self) return self end
 function DummyDevice.synchronize() end
 M.DummyDevice = DummyDevice
+-- Chainer's class of DummyDevice (here: its metatable)
+M.DummyDeviceType = getmetatable(DummyDevice)
 
 -- get_device_from_array(a, b, ...): the CUDA device of the first argument
 -- that is a tensor on a GPU, else DummyDevice (Chainer's: Variables are not
@@ -130,6 +132,7 @@ end
 
 function Device.__tostring(d) return 'cuda:' .. d.id end
 function Device.__eq(a, b) return a.id == b.id end
+
 
 -- Waits for all queued work on every device (or on `id`).
 function M.synchronize(id)
@@ -262,6 +265,144 @@ end
 function M.ReductionKernel(in_params, out_params, map_expr, reduce_expr, post_map_expr, identity, name, options)
   return kernels().reduce(in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
     name or 'reduce_kernel', options)
+end
+
+---------------------------------------------------------------------------
+-- cuDNN use decisions (Chainer's should_use_cudnn, also chainer.should_use_cudnn)
+---------------------------------------------------------------------------
+-- cuDNN's own version number (cudnnGetVersion: 8902 for 8.9.2, 90100 for
+-- 9.1.0), -1 without cuDNN, as Chainer's _cudnn_version.
+function M.cudnn_version()
+  if not M.cudnn_enabled then return -1 end
+  local major, minor, patch = M.info():match('cuDNN (%d+)%.(%d+)%.(%d+)')
+  if not major then return -1 end
+  major, minor, patch = tonumber(major), tonumber(minor), tonumber(patch)
+  return (major >= 9 and major * 10000 or major * 1000) + minor * 100 + patch
+end
+
+local SHOULD_USE_CUDNN = {
+  ['==always'] = { always = true, auto = false, never = false },
+  ['>=auto'] = { always = true, auto = true, never = false },
+}
+
+-- should_use_cudnn(level, lowest_version = 0): whether a function should
+-- take its cuDNN path: level '==always' needs config.use_cudnn == 'always',
+-- '>=auto' accepts 'auto' too; false without cuDNN or below lowest_version.
+function M.should_use_cudnn(level, lowest_version)
+  local flags = SHOULD_USE_CUDNN[level]
+  if flags == nil then
+    error(string.format("should_use_cudnn: level must be '==always' or '>=auto' (got %s)", tostring(level)), 2)
+  end
+  if lowest_version ~= nil and type(lowest_version) ~= 'number' then
+    error('should_use_cudnn: lowest_version must be a number (got ' .. type(lowest_version) .. ')', 2)
+  end
+  if M.cudnn_version() < (lowest_version or 0) then return false end
+  return flags[require('chainer.config').config.use_cudnn]
+end
+
+local TENSOR_CORE = { always = true, auto = 'auto', never = false }
+
+-- should_use_cudnn_tensor_core(dtype): config.use_cudnn_tensor_core, where
+-- 'auto' means float16 on a GPU of compute capability 7.0 or newer with
+-- cuDNN 7 or newer (CuPy's is_tensor_core_available).
+function M.should_use_cudnn_tensor_core(dtype)
+  local setting = require('chainer.config').config.use_cudnn_tensor_core
+  local flag = TENSOR_CORE[setting]
+  if flag == nil then
+    error(string.format("should_use_cudnn_tensor_core: config.use_cudnn_tensor_core must be 'always', " ..
+      "'auto' or 'never' (got %s)", tostring(setting)), 2)
+  end
+  if flag ~= 'auto' then return flag end
+  local T = require 'chainer.tensor'
+  local name = type(dtype) == 'string' and T.dtype_codes[dtype] and T.dtype_names[T.dtype_codes[dtype]]
+  if not name then
+    error('should_use_cudnn_tensor_core: dtype must be a dtype name such as \'float16\' (got ' ..
+      tostring(dtype) .. ')', 2)
+  end
+  return name == 'float16' and M.cudnn_version() >= 7000 and C.ch_cuda_arch(current) >= 70
+end
+
+---------------------------------------------------------------------------
+-- Chainer's other cuda helpers
+---------------------------------------------------------------------------
+M.config = require('chainer.config').config
+
+-- get_device(arg): Chainer's deprecated form of get_device_from_id and
+-- get_device_from_array: a number is
+-- a device id, nil the current device, anything else an array.
+function M.get_device(arg)
+  if arg == nil then return M.get_device_from_id(current) end
+  if type(arg) == 'number' then
+    if arg < 0 then return M.DummyDevice end
+    return M.get_device_from_id(arg)
+  end
+  return M.get_device_from_array(arg)
+end
+
+-- copy(array, {out =, out_device =}): a copy of a CUDA tensor, into `out`
+-- (on any device) or onto out_device (default: the array's device).
+local COPY_OPTIONS = require('chainer._args').accept { 'out', 'out_device', 'stream' }
+function M.copy(array, opts)
+  local args = require 'chainer._args'
+  opts = args.options('cuda.copy', opts, COPY_OPTIONS)
+  no_stream('copy', opts.stream)
+  local T = require 'chainer.tensor'
+  if not T.is_tensor(array) or array.ptr.dev < 0 then
+    args.fail('cuda.copy: array must be a CUDA tensor (got ' ..
+      (T.is_tensor(array) and 'a CPU tensor; use t:copy()' or type(array)) .. ')', 2)
+  end
+  if opts.out ~= nil then
+    backend().copyto(opts.out, array)
+    return opts.out
+  end
+  local dst = opts.out_device ~= nil and backend()._resolve(opts.out_device, 'cuda.copy') or nil
+  local y = array:copy()
+  if dst and dst.id ~= array.ptr.dev then y = y:to_device(dst.id) end
+  return y
+end
+
+-- memoize{for_each_device = false}: a decorator that caches fn's result per
+-- argument list (and per current device when asked), as Chainer's
+-- cuda.memoize; clear_memo() empties every cache it made.
+local function pack(...) return { n = select('#', ...), ... } end
+local memo_caches = setmetatable({}, { __mode = 'k' })
+local MEMOIZE_OPTIONS = require('chainer._args').accept { 'for_each_device' }
+function M.memoize(opts)
+  opts = require('chainer._args').options('cuda.memoize', opts, MEMOIZE_OPTIONS)
+  local per_device = opts.for_each_device == true
+  return function(fn)
+    if type(fn) ~= 'function' then
+      error('cuda.memoize: the decorated value must be a function (got ' .. type(fn) .. ')', 2)
+    end
+    local cache = {}
+    memo_caches[cache] = true
+    return function(...)
+      local n = select('#', ...)
+      local parts = { per_device and current or '' }
+      for i = 1, n do
+        local a = select(i, ...)
+        local ta = type(a)
+        if ta ~= 'number' and ta ~= 'string' and ta ~= 'boolean' and ta ~= 'nil' then
+          error('cuda.memoize: arguments must be numbers, strings, booleans or nil (argument ' .. i ..
+            ' is a ' .. ta .. ')', 2)
+        end
+        parts[#parts + 1] = ta .. ':' .. tostring(a)
+      end
+      local key = table.concat(parts, '\0')
+      local hit = cache[key]
+      if hit == nil then
+        hit = pack(fn(...))
+        cache[key] = hit
+      end
+      return unpack(hit, 1, hit.n)
+    end
+  end
+end
+
+function M.clear_memo()
+  for cache in pairs(memo_caches) do
+    for k in pairs(cache) do cache[k] = nil end
+  end
 end
 
 return M

@@ -88,6 +88,10 @@ end
 -- definitions wherever the distribution has the ingredient.
 function Distribution:_get_stddev() return F.sqrt(self.variance) end
 
+-- Chainer's xp, the array module of the parameters: chainer.tensor on every
+-- device.
+function Distribution:_get_xp() return T end
+
 -- The float dtype of the parameters: that of the first Variable among the
 -- instance's fields (or those of a distribution it wraps).
 function Distribution:_dtype()

@@ -108,4 +108,23 @@ function M.unigram_sampler(counts, power)
   return WalkerAlias(p), #c
 end
 
+-- The arrays of Chainer 7's Link.from_params(W, b, ...): W (a Variable or
+-- tensor) with w_ndim axes, and b (or nil) with W's first axis as its size.
+-- Errors blame the caller of from_params.
+function M.from_params_arrays(fn, W, b, w_ndim)
+  local args = require 'chainer._args'
+  local w = args.float_array(fn, 'W', W, 4)
+  if w.ndim ~= w_ndim then
+    args.fail(string.format('%s: W must have %d axes (got shape (%s))', fn, w_ndim, table.concat(w.shape, ', ')), 4)
+  end
+  local bias
+  if b ~= nil and b ~= false then
+    bias = args.float_array(fn, 'b', b, 4)
+    if bias.size ~= w.shape[1] then
+      args.fail(string.format('%s: b has %d elements, W has %d outputs (its first axis)', fn, bias.size, w.shape[1]), 4)
+    end
+  end
+  return w, bias
+end
+
 return M

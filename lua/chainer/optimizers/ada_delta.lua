@@ -11,6 +11,8 @@ function AdaDeltaRule:init_state(param)
   self.state.msdx = T.zeros_like(param._data)
 end
 
+AdaDeltaRule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function AdaDeltaRule:update_core_cpu(param)
   local hp, st = self.hyperparam, self.state
   check(C.ch_adadelta_update(param._data.ptr, param.grad.ptr, st.msg.ptr, st.msdx.ptr, hp.rho, hp.eps), 3)

@@ -10,6 +10,8 @@ function AdaGradRule:init_state(param)
   self.state.h = T.zeros_like(param._data)
 end
 
+AdaGradRule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function AdaGradRule:update_core_cpu(param)
   local hp = self.hyperparam
   check(C.ch_adagrad_update(param._data.ptr, param.grad.ptr, self.state.h.ptr, hp.lr, hp.eps), 3)

@@ -55,6 +55,8 @@ local function bounds(self)
 end
 function AdamRule.__props.bounds(self) return { bounds(self) } end
 
+AdamRule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function AdamRule:update_core_cpu(param)
   local hp, st = self.hyperparam, self.state
   local data = param._data

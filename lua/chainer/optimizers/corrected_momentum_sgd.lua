@@ -13,6 +13,8 @@ function CorrectedMomentumSGDRule:init_state(param)
   self.state.v = T.zeros_like(param._data)
 end
 
+CorrectedMomentumSGDRule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function CorrectedMomentumSGDRule:update_core_cpu(param)
   local hp = self.hyperparam
   check(C.ch_corrected_momentum_sgd_update(param._data.ptr, param.grad.ptr, self.state.v.ptr, hp.lr,

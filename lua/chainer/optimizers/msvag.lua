@@ -19,6 +19,8 @@ function MSVAGRule:init_state(param)
   self.state.v = T.zeros_like(param._data)
 end
 
+MSVAGRule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function MSVAGRule:update_core_cpu(param)
   local hp, st = self.hyperparam, self.state
   local beta, bp = hp.beta, self.beta_power

@@ -12,6 +12,8 @@ function NesterovAGRule:init_state(param)
   self.state.v = T.zeros_like(param._data)
 end
 
+NesterovAGRule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function NesterovAGRule:update_core_cpu(param)
   local hp = self.hyperparam
   check(C.ch_nesterov_ag_update(param._data.ptr, param.grad.ptr, self.state.v.ptr, hp.lr, hp.momentum), 3)

@@ -13,6 +13,8 @@ function RMSpropRule:init_state(param)
   self.state.ms = T.zeros_like(param._data)
 end
 
+RMSpropRule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function RMSpropRule:update_core_cpu(param)
   local hp = self.hyperparam
   local eps = hp.eps

@@ -16,6 +16,8 @@ function RMSpropGravesRule:init_state(param)
   self.state.delta = T.zeros_like(d)
 end
 
+RMSpropGravesRule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function RMSpropGravesRule:update_core_cpu(param)
   local hp, st = self.hyperparam, self.state
   check(C.ch_rmsprop_graves_update(param._data.ptr, param.grad.ptr, st.n.ptr, st.g.ptr, st.delta.ptr,

@@ -6,6 +6,8 @@ local C, check = lib.C, lib.check
 
 local SGDRule = optimizer.rule_class('SGDRule', { 'lr' }, { lr = 0.01 })
 
+SGDRule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function SGDRule:update_core_cpu(param)
   check(C.ch_sgd_update(param._data.ptr, param.grad.ptr, self.hyperparam.lr), 3)
 end

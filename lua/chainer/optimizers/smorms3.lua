@@ -13,6 +13,8 @@ function SMORMS3Rule:init_state(param)
   self.state.g2 = T.zeros_like(d)
 end
 
+SMORMS3Rule.is_elementwise = true   -- Chainer's flag: the update is elementwise
+
 function SMORMS3Rule:update_core_cpu(param)
   local hp, st = self.hyperparam, self.state
   check(C.ch_smorms3_update(param._data.ptr, param.grad.ptr, st.mem.ptr, st.g.ptr, st.g2.ptr, hp.lr, hp.eps), 3)

@@ -60,6 +60,28 @@ function ConvolutionND:init(...)
   self:_configure('ConvolutionND', a.ndim, a)
 end
 
+-- ConvolutionND.from_params(W, b, stride, pad, nobias, {cover_all =,
+-- dilate =, groups =}): ndim is W's axes minus two (Chainer 7).
+-- The constructor arguments of from_params (parsed as `a`) for an ndim-d
+-- convolution: in_channels, out_channels, ksize, stride, pad, nobias, options.
+local function from_params_arguments(fn, a, ndim)
+  local w, b = U.from_params_arrays(fn, a.W, a.b, ndim + 2)
+  local groups = a.groups or 1
+  local ksize = {}
+  for i = 1, ndim do ksize[i] = w.shape[i + 2] end
+  return w.shape[2] * groups, w.shape[1], ksize, a.stride or 1, a.pad or 0, a.nobias or false,
+    { initialW = w, initial_bias = b, cover_all = a.cover_all, dilate = a.dilate, groups = groups }
+end
+
+local ND_FROM_PARAMS = args.signature({ 'W', 'b', 'stride', 'pad', 'nobias' }, { 'cover_all', 'dilate', 'groups' })
+function ConvolutionND.from_params(...)
+  local fn = 'L.ConvolutionND.from_params'
+  local a = args.parse(fn, ND_FROM_PARAMS, select('#', ...), ...)
+  local wd = args.float_array(fn, 'W', a.W, 3)
+  if wd.ndim < 3 then args.fail(fn .. ': W must be (out_channels, in_channels / groups, k1, ...)', 3) end
+  return ConvolutionND(wd.ndim - 2, from_params_arguments(fn, a, wd.ndim - 2))
+end
+
 function ConvolutionND:printable_specs()
   return { { 'in_channels', self.in_channels }, { 'out_channels', self.out_channels }, { 'ksize', self.ksize },
     { 'stride', self.stride }, { 'pad', self.pad }, { 'nobias', self.nobias }, { 'dilate', self.dilate },
@@ -103,6 +125,15 @@ function ConvolutionND._fixed(name, ndim, signature, fname)
   function cls:init(...)
     local a = args.parse(fn, signature, select('#', ...), ...)
     self:_configure(name, ndim, a)
+  end
+  -- from_params(W, b, stride, pad, nobias, {cover_all =, dilate =, groups =})
+  -- (Convolution2D: dilate and groups): Chainer 7's classmethod; in_channels
+  -- is W's second axis times groups, ksize its last axes.
+  local from_params_signature = args.signature({ 'W', 'b', 'stride', 'pad', 'nobias' },
+    ndim == 2 and { 'dilate', 'groups' } or { 'cover_all', 'dilate', 'groups' })
+  function cls.from_params(...)
+    local pfn = fn .. '.from_params'
+    return cls(from_params_arguments(pfn, args.parse(pfn, from_params_signature, select('#', ...), ...), ndim))
   end
   local f = F[fname]
   function cls:forward(x)

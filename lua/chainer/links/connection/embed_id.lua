@@ -9,6 +9,16 @@ local I = require 'chainer.initializers'
 local EmbedID = Link:extend('EmbedID')
 local SIGNATURE = args.signature { 'in_size', 'out_size', 'initialW', 'ignore_label' }
 
+-- EmbedID.from_params(W, ignore_label): an EmbedID of W's shape (in_size,
+-- out_size) whose table starts as a copy of W (Chainer 7).
+local FROM_PARAMS = args.signature { 'W', 'ignore_label' }
+function EmbedID.from_params(...)
+  local fn = 'L.EmbedID.from_params'
+  local a = args.parse(fn, FROM_PARAMS, select('#', ...), ...)
+  local w = U.from_params_arrays(fn, a.W, nil, 2)
+  return EmbedID(w.shape[1], w.shape[2], w, a.ignore_label)
+end
+
 function EmbedID:init(...)
   local a = args.parse('L.EmbedID', SIGNATURE, select('#', ...), ...)
   if type(a.in_size) ~= 'number' or type(a.out_size) ~= 'number' then

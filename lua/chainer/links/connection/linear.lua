@@ -13,6 +13,16 @@ local Linear = Link:extend('Linear')
 local SIGNATURE = args.signature { 'in_size', 'out_size', 'nobias', 'initialW', 'initial_bias' }
 local CALL_OPTIONS = args.accept { 'n_batch_axes' }
 
+-- Linear.from_params(W, b, nobias): a Linear of W's shape (out_size,
+-- in_size) whose parameters start as copies of W and b (Chainer 7).
+local FROM_PARAMS = args.signature { 'W', 'b', 'nobias' }
+function Linear.from_params(...)
+  local fn = 'L.Linear.from_params'
+  local a = args.parse(fn, FROM_PARAMS, select('#', ...), ...)
+  local w, b = U.from_params_arrays(fn, a.W, a.b, 2)
+  return Linear(w.shape[2], w.shape[1], a.nobias or false, w, b)
+end
+
 function Linear:init(...)
   local a = args.parse('L.Linear', SIGNATURE, select('#', ...), ...)
   local in_size, out_size = a.in_size, a.out_size

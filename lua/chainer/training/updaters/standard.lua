@@ -1,7 +1,8 @@
 -- StandardUpdater(iterator, optimizer, {converter =, device =, loss_func =,
--- loss_scale =, auto_new_epoch = true}).
+-- loss_scale =, auto_new_epoch = true, input_device =}).
 --
--- One step: batch = iterator:next(); in_arrays = converter(batch, device);
+-- device moves the model; input_device (default: device) is where batches go.
+-- One step: batch = iterator:next(); in_arrays = converter(batch, input_device);
 -- optimizer:update(loss_func or optimizer.target, in_arrays...).  The
 -- iterator and the optimizer may be tables of named ones ({main = ..., ...});
 -- a single one is named 'main'.  Subclasses override update_core() (the
@@ -28,8 +29,10 @@ end
 StandardUpdater._default_converter = default_converter
 
 -- Chainer's (iterator, optimizer, converter, device, loss_func, loss_scale,
--- auto_new_epoch), the ones after optimizer positional or by name.
-local SIGNATURE = args.signature { 'converter', 'device', 'loss_func', 'loss_scale', 'auto_new_epoch' }
+-- auto_new_epoch), the ones after optimizer positional or by name, and the
+-- keyword-only input_device (where batches go; default: device).
+local SIGNATURE = args.signature({ 'converter', 'device', 'loss_func', 'loss_scale', 'auto_new_epoch' },
+  { 'input_device' })
 
 function StandardUpdater:init(iterator, optimizer, ...)
   local opts = args.parse_at(3, 'StandardUpdater', SIGNATURE, select('#', ...), ...)
@@ -45,6 +48,8 @@ function StandardUpdater:init(iterator, optimizer, ...)
   self._optimizers = optimizer
   self.converter = opts.converter or default_converter
   self.device = opts.device
+  self.input_device = opts.input_device
+  if self.input_device == nil then self.input_device = opts.device end
   self.loss_func = opts.loss_func
   self.loss_scale = opts.loss_scale
   -- Chainer's: every optimizer scales its losses by it (static loss scaling)
@@ -126,7 +131,7 @@ function StandardUpdater:update_core()
   if batch == nil then
     error('StandardUpdater: the main iterator is exhausted (use a repeating iterator for training)', 0)
   end
-  local in_arrays = self.converter(batch, self.device)
+  local in_arrays = self.converter(batch, self.input_device)
   local opt = self._optimizers.main
   local loss_func = self.loss_func or opt.target
   call_with(loss_func, in_arrays, opt)

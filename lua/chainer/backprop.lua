@@ -326,6 +326,8 @@ local function per_target(gxs, idx, nt, nin)
   return false
 end
 
+M._per_target = per_target   -- (static_graph's replayed backward reads results the same way)
+
 -- backward on Variables: the output gradients become Variables, the
 -- results are checked and accumulated.
 local function backward_on_variables(st, f, ins, outs, idx, nt)

@@ -66,10 +66,13 @@ local lazy = {
   optimizer_hooks = 'chainer.optimizer_hooks',
   optimizer = 'chainer.optimizer',
   distributions = 'chainer.distributions',
+  graph_optimizations = 'chainer.graph_optimizations',
 }
 
 -- names Chainer exports at the top level from chainer.distributions
 local from_distributions = { Distribution = true, kl_divergence = true, cross_entropy = true, register_kl = true }
+-- and from chainer.graph_optimizations
+local from_graph_optimizations = { static_graph = true, static_code = true }
 
 -- reporter (Reporter, report, report_scope, Summary, DictSummary)
 do
@@ -142,6 +145,11 @@ setmetatable(chainer, {
     end
     if from_distributions[k] then
       local v = t.distributions[k]
+      rawset(t, k, v)
+      return v
+    end
+    if from_graph_optimizations[k] then
+      local v = t.graph_optimizations[k]
       rawset(t, k, v)
       return v
     end

@@ -291,18 +291,6 @@ function M.static_graph(fn, opts)
   end
 end
 
--- static_code(fn): fn runs on every call of a static graph, also when it is
--- replayed (its tensor results feed the recorded steps); outside one it is
--- a plain call.
-function M.static_code(fn)
-  if type(fn) ~= 'function' then
-    args.fail('static_code: fn must be a function (got ' .. type(fn) .. ')', 2)
-  end
-  return function(...)
-    local tr = trace.active
-    if tr then return tr:code(fn, ...) end
-    return fn(...)
-  end
-end
+M.static_code = require 'chainer.graph_optimizations.static_code'
 
 return M

@@ -72,6 +72,26 @@ function M.compile(trace, returns, args, keeps_graph)
       end
       st.idx, st.nt = idx, #idx
       for _, s in ipairs(st.outputs) do rg[s] = any and keeps_graph end
+      -- the template and the bindings as arrays (a numeric loop compiles;
+      -- pairs does not)
+      local tkeys, tvals = {}, {}
+      for k, v in pairs(st.template) do
+        tkeys[#tkeys + 1] = k
+        tvals[#tkeys] = v
+      end
+      st.tkeys, st.tvals, st.tn = tkeys, tvals, #tkeys
+      local bkeys, bslots = {}, {}
+      for k, slot in pairs(st.bindings or {}) do
+        bkeys[#bkeys + 1] = k
+        bslots[#bkeys] = slot
+      end
+      st.bkeys, st.bslots, st.bn = bkeys, bslots, #bkeys
+      st.new = M.constructor(st)
+      -- the one-output nodes' fast forward forms (their forward calls them)
+      local cls = st.cls
+      st.form = (#st.outputs == 1 and #st.inputs == 1 and cls.forward1 and 1)
+        or (#st.outputs == 1 and #st.inputs == 2 and cls.forward2 and 2) or 0
+      st.on_tensors = cls.backward_tensors ~= nil
     else
       st.nt = 0
     end
@@ -99,14 +119,21 @@ local StaticSchedule = FunctionNode:extend('StaticSchedule')
 M.StaticSchedule = StaticSchedule
 
 -- A VariableNode standing for slot s in a replayed node's inputs/outputs:
--- what retained-data accessors and backward implementations read.
-local function slot_node(pn, slots, s, rg)
-  local n = pn[s]
+-- what retained-data accessors and backward implementations read.  Nodes
+-- with backward_tensors read only the data (light); a Variable backward
+-- may ask for more.
+local function slot_node(pn, slots, s, rg, light)
+  local key = light and -s or s
+  local n = pn[key]
   if n then return n end
   local d = slots[s]
-  n = setmetatable({ creator = false, rank = 0, requires_grad = rg, data = d, _vref = false,
-    _meta = meta_of(d.ptr), _grad = false, _gown = false, _bp = 0 }, VariableNode)
-  pn[s] = n
+  if light then
+    n = setmetatable({ data = d, requires_grad = rg, _vref = false }, VariableNode)
+  else
+    n = setmetatable({ creator = false, rank = 0, requires_grad = rg, data = d, _vref = false,
+      _meta = meta_of(d.ptr), _grad = false, _gown = false, _bp = 0 }, VariableNode)
+  end
+  pn[key] = n
   return n
 end
 
@@ -128,41 +155,127 @@ local function run_code_step(st, slots)
   end
 end
 
+local new_tab = require 'table.new'
+
+-- The source text of key k in a table constructor, or nil.
+local function key_source(k)
+  if type(k) == 'string' then return string.format('[%q]', k) end
+  if type(k) == 'number' and k == k and k ~= math.huge and k ~= -math.huge then
+    return string.format('[%.17g]', k)
+  end
+  if type(k) == 'boolean' then return '[' .. tostring(k) .. ']' end
+  return nil
+end
+
+-- Generated constructors, one per list of keys: steps with the same keys
+-- share one prototype, so a trace through the step loop guards on it once.
+local constructors = setmetatable({}, { __mode = 'v' })
+
+-- A function slots -> a fresh node of the step's class with the recorded
+-- constructor fields, its tensor fields re-bound to this replay's slots: a
+-- table constructor (no loop, so the replay's step loop can compile).
+function M.constructor(st)
+  local bound = {}
+  for i = 1, st.bn do bound[st.bkeys[i]] = st.bslots[i] end
+  local parts, vals, slots_of = {}, {}, {}
+  for i = 1, st.tn do
+    local k = st.tkeys[i]
+    local ks = key_source(k)
+    if not ks then return nil end
+    if bound[k] then
+      slots_of[#slots_of + 1] = bound[k]
+      parts[#parts + 1] = ks .. ' = slots[S[' .. #slots_of .. ']]'
+    else
+      vals[#vals + 1] = st.tvals[i]
+      parts[#parts + 1] = ks .. ' = V[' .. #vals .. ']'
+    end
+  end
+  local src = 'local V, S, cls, setmetatable = ...\n' ..
+    'return function(slots) return setmetatable({ ' .. table.concat(parts, ', ') .. ' }, cls) end'
+  local make = constructors[src]
+  if not make then
+    make = assert(loadstring(src, '=static_graph step'))
+    constructors[src] = make
+  end
+  return make(vals, slots_of, st.cls, setmetatable)
+end
+
+-- The same, with a loop (keys a constructor cannot spell).
+local function instance(st, slots)
+  local tn, bn = st.tn, st.bn
+  local f = new_tab(0, tn + 4)
+  local tkeys, tvals = st.tkeys, st.tvals
+  for i = 1, tn do f[tkeys[i]] = tvals[i] end
+  if bn > 0 then
+    local bkeys, bslots = st.bkeys, st.bslots
+    for i = 1, bn do f[bkeys[i]] = slots[bslots[i]] end
+  end
+  return setmetatable(f, st.cls)
+end
+
+-- Makes f look applied for its backward: input and output nodes, retained
+-- outputs.
+local function attach(f, st, slots, pn, rg, ys, y1)
+  local ins, outs = st.inputs, st.outputs
+  local light = st.on_tensors
+  local form = st.form
+  if light and form > 0 and not f._output_indexes_to_retain then
+    -- (no loop: the common one- and two-input nodes; backward_tensors
+    -- reads its inputs' data only)
+    local i1 = ins[1]
+    if form == 1 then
+      f.inputs = { slot_node(pn, slots, i1, rg[i1], true) }
+    else
+      local i2 = ins[2]
+      f.inputs = { slot_node(pn, slots, i1, rg[i1], true), slot_node(pn, slots, i2, rg[i2], true) }
+    end
+    return
+  end
+  local inodes, onodes = {}, {}
+  for i = 1, #ins do inodes[i] = slot_node(pn, slots, ins[i], rg[ins[i]], light) end
+  for j = 1, #outs do onodes[j] = slot_node(pn, slots, outs[j], true, light) end
+  f.inputs, f.outputs = inodes, onodes
+  local ro = f._output_indexes_to_retain
+  if ro then
+    local rd = {}
+    for k = 1, #ro do rd[k] = ys and ys[ro[k]] or y1 end
+    f._retained_output_data = rd
+  end
+end
+
 function StaticSchedule:forward(in_data)
   local sched = self.schedule
-  local slots = {}
+  local slots = new_tab(sched.nslots, 0)
   local outer = sched.outer_slots
   for i = 1, #outer do slots[outer[i]] = in_data[i] end
   local consts = sched.consts
   for i = 1, #consts do slots[consts[i].slot] = consts[i].tensor end
   local steps = sched.steps
   local keep = sched.keeps_graph
-  local nodes, pn, rg = keep and {} or nil, keep and {} or nil, sched.rg
+  local nodes, pn, rg = keep and new_tab(#steps, 0) or nil, keep and new_tab(0, 8) or nil, sched.rg
   for s = 1, #steps do
     local st = steps[s]
     if st.kind == 'node' then
-      local f = {}
-      for k, v in pairs(st.template) do f[k] = v end
-      local b = st.bindings
-      if b then for k, slot in pairs(b) do f[k] = slots[slot] end end
-      setmetatable(f, st.cls)
-      local ins = st.inputs
-      local xs = {}
-      for i = 1, #ins do xs[i] = slots[ins[i]] end
-      local ys = f:forward(xs)
-      local outs = st.outputs
-      for j = 1, #outs do slots[outs[j]] = ys[j] end
+      local new = st.new
+      local f
+      if new then f = new(slots) else f = instance(st, slots) end
+      local ins, outs = st.inputs, st.outputs
+      local form = st.form
+      local ys, y1
+      if form == 1 then
+        y1 = f:forward1(slots[ins[1]])
+        slots[outs[1]] = y1
+      elseif form == 2 then
+        y1 = f:forward2(slots[ins[1]], slots[ins[2]])
+        slots[outs[1]] = y1
+      else
+        local xs = {}
+        for i = 1, #ins do xs[i] = slots[ins[i]] end
+        ys = f:forward(xs)
+        for j = 1, #outs do slots[outs[j]] = ys[j] end
+      end
       if keep and st.nt > 0 then
-        local inodes, onodes = {}, {}
-        for i = 1, #ins do inodes[i] = slot_node(pn, slots, ins[i], rg[ins[i]]) end
-        for j = 1, #outs do onodes[j] = slot_node(pn, slots, outs[j], true) end
-        f.inputs, f.outputs = inodes, onodes
-        local ro = f._output_indexes_to_retain
-        if ro then
-          local rd = {}
-          for k = 1, #ro do rd[k] = ys[ro[k]] end
-          f._retained_output_data = rd
-        end
+        attach(f, st, slots, pn, rg, ys, y1)
         nodes[s] = f
       end
     else
@@ -214,28 +327,54 @@ local function shared_result(gxs, idx, nt)
   return false
 end
 
+-- Hands target input i of a step the sum its slot owns, to add into in
+-- place.
+local function hand_over(grads, gown, gxs, ins, i)
+  local s = ins[i]
+  if gown[s] then
+    local g = grads[s]
+    if g then gxs[i] = g end
+  end
+end
+
+-- Takes the result for target input i back from gxs and adds it to its
+-- slot's sum (unless it is that sum, added into in place).
+local function take_result(grads, gown, gys, gxs, ins, i, nout, own, shared)
+  local g = gxs[i]
+  if g == nil then return end
+  gxs[i] = nil
+  local s = ins[i]
+  if g == grads[s] and gown[s] then return end
+  local owned = own or (g ~= gys[1] and (nout == 1 or not passed_on(g, gys, nout)))
+  if shared then owned = false end
+  accumulate(grads, gown, s, g, owned)
+end
+
+-- One step's backward_tensors (the one- and two-target cases without a
+-- loop, so that the step loop compiles).
 local function step_on_tensors(f, st, grads, gown, gys, gxs, nout, own)
   local ins, idx, nt = st.inputs, st.idx, st.nt
-  for k = 1, nt do
-    local i = idx[k]
-    local s = ins[i]
-    if gown[s] and grads[s] then gxs[i] = grads[s] end   -- a sum to add into in place
+  if nt == 1 then
+    local i = idx[1]
+    hand_over(grads, gown, gxs, ins, i)
+    f:backward_tensors(idx, gys, gxs, own)
+    take_result(grads, gown, gys, gxs, ins, i, nout, own, false)
+    return
   end
+  if nt == 2 then
+    local i1, i2 = idx[1], idx[2]
+    hand_over(grads, gown, gxs, ins, i1)
+    hand_over(grads, gown, gxs, ins, i2)
+    f:backward_tensors(idx, gys, gxs, own)
+    local shared = gxs[i1] ~= nil and gxs[i1] == gxs[i2]
+    take_result(grads, gown, gys, gxs, ins, i1, nout, own, shared)
+    take_result(grads, gown, gys, gxs, ins, i2, nout, own, shared)
+    return
+  end
+  for k = 1, nt do hand_over(grads, gown, gxs, ins, idx[k]) end
   f:backward_tensors(idx, gys, gxs, own)
-  local shared = nt > 1 and shared_result(gxs, idx, nt)
-  for k = 1, nt do
-    local i = idx[k]
-    local g = gxs[i]
-    if g ~= nil then
-      gxs[i] = nil
-      local s = ins[i]
-      if not (g == grads[s] and gown[s]) then
-        local owned = own or (g ~= gys[1] and not passed_on(g, gys, nout))
-        if shared then owned = false end
-        accumulate(grads, gown, s, g, owned)
-      end
-    end
-  end
+  local shared = shared_result(gxs, idx, nt)
+  for k = 1, nt do take_result(grads, gown, gys, gxs, ins, idx[k], nout, own, shared) end
 end
 
 local function step_on_variables(f, st, grads, gown, gys, nout)
@@ -275,7 +414,7 @@ local function run_backward(self, idx, gys, gxs, own)
     error('static_graph: this replayed forward kept no graph (it ran without backprop or without inputs ' ..
       'that need a gradient)', 0)
   end
-  local grads, gown = {}, {}
+  local grads, gown = new_tab(sched.nslots, 0), new_tab(sched.nslots, 0)
   local out_slots = sched.out_slots
   for j = 1, #out_slots do
     local g = gys[j]
@@ -290,26 +429,37 @@ local function run_backward(self, idx, gys, gxs, own)
       local outs = st.outputs
       local nout = #outs
       local any, own_all = false, true
-      for j = 1, nout do
-        local o = outs[j]
+      if nout == 1 then
+        local o = outs[1]
         local g = grads[o]
         if g then
-          any = true
-          if not gown[o] then own_all = false end
+          any, own_all = true, gown[o]
           grads[o] = nil
-          sgys[j] = g
-        else
-          sgys[j] = nil
+          sgys[1] = g
+        end
+      else
+        for j = 1, nout do
+          local o = outs[j]
+          local g = grads[o]
+          if g then
+            any = true
+            if not gown[o] then own_all = false end
+            grads[o] = nil
+            sgys[j] = g
+          else
+            sgys[j] = nil
+          end
         end
       end
       if any then
-        if f.backward_tensors then
+        if st.on_tensors then
           step_on_tensors(f, st, grads, gown, sgys, sgxs, nout, own_all)
         else
           step_on_variables(f, st, grads, gown, sgys, nout)
         end
       end
-      for j = 1, nout do sgys[j] = nil end
+      sgys[1] = nil
+      if nout > 1 then for j = 2, nout do sgys[j] = nil end end
     end
   end
   local outer = sched.outer_slots

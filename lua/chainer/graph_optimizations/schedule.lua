@@ -221,7 +221,9 @@ local function attach(f, st, slots, pn, rg, ys, y1)
   local form = st.form
   if light and form > 0 and not f._output_indexes_to_retain then
     -- (no loop: the common one- and two-input nodes; backward_tensors
-    -- reads its inputs' data only)
+    -- reads only the data of the inputs it retained, so a node retaining
+    -- none needs no input nodes)
+    if not f._input_indexes_to_retain then return end
     local i1 = ins[1]
     if form == 1 then
       f.inputs = { slot_node(pn, slots, i1, rg[i1], true) }

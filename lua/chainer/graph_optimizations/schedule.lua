@@ -24,7 +24,8 @@ local new_var, VariableNode = Variable.new_var, Variable.VariableNode
 local meta_of = VariableNode.meta_of
 local is_tensor = T.is_tensor
 local T_add = T._var_add or T.add
-local per_target = backprop._per_target
+-- (the traversal's own readings of a backward's results)
+local per_target, passed_on, shared_result = backprop._per_target, backprop._passed_on, backprop._shared_result
 local global_hooks = hookmod.list
 
 local M = {}
@@ -308,25 +309,6 @@ local function accumulate(grads, gown, s, g, owned)
   else
     grads[s], gown[s] = T_add(cur, g), true
   end
-end
-
-local function passed_on(g, gys, nout)
-  for j = 1, nout do
-    if gys[j] == g then return true end
-  end
-  return false
-end
-
-local function shared_result(gxs, idx, nt)
-  for k = 1, nt - 1 do
-    local g = gxs[idx[k]]
-    if g ~= nil then
-      for m = k + 1, nt do
-        if gxs[idx[m]] == g then return true end
-      end
-    end
-  end
-  return false
 end
 
 -- Hands target input i of a step the sum its slot owns, to add into in

@@ -46,6 +46,13 @@ end
 local StaticCNN = CNN:extend('StaticCNN')
 StaticCNN.forward = static_graph(CNN.forward)
 
+-- A static MLP and a define-by-run one with the same parameters (float64).
+local function twin_mlps()
+  local m, ref = StaticMLP('float64'), MLP('float64')
+  ref:copyparams(m)
+  return m, ref
+end
+
 local function max_diff(a, b) return T.max(T.abs(a - b)):item() end
 
 -- Trains a define-by-run and a static copy side by side with MomentumSGD;
@@ -100,9 +107,7 @@ describe('static_graph', function()
   end
 
   it('gives a changed batch size its own schedule', function()
-    local m = StaticMLP('float64')
-    local ref = MLP('float64')
-    ref:copyparams(m)
+    local m, ref = twin_mlps()
     local x6, x4 = T.random.randn({ 6, 6 }, 'float64'), T.random.randn({ 4, 6 }, 'float64')
     local seen = {}
     for _, x in ipairs({ x6, x6, x6, x4, x4, x4, x6 }) do
@@ -114,9 +119,7 @@ describe('static_graph', function()
   end)
 
   it('replays without backprop (inference) and in test mode, each its own schedule', function()
-    local m = StaticMLP('float64')
-    local ref = MLP('float64')
-    ref:copyparams(m)
+    local m, ref = twin_mlps()
     local x = T.random.randn({ 2, 6 }, 'float64')
     for _ = 1, 3 do
       chainer.no_backprop_mode(function() H.close(m(x, labels(2)), ref(x, labels(2)), 1e-12) end)
@@ -125,9 +128,7 @@ describe('static_graph', function()
   end)
 
   it('gives gradients with respect to the inputs, and honours retain_grad', function()
-    local m = StaticMLP('float64')
-    local ref = MLP('float64')
-    ref:copyparams(m)
+    local m, ref = twin_mlps()
     local xd = T.random.randn({ 3, 6 }, 'float64')
     for it = 1, 3 do
       local x1, x2 = chainer.Variable(xd:copy()), chainer.Variable(xd:copy())

@@ -118,6 +118,14 @@ describe('static_graph', function()
     assert.same({ false, false, true, false, false, true, true }, seen)
   end)
 
+  it('keeps one schedule with minimize_cache_size', function()
+    local f = static_graph(function(x) return F.sum(F.tanh(x)) end, { minimize_cache_size = true })
+    local x3, x4 = chainer.Variable(T.ones({ 3 })), chainer.Variable(T.ones({ 4 }))
+    local seen = {}
+    for _, x in ipairs({ x3, x3, x3, x4, x4, x3 }) do seen[#seen + 1] = replayed(f(x)) end
+    assert.same({ false, false, true, false, false, false }, seen)
+  end)
+
   it('replays without backprop (inference) and in test mode, each its own schedule', function()
     local m, ref = twin_mlps()
     local x = T.random.randn({ 2, 6 }, 'float64')

@@ -9,7 +9,13 @@
 --       var_mul_add (h * a + b on Variables, no backward),
 --       bmm_small ((3,2,4) @ (3,4,1) batched matmul),
 --       linear_b1 (F.linear at batch 1: 1x784 @ 784x1000^T, no backprop),
---       add_64k (T.add of 65536-element tensors: allocator path)
+--       add_64k (T.add of 65536-element tensors: allocator path),
+--       node_static (node's loop body under chainer.static_graph: replayed),
+--       mlp_step, mlp_step_static (bench/'s MLP 784-1000-1000-10, batch 100:
+--       forward, softmax cross entropy, backward, SGD; without and with
+--       static_graph on the MLP's forward),
+--       mlp_small, mlp_small_static (the same step on a 784-100-10 MLP at
+--       batch 8, where the per-node work is a larger share)
 local chainer = require 'chainer'
 local F = require 'chainer.functions'
 local T = chainer.tensor
@@ -52,8 +58,59 @@ elseif mode == 'linear_b1' then
 elseif mode == 'add_64k' then
   local a, b = T.ones({ 65536 }), T.ones({ 65536 })
   body = function() for _ = 1, 10 do T.add(a, b) end end
+elseif mode == 'node_static' then
+  local a = chainer.Variable(T.full({ 10 }, 1.001))
+  local b = chainer.Variable(T.full({ 10 }, 0.001))
+  local x = chainer.Variable(T.full({ 10 }, 0.5))
+  local forward = chainer.static_graph(function(x0)
+    local h = x0
+    for _ = 1, 50 do h = h * a + b end
+    return F.sum(h)
+  end)
+  body = function()
+    local loss = forward(x)
+    loss:backward()
+    x:cleargrad() a:cleargrad() b:cleargrad()
+  end
+elseif mode:match('^mlp_') then
+  package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. package.path
+  local L = chainer.links
+  local Net
+  local small = mode:match('^mlp_small') ~= nil
+  if small then
+    Net = chainer.Chain:extend('ProbeSmallMLP')
+    function Net:init() self.l1 = L.Linear(784, 100) self.l2 = L.Linear(100, 10) end
+    function Net:forward(x) return self.l2(F.relu(self.l1(x))) end
+  else
+    Net = require('bench').MLP():extend('ProbeMLP')
+  end
+  if mode:match('_static$') then Net.forward = chainer.static_graph(Net.forward) end
+  T.random.seed(0)
+  local model = Net()
+  local opt = chainer.optimizers.SGD { lr = 0.01 }:setup(model)
+  local batch = small and 8 or 100
+  local x = T.random.uniform(-1, 1, { batch, 784 }, 'float32')
+  local t = T.random.randint(0, 10, { batch }, 'int32')
+  body = function()
+    local loss = F.softmax_cross_entropy(model(x), t)
+    model:cleargrads()
+    loss:backward()
+    opt:update()
+  end
 else
   error('probe: unknown mode ' .. mode)
+end
+
+if os.getenv('PROBE_TIME') then
+  -- wall-time mode (bench/static_graph.sh): n warm-up iterations, then n
+  -- timed ones; prints wall and CPU microseconds per iteration
+  package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. package.path
+  local B = require 'bench'
+  for _ = 1, n do body() end
+  local w0, c0 = B.now(), B.cpu_time()
+  for _ = 1, n do body() end
+  print(string.format('%s wall_us %.2f cpu_us %.2f', mode, (B.now() - w0) / n * 1e6, (B.cpu_time() - c0) / n * 1e6))
+  return
 end
 
 for _ = 1, n do body() end

@@ -326,6 +326,7 @@ local function per_target(gxs, idx, nt, nin)
   return false
 end
 
+
 -- backward on Variables: the output gradients become Variables, the
 -- results are checked and accumulated.
 local function backward_on_variables(st, f, ins, outs, idx, nt)
@@ -394,6 +395,9 @@ local function shared_result(gxs, idx, nt)
   end
   return false
 end
+
+-- (static_graph's replayed backward reads results the same way)
+M._per_target, M._passed_on, M._shared_result = per_target, passed_on, shared_result
 
 -- One tensor given to two targets (nodes x1, x2, delivered in that order)
 -- may be owned by x1 alone, and only when x2 will add it into a sum it

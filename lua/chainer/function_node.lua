@@ -24,6 +24,9 @@ local class = require 'chainer.class'
 local config = require('chainer.config').config
 local Variable = require 'chainer.variable'
 local hookmod = require 'chainer.function_hook'
+-- static_graph's recorder: trace.active is a trace while a decorated
+-- forward is being recorded (graph_optimizations/trace.lua), else false
+local trace = require 'chainer.graph_optimizations.trace'
 
 local new_var, node_of, VariableNode = Variable.new_var, Variable.node_of, Variable.VariableNode
 local meta_of = VariableNode.meta_of
@@ -348,6 +351,7 @@ end
 -- arithmetic operators of functions/math/basic_math.lua do).
 function FunctionNode.can_skip_node(requires_grad)
   return (not requires_grad or not config.enable_backprop) and global_hooks[1] == nil and not config.debug
+    and not trace.active
 end
 
 ---------------------------------------------------------------------------
@@ -405,6 +409,9 @@ function FunctionNode:apply(inputs)
     for i = 1, #hooks do hooks[i]:forward_preprocess(self, in_data) end
   end
 
+  local tracer = trace.active
+  local template = tracer and trace.template(self)
+
   local outs = self:forward(in_data)
 
   if hooked then
@@ -412,6 +419,7 @@ function FunctionNode:apply(inputs)
   end
   if type(outs) ~= 'table' or (outs[1] ~= nil and not is_tensor(outs[1])) then bad_output(self, outs) end
   local nout = #outs
+  if tracer then tracer:node(self, template, inputs, in_data, outs) end
 
   if config.debug then
     for j = 1, nout do
@@ -447,11 +455,11 @@ end
 -- (FunctionNode.can_skip_node is false) and have checked the operands: the
 -- same node as apply() builds (link), without the tables apply needs for
 -- any number of inputs and outputs.  Whatever else apply does (hooks,
--- debug checks) sends them to apply() itself.  (Their classes define no
+-- debug checks, static_graph's recording) sends them to apply() itself.  (Their classes define no
 -- type check, and a new node has no local hook.)
 -- x is a Variable (with data) or a tensor; d is its tensor.
 function FunctionNode:apply1(x, d)
-  if global_hooks[1] ~= nil or config.debug then return self:apply({ x })[1] end
+  if global_hooks[1] ~= nil or config.debug or trace.active then return self:apply({ x })[1] end
   local y = self:forward1(d)
   local n1 = input_node(x)
   local v = link(self, { n1 }, n1.rank, y, nil, nil, d)
@@ -460,7 +468,7 @@ end
 
 -- a, b are Variables or tensors; da, db their tensors.
 function FunctionNode:apply2(a, b, da, db)
-  if global_hooks[1] ~= nil or config.debug then return self:apply({ a, b })[1] end
+  if global_hooks[1] ~= nil or config.debug or trace.active then return self:apply({ a, b })[1] end
   local y = self:forward2(da, db)
   local n1, n2 = input_node(a), input_node(b)
   local rank = n1.rank

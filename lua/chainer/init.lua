@@ -71,6 +71,7 @@ local lazy = {
   optimizer_hooks = 'chainer.optimizer_hooks',
   optimizer = 'chainer.optimizer',
   distributions = 'chainer.distributions',
+  graph_optimizations = 'chainer.graph_optimizations',
 }
 
 -- names Chainer also exports at the top level, loaded from the module that
@@ -83,6 +84,7 @@ local from_modules = {
   Initializer = 'initializers',
   should_use_cudnn = 'cuda', should_use_cudnn_tensor_core = 'cuda',
   is_arrays_compatible = 'backend',
+  static_graph = 'graph_optimizations', static_code = 'graph_optimizations',
 }
 
 -- reporter (Reporter, report, report_scope, Summary, DictSummary)

@@ -11,6 +11,7 @@ local T = require 'chainer.tensor'
 local config = require('chainer.config').config
 local Variable = require 'chainer.variable'
 local U = require 'chainer.functions.noise._util'
+local static_code = require 'chainer.graph_optimizations.static_code'
 
 local M = {}
 
@@ -18,6 +19,11 @@ local Dropout = U.MulConstant:extend('Dropout')
 M.Dropout = Dropout
 
 local OPTIONS = args.accept { 'ratio', 'mask', 'return_mask' }
+
+-- The scaled keep-mask; static_code: a replayed static graph draws it anew.
+local draw_mask = static_code(function(shape, dtype, ratio)
+  return T.ge(T.random.rand(shape, dtype), ratio):astype(dtype) * (1 / (1 - ratio))
+end)
 
 function M.dropout(x, ratio, opts)
   local fn = 'dropout'
@@ -38,7 +44,7 @@ function M.dropout(x, ratio, opts)
   if opts.mask ~= nil and opts.mask ~= false then
     mask = U.shaped(fn, 'mask', opts.mask, d.shape, d.dtype, 2)
   else
-    mask = T.ge(T.random.rand(d.shape, d.dtype), ratio):astype(d.dtype) * (1 / (1 - ratio))
+    mask = draw_mask(d.shape, d.dtype, ratio)
   end
   local y = U.mul_const(x, mask, Dropout)
   if opts.return_mask then return y, mask end

@@ -9,10 +9,14 @@ local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
 local U = require 'chainer.functions.noise._util'
 local shape_equal = require('chainer.functions.math.sum_to').shape_equal
+local static_code = require 'chainer.graph_optimizations.static_code'
 
 local M = {}
 
 local OPTIONS = args.accept { 'eps', 'return_eps' }
+
+-- static_code: a replayed static graph draws the noise anew.
+local draw_eps = static_code(function(shape, dtype) return T.random.randn(shape, dtype) end)
 
 function M.gaussian(mean, ln_var, opts)
   local fn = 'gaussian'
@@ -27,7 +31,7 @@ function M.gaussian(mean, ln_var, opts)
   if opts.eps ~= nil and opts.eps ~= false then
     eps = U.shaped(fn, 'eps', opts.eps, md.shape, md.dtype, 2)
   else
-    eps = T.random.randn(md.shape, md.dtype)
+    eps = draw_eps(md.shape, md.dtype)
   end
   local F = H.F()
   local y = F.exp(Variable.as_variable(ln_var) * 0.5) * eps + mean

@@ -25,6 +25,8 @@ function M.gumbel_softmax(log_p, opts)
   local axis = H.axis(opts.axis == nil and 1 or opts.axis, d.ndim, fn, 2)
   -- u in (0, 1): the smallest normal-ish value keeps both logs finite
   local tiny = d.dtype == 'float64' and 1e-300 or 1e-30
+  -- (a replayed static graph would repeat this draw: record define-by-run)
+  require('chainer.graph_optimizations.trace').refuse('F.gumbel_softmax draws its noise outside chainer.static_code')
   local u = T.clip(T.random.rand(d.shape, 'float64'), tiny, 1 - 1e-16)
   local g = (-T.log(-T.log(u))):astype(d.dtype)
   local F = H.F()

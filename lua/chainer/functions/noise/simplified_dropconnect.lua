@@ -54,6 +54,8 @@ function M.simplified_dropconnect(x, W, b, opts)
   elseif ratio == 0 then
     mask = nil
   else
+    -- (a replayed static graph would repeat this draw: record define-by-run)
+    require('chainer.graph_optimizations.trace').refuse('F.simplified_dropconnect draws its mask outside chainer.static_code')
     mask = T.ge(T.random.rand(mshape, wd.dtype), ratio):astype(wd.dtype)
   end
   local F = H.F()

@@ -35,6 +35,8 @@ function M.zoneout(h, x, opts)
     error(string.format('zoneout: ratio must be a number in [0, 1] (got %s)', tostring(ratio)), 2)
   end
   if not config.train then return Variable.as_variable(x) end
+  -- (a replayed static graph would repeat this draw: record define-by-run)
+  require('chainer.graph_optimizations.trace').refuse('F.zoneout draws its mask outside chainer.static_code')
   local fx = T.ge(T.random.rand(xd.shape, xd.dtype), ratio):astype(xd.dtype)
   local f = setmetatable({}, Zoneout)
   f.fx, f.fh = fx, 1 - fx

@@ -16,6 +16,7 @@
 -- Chainer.  fixed_batch_normalization is composed of differentiable
 -- functions (all five inputs get gradients, to any order).
 local args = require 'chainer._args'
+local trace = require 'chainer.graph_optimizations.trace'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
@@ -144,6 +145,10 @@ function M.batch_normalization(x, gamma, beta, opts)
   local f = setmetatable({}, BN)
   f.L, f.eps = L, eps
   local y = f:apply({ x, gamma, beta })[1]
+  if rm ~= nil or rv ~= nil then
+    -- (updated outside the node: a replayed static graph would skip it)
+    trace.refuse('F.batch_normalization updates running statistics outside its node')
+  end
   if rm ~= nil then
     rm:copy_(rm * decay + f.mean:reshape(L.gshape) * (1 - decay))
   end

@@ -10,7 +10,7 @@
  * single-threaded inside them (OpenBLAS's OpenMP build detects the parallel
  * region), and gets all threads when the batch is too small to split.
  * float32 picks per shape: Winograd F(2x2, 3x3) for 3x3 stride-1 layers of
- * 32+ channels (forward and data gradient, conv_winograd.h), the direct
+ * 32+ channels (all three passes, conv_winograd.h), the direct
  * AVX2 kernels for short reductions (conv_direct.h), else im2col + gemm.
  * Front doors (checks, geometry, contiguous operands, outputs):
  * runtime/ops/conv.c.
@@ -162,7 +162,10 @@ ch_status ch_cpu_conv_backward_filter(const ch_conv_geom *g, const ch_tensor *x,
         memset(gw->data, 0, (size_t)gw->numel * ch_dtype_size((ch_dtype)gw->dt));
         bad = 0;
     } else if (x->dt == CH_FLOAT32) {
-        bad = cd_conv_backward_filter(g, (const float *)ch_base(x), (const float *)ch_base(gy), (float *)gw->data);
+        bad = wg_conv_backward_filter(g, (const float *)ch_base(x), (const float *)ch_base(gy), (float *)gw->data);
+        if (bad < 0)
+            bad = cd_conv_backward_filter(g, (const float *)ch_base(x), (const float *)ch_base(gy),
+                                          (float *)gw->data);
         if (bad < 0)
             bad = backward_filter_f32(g, (const float *)ch_base(x), (const float *)ch_base(gy), (float *)gw->data);
     } else

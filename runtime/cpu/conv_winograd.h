@@ -14,7 +14,9 @@
  *   y tile       = A^T M A (2x2), plus the bias, clipped to the output.
  * The data gradient is the same computation on gy with the filter
  * transposed (C <-> Cout) and flipped, padded by 2 - pad (the full
- * correlation).  The filter gradient stays on im2col + gemm.
+ * correlation).  The filter gradient is its adjoint in U:
+ *   dU[xi] = sum over chunks of (A gy A^T)[xi] (O x T) . V[xi]^T (T x C),
+ *   gW     = G^T dU G.
  * Used when both channel counts are at least WG_MIN_CHANNELS (below that
  * the gemms are too thin and the transforms dominate).
  */
@@ -194,6 +196,42 @@ static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, 
     return 0;
 }
 
+/* G[xi][o][t] = (A g A^T)[xi] of each 2x2 tile of gy (zero past the
+ * output), for images [n0, n0 + nb). */
+static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_t nb, int64_t T, float *G) {
+    int64_t Co = p->Co, OH = p->OH, OW = p->OW, TH = p->TH, TW = p->TW;
+    CH_PAR_FOR(nb * Co >= 2 && ch_threads() > 1, int64_t no = 0; no < nb * Co; no++, {
+        int64_t n = no / Co, o = no % Co;
+        const float *src = gy + ((n0 + n) * Co + o) * OH * OW;
+        int64_t xs = Co * T;
+        for (int64_t ty = 0; ty < TH; ty++) {
+            float *restrict gp = G + o * T + (n * TH + ty) * TW;
+            for (int64_t tx = 0; tx < TW; tx++) {
+                float m[2][2];
+                for (int a = 0; a < 2; a++)
+                    for (int b = 0; b < 2; b++) {
+                        int64_t y = 2 * ty + a, x = 2 * tx + b;
+                        m[a][b] = y < OH && x < OW ? src[y * OW + x] : 0.0f;
+                    }
+                /* A m: rows (m0, m0 + m1, m0 - m1, -m1), then the same along the row */
+                float r[4][2];
+                for (int b = 0; b < 2; b++) {
+                    r[0][b] = m[0][b];
+                    r[1][b] = m[0][b] + m[1][b];
+                    r[2][b] = m[0][b] - m[1][b];
+                    r[3][b] = -m[1][b];
+                }
+                for (int a = 0; a < 4; a++) {
+                    gp[(a * 4 + 0) * xs + tx] = r[a][0];
+                    gp[(a * 4 + 1) * xs + tx] = r[a][0] + r[a][1];
+                    gp[(a * 4 + 2) * xs + tx] = r[a][0] - r[a][1];
+                    gp[(a * 4 + 3) * xs + tx] = -r[a][1];
+                }
+            }
+        }
+    });
+}
+
 /* Forward: -1 when Winograd does not apply, else 0/1 (ok/oom). */
 static int wg_conv_forward(const conv_geom *g, const float *x, const float *w, const float *b, float *y) {
     if (!wg_usable(g))
@@ -223,4 +261,56 @@ static int wg_conv_backward_data(const conv_geom *g, const float *gy, const floa
     int bad = wg_run(&p, g->N, gy, U, NULL, gx);
     free(U);
     return bad;
+}
+
+/* Filter gradient: dU accumulated over chunks of images, then gW = G^T dU G. */
+static int wg_conv_backward_filter(const conv_geom *g, const float *x, const float *gy, float *gw) {
+    if (!wg_usable(g))
+        return -1;
+    wg_prob p = { g->C, g->Cout, g->in[0], g->in[1], g->out[0], g->out[1], g->p[0], g->p[1],
+                  (g->out[0] + 1) / 2, (g->out[1] + 1) / 2 };
+    int64_t N = g->N, Co = p.Co, Ci = p.Ci, tiles = p.TH * p.TW;
+    int64_t per = 16 * (Ci + Co) * tiles * (int64_t)sizeof(float);
+    int64_t nb = per > 0 ? WG_CHUNK_BYTES / per : N;
+    if (nb < 1)
+        nb = 1;
+    if (nb > N)
+        nb = N;
+    float *V = (float *)conv_scratch(0, (size_t)(16 * Ci * nb * tiles) * sizeof(float));
+    float *Gt = (float *)conv_scratch(1, (size_t)(16 * Co * nb * tiles) * sizeof(float));
+    float *dU = (float *)malloc((size_t)(16 * Co * Ci) * sizeof(float));
+    if (!V || !Gt || !dU) {
+        free(dU);
+        return 1;
+    }
+    for (int64_t n0 = 0; n0 < N; n0 += nb) {
+        int64_t cb = N - n0 < nb ? N - n0 : nb, T = cb * tiles;
+        float beta = n0 == 0 ? 0.0f : 1.0f; /* chunks added in order: no dependence on threads */
+        wg_input(&p, x, n0, cb, T, V);
+        wg_grad_output(&p, gy, n0, cb, T, Gt);
+        CH_PAR_FOR(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Co, (int)Ci, (int)T, 1.0f,
+                        Gt + (int64_t)xi * Co * T, (int)T, V + (int64_t)xi * Ci * T, (int)T, beta,
+                        dU + (int64_t)xi * Co * Ci, (int)Ci);
+        });
+    }
+    /* gW[o][i] = G^T dU[.][o][i] G, G^T = [[1, .5, .5, 0], [0, .5, -.5, 0], [0, .5, .5, 1]] */
+    CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t oi = 0; oi < Co * Ci; oi++, {
+        float u[4][4], t[3][4];
+        for (int xi = 0; xi < 16; xi++)
+            u[xi / 4][xi % 4] = dU[(int64_t)xi * Co * Ci + oi];
+        for (int b = 0; b < 4; b++) {
+            t[0][b] = u[0][b] + 0.5f * (u[1][b] + u[2][b]);
+            t[1][b] = 0.5f * (u[1][b] - u[2][b]);
+            t[2][b] = 0.5f * (u[1][b] + u[2][b]) + u[3][b];
+        }
+        float *dst = gw + oi * 9;
+        for (int a = 0; a < 3; a++) {
+            dst[a * 3 + 0] = t[a][0] + 0.5f * (t[a][1] + t[a][2]);
+            dst[a * 3 + 1] = 0.5f * (t[a][1] - t[a][2]);
+            dst[a * 3 + 2] = 0.5f * (t[a][1] + t[a][2]) + t[a][3];
+        }
+    });
+    free(dU);
+    return 0;
 }

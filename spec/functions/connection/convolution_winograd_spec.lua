@@ -1,6 +1,6 @@
 -- Float32 3x3 stride-1 convolutions with 32+ input and output channels take
--- Winograd F(2x2, 3x3) (runtime/cpu/conv_winograd.h) for the forward pass
--- and the data gradient (so also F.deconvolution_2d's forward).  These
+-- Winograd F(2x2, 3x3) (runtime/cpu/conv_winograd.h) for all three passes
+-- (the data-gradient kernel is also F.deconvolution_2d's forward).  These
 -- compare them with the float64 computation (im2col + gemm) on shapes that
 -- hit the edge cases: odd sizes (ragged last tiles), pad 0 and 2, 1x1
 -- images, a bias, a batch larger than one chunk of the transform buffers.

@@ -24,6 +24,17 @@ local function labels(n, k) return T.random.randint(0, k, { n }, 'int32') end
 
 local W = {}
 
+-- One training step of a classifier: forward, softmax cross entropy,
+-- backward, update (as workloads.py's train_step).
+local function train_step(model, opt, x, t)
+  return function()
+    local loss = F.softmax_cross_entropy(model(x), t)
+    model:cleargrads()
+    loss:backward()
+    opt:update()
+  end
+end
+
 -- 1. MLP 784-1000-1000-10, ReLU, batch 100, SGD: samples/s
 local MLP = B.MLP()
 
@@ -31,13 +42,7 @@ function W.mlp()
   local model = MLP()
   local opt = optimizers.SGD { lr = 0.01 }:setup(model)
   local x = T.random.uniform(-1, 1, { 100, 784 }, 'float32')
-  local t = labels(100, 10)
-  local function step()
-    local loss = F.softmax_cross_entropy(model(x), t)
-    model:cleargrads()
-    loss:backward()
-    opt:update()
-  end
+  local step = train_step(model, opt, x, labels(100, 10))
   local times = B.time(step, q and 3 or 20, opts.warmup, opts.reps)
   return { unit = 'samples/s', per_iter = 100, times = times,
     gemm_flop_per_iter = 2 * 100 * (784 * 1000 + 1000 * 1000 + 1000 * 10) * 3 - 2 * 100 * 784 * 1000 }
@@ -61,13 +66,7 @@ function W.lenet()
   local model = LeNet()
   local opt = optimizers.SGD { lr = 0.01 }:setup(model)
   local x = T.random.uniform(0, 1, { 64, 1, 28, 28 }, 'float32')
-  local t = labels(64, 10)
-  local function step()
-    local loss = F.softmax_cross_entropy(model(x), t)
-    model:cleargrads()
-    loss:backward()
-    opt:update()
-  end
+  local step = train_step(model, opt, x, labels(64, 10))
   local times = B.time(step, q and 2 or 10, opts.warmup, opts.reps)
   return { unit = 'samples/s', per_iter = 64, times = times }
 end
@@ -140,13 +139,7 @@ local function cnn_workload(Model)
   local model = Model()
   local opt = optimizers.MomentumSGD { lr = 0.01, momentum = 0.9 }:setup(model)
   local x = T.random.uniform(0, 1, { 64, 3, 32, 32 }, 'float32')
-  local t = labels(64, 10)
-  local function step()
-    local loss = F.softmax_cross_entropy(model(x), t)
-    model:cleargrads()
-    loss:backward()
-    opt:update()
-  end
+  local step = train_step(model, opt, x, labels(64, 10))
   local times, cpu = B.time(step, 1, math.min(opts.warmup, 1), q and 1 or opts.reps)
   return { unit = 'samples/s', per_iter = 64, times = times, cpu_times = cpu }
 end

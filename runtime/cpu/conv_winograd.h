@@ -232,19 +232,26 @@ static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_
     });
 }
 
+/* Transforms the filter (flipped and transposed for the data gradient) and
+ * runs the problem: 0 ok, 1 oom. */
+static int wg_conv(const wg_prob *p, int64_t N, const float *in, const float *w, bool flip, const float *bias,
+                   float *out) {
+    float *U = (float *)malloc((size_t)(16 * p->Co * p->Ci) * sizeof(float));
+    if (!U)
+        return 1;
+    wg_filter(w, p->Co, p->Ci, flip, U);
+    int bad = wg_run(p, N, in, U, bias, out);
+    free(U);
+    return bad;
+}
+
 /* Forward: -1 when Winograd does not apply, else 0/1 (ok/oom). */
 static int wg_conv_forward(const conv_geom *g, const float *x, const float *w, const float *b, float *y) {
     if (!wg_usable(g))
         return -1;
     wg_prob p = { g->C, g->Cout, g->in[0], g->in[1], g->out[0], g->out[1], g->p[0], g->p[1],
                   (g->out[0] + 1) / 2, (g->out[1] + 1) / 2 };
-    float *U = (float *)malloc((size_t)(16 * g->Cout * g->C) * sizeof(float));
-    if (!U)
-        return 1;
-    wg_filter(w, g->Cout, g->C, false, U);
-    int bad = wg_run(&p, g->N, x, U, b, y);
-    free(U);
-    return bad;
+    return wg_conv(&p, g->N, x, w, false, b, y);
 }
 
 /* Data gradient: gy (N, Cout, OH, OW) correlated with the flipped,
@@ -254,13 +261,7 @@ static int wg_conv_backward_data(const conv_geom *g, const float *gy, const floa
         return -1;
     wg_prob p = { g->Cout, g->C, g->out[0], g->out[1], g->in[0], g->in[1], 2 - g->p[0], 2 - g->p[1],
                   (g->in[0] + 1) / 2, (g->in[1] + 1) / 2 };
-    float *U = (float *)malloc((size_t)(16 * g->Cout * g->C) * sizeof(float));
-    if (!U)
-        return 1;
-    wg_filter(w, g->C, g->Cout, true, U);
-    int bad = wg_run(&p, g->N, gy, U, NULL, gx);
-    free(U);
-    return bad;
+    return wg_conv(&p, g->N, gy, w, true, NULL, gx);
 }
 
 /* Filter gradient: dU accumulated over chunks of images, then gW = G^T dU G. */

@@ -22,15 +22,17 @@ import busy_neighbour
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TORCH_PY = '/usr/bin/python3'
-ALL = ['micro', 'node', 'infer', 'mlp', 'lenet', 'lstm', 'busy']
+ALL = ['micro', 'node', 'infer', 'mlp', 'lenet', 'resnet18', 'vgg', 'lstm', 'busy']
 TITLES = {
     'mlp': 'MLP 784-1000-1000-10, batch 100, SGD',
     'lenet': 'LeNet, batch 64, SGD',
+    'resnet18': 'ResNet-18 32x32, batch 64, momentum SGD',
+    'vgg': 'VGG-style 32x32 (BN), batch 64, momentum SGD',
     'lstm': 'LSTM LM (10000, 2x200, BPTT 35, batch 20)',
     'node': 'per-node overhead (fwd+bwd, 10 elements)',
     'infer': 'MLP inference, batch 1, no backprop',
 }
-TARGETS = {'mlp': 1.1, 'lenet': 1.0, 'lstm': 1.5, 'node': 5.0, 'infer': 5.0}
+TARGETS = {'mlp': 1.1, 'lenet': 1.0, 'resnet18': 1.2, 'vgg': 1.2, 'lstm': 1.5, 'node': 5.0, 'infer': 5.0}
 
 
 def run(cmd, env, timeout):
@@ -206,6 +208,10 @@ def summarize(w, raw, errors):
         s['lower_is_better'] = bool(runs[0].get('lower_is_better'))
         s[fw] = {'median': statistics.median(v), 'min': min(v), 'max': max(v), 'n': len(v),
                  'peak_rss_mib': max(r.get('peak_rss_mib') or 0 for r in runs)}
+        cpu = [c for r in runs for c in r.get('cpu_times') or []]
+        if cpu:  # process CPU seconds per iteration: less disturbed by neighbours than wall time
+            s[fw]['cpu_ms_per_iter'] = {'median': 1e3 * statistics.median(cpu), 'min': 1e3 * min(cpu),
+                                        'max': 1e3 * max(cpu)}
         if 'gemm_flop_per_iter' in runs[0]:
             s['gemm_flop_per_iter'] = runs[0]['gemm_flop_per_iter']
     if s.get('chainlua') and s.get('pytorch') and w != 'micro':
@@ -224,7 +230,7 @@ def render(meta, results):
     L.append('')
     L.append('| workload | unit | chainlua median (min-max) | PyTorch median (min-max) | chainlua advantage | target |')
     L.append('|---|---|---|---|---|---|')
-    for w in ['mlp', 'lenet', 'lstm', 'node', 'infer']:
+    for w in ['mlp', 'lenet', 'resnet18', 'vgg', 'lstm', 'node', 'infer']:
         s = results.get(w)
         if not s:
             continue
@@ -240,7 +246,19 @@ def render(meta, results):
             TITLES[w], s.get('unit', '?'), cell('chainlua'), cell('pytorch'),
             ('%.2fx' % adv) if adv else '-',
             ('>= %.1fx %s' % (tgt, 'met' if adv and adv >= tgt else 'MISSED')) if tgt else '-'))
-    mem = [(w, results[w]) for w in ('mlp', 'lenet', 'lstm') if w in results]
+    cpu = [(w, results[w]) for w in ('resnet18', 'vgg')
+           if w in results and 'cpu_ms_per_iter' in (results[w].get('chainlua') or results[w].get('pytorch') or {})]
+    if cpu:
+        L.append('')
+        L.append('| process CPU time per iteration, ms median (min-max) | chainlua | PyTorch | advantage |')
+        L.append('|---|---|---|---|')
+        for w, s in cpu:
+            c = (s.get('chainlua') or {}).get('cpu_ms_per_iter')
+            p = (s.get('pytorch') or {}).get('cpu_ms_per_iter')
+            cell = lambda d: '%s (%s-%s)' % (fmt(d['median']), fmt(d['min']), fmt(d['max'])) if d else '-'
+            L.append('| %s | %s | %s | %s |' % (TITLES[w], cell(c), cell(p),
+                                                ('%.2fx' % (p['median'] / c['median'])) if c and p else '-'))
+    mem = [(w, results[w]) for w in ('mlp', 'lenet', 'resnet18', 'vgg', 'lstm') if w in results]
     if mem:
         L.append('')
         L.append('| peak RSS (MiB) | chainlua | PyTorch | target: chainlua <= PyTorch |')

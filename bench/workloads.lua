@@ -1,6 +1,7 @@
 -- bench/workloads.lua: the chainlua side of `make bench` (bench/run).
 --   luajit bench/workloads.lua WORKLOAD
--- WORKLOAD: mlp, lenet, lstm, node, infer (issue 8) and micro (issue 2:
+-- WORKLOAD: mlp, lenet, lstm, node, infer (issue 8), resnet18, vgg (issue 19)
+-- and micro (issue 2:
 -- elementwise add/sum of 10^7 float32, sgemm 1024/2048, small ops).
 -- Prints one line `RESULT {json}` with the per-iteration seconds of each
 -- timed round (`times`), the unit of the reported figure and how to get it
@@ -23,6 +24,17 @@ local function labels(n, k) return T.random.randint(0, k, { n }, 'int32') end
 
 local W = {}
 
+-- One training step of a classifier: forward, softmax cross entropy,
+-- backward, update (as workloads.py's train_step).
+local function train_step(model, opt, x, t)
+  return function()
+    local loss = F.softmax_cross_entropy(model(x), t)
+    model:cleargrads()
+    loss:backward()
+    opt:update()
+  end
+end
+
 -- 1. MLP 784-1000-1000-10, ReLU, batch 100, SGD: samples/s
 local MLP = B.MLP()
 
@@ -30,13 +42,7 @@ function W.mlp()
   local model = MLP()
   local opt = optimizers.SGD { lr = 0.01 }:setup(model)
   local x = T.random.uniform(-1, 1, { 100, 784 }, 'float32')
-  local t = labels(100, 10)
-  local function step()
-    local loss = F.softmax_cross_entropy(model(x), t)
-    model:cleargrads()
-    loss:backward()
-    opt:update()
-  end
+  local step = train_step(model, opt, x, labels(100, 10))
   local times = B.time(step, q and 3 or 20, opts.warmup, opts.reps)
   return { unit = 'samples/s', per_iter = 100, times = times,
     gemm_flop_per_iter = 2 * 100 * (784 * 1000 + 1000 * 1000 + 1000 * 10) * 3 - 2 * 100 * 784 * 1000 }
@@ -60,16 +66,85 @@ function W.lenet()
   local model = LeNet()
   local opt = optimizers.SGD { lr = 0.01 }:setup(model)
   local x = T.random.uniform(0, 1, { 64, 1, 28, 28 }, 'float32')
-  local t = labels(64, 10)
-  local function step()
-    local loss = F.softmax_cross_entropy(model(x), t)
-    model:cleargrads()
-    loss:backward()
-    opt:update()
-  end
+  local step = train_step(model, opt, x, labels(64, 10))
   local times = B.time(step, q and 2 or 10, opts.warmup, opts.reps)
   return { unit = 'samples/s', per_iter = 64, times = times }
 end
+
+-- 2b. Two real CNNs at 32x32 (CIFAR shape), batch 64, SGD with momentum
+-- 0.9: ResNet-18 (3x3 stem, four stages of two BasicBlocks, 64-128-256-512
+-- channels, batch normalization, global average pooling, fc 10) and a
+-- VGG-style net (3x3 conv + BN + ReLU, max pooling 2,
+-- 64-64-M-128-128-M-256-256-M-512-M, fc 10).  Convolutions without bias
+-- (batch normalization follows), as torchvision's ResNet.  samples/s
+local BasicBlock = chainer.Chain:extend('BenchBasicBlock')
+function BasicBlock:init(cin, cout, stride)
+  self.conv1 = L.Convolution2D(cin, cout, 3, stride, 1, true)
+  self.bn1 = L.BatchNormalization(cout)
+  self.conv2 = L.Convolution2D(cout, cout, 3, 1, 1, true)
+  self.bn2 = L.BatchNormalization(cout)
+  if stride ~= 1 or cin ~= cout then -- projection shortcut: 1x1 conv + BN
+    self.sc_conv = L.Convolution2D(cin, cout, 1, stride, 0, true)
+    self.sc_bn = L.BatchNormalization(cout)
+  end
+end
+function BasicBlock:forward(x)
+  local h = F.relu(self.bn1(self.conv1(x)))
+  h = self.bn2(self.conv2(h))
+  local s = self.sc_conv and self.sc_bn(self.sc_conv(x)) or x
+  return F.relu(h + s)
+end
+
+local ResNet18 = chainer.Chain:extend('BenchResNet18')
+function ResNet18:init()
+  self.conv1 = L.Convolution2D(3, 64, 3, 1, 1, true)
+  self.bn1 = L.BatchNormalization(64)
+  local cin = 64
+  for i, cout in ipairs({ 64, 128, 256, 512 }) do
+    self['layer' .. i .. '_1'] = BasicBlock(cin, cout, i == 1 and 1 or 2)
+    self['layer' .. i .. '_2'] = BasicBlock(cout, cout, 1)
+    cin = cout
+  end
+  self.fc = L.Linear(512, 10)
+end
+function ResNet18:forward(x)
+  local h = F.relu(self.bn1(self.conv1(x)))
+  for i = 1, 4 do h = self['layer' .. i .. '_2'](self['layer' .. i .. '_1'](h)) end
+  return self.fc(F.average_pooling_2d(h, 4)) -- 4x4 -> 1x1: global average
+end
+
+local VGG_CFG = { 64, 64, 'M', 128, 128, 'M', 256, 256, 'M', 512, 'M' }
+local VGG = chainer.Chain:extend('BenchVGG')
+function VGG:init()
+  local cin = 3
+  for i, c in ipairs(VGG_CFG) do
+    if c ~= 'M' then
+      self['conv' .. i] = L.Convolution2D(cin, c, 3, 1, 1, true)
+      self['bn' .. i] = L.BatchNormalization(c)
+      cin = c
+    end
+  end
+  self.fc = L.Linear(512 * 2 * 2, 10)
+end
+function VGG:forward(x)
+  local h = x
+  for i, c in ipairs(VGG_CFG) do
+    if c == 'M' then h = F.max_pooling_2d(h, 2)
+    else h = F.relu(self['bn' .. i](self['conv' .. i](h))) end
+  end
+  return self.fc(h)
+end
+
+local function cnn_workload(Model)
+  local model = Model()
+  local opt = optimizers.MomentumSGD { lr = 0.01, momentum = 0.9 }:setup(model)
+  local x = T.random.uniform(0, 1, { 64, 3, 32, 32 }, 'float32')
+  local step = train_step(model, opt, x, labels(64, 10))
+  local times, cpu = B.time(step, 1, math.min(opts.warmup, 1), q and 1 or opts.reps)
+  return { unit = 'samples/s', per_iter = 64, times = times, cpu_times = cpu }
+end
+function W.resnet18() return cnn_workload(ResNet18) end
+function W.vgg() return cnn_workload(VGG) end
 
 -- 3. LSTM LM as Chainer's PTB example (no dropout): vocabulary 10000,
 -- embed/hidden 200, 2 layers, BPTT 35, batch 20: words/s

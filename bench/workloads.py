@@ -35,6 +35,20 @@ def timed(fn, iters, warm):
     return out
 
 
+def timed_cpu(fn, iters, warm, rounds):
+    """As timed, also returning the process CPU seconds per call of each round."""
+    for _ in range(warm):
+        fn()
+    wall, cpu = [], []
+    for _ in range(rounds):
+        c0, t0 = time.process_time(), time.perf_counter()
+        for _ in range(iters):
+            fn()
+        wall.append((time.perf_counter() - t0) / iters)
+        cpu.append((time.process_time() - c0) / iters)
+    return wall, cpu
+
+
 def peak_rss_mib():
     with open('/proc/self/status') as f:
         for line in f:
@@ -93,6 +107,82 @@ def lenet():
     t = torch.randint(0, 10, (64,))
     times = timed(train_step(model, opt, x, t), 2 if quick else 10, warmup)
     return dict(unit='samples/s', per_iter=64, times=times)
+
+
+class BasicBlock(nn.Module):
+    """ResNet's BasicBlock (as torchvision's, convolutions without bias)."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut = None
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, 0, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        h = F.relu(self.bn1(self.conv1(x)))
+        h = self.bn2(self.conv2(h))
+        return F.relu(h + (self.shortcut(x) if self.shortcut is not None else x))
+
+
+class ResNet18(nn.Module):
+    """ResNet-18 in its CIFAR form: 3x3 stem, 64-128-256-512, global average pooling, fc 10."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        blocks, cin = [], 64
+        for i, cout in enumerate((64, 128, 256, 512)):
+            blocks += [BasicBlock(cin, cout, 1 if i == 0 else 2), BasicBlock(cout, cout, 1)]
+            cin = cout
+        self.blocks = nn.Sequential(*blocks)
+        self.fc = nn.Linear(512, 10)
+
+    def forward(self, x):
+        h = self.blocks(F.relu(self.bn1(self.conv1(x))))
+        return self.fc(F.avg_pool2d(h, 4).flatten(1))
+
+
+VGG_CFG = (64, 64, 'M', 128, 128, 'M', 256, 256, 'M', 512, 'M')
+
+
+class VGG(nn.Module):
+    """3x3 conv + BN + ReLU, max pooling 2: 64-64-M-128-128-M-256-256-M-512-M, fc 10."""
+
+    def __init__(self):
+        super().__init__()
+        layers, cin = [], 3
+        for c in VGG_CFG:
+            if c == 'M':
+                layers.append(nn.MaxPool2d(2))
+            else:
+                layers += [nn.Conv2d(cin, c, 3, 1, 1, bias=False), nn.BatchNorm2d(c), nn.ReLU()]
+                cin = c
+        self.features = nn.Sequential(*layers)
+        self.fc = nn.Linear(512 * 2 * 2, 10)
+
+    def forward(self, x):
+        return self.fc(self.features(x).flatten(1))
+
+
+def cnn(model):
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.rand(64, 3, 32, 32)
+    t = torch.randint(0, 10, (64,))
+    times, cpu = timed_cpu(train_step(model, opt, x, t), 1, min(warmup, 1), 1 if quick else reps)
+    return dict(unit='samples/s', per_iter=64, times=times, cpu_times=cpu)
+
+
+def resnet18():
+    return cnn(ResNet18())
+
+
+def vgg():
+    return cnn(VGG())
 
 
 class RNNLM(nn.Module):
@@ -199,7 +289,8 @@ def micro():
 
 if __name__ == '__main__':
     name = sys.argv[1] if len(sys.argv) > 1 else 'mlp'
-    fn = {'mlp': mlp, 'lenet': lenet, 'lstm': lstm, 'node': node, 'infer': infer, 'micro': micro}.get(name)
+    fn = {'mlp': mlp, 'lenet': lenet, 'lstm': lstm, 'node': node, 'infer': infer, 'micro': micro,
+          'resnet18': resnet18, 'vgg': vgg}.get(name)
     if fn is None:
         sys.exit('workloads.py: unknown workload %s' % name)
     r = fn()

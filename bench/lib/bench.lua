@@ -71,16 +71,18 @@ function M.setup()
 end
 
 -- Runs fn() `warmup` times, then `reps` timed rounds of `iters` calls;
--- returns the per-call seconds of every round.
+-- returns the per-call seconds of every round (wall clock) and, second,
+-- the per-call CPU seconds of the process in the same rounds.
 function M.time(fn, iters, warmup, reps)
   for _ = 1, warmup do fn() end
-  local t = {}
+  local t, cpu = {}, {}
   for r = 1, reps do
-    local t0 = M.now()
+    local c0, t0 = M.cpu_time(), M.now()
     for _ = 1, iters do fn() end
     t[r] = (M.now() - t0) / iters
+    cpu[r] = (M.cpu_time() - c0) / iters
   end
-  return t
+  return t, cpu
 end
 
 local function json_value(v)

@@ -9,6 +9,9 @@
  * the column matrix.  The batch is spread over OpenMP threads; BLAS runs
  * single-threaded inside them (OpenBLAS's OpenMP build detects the parallel
  * region), and gets all threads when the batch is too small to split.
+ * float32 picks per shape: Winograd F(2x2, 3x3) for 3x3 stride-1 layers of
+ * 32+ channels (all three passes, conv_winograd.h), the direct
+ * AVX2 kernels for short reductions (conv_direct.h), else im2col + gemm.
  * Front doors (checks, geometry, contiguous operands, outputs):
  * runtime/ops/conv.c.
  */
@@ -94,6 +97,7 @@ static int64_t conv_group_size(const conv_geom *g) {
 #undef CV_GEMM
 
 #include "conv_direct.h"
+#include "conv_winograd.h"
 
 /* ---- kernels ----------------------------------------------------------- */
 static ch_status no_memory(const char *fn) {
@@ -118,8 +122,11 @@ ch_status ch_cpu_conv_forward(const ch_conv_geom *g, const ch_tensor *x, const c
                             ((double *)y->data)[(n * g->Cout + co) * g->P + j] = ((const double *)ch_base(b))[co];
                     }
     } else if (x->dt == CH_FLOAT32) {
-        bad = cd_conv_forward(g, (const float *)ch_base(x), (const float *)ch_base(w),
+        bad = wg_conv_forward(g, (const float *)ch_base(x), (const float *)ch_base(w),
                               b ? (const float *)ch_base(b) : NULL, (float *)y->data);
+        if (bad < 0)
+            bad = cd_conv_forward(g, (const float *)ch_base(x), (const float *)ch_base(w),
+                                  b ? (const float *)ch_base(b) : NULL, (float *)y->data);
         if (bad < 0)
             bad = forward_f32(g, (const float *)ch_base(x), (const float *)ch_base(w),
                               b ? (const float *)ch_base(b) : NULL, (float *)y->data);
@@ -137,7 +144,9 @@ ch_status ch_cpu_conv_backward_data(const ch_conv_geom *g, const ch_tensor *gy, 
         memset(gx->data, 0, (size_t)gx->numel * ch_dtype_size((ch_dtype)gx->dt));
         bad = 0;
     } else if (gy->dt == CH_FLOAT32) {
-        bad = cd_conv_backward_data(g, (const float *)ch_base(gy), (const float *)ch_base(w), (float *)gx->data);
+        bad = wg_conv_backward_data(g, (const float *)ch_base(gy), (const float *)ch_base(w), (float *)gx->data);
+        if (bad < 0)
+            bad = cd_conv_backward_data(g, (const float *)ch_base(gy), (const float *)ch_base(w), (float *)gx->data);
         if (bad < 0)
             bad = backward_data_f32(g, (const float *)ch_base(gy), (const float *)ch_base(w), (float *)gx->data);
     } else
@@ -153,7 +162,10 @@ ch_status ch_cpu_conv_backward_filter(const ch_conv_geom *g, const ch_tensor *x,
         memset(gw->data, 0, (size_t)gw->numel * ch_dtype_size((ch_dtype)gw->dt));
         bad = 0;
     } else if (x->dt == CH_FLOAT32) {
-        bad = cd_conv_backward_filter(g, (const float *)ch_base(x), (const float *)ch_base(gy), (float *)gw->data);
+        bad = wg_conv_backward_filter(g, (const float *)ch_base(x), (const float *)ch_base(gy), (float *)gw->data);
+        if (bad < 0)
+            bad = cd_conv_backward_filter(g, (const float *)ch_base(x), (const float *)ch_base(gy),
+                                          (float *)gw->data);
         if (bad < 0)
             bad = backward_filter_f32(g, (const float *)ch_base(x), (const float *)ch_base(gy), (float *)gw->data);
     } else

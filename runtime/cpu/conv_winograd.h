@@ -1,0 +1,317 @@
+/*
+ * conv_winograd.h -- Winograd F(2x2, 3x3) for float32 3x3 convolutions with
+ * stride 1 and no dilation (included by conv.c after conv_geom and
+ * conv_scratch).
+ *
+ * Why: a 2x2 block of outputs costs 16 products per (input, output channel)
+ * pair instead of 36, so the 3x3 layers of ResNet/VGG-sized nets (64-512
+ * channels) need 2.25x fewer multiply-adds than im2col + gemm, and the
+ * products are still one gemm per transform position (16 of them), which
+ * OpenBLAS runs near its peak.  Per chunk of images:
+ *   V[xi][c][t]  = (B^T d B)[xi] of each 4x4 input tile t (zero outside),
+ *   U[xi][o][c]  = (G g G^T)[xi] of each 3x3 filter,
+ *   M[xi]        = U[xi] (O x C) . V[xi] (C x T)   (16 gemms),
+ *   y tile       = A^T M A (2x2), plus the bias, clipped to the output.
+ * The data gradient is the same computation on gy with the filter
+ * transposed (C <-> Cout) and flipped, padded by 2 - pad (the full
+ * correlation).  The filter gradient is its adjoint in U:
+ *   dU[xi] = sum over chunks of (A gy A^T)[xi] (O x T) . V[xi]^T (T x C),
+ *   gW     = G^T dU G.
+ * Used when both channel counts are at least WG_MIN_CHANNELS (below that
+ * the gemms are too thin and the transforms dominate).
+ */
+#define WG_MIN_CHANNELS 32
+#define WG_CHUNK_BYTES ((int64_t)16 << 20) /* V and M of one chunk of images */
+#define WG_MAX_ROW 1024 /* widest padded row the transforms buffer (on the stack) */
+
+/* 3x3 stride-1 2-d convolution, one group, pad <= 2 (so the data gradient's
+ * pad 2 - p is >= 0), the usual output size, channels wide enough. */
+static bool wg_usable(const conv_geom *g) {
+    if (g->nsp != 2 || g->groups != 1 || g->N < 1 || g->C < WG_MIN_CHANNELS || g->Cout < WG_MIN_CHANNELS)
+        return false;
+    for (int a = 0; a < 2; a++)
+        if (g->k[a] != 3 || g->s[a] != 1 || g->d[a] != 1 || g->p[a] > 2 || g->out[a] != g->in[a] + 2 * g->p[a] - 2 ||
+            g->out[a] < 1)
+            return false;
+    if (g->in[1] + 4 > WG_MAX_ROW || g->out[1] + 4 > WG_MAX_ROW) /* the row buffers of both passes */
+        return false;
+    return true;
+}
+
+/* U[xi][o][i] = G g G^T for every (o, i).  flip: g[a][b] = w[i][o][2-a][2-b]
+ * (w of shape (Ci, Co, 3, 3): the data gradient's transposed filter). */
+static void wg_filter(const float *w, int64_t Co, int64_t Ci, bool flip, float *U) {
+    CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t oi = 0; oi < Co * Ci; oi++, {
+        int64_t o = oi / Ci, i = oi % Ci;
+        float k[9];
+        if (flip)
+            for (int j = 0; j < 9; j++)
+                k[j] = w[(i * Co + o) * 9 + 8 - j];
+        else
+            for (int j = 0; j < 9; j++)
+                k[j] = w[(o * Ci + i) * 9 + j];
+        float t[4][3]; /* G g */
+        for (int b = 0; b < 3; b++) {
+            t[0][b] = k[b];
+            t[1][b] = 0.5f * (k[b] + k[3 + b] + k[6 + b]);
+            t[2][b] = 0.5f * (k[b] - k[3 + b] + k[6 + b]);
+            t[3][b] = k[6 + b];
+        }
+        for (int a = 0; a < 4; a++) { /* (G g) G^T */
+            float u[4] = { t[a][0], 0.5f * (t[a][0] + t[a][1] + t[a][2]), 0.5f * (t[a][0] - t[a][1] + t[a][2]),
+                           t[a][2] };
+            for (int b = 0; b < 4; b++)
+                U[((int64_t)(a * 4 + b) * Co + o) * Ci + i] = u[b];
+        }
+    });
+}
+
+/* One problem: in (N, Ci, H, W) -> out (N, Co, OH, OW), pad (py, px). */
+typedef struct {
+    int64_t Ci, Co, H, W, OH, OW, py, px, TH, TW;
+} wg_prob;
+
+/* V for images [n0, n0 + nb): V[xi][c][t], T tiles in all.  A row of tiles
+ * at a time: four zero-padded input rows, B^T down the columns of the whole
+ * row, then B along it, tiles innermost, so the loops vectorize (AVX2 when
+ * the CPU has it: the library is built for x86-64-v2). */
+
+#define WG_INPUT_PLANE_BODY                                                                                    \
+    {                                                                                                          \
+        float rows[4][WG_MAX_ROW], t[4][WG_MAX_ROW];                                                           \
+        int64_t Wp = 2 * TW + 2, cnt = W < Wp - px ? W : Wp - px;                                              \
+        for (int64_t ty = 0; ty < TH; ty++) {                                                                  \
+            int64_t y0 = 2 * ty - py;                                                                          \
+            for (int a = 0; a < 4; a++) {                                                                      \
+                int64_t y = y0 + a;                                                                            \
+                memset(rows[a], 0, (size_t)Wp * sizeof(float));                                               \
+                if (y >= 0 && y < H)                                                                           \
+                    memcpy(rows[a] + px, img + y * W, (size_t)cnt * sizeof(float));                            \
+            }                                                                                                  \
+            for (int64_t x = 0; x < Wp; x++) { /* B^T d, whole row */                                          \
+                t[0][x] = rows[0][x] - rows[2][x];                                                             \
+                t[1][x] = rows[1][x] + rows[2][x];                                                             \
+                t[2][x] = rows[2][x] - rows[1][x];                                                             \
+                t[3][x] = rows[1][x] - rows[3][x];                                                             \
+            }                                                                                                  \
+            float *restrict v = V + ty * TW;                                                                   \
+            for (int q = 0; q < 4; q++) { /* (B^T d) B */                                                      \
+                float *restrict v0 = v + (q * 4) * xs, *restrict v1 = v0 + xs, *restrict v2 = v1 + xs,        \
+                                *restrict v3 = v2 + xs;                                                        \
+                const float *tq = t[q];                                                                        \
+                for (int64_t tx = 0; tx < TW; tx++) {                                                          \
+                    v0[tx] = tq[2 * tx] - tq[2 * tx + 2];                                                      \
+                    v1[tx] = tq[2 * tx + 1] + tq[2 * tx + 2];                                                  \
+                    v2[tx] = tq[2 * tx + 2] - tq[2 * tx + 1];                                                  \
+                    v3[tx] = tq[2 * tx + 1] - tq[2 * tx + 3];                                                  \
+                }                                                                                              \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+
+/* One (image, channel) plane; V points at its first tile of position 0. */
+static void wg_input_plane(const float *img, int64_t H, int64_t W, int64_t py, int64_t px, int64_t TH,
+                           int64_t TW, int64_t xs, float *V) WG_INPUT_PLANE_BODY
+#ifdef CONV_HAVE_DIRECT
+static CD_TARGET void wg_input_plane_avx2(const float *img, int64_t H, int64_t W, int64_t py, int64_t px,
+                                          int64_t TH, int64_t TW, int64_t xs, float *V) WG_INPUT_PLANE_BODY
+#endif
+
+static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, int64_t T, float *V) {
+    int64_t Ci = p->Ci, H = p->H, W = p->W, TH = p->TH, TW = p->TW;
+#ifdef CONV_HAVE_DIRECT
+    bool avx2 = conv_direct_cpu_ok();
+#else
+    bool avx2 = false;
+#endif
+    CH_PAR_FOR(nb * Ci >= 2 && ch_threads() > 1, int64_t nc = 0; nc < nb * Ci; nc++, {
+        int64_t n = nc / Ci, c = nc % Ci;
+        const float *img = in + ((n0 + n) * Ci + c) * H * W;
+        float *v = V + c * T + n * TH * TW;
+#ifdef CONV_HAVE_DIRECT
+        if (avx2)
+            wg_input_plane_avx2(img, H, W, p->py, p->px, TH, TW, Ci * T, v);
+        else
+#endif
+            wg_input_plane(img, H, W, p->py, p->px, TH, TW, Ci * T, v);
+        (void)avx2;
+    });
+}
+
+/* out tiles from M[xi][o][t] for images [n0, n0 + nb), plus the bias: a row
+ * of tiles at a time into two full-width rows, then copied to the output. */
+static void wg_output(const wg_prob *p, const float *M, const float *bias, int64_t n0, int64_t nb, int64_t T,
+                      float *out) {
+    int64_t Co = p->Co, OH = p->OH, OW = p->OW, TH = p->TH, TW = p->TW;
+    CH_PAR_FOR(nb * Co >= 2 && ch_threads() > 1, int64_t no = 0; no < nb * Co; no++, {
+        int64_t n = no / Co, o = no % Co;
+        float *dst = out + ((n0 + n) * Co + o) * OH * OW;
+        float b0 = bias ? bias[o] : 0.0f;
+        int64_t xs = Co * T;
+        float rows[2][WG_MAX_ROW];
+        for (int64_t ty = 0; ty < TH; ty++) {
+            const float *restrict mp = M + o * T + (n * TH + ty) * TW;
+            for (int64_t tx = 0; tx < TW; tx++) {
+                float s[2][4]; /* A^T m */
+                for (int b = 0; b < 4; b++) {
+                    s[0][b] = mp[b * xs + tx] + mp[(4 + b) * xs + tx] + mp[(8 + b) * xs + tx];
+                    s[1][b] = mp[(4 + b) * xs + tx] - mp[(8 + b) * xs + tx] - mp[(12 + b) * xs + tx];
+                }
+                for (int a = 0; a < 2; a++) { /* (A^T m) A */
+                    rows[a][2 * tx] = s[a][0] + s[a][1] + s[a][2] + b0;
+                    rows[a][2 * tx + 1] = s[a][1] - s[a][2] - s[a][3] + b0;
+                }
+            }
+            for (int a = 0; a < 2 && 2 * ty + a < OH; a++)
+                memcpy(dst + (2 * ty + a) * OW, rows[a], (size_t)OW * sizeof(float));
+        }
+    });
+}
+
+/* The whole problem over the batch, U already transformed.  0 ok, 1 oom. */
+static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, const float *bias, float *out) {
+    int64_t tiles = p->TH * p->TW;
+    int64_t per = 16 * (p->Ci + p->Co) * tiles * (int64_t)sizeof(float);
+    int64_t nb = per > 0 ? WG_CHUNK_BYTES / per : N;
+    if (nb < 1)
+        nb = 1;
+    if (nb > N)
+        nb = N;
+    float *V = (float *)conv_scratch(0, (size_t)(16 * p->Ci * nb * tiles) * sizeof(float));
+    float *M = (float *)conv_scratch(1, (size_t)(16 * p->Co * nb * tiles) * sizeof(float));
+    if (!V || !M)
+        return 1;
+    for (int64_t n0 = 0; n0 < N; n0 += nb) {
+        int64_t cb = N - n0 < nb ? N - n0 : nb, T = cb * tiles;
+        wg_input(p, in, n0, cb, T, V);
+        /* 16 independent gemms: one per thread at a time, BLAS single-threaded
+         * inside the parallel region */
+        CH_PAR_FOR(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p->Co, (int)T, (int)p->Ci, 1.0f,
+                        U + (int64_t)xi * p->Co * p->Ci, (int)p->Ci, V + (int64_t)xi * p->Ci * T, (int)T, 0.0f,
+                        M + (int64_t)xi * p->Co * T, (int)T);
+        });
+        wg_output(p, M, bias, n0, cb, T, out);
+    }
+    return 0;
+}
+
+/* G[xi][o][t] = (A g A^T)[xi] of each 2x2 tile of gy (zero past the
+ * output), for images [n0, n0 + nb). */
+static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_t nb, int64_t T, float *G) {
+    int64_t Co = p->Co, OH = p->OH, OW = p->OW, TH = p->TH, TW = p->TW;
+    CH_PAR_FOR(nb * Co >= 2 && ch_threads() > 1, int64_t no = 0; no < nb * Co; no++, {
+        int64_t n = no / Co, o = no % Co;
+        const float *src = gy + ((n0 + n) * Co + o) * OH * OW;
+        int64_t xs = Co * T;
+        for (int64_t ty = 0; ty < TH; ty++) {
+            float *restrict gp = G + o * T + (n * TH + ty) * TW;
+            for (int64_t tx = 0; tx < TW; tx++) {
+                float m[2][2];
+                for (int a = 0; a < 2; a++)
+                    for (int b = 0; b < 2; b++) {
+                        int64_t y = 2 * ty + a, x = 2 * tx + b;
+                        m[a][b] = y < OH && x < OW ? src[y * OW + x] : 0.0f;
+                    }
+                /* A m: rows (m0, m0 + m1, m0 - m1, -m1), then the same along the row */
+                float r[4][2];
+                for (int b = 0; b < 2; b++) {
+                    r[0][b] = m[0][b];
+                    r[1][b] = m[0][b] + m[1][b];
+                    r[2][b] = m[0][b] - m[1][b];
+                    r[3][b] = -m[1][b];
+                }
+                for (int a = 0; a < 4; a++) {
+                    gp[(a * 4 + 0) * xs + tx] = r[a][0];
+                    gp[(a * 4 + 1) * xs + tx] = r[a][0] + r[a][1];
+                    gp[(a * 4 + 2) * xs + tx] = r[a][0] - r[a][1];
+                    gp[(a * 4 + 3) * xs + tx] = -r[a][1];
+                }
+            }
+        }
+    });
+}
+
+/* Transforms the filter (flipped and transposed for the data gradient) and
+ * runs the problem: 0 ok, 1 oom. */
+static int wg_conv(const wg_prob *p, int64_t N, const float *in, const float *w, bool flip, const float *bias,
+                   float *out) {
+    float *U = (float *)malloc((size_t)(16 * p->Co * p->Ci) * sizeof(float));
+    if (!U)
+        return 1;
+    wg_filter(w, p->Co, p->Ci, flip, U);
+    int bad = wg_run(p, N, in, U, bias, out);
+    free(U);
+    return bad;
+}
+
+/* Forward: -1 when Winograd does not apply, else 0/1 (ok/oom). */
+static int wg_conv_forward(const conv_geom *g, const float *x, const float *w, const float *b, float *y) {
+    if (!wg_usable(g))
+        return -1;
+    wg_prob p = { g->C, g->Cout, g->in[0], g->in[1], g->out[0], g->out[1], g->p[0], g->p[1],
+                  (g->out[0] + 1) / 2, (g->out[1] + 1) / 2 };
+    return wg_conv(&p, g->N, x, w, false, b, y);
+}
+
+/* Data gradient: gy (N, Cout, OH, OW) correlated with the flipped,
+ * transposed filter, padded by 2 - p, gives gx (N, C, H, W). */
+static int wg_conv_backward_data(const conv_geom *g, const float *gy, const float *w, float *gx) {
+    if (!wg_usable(g))
+        return -1;
+    wg_prob p = { g->Cout, g->C, g->out[0], g->out[1], g->in[0], g->in[1], 2 - g->p[0], 2 - g->p[1],
+                  (g->in[0] + 1) / 2, (g->in[1] + 1) / 2 };
+    return wg_conv(&p, g->N, gy, w, true, NULL, gx);
+}
+
+/* Filter gradient: dU accumulated over chunks of images, then gW = G^T dU G. */
+static int wg_conv_backward_filter(const conv_geom *g, const float *x, const float *gy, float *gw) {
+    if (!wg_usable(g))
+        return -1;
+    wg_prob p = { g->C, g->Cout, g->in[0], g->in[1], g->out[0], g->out[1], g->p[0], g->p[1],
+                  (g->out[0] + 1) / 2, (g->out[1] + 1) / 2 };
+    int64_t N = g->N, Co = p.Co, Ci = p.Ci, tiles = p.TH * p.TW;
+    int64_t per = 16 * (Ci + Co) * tiles * (int64_t)sizeof(float);
+    int64_t nb = per > 0 ? WG_CHUNK_BYTES / per : N;
+    if (nb < 1)
+        nb = 1;
+    if (nb > N)
+        nb = N;
+    float *V = (float *)conv_scratch(0, (size_t)(16 * Ci * nb * tiles) * sizeof(float));
+    float *Gt = (float *)conv_scratch(1, (size_t)(16 * Co * nb * tiles) * sizeof(float));
+    float *dU = (float *)malloc((size_t)(16 * Co * Ci) * sizeof(float));
+    if (!V || !Gt || !dU) {
+        free(dU);
+        return 1;
+    }
+    for (int64_t n0 = 0; n0 < N; n0 += nb) {
+        int64_t cb = N - n0 < nb ? N - n0 : nb, T = cb * tiles;
+        float beta = n0 == 0 ? 0.0f : 1.0f; /* chunks added in order: no dependence on threads */
+        wg_input(&p, x, n0, cb, T, V);
+        wg_grad_output(&p, gy, n0, cb, T, Gt);
+        CH_PAR_FOR(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Co, (int)Ci, (int)T, 1.0f,
+                        Gt + (int64_t)xi * Co * T, (int)T, V + (int64_t)xi * Ci * T, (int)T, beta,
+                        dU + (int64_t)xi * Co * Ci, (int)Ci);
+        });
+    }
+    /* gW[o][i] = G^T dU[.][o][i] G, G^T = [[1, .5, .5, 0], [0, .5, -.5, 0], [0, .5, .5, 1]] */
+    CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t oi = 0; oi < Co * Ci; oi++, {
+        float u[4][4], t[3][4];
+        for (int xi = 0; xi < 16; xi++)
+            u[xi / 4][xi % 4] = dU[(int64_t)xi * Co * Ci + oi];
+        for (int b = 0; b < 4; b++) {
+            t[0][b] = u[0][b] + 0.5f * (u[1][b] + u[2][b]);
+            t[1][b] = 0.5f * (u[1][b] - u[2][b]);
+            t[2][b] = 0.5f * (u[1][b] + u[2][b]) + u[3][b];
+        }
+        float *dst = gw + oi * 9;
+        for (int a = 0; a < 3; a++) {
+            dst[a * 3 + 0] = t[a][0] + 0.5f * (t[a][1] + t[a][2]);
+            dst[a * 3 + 1] = 0.5f * (t[a][1] - t[a][2]);
+            dst[a * 3 + 2] = 0.5f * (t[a][1] + t[a][2]) + t[a][3];
+        }
+    });
+    free(dU);
+    return 0;
+}

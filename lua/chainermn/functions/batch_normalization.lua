@@ -73,6 +73,10 @@ function M.multi_node_batch_normalization(x, gamma, beta, comm, opts)
   f.L, f.eps, f.comm = L, eps, comm
   local y = f:apply({ x, gamma, beta })[1]
   local rm, rv = opts.running_mean, opts.running_var
+  if rm or rv then
+    -- updated outside the node: a static graph keeps running this define-by-run
+    require('chainer.graph_optimizations.trace').refuse('multi-node batch normalization updates running statistics outside its node')
+  end
   if rm then rm:copy_(rm * decay + f.mean:reshape(L.gshape) * (1 - decay)) end
   if rv then
     -- the unbiased variance of all the ranks' cells together

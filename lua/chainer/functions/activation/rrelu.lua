@@ -35,6 +35,8 @@ function M.rrelu(x, opts)
     end
     if r.dtype ~= d.dtype then r = r:astype(d.dtype) end
   else
+    -- drawn outside the node: a static graph keeps running this define-by-run
+    require('chainer.graph_optimizations.trace').refuse('F.rrelu draws its slopes outside its node')
     r = T.random.uniform(l, u, d.shape, d.dtype)
   end
   local f = setmetatable({}, M.RReLU)

@@ -49,6 +49,9 @@ function M.batch_renormalization(x, gamma, beta, rmax, dmax, opts)
   local xc = x - E(mean)
   local var = F.sum(xc * xc, { axis = L.axes }) * inv_m
   local std = F.sqrt(var + eps)
+  -- r and d are computed from the batch outside any node (and the statistics
+  -- updated there): a static graph keeps running this define-by-run
+  require('chainer.graph_optimizations.trace').refuse('F.batch_renormalization computes r and d outside its nodes')
   local rmean = rm or T.zeros(L.gshape, dt)
   local rsig = T.sqrt((rv or T.zeros(L.gshape, dt)) + eps)
   local r = T.clip(std.array / rsig, 1 / rmax, rmax)

@@ -7,7 +7,8 @@
 -- stale when the page is regenerated: delete it then.
 local CHAINERX = 'ChainerX only (chainlua has no ChainerX backend; its C runtime plays that role)'
 local IDEEP = 'iDeep (Intel64) only; chainlua\'s CPU kernels use OpenBLAS and OpenMP directly'
-local STATIC = { 'elsewhere', 'static_graph, being added on another branch (issue 17)' }
+local STATIC_INTERNALS = { 'different', 'the classes of Chainer\'s implementation; chainlua\'s static_graph ' ..
+  'records with graph_optimizations/trace.lua and replays with schedule.lua (docs/static_graph.md)' }
 local MN_NOT_YET = 'not in chainlua\'s ChainerMN yet (lua/chainermn/ has the communicators, ' ..
   'collective and point-to-point functions, datasets, the multi-node optimizer, evaluator, ' ..
   'checkpointer and snapshot, MultiNodeChainList, MultiNodeBatchNormalization, AllreducePersistent)'
@@ -42,11 +43,13 @@ return {
 
   -- a note for every name of a module (unless the name has its own)
   module_default = {
-    ['chainer.graph_optimizations'] = STATIC,
-    ['chainer.graph_optimizations.static_graph'] = STATIC,
   },
 
   names = {
+    ['chainer.graph_optimizations.static_graph'] = {
+      ArrayInfo = STATIC_INTERNALS, ScheduleInfo = STATIC_INTERNALS, ScheduleManager = STATIC_INTERNALS,
+      StaticScheduleFunction = STATIC_INTERNALS,
+    },
     ['chainer.testing'] = {
       BackendConfig = different('the device matrix is built in: FunctionTestCase and LinkTestCase run ' ..
         'on the CPU and, when present, the GPU (docs/testing.md)'),
@@ -133,8 +136,6 @@ return {
         '`chainer.tensor.is_tensor(x)` (Lua has no type objects to pass to isinstance)'),
       get_cpu_array_types = different('one tensor type serves every device: a host tensor is ' ..
         '`chainer.tensor.is_tensor(x) and x.device == \'cpu\'`'),
-      static_code = STATIC,
-      static_graph = STATIC,
     },
     ['chainer.links'] = {
       TheanoFunction = absent('Theano-specific: it wraps a compiled Theano graph'),
@@ -197,7 +198,7 @@ return {
 
   -- the closing section of the page
   closing = {
-    'Apart from static_graph (in progress on another branch), what chainlua leaves out is:',
+    'What chainlua leaves out is:',
     '',
     '- **ChainerX and iDeep**: `ChainerxDevice`, `from_chx`, `to_chx`, `Fallback`, `get_compute_mode`,',
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',

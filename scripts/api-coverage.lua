@@ -102,6 +102,11 @@ local function resolve_module(path)
     end
     value = v
   end
+  if type(value) ~= 'table' then
+    -- a module named like the function it exports (graph_optimizations.static_graph)
+    local ok4, m = pcall(require, path)
+    if ok4 and type(m) == 'table' then return m end
+  end
   return value
 end
 

@@ -112,7 +112,7 @@ end
 local function packing_buffer(comm, dtype, numel)
   comm._buffers = comm._buffers or {}
   local buf = comm._buffers[dtype]
-  if buf == nil or buf.size < numel then
+  if buf == nil or buf.size ~= numel then   -- exactly numel: `after` runs tensor ops on all of it
     buf = T.empty({ numel }, dtype)
     comm._buffers[dtype] = buf
   end
@@ -120,8 +120,9 @@ local function packing_buffer(comm, dtype, numel)
 end
 
 -- Runs `transfer(ptr, count, dtype)` on every parameter tensor, packed into
--- one buffer per dtype (flat) or one by one (naive); `after(ptr, count,
--- dtype)` runs on the same memory before it is unpacked.
+-- one buffer per dtype (flat) or one by one (naive); `after(tensor)` runs on
+-- the same memory (the buffer, or the contiguous parameter) before it is
+-- unpacked.
 local function each_buffer(fn, comm, list, transfer, after)
   if comm._pack then
     for _, g in ipairs(by_dtype(list)) do
@@ -131,7 +132,7 @@ local function each_buffer(fn, comm, list, transfer, after)
       local buf = packing_buffer(comm, g.dtype, g.numel)
       pack(g, buf)
       transfer(pointer(buf), g.numel, g.dtype)
-      if after then after(pointer(buf), g.numel, g.dtype) end
+      if after then after(buf) end
       unpack(g, buf)
     end
   else
@@ -139,7 +140,7 @@ local function each_buffer(fn, comm, list, transfer, after)
       local g = { entries = { e } }
       local t = e.tensor.is_contiguous and e.tensor or e.tensor:contiguous()
       transfer(pointer(t), t.size, t.dtype)
-      if after then after(pointer(t), t.size, t.dtype) end
+      if after then after(t) end
       if t ~= e.tensor then unpack(g, t) end
     end
   end
@@ -196,11 +197,10 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
       mpi.check(L.MPI_Allreduce(IN_PLACE, ptr, count, mpi.datatype(dtype), mpi.op('sum'), comm._comm),
         'MPI_Allreduce')
     end
-  end, function(ptr, count, dtype)
-    -- times the reciprocal, as ChainerMN's `recvbuf *= 1.0 / size` (and a
-    -- multiplication pipelines where a division does not)
-    local p, scale = ffi.cast(T.ctypes[T.dtype_codes[dtype]] .. '*', ptr), 1 / size
-    for i = 0, count - 1 do p[i] = p[i] * scale end
+  end, function(t)
+    -- times the reciprocal, as ChainerMN's `recvbuf *= 1.0 / size`, in place
+    -- (a float dtype keeps its dtype under a number)
+    T.mul(t, 1 / size, t)
   end)
 end
 

@@ -81,11 +81,11 @@ fuzz: deps
 	@command -v clang >/dev/null || bash scripts/install-deps clang
 	@bash scripts/fuzz $(BUILD)-fuzz $(FUZZ_SECONDS)
 
-# The same at 30 s a target (CI runs them inside make test, with
-# CHAINLUA_FUZZ_SECONDS set: see .ci/run and scripts/run-tests).
+# The same at 30 s a target and a fixed seed (CI runs them inside make test,
+# with CHAINLUA_FUZZ_SECONDS and CHAINLUA_FUZZ_SEED set: see .ci/run).
 fuzz-ci:
 	@command -v clang >/dev/null || bash scripts/install-deps clang
-	@bash scripts/fuzz $(BUILD)-fuzz 30
+	@FUZZ_SEED=1 bash scripts/fuzz $(BUILD)-fuzz 30
 
 oracle: build
 	$(CHAINLUA) scripts/oracle.lua $(ORACLE_DIR)

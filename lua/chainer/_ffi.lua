@@ -355,6 +355,8 @@ ch_status ch_image_save(const char *path, const ch_tensor *t, int quality);
 
 ch_status ch_image_decode(const ch_tensor *bytes, const char *what, ch_tensor **result);
 
+int64_t ch_image_max_pixels(int64_t limit);
+
 typedef struct ch_zip ch_zip;
 ch_status ch_zip_archive_open(const char *path, const char *fn, ch_zip **z);
 int ch_zip_archive_count(const ch_zip *z);

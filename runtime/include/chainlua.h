@@ -362,6 +362,11 @@ CH_API ch_status ch_image_save(const char *path, const ch_tensor *t, int quality
 /* Decodes the bytes of a PNG or JPEG file (a 1-D uint8 CPU tensor) as
  * ch_image_load does; `what` names the image in errors. */
 CH_API ch_status ch_image_decode(const ch_tensor *bytes, const char *what, ch_tensor **result);
+/* The largest image (height * width) the readers decode, checked from the
+ * header before anything is allocated; Pillow's 178,956,970 by default.
+ * Sets it to `limit` (0: back to the default) and returns the old value;
+ * a negative `limit` only returns the current one. */
+CH_API int64_t ch_image_max_pixels(int64_t limit);
 
 /* Zip archives read member by member (runtime/io/zip.c, the reader behind
  * npz): stored and deflate members, zip64, CRC-checked; a damaged archive is

@@ -416,6 +416,58 @@ static ch_status check_number_layout(hid_t ftype, size_t size, const char *fn, c
  * not have (h5py's lzf, plugins such as blosc) is the likely reason, so name
  * it.  (Not checked before reading: a chunk an optional filter skipped is
  * stored plain and reads fine without it.) */
+/* The chunks of a chunked dataset that no filter touched (an unfiltered
+ * pipeline, or a filter mask that skipped every filter) are copied as they
+ * are stored, and libhdf5 1.10 trusts the stored size: a damaged index that
+ * says 22 bytes for a 24-byte chunk makes H5Dread copy past its buffer (found
+ * by fuzz_hdf5).  So each such chunk must store exactly a chunk's bytes.
+ * Chunks are looked up by their grid coordinates (a lookup by index walks
+ * the whole index each time); a grid beyond CHUNK_GRID_MAX is refused rather
+ * than read unchecked -- no model file comes near it. */
+#define CHUNK_GRID_MAX ((uint64_t)1 << 20)
+static ch_status check_raw_chunks(hid_t ds, hid_t dcpl, int nd, const int64_t *dim, size_t item, const char *fn,
+                                  const ch_h5_file *f, const char *path) {
+    hsize_t cdim[CH_MAX_DIMS];
+    int nfilters = H5Pget_nfilters(dcpl);
+    if (nd == 0 || H5Pget_chunk(dcpl, nd, cdim) != nd || nfilters < 0)
+        return ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has a damaged chunk layout", fn, f->path, path);
+    uint64_t grid = 1, chunk_bytes = item;
+    hsize_t count[CH_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        if (cdim[i] == 0)
+            return ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has a chunk of size 0", fn, f->path, path);
+        count[i] = ((hsize_t)dim[i] + cdim[i] - 1) / cdim[i];
+        grid *= count[i] ? count[i] : 1;
+        chunk_bytes *= cdim[i];
+        if (grid > CHUNK_GRID_MAX || chunk_bytes > ((uint64_t)1 << 40))
+            return ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has more than %llu chunks (or a chunk above 1 TB): "
+                           "too many to check (damaged file?)", fn, f->path, path, (unsigned long long)CHUNK_GRID_MAX);
+    }
+    for (int i = 0; i < nd; i++)
+        if (count[i] == 0) return CH_OK;   /* an empty dataset has no chunks */
+#if H5_VERSION_GE(1, 10, 5)
+    unsigned all_skipped = nfilters >= 32 ? ~0u : (1u << nfilters) - 1;
+    hsize_t at[CH_MAX_DIMS] = {0}, off[CH_MAX_DIMS];
+    for (uint64_t k = 0; k < grid; k++) {
+        for (int i = 0; i < nd; i++) off[i] = at[i] * cdim[i];
+        unsigned mask = 0;
+        haddr_t addr = HADDR_UNDEF;
+        hsize_t stored = 0;
+        if (H5Dget_chunk_info_by_coord(ds, off, &mask, &addr, &stored) < 0)
+            return ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s': its chunk index is damaged", fn, f->path, path);
+        int raw = nfilters == 0 || (mask & all_skipped) == all_skipped;
+        if (addr != HADDR_UNDEF && raw && stored != chunk_bytes)
+            return ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s': an unfiltered chunk stores %llu bytes where a chunk "
+                           "has %llu (damaged file?)", fn, f->path, path, (unsigned long long)stored,
+                           (unsigned long long)chunk_bytes);
+        for (int i = nd - 1; i >= 0 && ++at[i] == count[i]; i--) at[i] = 0;
+    }
+#else   /* libhdf5 before 1.10.5 cannot look chunks up: such files read unchecked */
+    (void)ds;
+#endif
+    return CH_OK;
+}
+
 static ch_status check_filters(hid_t ds, const char *fn, const ch_h5_file *f, const char *path) {
     hid_t dcpl = H5Dget_create_plist(ds);
     if (dcpl < 0) return CH_OK;
@@ -543,6 +595,12 @@ ch_status ch_h5_read_ex(ch_h5_file *f, const char *path, ch_tensor **result, cha
             st = ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' claims shape %s (%llu bytes) but stores %llu bytes "
                          "(damaged file?)", fn, f->path, path, ch_shape_str(sh, sizeof sh, nd, dim),
                          (unsigned long long)need, (unsigned long long)stored);
+        }
+        if (st == CH_OK && lay == H5D_CHUNKED) {
+            dcpl = H5Dget_create_plist(ds);
+            st = dcpl >= 0 ? check_raw_chunks(ds, dcpl, nd, dim, size, fn, f, path)
+                           : ch_fail(CH_ERR_FORMAT, "%s: '%s': dataset '%s' has a damaged layout", fn, f->path, path);
+            if (dcpl >= 0) H5Pclose(dcpl);
         }
     }
     ch_tensor *t = NULL;

@@ -16,18 +16,48 @@
 
 #include <errno.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 #include <png.h>
+
+/* ---- the decompression-bomb limit --------------------------------------- */
+/* A header of a few bytes can claim 65535 x 65535 pixels: the size is checked
+ * against this limit before anything is allocated.  The default is Pillow's
+ * (2 * Image.MAX_IMAGE_PIXELS, where Pillow raises DecompressionBombError),
+ * so the images Chainer's ImageDataset reads are the ones chainlua reads. */
+#define CH_IMAGE_DEFAULT_MAX_PIXELS 178956970LL
+static _Atomic int64_t max_pixels = CH_IMAGE_DEFAULT_MAX_PIXELS;
+
+int64_t ch_image_max_pixels(int64_t limit) {
+    if (limit < 0) return max_pixels;
+    return atomic_exchange(&max_pixels, limit == 0 ? CH_IMAGE_DEFAULT_MAX_PIXELS : limit);
+}
+
+static ch_status check_pixels(const char *what, uint64_t height, uint64_t width) {
+    int64_t limit = max_pixels;
+    if (height * width > (uint64_t)limit)
+        return ch_fail(CH_ERR_FORMAT,
+                       "load_image: %s: %llu x %llu pixels is more than the limit of %lld (a decompression bomb?); "
+                       "raise it with chainer.datasets.max_image_pixels(n)",
+                       what, (unsigned long long)width, (unsigned long long)height, (long long)limit);
+    return CH_OK;
+}
 
 /* ---- PNG ------------------------------------------------------------------ */
 /* `what` names the image in errors: a path, or "'archive.zip' member 'a.png'". */
 static ch_status finish_png(png_image *img, const char *what, ch_tensor **result) {
     /* keep gray/color and alpha as stored; 8 bits per sample */
     img->format = img->format & (PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA);
+    ch_status big = check_pixels(what, img->height, img->width);
+    if (big != CH_OK) {
+        png_image_free(img);
+        return big;
+    }
     int64_t dim[3] = {img->height, img->width, PNG_IMAGE_SAMPLE_CHANNELS(img->format)};
     ch_tensor *t;
     ch_status st = ch_tensor_new(CH_UINT8, 3, dim, CH_CPU, &t);
@@ -84,6 +114,17 @@ static void jerr_exit(j_common_ptr cinfo) {
 
 static void jerr_silent(j_common_ptr cinfo) { CH_UNUSED(cinfo); }
 
+/* Warnings pass, except running out of data: libjpeg would pad the rest of a
+ * truncated file with gray and decode every remaining row of it; Pillow calls
+ * that "image file is truncated", and so do we. */
+static void jerr_emit(j_common_ptr cinfo, int msg_level) {
+    if (msg_level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) {
+        jerr *e = (jerr *)cinfo->err;
+        snprintf(e->msg, sizeof e->msg, "the file is truncated");
+        longjmp(e->jump, 1);
+    }
+}
+
 /* From fp, or from mem (n bytes) when fp is NULL. */
 static ch_status load_jpeg(const char *what, FILE *fp, const void *mem, size_t n, ch_tensor **result) {
     struct jpeg_decompress_struct cinfo;
@@ -93,6 +134,7 @@ static ch_status load_jpeg(const char *what, FILE *fp, const void *mem, size_t n
     cinfo.err = jpeg_std_error(&e.mgr);
     e.mgr.error_exit = jerr_exit;
     e.mgr.output_message = jerr_silent;
+    e.mgr.emit_message = jerr_emit;
     if (setjmp(e.jump)) {
         jpeg_destroy_decompress(&cinfo);
         ch_tensor_release(t);
@@ -104,6 +146,11 @@ static ch_status load_jpeg(const char *what, FILE *fp, const void *mem, size_t n
     else
         jpeg_mem_src(&cinfo, (const unsigned char *)mem, (unsigned long)n);
     jpeg_read_header(&cinfo, TRUE);
+    ch_status big = check_pixels(what, cinfo.image_height, cinfo.image_width);
+    if (big != CH_OK) {
+        jpeg_destroy_decompress(&cinfo);
+        return big;
+    }
     if (cinfo.jpeg_color_space != JCS_GRAYSCALE) cinfo.out_color_space = JCS_RGB;
     jpeg_start_decompress(&cinfo);
     int64_t dim[3] = {cinfo.output_height, cinfo.output_width, cinfo.output_components};

@@ -240,6 +240,51 @@ describe('ImageDataset and LabeledImageDataset', function()
     H.errors_with(function() img.write_image(dir .. '/x.png', T.zeros({ 2, 2 }, 'float32')) end, 'uint8')
     H.errors_with(function() img.write_image(dir .. '/x.jpg', T.zeros({ 2, 2, 4 }, 'uint8')) end, 'channels')
   end)
+
+  -- a JPEG's frame header (SOF0) with its height and width set to h, w
+  local function with_size(bytes, h, w)
+    local i = 3
+    while i < #bytes do
+      local marker, len = bytes:byte(i + 1), bytes:byte(i + 2) * 256 + bytes:byte(i + 3)
+      if marker == 0xC0 then
+        local size = string.char(math.floor(h / 256), h % 256, math.floor(w / 256), w % 256)
+        return bytes:sub(1, i + 4) .. size .. bytes:sub(i + 9)
+      end
+      i = i + 2 + len
+    end
+    error('no SOF0 marker')
+  end
+
+  it('refuses images beyond max_image_pixels from the header, before allocating', function()
+    img.write_image(dir .. '/small.jpg', T.full({ 8, 8, 3 }, 90, 'uint8'))
+    local f = io.open(dir .. '/small.jpg', 'rb')
+    local bytes = f:read('*a')
+    f:close()
+    -- 65500 x 65500 x 3 bytes (12 GB) claimed by a 700-byte file
+    H.write(dir .. '/bomb.jpg', with_size(bytes, 65500, 65500))
+    H.errors_with(function() img.read_image(dir .. '/bomb.jpg') end, 'load_image', 'bomb.jpg',
+      '65500 x 65500 pixels', 'limit of 178956970', 'max_image_pixels')
+    assert.equal(178956970, D.max_image_pixels())
+    assert.equal(178956970, D.max_image_pixels(63))
+    H.errors_with(function() img.read_image(dir .. '/small.jpg') end, '8 x 8 pixels', 'limit of 63')
+    img.write_image(dir .. '/small.png', T.full({ 8, 8 }, 1, 'uint8'))
+    H.errors_with(function() img.read_image(dir .. '/small.png') end, '8 x 8 pixels', 'limit of 63')
+    assert.equal(63, D.max_image_pixels(64))
+    assert.same({ 3, 8, 8 }, img.read_image(dir .. '/small.jpg').shape)
+    assert.equal(64, D.max_image_pixels(0))
+    assert.equal(178956970, D.max_image_pixels())
+    H.errors_with(function() D.max_image_pixels(-1) end, 'max_image_pixels', 'non-negative integer')
+  end)
+
+  it('refuses a truncated JPEG as Pillow does (no rows of padding)', function()
+    local noise = (T.arange(0, 64 * 64 * 3, 1, 'float32') * 7919 % 251):astype('uint8'):reshape(64, 64, 3)
+    img.write_image(dir .. '/noise.jpg', noise, 90)
+    local f = io.open(dir .. '/noise.jpg', 'rb')
+    local bytes = f:read('*a')
+    f:close()
+    H.write(dir .. '/cut.jpg', bytes:sub(1, math.floor(#bytes / 2)))
+    H.errors_with(function() img.read_image(dir .. '/cut.jpg') end, 'load_image', 'cut.jpg', 'truncated')
+  end)
 end)
 
 describe('TextDataset', function()

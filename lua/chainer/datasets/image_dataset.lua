@@ -45,6 +45,19 @@ function M.decode_image(bytes, dtype, what)
   return to_chw(T.wrap(box[0]), dtype)
 end
 
+-- max_image_pixels([n]) -> the limit before the call.  The readers refuse an
+-- image whose header claims more than n = height * width pixels, before
+-- allocating anything (Pillow's decompression-bomb limit, 178,956,970, by
+-- default); max_image_pixels(n) sets it, max_image_pixels(0) restores the
+-- default, max_image_pixels() only reads it.
+function M.max_image_pixels(n)
+  if n == nil then return tonumber(C.ch_image_max_pixels(-1)) end
+  if type(n) ~= 'number' or n < 0 or n ~= math.floor(n) then
+    args.fail(string.format('max_image_pixels: n must be a non-negative integer (got %s)', tostring(n)), 2)
+  end
+  return tonumber(C.ch_image_max_pixels(n))
+end
+
 -- write_image(path, image, [quality = 95]): writes an (H, W) or (H, W, C)
 -- uint8 tensor as PNG or JPEG (by extension); atomic.
 function M.write_image(path, image, quality)

@@ -31,6 +31,7 @@ local lazy = {
   ImageDataset = { 'chainer.datasets.image_dataset', 'ImageDataset' },
   LabeledImageDataset = { 'chainer.datasets.image_dataset', 'LabeledImageDataset' },
   read_image = { 'chainer.datasets.image_dataset', 'read_image' },
+  max_image_pixels = { 'chainer.datasets.image_dataset', 'max_image_pixels' },
   ZippedImageDataset = { 'chainer.datasets.zipped_image_dataset', 'ZippedImageDataset' },
   LabeledZippedImageDataset = { 'chainer.datasets.zipped_image_dataset', 'LabeledZippedImageDataset' },
   MultiZippedImageDataset = { 'chainer.datasets.zipped_image_dataset', 'MultiZippedImageDataset' },

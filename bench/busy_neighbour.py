@@ -2,9 +2,11 @@
 
 A small MLP (bench/busy_neighbour.lua: 784-100-100-10, batch 100, SGD, 600
 steps) trains on two cores, alone and next to a process that spins on one
-of them, at 1 thread and at chainlua's default (2 threads), and once more
-with libgomp's own wait (GOMP_SPINCOUNT=300000, what chainlua had before)
-and with OMP_WAIT_POLICY=passive for comparison.  Wall seconds, median of
+of them, at 1 thread and at chainlua's default (2 threads, adaptive: one
+while the cores are busy, docs/threads.md), and for comparison at a fixed
+2 threads (CHAINLUA_ADAPTIVE_THREADS=0) with libgomp's wait and with
+GOMP_SPINCOUNT=1000 (chainlua's default before adaptive threads), and with
+OMP_WAIT_POLICY=passive.  Wall seconds, median of
 the rounds.  Target: with the neighbour, the default is within 1.5x of
 1 thread with the neighbour (a busy neighbour costs at most what losing
 that core costs).
@@ -25,9 +27,10 @@ TARGET = 1.5
 # (label, environment added to the run); BENCH_THREADS unset = chainlua's default
 CONFIGS = [
     ('1 thread', {'BENCH_THREADS': '1'}),
-    ('2 threads, chainlua default wait', {}),
-    ('2 threads, libgomp default wait (GOMP_SPINCOUNT=300000)', {'GOMP_SPINCOUNT': '300000'}),
-    ('2 threads, OMP_WAIT_POLICY=passive', {'OMP_WAIT_POLICY': 'passive'}),
+    ('2 threads, chainlua default (adaptive)', {}),
+    ('2 threads fixed, libgomp wait', {'CHAINLUA_ADAPTIVE_THREADS': '0'}),
+    ('2 threads fixed, GOMP_SPINCOUNT=1000', {'CHAINLUA_ADAPTIVE_THREADS': '0', 'GOMP_SPINCOUNT': '1000'}),
+    ('2 threads fixed, OMP_WAIT_POLICY=passive', {'CHAINLUA_ADAPTIVE_THREADS': '0', 'OMP_WAIT_POLICY': 'passive'}),
 ]
 NEIGHBOURS = ['none', 'pinned', 'unpinned']
 
@@ -69,7 +72,8 @@ def run(lua_cmd, env, rounds=3, steps=600, timeout=300, log=print):
     if not cores:
         return {'error': 'needs two cores'}
     base = dict(env)
-    for k in ('BENCH_THREADS', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'GOMP_SPINCOUNT', 'OMP_WAIT_POLICY'):
+    for k in ('BENCH_THREADS', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'GOMP_SPINCOUNT', 'OMP_WAIT_POLICY',
+              'CHAINLUA_ADAPTIVE_THREADS'):
         base.pop(k, None)
     out = {'cores': cores, 'loadavg_start': os.getloadavg()[0], 'steps': steps, 'rows': []}
     times = {(c, n): [] for c, _ in CONFIGS for n in NEIGHBOURS}

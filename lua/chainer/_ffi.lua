@@ -54,6 +54,9 @@ const char *ch_library_path(void);
 const char *ch_blas_info(void);
 void ch_set_num_threads(int n);
 int ch_get_num_threads(void);
+
+void ch_set_adaptive_threads(int on);
+int ch_threads_in_use(void);
 int64_t ch_live_bytes(int device);
 int64_t ch_peak_bytes(int device);
 void ch_reset_peak_bytes(int device);

@@ -40,27 +40,7 @@ local function load_library()
   error('chainer: cannot find libchainlua.so; build it with `make build`, or set CHAINLUA_LIB to its path', 0)
 end
 
--- OpenMP's idle threads spin this many times before they sleep, unless the
--- user chose (OMP_WAIT_POLICY or GOMP_SPINCOUNT).  libgomp's own default
--- (300000 spins, milliseconds) makes a region wait for a teammate another
--- process pushed off its core: with one of two cores busy, small training
--- steps ran 30 times slower.  libgomp reads the variable when it loads, so
--- it is set just around ffi.load and removed again, leaving the user's
--- environment as it was.  Same value as runtime/host/main.c (the chainlua
--- executable); docs/threads.md explains it.
-local OMP_SPINCOUNT_DEFAULT = '1000'
-
-local function with_omp_spin_default(fn)
-  if os.getenv('OMP_WAIT_POLICY') or os.getenv('GOMP_SPINCOUNT') then return fn() end
-  local libc = require('chainer._libc').C
-  libc.setenv('GOMP_SPINCOUNT', OMP_SPINCOUNT_DEFAULT, 1)
-  local ok, lib, where = pcall(fn)
-  libc.unsetenv('GOMP_SPINCOUNT')
-  if not ok then error(lib, 0) end
-  return lib, where
-end
-
-local C, where = with_omp_spin_default(load_library)
+local C, where = load_library()
 
 local M = { C = C, ffi = ffi, path = where }
 

@@ -8,6 +8,15 @@ chainer.__version__ = ffi.string(C.ch_version())
 
 function chainer.set_num_threads(n) C.ch_set_num_threads(n) end
 function chainer.get_num_threads() return C.ch_get_num_threads() end
+-- adaptive threads (docs/threads.md): one thread while another process keeps
+-- our cores busy; on unless CHAINLUA_ADAPTIVE_THREADS=0
+function chainer.set_adaptive_threads(on)
+  if type(on) ~= 'boolean' then
+    error(string.format('set_adaptive_threads: on must be a boolean (got %s)', type(on)), 2)
+  end
+  C.ch_set_adaptive_threads(on and 1 or 0)
+end
+function chainer.get_threads_in_use() return C.ch_threads_in_use() end
 
 -- classes
 local class = require 'chainer.class'

@@ -30,14 +30,15 @@
  * team and ends with a futex syscall (~0.4 us), more than a small tensor's
  * arithmetic.  The body must not contain preprocessor directives.
  *   CH_PAR_FOR(n >= CH_PARALLEL_GRAIN, int64_t i = 0; i < n; i++, y[i] = 2 * x[i];);  */
-#define CH_PAR_FOR(cond, header, ...)                            \
-    do {                                                         \
-        if (cond) {                                              \
-            _Pragma("omp parallel for schedule(static)")         \
-            for (header) { __VA_ARGS__ }                         \
-        } else {                                                 \
-            for (header) { __VA_ARGS__ }                         \
-        }                                                        \
+#define CH_PAR_FOR(cond, header, ...)                                       \
+    do {                                                                    \
+        int ch_team_ = (cond) ? ch_threads() : 1;                           \
+        if (ch_team_ > 1) {                                                 \
+            _Pragma("omp parallel for schedule(static) num_threads(ch_team_)") \
+            for (header) { __VA_ARGS__ }                                    \
+        } else {                                                            \
+            for (header) { __VA_ARGS__ }                                    \
+        }                                                                   \
     } while (0)
 
 /* *flag = 1, atomically when called on OpenMP's threads: how a CH_PAR_FOR
@@ -162,7 +163,9 @@ ch_status ch_cpu_copy(ch_tensor *dst, const ch_tensor *src);
  * otherwise a contiguous cast copy.  Kernels use it to normalise inputs. */
 ch_status ch_contiguous_as(const ch_tensor *x, ch_dtype dt, ch_tensor **out);
 
-/* Threads: the number OpenMP loops use. */
+/* Threads: the number a parallel region should use now: the user's count,
+ * or one while the busy-neighbour guard holds (threads.c).  Call it on the
+ * way into parallel work and pass it as num_threads(...). */
 int ch_threads(void);
 
 #endif

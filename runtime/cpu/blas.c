@@ -126,7 +126,7 @@ static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A
                         const void *B, int64_t M, int64_t N, int64_t K, double alpha, double beta, void *Cp,
                         int64_t ldc) {
 #ifdef _OPENMP
-    int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+    int threads = omp_in_parallel() ? 1 : ch_threads();
 #else
     int threads = 1;
 #endif
@@ -392,8 +392,9 @@ ch_status ch_cpu_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int 
          * OpenMP region costs a team start-up, and on a busy machine waiting
          * for a descheduled worker took milliseconds for a (3,2,4)@(3,4,1) */
         bool par = M * N * K < (int64_t)1 << 21 && nbatch >= 2 && nbatch * M * N * K >= CH_PARALLEL_GRAIN;
-        if (par) {
-#pragma omp parallel for schedule(static)
+        int team = par ? ch_threads() : 1;
+        if (team > 1) {
+#pragma omp parallel for schedule(static) num_threads(team)
             for (int64_t p = 0; p < nbatch; p++)
                 batch_product(&ma, &mb, nb, bdim, cdt, z, M, N, K, obase, p);
         } else {

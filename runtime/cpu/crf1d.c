@@ -89,8 +89,9 @@ ch_status ch_cpu_crf1d(const ch_tensor *xs, const ch_tensor *cost, const ch_tens
     int oom = 0;
     /* sequences differ in length: dynamic schedule, and none of OpenMP for
      * a small batch (a region costs more than a short sequence) */
-    if (B > 1 && T * K * K * B >= 4096) {
-#pragma omp parallel for schedule(dynamic, 1)
+    int team = B > 1 && T * K * K * B >= 4096 ? ch_threads() : 1;
+    if (team > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
         for (int64_t b = 0; b < B; b++)
             if (crf_forward_one(x, c, lab, B, K, b, len[b], lp, g, gcp)) ch_flag_set(&oom);
     } else {
@@ -143,8 +144,9 @@ ch_status ch_cpu_crf1d_argmax(const ch_tensor *xs, const ch_tensor *cost, const 
     int oom = 0;
     /* sequences differ in length: dynamic schedule, and none of OpenMP for
      * a small batch (a region costs more than a short sequence) */
-    if (B > 1 && T * K * K * B >= 4096) {
-#pragma omp parallel for schedule(dynamic, 1)
+    int team = B > 1 && T * K * K * B >= 4096 ? ch_threads() : 1;
+    if (team > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
         for (int64_t b = 0; b < B; b++)
             if (crf_viterbi_one(x, c, B, K, b, len[b], p)) ch_flag_set(&oom);
     } else {

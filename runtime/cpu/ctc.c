@@ -119,8 +119,9 @@ ch_status ch_cpu_ctc_loss(const ch_tensor *xs, const ch_tensor *labels, const in
     int oom = 0;
     /* sequences differ in length: dynamic schedule, and none of OpenMP for
      * a small batch (a region costs more than a short sequence) */
-    if (B > 1 && T * V * B >= 4096) {
-#pragma omp parallel for schedule(dynamic, 1)
+    int team = B > 1 && T * V * B >= 4096 ? ch_threads() : 1;
+    if (team > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
         for (int64_t b = 0; b < B; b++)
             ctc_sequence(x, B, V, b, tlen, tl, L, llen, blank, g, lp, &oom);
     } else {

@@ -289,8 +289,9 @@ static void ew_execute(const ew_plan *pl, ch_tensor *out, const ew_operand *a, c
     /* Small work never enters an OpenMP region: even a region whose `if`
      * clause is false costs a team set-up (~1,500 instructions), more than
      * the arithmetic of a small tensor. */
-    if (total >= CH_PARALLEL_GRAIN && ntasks > 1) {
-#pragma omp parallel for schedule(static)
+    int team = total >= CH_PARALLEL_GRAIN && ntasks > 1 ? ch_threads() : 1;
+    if (team > 1) {
+#pragma omp parallel for schedule(static) num_threads(team)
         for (int64_t task = 0; task < ntasks; task++)
             ew_task(&c, task);
     } else {

@@ -326,7 +326,7 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
                         int64_t ldc) {
     if (M * N * K < ((int64_t)1 << 18) || !skinny_cpu_ok()) return false;
 #ifdef _OPENMP
-    int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+    int threads = omp_in_parallel() ? 1 : ch_threads();
 #else
     int threads = 1;
 #endif

@@ -39,7 +39,8 @@ static int rk_serial_begin(int64_t mnk) {
     return nt;
 }
 static void rk_serial_end(int nt) {
-    if (nt > 0) openblas_set_num_threads(nt);
+    /* the count in use now: the busy-neighbour guard may have changed it */
+    if (nt > 0) openblas_set_num_threads(ch_threads());
 }
 
 #define RK_T float

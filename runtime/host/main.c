@@ -161,42 +161,7 @@ static int run_script(lua_State *L, int argc, char **argv, int script) {
     return chainlua_host_report(L, st, progname);
 }
 
-/* OpenMP's idle threads spin this many times before they sleep, unless the
- * user chose (OMP_WAIT_POLICY or GOMP_SPINCOUNT).  libgomp's own default,
- * 300000 spins (milliseconds), makes a region wait for a teammate that
- * another process pushed off its core: with one of two cores busy, small
- * training steps ran 30 times slower.  1000 spins (tens of microseconds)
- * still bridge the gap between back-to-back regions.  The same value is
- * set for `luajit` in lua/chainer/_lib.lua; see docs/threads.md. */
-#define OMP_SPINCOUNT_DEFAULT "1000"
-#define OMP_DEFAULT_MARK "CHAINLUA_OMP_SPIN_DEFAULTED"
-
-/* libgomp reads its environment when it loads, which for this executable
- * (linked with libchainlua) is before main: so the default is set and the
- * executable starts itself again, once.  The second start removes what the
- * first one added, so that scripts and their children see the environment
- * the user gave.  If the exec fails, the run goes on with libgomp's default. */
-static void omp_spin_default(char **argv) {
-    if (getenv(OMP_DEFAULT_MARK)) {
-        unsetenv(OMP_DEFAULT_MARK);
-        unsetenv("GOMP_SPINCOUNT");
-        return;
-    }
-    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT"))
-        return;
-    /* under valgrind, the exec'd program would run outside it */
-    const char *preload = getenv("LD_PRELOAD");
-    if (preload && strstr(preload, "vgpreload"))
-        return;
-    setenv("GOMP_SPINCOUNT", OMP_SPINCOUNT_DEFAULT, 1);
-    setenv(OMP_DEFAULT_MARK, "1", 1);
-    execv("/proc/self/exe", argv);
-    unsetenv(OMP_DEFAULT_MARK);
-    unsetenv("GOMP_SPINCOUNT");
-}
-
 int main(int argc, char **argv) {
-    omp_spin_default(argv);
     int flags = 0;
     int script = collect_args(argc, argv, &flags);
     if (script < 0) {

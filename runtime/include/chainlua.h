@@ -92,6 +92,12 @@ CH_API const char *ch_library_path(void);  /* file libchainlua was loaded from, 
 CH_API const char *ch_blas_info(void);       /* e.g. "OpenBLAS 0.3.21 (OpenMP)" */
 CH_API void ch_set_num_threads(int n);       /* OpenMP and BLAS together */
 CH_API int ch_get_num_threads(void);
+/* Adaptive threads (on by default; CHAINLUA_ADAPTIVE_THREADS=0 turns it off
+ * at start): while another process keeps our cores busy, parallel work runs
+ * on one thread, and returns to ch_get_num_threads() when the cores are free
+ * again (docs/threads.md).  ch_threads_in_use() is the count in use now. */
+CH_API void ch_set_adaptive_threads(int on);
+CH_API int ch_threads_in_use(void);
 CH_API int64_t ch_live_bytes(int device);    /* bytes held by live storages */
 CH_API int64_t ch_peak_bytes(int device);
 CH_API void ch_reset_peak_bytes(int device);

@@ -698,6 +698,7 @@ return {
     ["index"] = { "index(name)", "", "docs/datasets.md" },
     ["len"] = { "ds:len()", "(or `chainer.dataset.len(ds)`). `#` always works on plain", "docs/datasets.md" },
     ["loader"] = { "loader(path)", "when `path` exists, else", "docs/datasets.md" },
+    ["max_image_pixels"] = { "max_image_pixels([n])", "the decompression-bomb limit: an image whose header claims more than `n` = height x width pixels is refused before anything is allocated (Pillow's ...", "docs/datasets.md" },
     ["read"] = { "read(i)", "as a uint8 tensor) is the reader itself.", "docs/datasets.md" },
     ["read_image"] = { "read_image(path, [dtype])", "the image reader/writer behind ImageDataset; `decode_image` decodes the bytes of a PNG/JPEG file held in a 1-D uint8 tensor", "docs/datasets.md" },
     ["require"] = { "require('chainer.datasets.image_dataset').write_image(path, hwc_uint8, [quality])", "the image reader/writer behind ImageDataset; `decode_image` decodes the bytes of a PNG/JPEG file held in a 1-D uint8 tensor", "docs/datasets.md" },

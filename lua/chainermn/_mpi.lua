@@ -20,6 +20,7 @@ typedef struct ompi_communicator_t *MPI_Comm;
 typedef struct ompi_datatype_t *MPI_Datatype;
 typedef struct ompi_op_t *MPI_Op;
 typedef struct ompi_info_t *MPI_Info;
+typedef struct ompi_request_t *MPI_Request;
 typedef struct ompi_status_public_t {
   int MPI_SOURCE; int MPI_TAG; int MPI_ERROR; int _cancelled; size_t _ucount;
 } MPI_Status;
@@ -42,6 +43,9 @@ int MPI_Comm_free(MPI_Comm *comm);
 int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses);
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
 int MPI_Gather(const void *sendbuf, int scount, MPI_Datatype sdt, void *recvbuf, int rcount,
                MPI_Datatype rdt, int root, MPI_Comm comm);
@@ -122,6 +126,12 @@ function M.check(rc, what)
 end
 
 local finalizer_anchor
+
+-- Non-blocking collectives not yet waited for: MPI_Request array ->
+-- { count = its length, buffers = what MPI reads and writes }.  Whoever
+-- starts one keeps it here until it is waited for, so that its buffers stay
+-- alive and MPI_Finalize waits for it.
+M.pending = {}
 -- init(): MPI_Init_thread once per process (FUNNELED: only the main thread
 -- calls MPI; OpenMP threads run the kernels), MPI_Finalize when the Lua
 -- state closes.
@@ -149,7 +159,11 @@ function M.init()
   finalizer_anchor = ffi.gc(ffi.new('int[1]'), function()
     local done = ffi.new('int[1]')
     L.MPI_Finalized(done)
-    if done[0] == 0 then L.MPI_Finalize() end
+    if done[0] ~= 0 then return end
+    -- a non-blocking collective still in flight (double buffering's last
+    -- allreduce) must complete before MPI_Finalize; every rank started it
+    for requests, p in pairs(M.pending) do L.MPI_Waitall(p.count, requests, nil) end
+    L.MPI_Finalize()
   end)
 end
 

@@ -163,6 +163,7 @@ function M.bcast_data(comm, model)
 end
 
 local IN_PLACE = ffi.cast('void *', 1)   -- MPI_IN_PLACE in Open MPI's mpi.h
+M.IN_PLACE = IN_PLACE
 
 -- The 'hierarchical' communicator's sum, in place: the ranks of each node
 -- reduce to their leader (intra_rank 0), the leaders allreduce among the
@@ -180,15 +181,26 @@ local function hierarchical_sum(comm, ptr, count, datatype)
   mpi.check(L.MPI_Bcast(ptr, count, datatype, 0, intra), 'MPI_Bcast')
 end
 
--- multi_node_mean_grad(comm, model, zero_fill): every gradient becomes its
--- mean over the ranks (sum with MPI_Allreduce in place, then / size).
-function M.multi_node_mean_grad(comm, model, zero_fill)
+-- gradients(comm, model, zero_fill): the gradient entries {name, param,
+-- tensor} of the model, once every rank has checked that all ranks hold the
+-- same layout of host float gradients (an error on every rank otherwise).
+function M.gradients(comm, model, zero_fill)
   if type(model) ~= 'table' or model._is_link ~= true then
-    error('multi_node_mean_grad: expected a chainer.Link (got ' .. type(model) .. ')', 3)
+    error('multi_node_mean_grad: expected a chainer.Link (got ' .. type(model) .. ')', 4)
   end
   local list = entries(model, 'grad', zero_fill)
   comm:_agree('multi_node_mean_grad', layout(list))
   check_cpu(list, 'multi_node_mean_grad')
+  return list
+end
+
+-- The packing helpers, for the double-buffering optimizer's own buffers.
+M.by_dtype, M.pack, M.unpack, M.pointer = by_dtype, pack, unpack, pointer
+
+-- multi_node_mean_grad(comm, model, zero_fill): every gradient becomes its
+-- mean over the ranks (sum with MPI_Allreduce in place, then / size).
+function M.multi_node_mean_grad(comm, model, zero_fill)
+  local list = M.gradients(comm, model, zero_fill)
   local L, size = comm._L, comm.size
   each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)
     if comm._intra then

@@ -7,7 +7,14 @@
 -- its mean over the ranks, then runs the wrapped optimizer.  Everything else
 -- (setup's target, t, hyperparameters, hooks, serialize) is the wrapped
 -- optimizer's.
+--
+-- With double_buffering, as ChainerMN's: each update starts the averaging of
+-- its gradients (MPI_Iallreduce) and updates with the previous update's
+-- averaged gradients, so communication overlaps the next forward and
+-- backward; the first update after a broadcast only starts the averaging.
+-- Update k therefore applies the mean gradient of update k - 1.
 local args = require 'chainer._args'
+local DoubleBuffer = require 'chainermn.double_buffer'
 
 local MultiNodeOptimizer = {}
 
@@ -41,13 +48,28 @@ function methods.update(self, lossfun, ...)
   end
   local comm = rawget(self, 'communicator')
   local now = param_set(target)
+  local double_buffer = rawget(self, '_double_buffer')
   if now ~= rawget(self, '_param_set') then
     rawset(self, '_param_set', now)
+    if double_buffer then
+      double_buffer:discard()   -- averaged for the parameters that the broadcast replaces
+      rawset(self, '_needs_update', false)
+    end
     comm:bcast_data(target)
+  elseif double_buffer then
+    double_buffer:exchange(target)
+    if rawget(self, '_needs_update') then opt:update() else rawset(self, '_needs_update', true) end
   else
     comm:multi_node_mean_grad(target, rawget(self, 'zero_fill'))
     opt:update()
   end
+end
+
+-- wait(): with double_buffering, completes the averaging in flight (its
+-- result is still applied by the next update); otherwise nothing.
+function methods.wait(self)
+  local double_buffer = rawget(self, '_double_buffer')
+  if double_buffer then double_buffer:wait() end
 end
 
 function methods.setup(self, link)
@@ -88,7 +110,7 @@ local mt = {
 
 local ACCEPTED = args.accept{ 'double_buffering', 'zero_fill' }
 
--- create_multi_node_optimizer(optimizer, comm, {zero_fill = true})
+-- create_multi_node_optimizer(optimizer, comm, {double_buffering = false, zero_fill = true})
 function MultiNodeOptimizer.create(optimizer, comm, opts)
   local fn = 'create_multi_node_optimizer'
   opts = args.options(fn, opts, ACCEPTED)
@@ -98,12 +120,24 @@ function MultiNodeOptimizer.create(optimizer, comm, opts)
   if type(comm) ~= 'table' or type(comm.multi_node_mean_grad) ~= 'function' then
     error(fn .. ': the second argument must be a chainermn communicator (got ' .. type(comm) .. ')', 2)
   end
-  if opts.double_buffering then
-    error(fn .. ': double_buffering is not built yet (it overlaps communication on GPUs; see docs/chainermn.md)', 2)
+  for _, name in ipairs({ 'double_buffering', 'zero_fill' }) do
+    if opts[name] ~= nil and type(opts[name]) ~= 'boolean' then
+      error(string.format('%s: %s must be a boolean (got %s)', fn, name, type(opts[name])), 2)
+    end
   end
   local zero_fill = opts.zero_fill
   if zero_fill == nil then zero_fill = true end
-  return setmetatable({ actual_optimizer = optimizer, communicator = comm, zero_fill = zero_fill }, mt)
+  local self = { actual_optimizer = optimizer, communicator = comm, zero_fill = zero_fill }
+  if opts.double_buffering then
+    -- ChainerMN refuses communicators that cannot overlap (all but
+    -- pure_nccl); every communicator here can, with MPI_Iallreduce
+    if type(comm._comm) ~= 'cdata' then
+      error(fn .. ': This communicator does not support double buffering.', 2)
+    end
+    self._double_buffer = DoubleBuffer.new(comm, zero_fill)
+    self._needs_update = false
+  end
+  return setmetatable(self, mt)
 end
 
 return MultiNodeOptimizer

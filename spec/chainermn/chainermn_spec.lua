@@ -10,7 +10,12 @@ local scatter = require 'chainermn.scatter_dataset'
 local serialize = require 'chainermn._serialize'
 local T = require('chainer').tensor
 
+-- The programs and the checks each prints (tools_program.lua: the
+-- double-buffering optimizer, the iterators, the extensions and links that
+-- build on the communicator).
 local PROGRAM = 'spec/chainermn/ranks_program.lua'
+local TOOLS_PROGRAM = 'spec/chainermn/tools_program.lua'
+local TOOLS_CHECKS = { 'double buffering float64', 'double buffering float32', 'double buffering refusals' }
 local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
   'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
   'refusals' }
@@ -24,11 +29,11 @@ end
 -- Runs the program (under mpirun when np is given) with a communicator
 -- `name`; returns its output and exit status.  One OpenMP thread per rank:
 -- the ranks share the machine's cores.
-local function run_program(name, np)
+local function run_program(name, np, program)
   local env = string.format("LUA_PATH='%s' OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 " ..
     'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 ', package.path)
   local launcher = np and string.format('mpirun -np %d --oversubscribe ', np) or ''
-  return H.run(env .. 'timeout 120 ' .. launcher .. 'luajit ' .. PROGRAM .. ' ' .. name)
+  return H.run(env .. 'timeout 120 ' .. launcher .. 'luajit ' .. (program or PROGRAM) .. ' ' .. name)
 end
 
 -- Asserts that every rank reported `check` ok.
@@ -105,6 +110,14 @@ describe('chainermn #mpi', function()
         assert_check(out, check, 1)
       end)
     end
+    local tools_out, tools_code
+    for _, check in ipairs(TOOLS_CHECKS) do
+      it(check, function()
+        if not tools_out then tools_out, tools_code = run_program('flat', nil, TOOLS_PROGRAM) end
+        assert.are.equal(0, tools_code, tools_out)
+        assert_check(tools_out, check, 1)
+      end)
+    end
   end)
 
   describe('a rank that fails', function()
@@ -157,6 +170,14 @@ describe('chainermn #mpi', function()
           if not out then out, code = run_program(name, 2) end
           assert.are.equal(0, code, out)
           assert_check(out, check, 2)
+        end)
+      end
+      local tools_out, tools_code
+      for _, check in ipairs(TOOLS_CHECKS) do
+        it(check, function()
+          if not tools_out then tools_out, tools_code = run_program(name, 2, TOOLS_PROGRAM) end
+          assert.are.equal(0, tools_code, tools_out)
+          assert_check(tools_out, check, 2)
         end)
       end
     end)

@@ -84,10 +84,12 @@ chainermn.extensions = {
 }
 chainermn.multi_node_snapshot = snapshot.multi_node_snapshot
 
--- chainermn.functions, chainermn.links and chainermn.datasets load on first
--- use (and chainermn.MultiNodeChainList, ChainerMN's top-level name)
+-- chainermn.functions, chainermn.links, chainermn.datasets and
+-- chainermn.iterators load on first use (and chainermn.MultiNodeChainList,
+-- ChainerMN's top-level name)
+local LAZY = { functions = true, links = true, datasets = true, iterators = true }
 setmetatable(chainermn, { __index = function(t, k)
-  if k == 'functions' or k == 'links' or k == 'datasets' then
+  if LAZY[k] then
     local m = require('chainermn.' .. k)
     rawset(t, k, m)
     return m

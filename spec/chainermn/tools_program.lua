@@ -110,3 +110,127 @@ check('double buffering refusals', function()
   end
   expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
 end)
+
+-- The batches of an iterator until it ends (a non-repeating one) or n batches.
+local function batches(it, n)
+  local out = {}
+  while not n or #out < n do
+    local b = it:next()
+    if b == nil then break end
+    out[#out + 1] = b
+  end
+  return out
+end
+
+-- A batch of TupleDataset examples as text: every value and dtype.
+local function describe(batch)
+  local parts = {}
+  for i, ex in ipairs(batch) do
+    parts[i] = string.format('(%s %s, %s %s)', tostring(ex[1]:tolist()[1]), ex[1].dtype, tostring(ex[2]:item()),
+      ex[2].dtype)
+  end
+  return table.concat(parts, ' ')
+end
+
+check('multi node iterator', function()
+  -- the master is the last rank; only it has the dataset (the examples
+  -- i * 10 with label i); the others pass nil
+  local master = size - 1
+  local function dataset()
+    local x = T.arange(0, 7, 1, 'float64'):reshape({ 7, 1 }) * 10
+    return chainer.datasets.TupleDataset(x, T.arange(0, 7, 1, 'int32'))
+  end
+  local function serial(loop)
+    T.random.seed(3)
+    return chainer.iterators.SerialIterator(dataset(), 3, { loop = loop, shuffle = true })
+  end
+  local it = chainermn.iterators.create_multi_node_iterator(rank == master and serial(false) or nil, comm, master)
+  local reference = serial(false)            -- what the master's iterator gives, made here too
+  expect(it.dataset_size == 7 and it.batch_size == 3 and it.epoch == 0, 'fields before the first batch')
+  local got, want = batches(it), batches(reference)
+  expect(#got == 3 and #want == 3, #got .. ' batches')
+  for i = 1, 3 do
+    expect(describe(got[i]) == describe(want[i]), 'batch ' .. i .. ': ' .. describe(got[i]) .. ' vs ' ..
+      describe(want[i]))
+  end
+  expect(it.epoch == 1 and it.is_new_epoch == true and it.epoch_detail == 1 and it.iteration == 3,
+    string.format('after the epoch: epoch %s detail %s new %s', it.epoch, it.epoch_detail, tostring(it.is_new_epoch)))
+  it:reset()
+  expect(it.epoch == 0 and it.iteration == 0, 'reset')
+  expect(#batches(it) == 3, 'after reset')
+  -- serialize: a repeating iterator saved after 2 batches and loaded after 4
+  -- gives batches 3 and 4 again, on every rank
+  it = chainermn.iterators.create_multi_node_iterator(rank == master and serial(true) or nil, comm, master)
+  batches(it, 2)
+  local file = os.tmpname()
+  chainer.serializers.save_npz(file, it)
+  local later = batches(it, 2)
+  local position = it.current_position
+  chainer.serializers.load_npz(file, it)
+  os.remove(file)
+  expect(it.iteration == 2 or it.current_position ~= position, 'load did not restore the position')
+  local again = batches(it, 2)
+  for i = 1, 2 do
+    expect(describe(again[i]) == describe(later[i]), 'after load, batch ' .. i .. ': ' .. describe(again[i]) ..
+      ' vs ' .. describe(later[i]))
+  end
+  -- bad arguments
+  local ok, e = pcall(chainermn.iterators.create_multi_node_iterator, nil, comm, size)
+  expect(not ok and e:find('create_multi_node_iterator: rank_master must be a rank in 0..' .. (size - 1) ..
+    ' (got ' .. size .. ')', 1, true), tostring(e))
+  ok, e = pcall(chainermn.iterators.create_multi_node_iterator, 'x', comm, master)
+  expect(not ok and e:find(rank == master and 'create_multi_node_iterator: the master must pass a chainer iterator' or
+    'create_multi_node_iterator: the master (rank ' .. master .. ') passed a bad iterator', 1, true), tostring(e))
+  -- a batch that cannot be sent: an error on every rank
+  it = chainermn.iterators.create_multi_node_iterator(rank == master and
+    chainer.iterators.SerialIterator({ print }, 1, { shuffle = false }) or nil, comm, master)
+  ok, e = pcall(it.next, it)
+  expect(not ok and e:find('MultiNodeIterator.next: the master (rank ' .. master .. ') could not send the batch',
+    1, true), tostring(e))
+  expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)
+
+check('synchronized iterator', function()
+  local ds = {}
+  for i = 1, 10 do ds[i] = i - 1 end
+  local function orders(it, n)
+    local out = {}
+    for _, b in ipairs(batches(it, n)) do out[#out + 1] = table.concat(b, ',') end
+    return table.concat(out, ' | ')
+  end
+  -- each rank seeds differently: unsynchronised, their orders differ
+  T.random.seed(50 + rank)
+  local alone = orders(chainer.iterators.SerialIterator(ds, 5), 6)
+  local all = comm:bcast_obj(comm:gather_obj(alone, 0), 0)
+  if size > 1 then expect(all[1] ~= all[2], 'the unsynchronised orders agree') end
+  T.random.seed(50 + rank)
+  local it = chainermn.iterators.create_synchronized_iterator(
+    chainer.iterators.SerialIterator(ds, 5, { shuffle = false }), comm)
+  local synced = orders(it, 6)
+  all = comm:bcast_obj(comm:gather_obj(synced, 0), 0)
+  for r = 2, size do expect(all[r] == all[1], 'rank ' .. (r - 1) .. ' has another order: ' .. all[r]) end
+  -- every epoch is a permutation, and it shuffles (shuffle = false is replaced, as ChainerMN)
+  local identity = '0,1,2,3,4 | 5,6,7,8,9'
+  local epochs = {}
+  for e in (synced .. ' | '):gmatch('([^|]+|[^|]+) | ') do epochs[#epochs + 1] = e end
+  local shuffled = false
+  for _, e in ipairs(epochs) do
+    local seen = {}
+    for v in e:gmatch('%d+') do seen[#seen + 1] = tonumber(v) end
+    table.sort(seen)
+    expect(table.concat(seen, ',') == '0,1,2,3,4,5,6,7,8,9', 'not a permutation: ' .. e)
+    if e:gsub('%s+$', '') ~= identity then shuffled = true end
+  end
+  expect(#epochs == 3 and shuffled, 'epochs: ' .. synced)
+  local ok, e = pcall(chainermn.iterators.create_synchronized_iterator, chainer.iterators.SerialIterator(ds, 5),
+    'comm')
+  expect(not ok and e:find('create_synchronized_iterator: the second argument must be a chainermn communicator',
+    1, true), tostring(e))
+  local Plain = require('chainer.dataset.iterator'):extend('PlainIterator')
+  function Plain:next() return nil end
+  function Plain:reset() end
+  ok, e = pcall(chainermn.iterators.create_synchronized_iterator, Plain(), comm)
+  expect(not ok and e:find('create_synchronized_iterator: actual_iterator must have order_sampler', 1, true),
+    tostring(e))
+  expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)

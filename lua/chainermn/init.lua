@@ -81,6 +81,10 @@ chainermn.extensions = {
   create_multi_node_checkpointer = checkpointer.create_multi_node_checkpointer,
   multi_node_snapshot = snapshot.multi_node_snapshot,
   AllreducePersistent = require('chainermn.extensions.allreduce_persistent').AllreducePersistent,
+  GenericMultiNodeEvaluator = require('chainermn.extensions.generic_multi_node_evaluator').GenericMultiNodeEvaluator,
+  ObservationAggregator = require('chainermn.extensions.observation_aggregator').ObservationAggregator,
+  MultiNodeEarlyStoppingTrigger =
+    require('chainermn.extensions.multi_node_early_stopping_trigger').MultiNodeEarlyStoppingTrigger,
 }
 chainermn.multi_node_snapshot = snapshot.multi_node_snapshot
 

@@ -234,3 +234,125 @@ check('synchronized iterator', function()
     tostring(e))
   expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
 end)
+
+check('generic evaluator', function()
+  -- 40 examples x = i (i = 0..39), split without equal lengths: each rank
+  -- evaluates its shard in batches of 2 (more than one round of 8 batches);
+  -- calc_local returns the batch's sum (a Variable), aggregate adds them all
+  local x = T.arange(0, 40, 1, 'float64'):reshape({ 40, 1 })
+  local ds = chainermn.scatter_dataset(chainer.datasets.TupleDataset(x, T.zeros({ 40 }, 'int32')), comm,
+    { force_equal_length = false })
+  local Sum = chainermn.extensions.GenericMultiNodeEvaluator:extend('SumEvaluator')
+  function Sum:calc_local(xs, _) return F.sum(xs) end
+  function Sum:aggregate(results)
+    local total = 0
+    for _, r in ipairs(results) do total = total + r:item() end
+    return { total = total, count = #results }
+  end
+  local hooked = 0
+  local function iterator() return chainer.iterators.SerialIterator(ds, 2, { loop = false, shuffle = false }) end
+  local ev = Sum(comm, iterator(), function() end, nil, nil, size - 1, { progress_hook = function() hooked = hooked + 1 end })
+  expect(ev.default_name == 'validation' and ev.priority == 300, 'default name and priority')
+  for _ = 1, 2 do                              -- twice: the iterator is reset
+    local got = ev()
+    if rank == size - 1 then
+      expect(got and got.total == 780 and got.count == 20, 'aggregate: ' .. tostring(got and got.total))
+    else
+      expect(got == nil, 'a result on a non-root rank')
+    end
+  end
+  -- (on the root, once per batch of its own, twice)
+  expect(hooked == (rank == size - 1 and 2 * math.ceil(ds:len() / 2) or 0), 'progress_hook ran ' .. hooked .. ' times')
+  -- the default calc_local (the target) and aggregate (the list of results)
+  local plain = chainermn.extensions.GenericMultiNodeEvaluator(comm, iterator(), function(xs) return F.max(xs) end)
+  local results = plain()
+  if rank == 0 then
+    expect(#results == 20 and results[1].ndim == 0, 'default aggregate: ' .. #results .. ' results')
+  end
+  -- an error in one rank's calc_local is an error on every rank
+  local Failing = chainermn.extensions.GenericMultiNodeEvaluator:extend('FailingEvaluator')
+  function Failing:calc_local(xs)
+    if rank == size - 1 then error('bad batch on purpose', 0) end
+    return F.sum(xs)
+  end
+  local ok, e = pcall(Failing(comm, iterator(), print))
+  expect(not ok and e:find('GenericMultiNodeEvaluator: rank ' .. (size - 1) .. ': bad batch on purpose', 1, true),
+    tostring(e))
+  local function err(...)
+    local ok2, e2 = pcall(chainermn.extensions.GenericMultiNodeEvaluator, ...)
+    expect(not ok2, 'no error')
+    return e2
+  end
+  e = err(comm, chainer.iterators.SerialIterator(ds, 2), print)
+  expect(e:find('GenericMultiNodeEvaluator: iterator must not repeat', 1, true), e)
+  e = err(comm, iterator(), print, nil, nil, size)
+  expect(e:find('GenericMultiNodeEvaluator: root must be a rank in 0..' .. (size - 1), 1, true), e)
+  e = err(comm, iterator(), 3)
+  expect(e:find('GenericMultiNodeEvaluator: target must be callable (got number)', 1, true), e)
+  expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)
+
+-- A stand-in for a trainer at iteration i (what triggers and extensions read).
+local function trainer_at(i, observation)
+  return { observation = observation, updater = { iteration = i, epoch_detail = i / 100,
+    previous_epoch_detail = (i - 1) / 100 } }
+end
+
+check('observation aggregator', function()
+  -- rank r observes 10 r + i at iteration i; every 2 iterations the ranks
+  -- get the mean of everything observed since the last time
+  local every_second = function(trainer) return trainer.updater.iteration % 2 == 0 end
+  local agg = chainermn.extensions.ObservationAggregator(comm, 'loss', 'loss/all', { comm_trigger = every_second })
+  expect(agg.priority == 200, 'priority ' .. tostring(agg.priority))
+  for i = 1, 4 do
+    local obs = { loss = i % 2 == 0 and chainer.Variable(T.array(10 * rank + i, 'float64')) or 10 * rank + i }
+    local trainer = trainer_at(i, obs)
+    agg(trainer)
+    local mean_rank = 10 * (size - 1) / 2
+    local want = i % 2 == 0 and mean_rank + (i - 1 + i) / 2 or nil
+    local got = obs['loss/all']
+    if want == nil then
+      expect(got == nil, 'aggregated at iteration ' .. i)
+    else
+      got = T.is_tensor(got) and got:item() or got
+      expect(got == want, string.format('iteration %d: %s (expected %s)', i, tostring(got), tostring(want)))
+      expect(obs.loss ~= nil and obs['loss/all'] ~= obs.loss, 'the original key was replaced')
+    end
+  end
+  -- a custom aggregator (the largest value) replacing the key itself
+  local largest = chainermn.extensions.ObservationAggregator(comm, 'acc', nil, { aggregator = function(lists)
+    local m = -math.huge
+    for _, l in ipairs(lists) do for _, v in ipairs(l) do m = math.max(m, v) end end
+    return m
+  end })
+  local obs = { acc = rank }
+  largest(trainer_at(1, obs))
+  expect(obs.acc == size - 1, 'custom aggregator: ' .. tostring(obs.acc))
+  -- nothing observed anywhere: an error on every rank
+  local ok, e = pcall(agg, trainer_at(6, {}))
+  expect(not ok and e:find("ObservationAggregator: cannot aggregate 'loss' (no rank observed a value", 1, true),
+    tostring(e))
+  ok, e = pcall(chainermn.extensions.ObservationAggregator, comm, 'loss', nil, { bad = 1 })
+  expect(not ok and e:find("ObservationAggregator: unknown option 'bad'", 1, true), tostring(e))
+  expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)
+
+check('early stopping', function()
+  -- rank 0's loss improves at every check (10 - i); rank 1's worsens (3 i),
+  -- so the mean over two ranks (5 + i) never improves after the first check:
+  -- with patience 3 every rank stops at iteration 4.  Alone, rank 0 never stops.
+  local trigger = chainermn.extensions.MultiNodeEarlyStoppingTrigger(comm, { check_trigger = { 1, 'iteration' },
+    patience = 3, max_trigger = { 10, 'iteration' } })
+  expect(select(1, trigger:get_training_length()) == 10, 'training length')
+  local stopped
+  for i = 1, 10 do
+    local obs = { ['main/loss'] = rank == 0 and 10 - i or 3 * i }
+    if trigger(trainer_at(i, obs)) then stopped = i; break end
+    expect(obs['main/loss_aggregated'] ~= nil, 'no aggregated value at iteration ' .. i)
+  end
+  local want = size > 1 and 4 or 10
+  expect(stopped == want, 'stopped at ' .. tostring(stopped) .. ' (expected ' .. want .. ')')
+  local ok, e = pcall(chainermn.extensions.MultiNodeEarlyStoppingTrigger, comm, { mode = 'best' })
+  expect(not ok and e:find("MultiNodeEarlyStoppingTrigger: mode must be 'auto', 'max' or 'min' (got best)", 1, true),
+    tostring(e))
+end)

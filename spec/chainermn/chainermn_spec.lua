@@ -16,7 +16,8 @@ local T = require('chainer').tensor
 local PROGRAM = 'spec/chainermn/ranks_program.lua'
 local TOOLS_PROGRAM = 'spec/chainermn/tools_program.lua'
 local TOOLS_CHECKS = { 'double buffering float64', 'double buffering float32', 'double buffering refusals',
-  'multi node iterator', 'synchronized iterator', 'generic evaluator', 'observation aggregator', 'early stopping' }
+  'multi node iterator', 'synchronized iterator', 'generic evaluator', 'observation aggregator', 'early stopping',
+  'mnbn model', 'n step rnn' }
 local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
   'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
   'refusals' }

@@ -356,3 +356,119 @@ check('early stopping', function()
   expect(not ok and e:find("MultiNodeEarlyStoppingTrigger: mode must be 'auto', 'max' or 'min' (got best)", 1, true),
     tostring(e))
 end)
+
+check('mnbn model', function()
+  local MNBN = chainermn.links.MultiNodeBatchNormalization
+  local isinstance = require('chainer.class').Object.isinstance
+  chainer.config.dtype = 'float64'
+  T.random.seed(31)
+  local model = chainer.Sequential(L.Linear(3, 4), L.BatchNormalization(4, { dtype = 'float64', decay = 0.8 }), F.relu,
+    L.Linear(4, 2), L.BatchNormalization(2, { dtype = 'float64', use_beta = false }))
+  chainer.config.dtype = 'float32'
+  model[2].gamma.array:copy_(T.array({ 1.5, -0.5, 2, 0.25 }, 'float64'))
+  model[2].avg_mean:fill_(0.5)
+  rawset(model[2], 'N', 3)
+  local mn = chainermn.links.create_mnbn_model(model, comm)
+  expect(isinstance(mn[2], MNBN) and isinstance(mn[5], MNBN), 'not replaced')
+  expect(not isinstance(model[2], MNBN) and mn[2] ~= model[2], 'the original model changed')
+  expect(mn[2].decay == 0.8 and mn[5].beta == nil and mn[5].gamma ~= nil, 'options not carried over')
+  expect(max_diff(mn[2].gamma.array, model[2].gamma.array) == 0 and mn[2].N == 3 and
+    max_diff(mn[2].avg_mean, model[2].avg_mean) == 0, 'parameters or statistics not copied')
+  expect(mn[1].W.array ~= model[1].W.array and max_diff(mn[1].W.array, model[1].W.array) == 0, 'Linear not copied')
+  expect(mn[3] == F.relu, 'the function layer moved')
+  -- each rank's half of a batch through the converted model gives the
+  -- original model's output on the whole batch (training mode)
+  T.random.seed(32)
+  local x = T.random.normal(0, 1, { 8, 3 }):astype('float64')
+  local whole = model(x)
+  local per = 8 / size
+  local half = mn(x:slice({ rank * per, (rank + 1) * per }))
+  expect(max_diff(half.array, whole.array:slice({ rank * per, (rank + 1) * per })) < 1e-12, 'outputs differ')
+  expect(max_diff(mn[2].avg_mean, model[2].avg_mean) < 1e-12, 'population statistics differ')
+  -- Chains and ChainLists at any depth; the parameter names stay
+  local nested = chainer.Chain({ norm = L.BatchNormalization(3), block = chainer.ChainList(L.Linear(2, 2),
+    L.BatchNormalization(2)) })
+  local mnested = chainermn.links.create_mnbn_model(nested, comm)
+  expect(isinstance(mnested.norm, MNBN) and isinstance(mnested.block[2], MNBN) and mnested.block[2].name == '1',
+    'nested links not replaced')
+  local names, mnames = {}, {}
+  for name in nested:namedparams() do names[#names + 1] = name end
+  for name in mnested:namedparams() do mnames[#mnames + 1] = name end
+  expect(table.concat(names, ' ') == table.concat(mnames, ' '), 'names ' .. table.concat(mnames, ' '))
+  expect(isinstance(chainermn.links.create_mnbn_model(L.BatchNormalization(2), comm), MNBN), 'a bare link')
+  -- bad input
+  local function err(...)
+    local ok, e = pcall(chainermn.links.create_mnbn_model, ...)
+    expect(not ok, 'no error')
+    return e
+  end
+  local e = err('model', comm)
+  expect(e:find('create_mnbn_model: link must be a chainer.Link (got string)', 1, true), e)
+  e = err(chainer.Sequential(L.BatchNormalization()), comm)
+  expect(e:find("create_mnbn_model: the BatchNormalization at '/0' has no size yet", 1, true), e)
+  e = err(L.BatchNormalization(2), comm, 'nccl')
+  expect(e:find("communication_backend 'nccl' is not built", 1, true), e)
+end)
+
+check('n step rnn', function()
+  local function lstm(seed)
+    chainer.config.dtype = 'float64'
+    T.random.seed(seed)
+    local l = L.NStepLSTM(1, 3, 4, 0)
+    chainer.config.dtype = 'float32'
+    return l
+  end
+  T.random.seed(41)
+  local xs0 = { T.random.normal(0, 1, { 3, 3 }):astype('float64'), T.random.normal(0, 1, { 2, 3 }):astype('float64') }
+  local xs1 = { T.random.normal(0, 1, { 2, 3 }):astype('float64'), T.random.normal(0, 1, { 4, 3 }):astype('float64') }
+  local function loss_of(hy, ys) return F.sum(hy * hy) + F.sum(ys[1]) + F.sum(ys[2] * 2) end
+  -- the reference, one process: A's final states start B
+  local RA, RB = lstm(1), lstm(2)
+  local rh, rc = RA(nil, nil, xs0)
+  local hy_ref, _, ys_ref = RB(rh, rc, xs1)
+  loss_of(hy_ref, ys_ref):backward()
+  if size == 1 then
+    -- without ranks to talk to, it is the RNN itself (and no delegate)
+    local A = lstm(1)
+    local mn = chainermn.links.create_multi_node_n_step_rnn(A, comm)
+    local h, c, ys, delegate = mn(xs0)
+    expect(delegate == nil and max_diff(h.array, rh.array) == 0 and max_diff(c.array, rc.array) == 0 and #ys == 2,
+      'alone')
+  elseif rank <= 1 then
+    -- rank 0 runs A and sends its states to rank 1, which runs B from them
+    if rank == 0 then
+      local A = lstm(1)
+      local mn = chainermn.links.create_multi_node_n_step_rnn(A, comm, nil, 1)
+      local _, _, _, delegate = mn(xs0)
+      expect(delegate ~= nil, 'no delegate variable')
+      delegate:backward()
+      for name, p in A:namedparams() do
+        local q
+        for n2, p2 in RA:namedparams() do if n2 == name then q = p2 end end
+        expect(max_diff(p.grad, q.grad) < 1e-12, 'rank 0 gradient of ' .. name .. ' differs')
+      end
+    else
+      local B = lstm(2)
+      local mn = chainermn.links.create_multi_node_n_step_rnn(B, comm, 0, nil)
+      local hy, _, ys, delegate = mn(xs1)
+      expect(delegate == nil, 'a delegate variable without rank_out')
+      expect(max_diff(hy.array, hy_ref.array) < 1e-12, 'rank 1 output differs')
+      loss_of(hy, ys):backward()
+      for name, p in B:namedparams() do
+        local q
+        for n2, p2 in RB:namedparams() do if n2 == name then q = p2 end end
+        expect(max_diff(p.grad, q.grad) < 1e-12, 'rank 1 gradient of ' .. name .. ' differs')
+      end
+    end
+  end
+  local function err(...)
+    local ok, e = pcall(chainermn.links.create_multi_node_n_step_rnn, ...)
+    expect(not ok, 'no error')
+    return e
+  end
+  local e = err(L.Linear(2, 2), comm)
+  expect(e:find('create_multi_node_n_step_rnn: link must be NStepRNN and its inherited link', 1, true), e)
+  e = err(lstm(1), comm, rank)
+  expect(e:find('create_multi_node_n_step_rnn: rank_in must be nil or another rank in 0..' .. (size - 1) ..
+    ' (got ' .. rank .. ')', 1, true), e)
+end)

@@ -9,10 +9,6 @@ local CHAINERX = 'ChainerX only (chainlua has no ChainerX backend; its C runtime
 local IDEEP = 'iDeep (Intel64) only; chainlua\'s CPU kernels use OpenBLAS and OpenMP directly'
 local STATIC_INTERNALS = { 'different', 'the classes of Chainer\'s implementation; chainlua\'s static_graph ' ..
   'records with graph_optimizations/trace.lua and replays with schedule.lua (docs/static_graph.md)' }
-local MN_NOT_YET = 'not in chainlua\'s ChainerMN yet (lua/chainermn/ has the communicators, ' ..
-  'collective and point-to-point functions, datasets, the multi-node optimizer, evaluator, ' ..
-  'checkpointer and snapshot, MultiNodeChainList, MultiNodeBatchNormalization, AllreducePersistent)'
-
 local function absent(reason) return { 'absent', reason } end
 local function different(reason) return { 'different', reason } end
 
@@ -79,19 +75,6 @@ return {
       create_communicator = different('`chainermn.create_communicator` (no communicators submodule)'),
     },
     ['chainermn.datasets'] = { DataSizeError = absent('see chainermn.DataSizeError') },
-    ['chainermn.extensions'] = {
-      GenericMultiNodeEvaluator = absent(MN_NOT_YET),
-      MultiNodeEarlyStoppingTrigger = absent(MN_NOT_YET),
-      ObservationAggregator = absent(MN_NOT_YET),
-    },
-    ['chainermn.iterators'] = {
-      create_multi_node_iterator = absent(MN_NOT_YET),
-      create_synchronized_iterator = absent(MN_NOT_YET),
-    },
-    ['chainermn.links'] = {
-      create_mnbn_model = absent(MN_NOT_YET),
-      create_multi_node_n_step_rnn = absent(MN_NOT_YET),
-    },
     ['chainer.Variable'] = VARIABLE_NOTES,
     ['chainer.Parameter'] = PARAMETER_NOTES,
     ['chainer.Link'] = LINK_NOTES, ['chainer.Chain'] = LINK_NOTES, ['chainer.ChainList'] = LINK_NOTES,
@@ -212,10 +195,7 @@ return {
     '- **pytest and Python helpers of chainer.testing**: `assert_warns`, `patch`, `run_module`,',
     '  `with_requires`/`without_requires`, `fix_random`/`generate_seed`, `distribution_unittest`,',
     '  `generate_matrix` (busted and `chainer.tensor.random.seed` cover their uses).',
-    '- **ChainerMN pieces not ported yet**: the multi-node and synchronized iterators,',
-    '  `GenericMultiNodeEvaluator`, `MultiNodeEarlyStoppingTrigger`, `ObservationAggregator`,',
-    '  `create_mnbn_model`, `create_multi_node_n_step_rnn`; `CommunicatorBase` and `DataSizeError`',
-    '  are not exported.',
+    '- **ChainerMN internals**: `CommunicatorBase` and `DataSizeError` are not exported.',
     '- **Members of the core classes** (the class sections above): ChainerX/iDeep conversions',
     '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`), the experimental memory layouts',
     '  (`layout`, `as_layout`, `input_layouts`, ...), and four FunctionNode internals: `output_data`',

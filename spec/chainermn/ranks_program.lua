@@ -4,23 +4,10 @@
 --   check <name> rank <r> FAIL <message>
 -- A check that fails on one rank may leave the others waiting in a
 -- collective; the spec bounds the whole run with `timeout`.
-local chainer = require 'chainer'
-local chainermn = require 'chainermn'
-local T, L, F = chainer.tensor, chainer.links, chainer.functions
-
-local comm = chainermn.create_communicator(arg[1] or 'flat')
-local rank, size = comm.rank, comm.size
-
-local check, expect = require('spec.chainermn.rank_checks')(rank)
-local function max_diff(a, b) return (a - b):abs():max():item() end
-
-local function mlp(seed, dtype)
-  chainer.config.dtype = dtype
-  T.random.seed(seed)
-  local m = chainer.Sequential(L.Linear(5, 16), F.tanh, L.Linear(16, 3))
-  chainer.config.dtype = 'float32'
-  return m
-end
+local S = require 'spec.chainermn.program_setup'
+local chainer, chainermn, T, L, F = S.chainer, S.chainermn, S.T, S.L, S.F
+local comm, rank, size = S.comm, S.rank, S.size
+local check, expect, max_diff, mlp = S.check, S.expect, S.max_diff, S.mlp
 
 check('ranks', function()
   expect(rank >= 0 and rank < size, 'rank ' .. rank .. ' outside 0..' .. (size - 1))

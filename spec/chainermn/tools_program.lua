@@ -4,28 +4,18 @@
 -- MultiNodeEarlyStoppingTrigger, create_mnbn_model and
 -- create_multi_node_n_step_rnn.  Output as ranks_program.lua's:
 --   check <name> rank <r> ok | FAIL <message>
-local chainer = require 'chainer'
-local chainermn = require 'chainermn'
-local T, L, F = chainer.tensor, chainer.links, chainer.functions
+local S = require 'spec.chainermn.program_setup'
+local chainer, chainermn, T, L, F = S.chainer, S.chainermn, S.T, S.L, S.F
+local comm, rank, size = S.comm, S.rank, S.size
+local check, expect, max_diff, mlp = S.check, S.expect, S.max_diff, S.mlp
 
-local comm = chainermn.create_communicator(arg[1] or 'flat')
-local rank, size = comm.rank, comm.size
-
-local check, expect = require('spec.chainermn.rank_checks')(rank)
-local function max_diff(a, b) return (a - b):abs():max():item() end
-
-local function mlp(seed, dtype)
-  chainer.config.dtype = dtype
-  T.random.seed(seed)
-  local m = chainer.Sequential(L.Linear(5, 16), F.tanh, L.Linear(16, 3))
-  chainer.config.dtype = 'float32'
-  return m
-end
-
-local function worst_difference(a, b)
+-- The largest difference between two models' parameters (field 'array',
+-- the default) or gradients ('grad'), matched by name.
+local function worst_difference(a, b, field)
+  field = field or 'array'
   local qs, worst = {}, 0
   for name, q in b:namedparams() do qs[name] = q end
-  for name, p in a:namedparams() do worst = math.max(worst, max_diff(p.array, qs[name].array)) end
+  for name, p in a:namedparams() do worst = math.max(worst, max_diff(p[field], qs[name][field])) end
   return worst
 end
 
@@ -442,11 +432,7 @@ check('n step rnn', function()
       local _, _, _, delegate = mn(xs0)
       expect(delegate ~= nil, 'no delegate variable')
       delegate:backward()
-      for name, p in A:namedparams() do
-        local q
-        for n2, p2 in RA:namedparams() do if n2 == name then q = p2 end end
-        expect(max_diff(p.grad, q.grad) < 1e-12, 'rank 0 gradient of ' .. name .. ' differs')
-      end
+      expect(worst_difference(A, RA, 'grad') < 1e-12, 'rank 0 gradients differ')
     else
       local B = lstm(2)
       local mn = chainermn.links.create_multi_node_n_step_rnn(B, comm, 0, nil)
@@ -454,11 +440,7 @@ check('n step rnn', function()
       expect(delegate == nil, 'a delegate variable without rank_out')
       expect(max_diff(hy.array, hy_ref.array) < 1e-12, 'rank 1 output differs')
       loss_of(hy, ys):backward()
-      for name, p in B:namedparams() do
-        local q
-        for n2, p2 in RB:namedparams() do if n2 == name then q = p2 end end
-        expect(max_diff(p.grad, q.grad) < 1e-12, 'rank 1 gradient of ' .. name .. ' differs')
-      end
+      expect(worst_difference(B, RB, 'grad') < 1e-12, 'rank 1 gradients differ')
     end
   end
   local function err(...)

@@ -103,6 +103,12 @@ end
 
 -- retention index tables are constants (never modified)
 local R1, R12 = { 1 }, { 1, 2 }
+-- The gradient of -x and of c - x: -gy (in gy's place when it is ours alone).
+local function negated_backward(self, idx, gys) return { M.neg(gys[1]) } end
+local function negated_backward_tensors(self, idx, gys, gxs, own)
+  local gy = gys[1]
+  gxs[1] = T_neg(gy, own and gy or nil)
+end
 local function forward_from1(self, inputs) return { self:forward1(inputs[1]) } end
 -- forward2 of the nodes of two operands that broadcast (Add, Sub, Mul, Div)
 local function broadcasting_forward(name, kernel)
@@ -166,11 +172,7 @@ M.SubFromConstant = SubFromConstant
 function SubFromConstant:label() return 'const - _' end
 function SubFromConstant:forward1(x) return T_sub(self.value, x) end
 SubFromConstant.forward = forward_from1
-function SubFromConstant:backward(idx, gys) return { M.neg(gys[1]) } end
-function SubFromConstant:backward_tensors(idx, gys, gxs, own)
-  local gy = gys[1]
-  gxs[1] = T_neg(gy, own and gy or nil)
-end
+SubFromConstant.backward, SubFromConstant.backward_tensors = negated_backward, negated_backward_tensors
 
 local Mul = FunctionNode:extend('Mul')
 M.Mul = Mul
@@ -273,11 +275,7 @@ M.Neg = Neg
 function Neg:label() return '-_' end
 function Neg:forward1(x) return T_neg(x) end
 Neg.forward = forward_from1
-function Neg:backward(idx, gys) return { M.neg(gys[1]) } end
-function Neg:backward_tensors(idx, gys, gxs, own)
-  local gy = gys[1]
-  gxs[1] = T_neg(gy, own and gy or nil)
-end
+Neg.backward, Neg.backward_tensors = negated_backward, negated_backward_tensors
 
 local PowVarVar = FunctionNode:extend('PowVarVar')
 M.PowVarVar = PowVarVar

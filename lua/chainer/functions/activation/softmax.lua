@@ -91,12 +91,7 @@ end
 local function make(name, cls)
   return function(x, opts)
     local d = args.float_array(name, 'x', x)
-    local axis = 1
-    if type(opts) == 'number' then axis = opts
-    elseif opts ~= nil then
-      opts = args.options(name, opts, OPTIONS)
-      if opts.axis ~= nil then axis = opts.axis end
-    end
+    local axis = H.number_or_option(name, opts, OPTIONS, 'axis', 1)
     if d.ptr.nd == 0 then error(name .. ': x must have at least one axis (got a 0-d input)', 2) end
     local f = setmetatable({}, cls)
     f.axis = H.axis(axis, d.ptr.nd, name, 2)

@@ -7,6 +7,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 local FN = 'accuracy'
@@ -14,9 +15,7 @@ local OPTIONS = args.accept { 'ignore_label' }
 
 function M.accuracy(y, t, opts)
   local yd, td = args.float_array(FN, 'y', y), args.int_array(FN, 't', t)
-  local ignore
-  if type(opts) == 'number' then ignore = opts
-  else ignore = args.options(FN, opts, OPTIONS).ignore_label end
+  local ignore = H.number_or_option(FN, opts, OPTIONS, 'ignore_label', nil)
   if ignore == false then ignore = nil end
   local ys, ts = yd.shape, td.shape
   local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]

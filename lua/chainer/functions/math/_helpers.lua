@@ -44,6 +44,17 @@ function H.wants(idx, i)
   return false
 end
 
+-- The one option that may also be given alone as a number, as Chainer's
+-- positional argument: F.elu(x, 2) or F.elu(x, {alpha = 2}).  opts goes
+-- through args.options (unknown keys are errors); default when absent.
+function H.number_or_option(fn, opts, accepted, key, default, level)
+  if type(opts) == 'number' then return opts end
+  if opts == nil then return default end
+  local value = args.options(fn, opts, accepted, (level or 2) + 1)[key]
+  if value == nil then return default end
+  return value
+end
+
 -- Normalises an axis (0-based, negative from the end) for an nd-d input.
 function H.axis(a, nd, fn, level, name)
   if type(a) ~= 'number' or a ~= math.floor(a) then

@@ -91,6 +91,13 @@ function U.gather_rows(W, index)
   return f:apply({ W })[1]
 end
 
+-- The 'mean' reduction of a per-example loss over a batch of n examples:
+-- the sum divided by n, never by less than 1.  batch_mean takes Variables
+-- (backward passes, composed losses); batch_mean_tensor a forward pass's
+-- tensor, keeping its dtype.
+function U.batch_mean(loss, n) return F('sum')(loss) * (1 / math.max(1, n)) end
+function U.batch_mean_tensor(loss, n) return (T.sum(loss) * (1 / math.max(1, n))):astype(loss.dtype) end
+
 -- F.mean of everything: sum(x) / size.
 function U.mean_all(x)
   local d = Variable.as_array(x)

@@ -55,6 +55,14 @@ function H.number_or_option(fn, opts, accepted, key, default, level)
   return value
 end
 
+-- A required argument that Chainer's keyword form f(x, key=v) may give as
+-- {key = v} (checked by args.options: no other key); v, or the argument as
+-- it came when it is not such a table.
+function H.keyword_form(fn, v, accepted, key, level)
+  if args.is_options(v) and next(v) ~= nil then return args.options(fn, v, accepted, (level or 2) + 1)[key] end
+  return v
+end
+
 -- Normalises an axis (0-based, negative from the end) for an nd-d input.
 function H.axis(a, nd, fn, level, name)
   if type(a) ~= 'number' or a ~= math.floor(a) then

@@ -47,6 +47,17 @@ function L.x0_x1(fn, x0, x1)
   L.pair(fn, 'x0', a, 'x1', b, 3)
 end
 
+-- Labels t that fit scores y: t has y's shape without axis 1 (the classes).
+function L.labels_fit_scores(fn, yd, td, level)
+  local ys, ts = yd.shape, td.shape
+  local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]
+  for i = 3, #ys do ok = ok and ts[i - 1] == ys[i] end
+  if not ok then
+    error(string.format("%s: t of shape %s does not fit y of shape %s (expected y's shape without axis 1)", fn,
+      T.shape_str(ts), T.shape_str(ys)), (level or 2) + 1)
+  end
+end
+
 function L.ndim(fn, arg, d, nd, level)
   if d.ptr.nd ~= nd then
     error(string.format('%s: %s must be %d-d, got shape %s', fn, arg, nd, T.shape_str(d.shape)), (level or 2) + 1)

@@ -26,6 +26,14 @@ function H.same_dtype(a, b, fn, na, nb, level)
   end
 end
 
+-- The tensors of two float operands of one dtype, named na and nb.
+function H.float_pair(fn, na, a, nb, b, level)
+  level = (level or 2) + 1
+  local da, db = args.float_array(fn, na, a, level), args.float_array(fn, nb, b, level)
+  H.same_dtype(da, db, fn, na, nb, level)
+  return da, db
+end
+
 -- Fails (at level) unless tensor t, named name, broadcasts to exactly
 -- shape, the shape of ref_name (zeta's x to q, polygamma's n to x).
 function H.want_broadcast(fn, name, t, ref_name, shape, level)

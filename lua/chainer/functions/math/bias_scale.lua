@@ -12,9 +12,7 @@ local OPTIONS = args.accept { 'axis' }
 
 local function broadcast(fn, x, y, opts)
   local F = H.F()
-  local dx = args.float_array(fn, 'x', x, 3)
-  local dy = args.float_array(fn, 'y', y, 3)
-  H.same_dtype(dx, dy, fn, 'x', 'y', 3)
+  local dx, dy = H.float_pair(fn, 'x', x, 'y', y, 3)
   local axis = H.number_or_option(fn, opts, OPTIONS, 'axis', 1, 3)
   local xs, ys = dx.shape, dy.shape
   local nx, ny = #xs, #ys

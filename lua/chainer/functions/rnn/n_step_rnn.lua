@@ -228,12 +228,13 @@ local function is_list(v)
   return type(v) == 'table' and not T.is_tensor(v) and not v._is_variable
 end
 
-local function expect_shape(fn, what, d, want)
+local function expect_shape(fn, what, d, want, deeper)
   local s = d.shape
   local ok = #s == #want
   for k = 1, #want do ok = ok and s[k] == want[k] end
   if not ok then
-    error(string.format('%s: %s must have shape %s, got %s', fn, what, shape_str(want), shape_str(s)), 4)
+    error(string.format('%s: %s must have shape %s, got %s', fn, what, shape_str(want), shape_str(s)),
+      4 + (deeper or 0))
   end
 end
 
@@ -319,22 +320,16 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
   end
   local F = H.F()
   local hshape = { n_layers * D, B, Hn }
-  if hx == nil or hx == false then
-    hx = T.zeros(hshape, dt)
-  else
-    local d = args.float_array(fn, 'hx', hx, 3)
-    expect_shape(fn, 'hx', d, hshape)
-    if d.dtype ~= dt then error(string.format('%s: hx is %s but xs are %s (one dtype)', fn, d.dtype, dt), 3) end
+  -- hx (and cx): zeros when not given (nil or Python's None)
+  local function initial_state(name, v)
+    if v == nil or v == false then return T.zeros(hshape, dt) end
+    local d = args.float_array(fn, name, v, 4)
+    expect_shape(fn, name, d, hshape, 1)
+    if d.dtype ~= dt then error(string.format('%s: %s is %s but xs are %s (one dtype)', fn, name, d.dtype, dt), 4) end
+    return v
   end
-  if spec.cell then
-    if cx == nil or cx == false then
-      cx = T.zeros(hshape, dt)
-    else
-      local d = args.float_array(fn, 'cx', cx, 3)
-      expect_shape(fn, 'cx', d, hshape)
-      if d.dtype ~= dt then error(string.format('%s: cx is %s but xs are %s (one dtype)', fn, d.dtype, dt), 3) end
-    end
-  end
+  hx = initial_state('hx', hx)
+  if spec.cell then cx = initial_state('cx', cx) end
 
   -- the graph: concat xs, one node per layer and direction, split ys
   local x = nT == 1 and xs[1] or F.concat(xs, 0)

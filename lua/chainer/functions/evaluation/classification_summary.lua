@@ -73,20 +73,17 @@ function M.classification_summary(y, t, opts)
   return summary('classification_summary', y, t, opts)
 end
 
-function M.precision(y, t, opts)
-  local p, _, _, s = summary('precision', y, t, opts)
-  return p, s
+-- precision, recall, fbeta_score: result `which` of the summary (1, 2 or
+-- 3), with the support.
+local function one_score(fn, which)
+  return function(y, t, opts)
+    local results = { summary(fn, y, t, opts) }
+    return results[which], results[4]
+  end
 end
-
-function M.recall(y, t, opts)
-  local _, r, _, s = summary('recall', y, t, opts)
-  return r, s
-end
-
-function M.fbeta_score(y, t, opts)
-  local _, _, f, s = summary('fbeta_score', y, t, opts)
-  return f, s
-end
+M.precision = one_score('precision', 1)
+M.recall = one_score('recall', 2)
+M.fbeta_score = one_score('fbeta_score', 3)
 
 function M.f1_score(y, t, opts)
   local o = args.options('f1_score', opts, F1_OPTIONS)

@@ -52,12 +52,17 @@ function H.wants(idx, i)
   return false
 end
 
--- The one option that may also be given alone as a number, as Chainer's
--- positional argument: F.elu(x, 2) or F.elu(x, {alpha = 2}).  opts goes
--- through args.options (unknown keys are errors); default when absent.
+-- args.options where a bare number stands for option `key`, as Chainer's
+-- positional argument: F.normalize(x, 1e-6) or F.normalize(x, {eps = 1e-6}).
+function H.options_or_number(fn, opts, accepted, key, level)
+  if type(opts) == 'number' then opts = { [key] = opts } end
+  return args.options(fn, opts, accepted, (level or 2) + 1)
+end
+
+-- The value of the one option that may also be given alone as a number
+-- (F.elu(x, 2) or F.elu(x, {alpha = 2})), default when absent.
 function H.number_or_option(fn, opts, accepted, key, default, level)
   if type(opts) == 'number' then return opts end
-  if opts == nil then return default end
   local value = args.options(fn, opts, accepted, (level or 2) + 1)[key]
   if value == nil then return default end
   return value

@@ -67,6 +67,18 @@ local function opt_wrap(p)
   return wrap(p)
 end
 
+-- The packed sequence x (the rows of step 1, then of step 2, ...; batch[t-1]
+-- rows at step t) split into its nT steps.
+local function split_steps(F, x, batch, nT)
+  if nT == 1 then return { x } end
+  local cuts, o = {}, 0
+  for t = 1, nT - 1 do
+    o = o + tonumber(batch[t - 1])
+    cuts[t] = o
+  end
+  return F.split_axis(x, cuts, 0)
+end
+
 -- Stacks the weights at inputs[first + map[k]] along axis 0 (no copy for
 -- a single gate).
 local function stack(inputs, first, map)
@@ -140,17 +152,7 @@ function NStepLayer:recompute(ins)
   local function w(j) return ins[first + j] end
   local function b(j) return ins[first + nw + j] end
   local nT = self.T
-  local xs
-  if nT == 1 then
-    xs = { x }
-  else
-    local cuts, o = {}, 0
-    for t = 1, nT - 1 do
-      o = o + tonumber(self.batch[t - 1])
-      cuts[t] = o
-    end
-    xs = F.split_axis(x, cuts, 0)
-  end
+  local xs = split_steps(F, x, self.batch, nT)
   local step = STEP[self.kind]
   local ys = {}
   local from, to, by = 1, nT, 1
@@ -359,17 +361,7 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
   local hy = #hys == 1 and F.reshape(hys[1], hshape) or F.stack(hys, 0)
   local cy
   if spec.cell then cy = #cys == 1 and F.reshape(cys[1], hshape) or F.stack(cys, 0) end
-  local ys
-  if nT == 1 then
-    ys = { x }
-  else
-    local cuts, o = {}, 0
-    for t = 1, nT - 1 do
-      o = o + tonumber(batch[t - 1])
-      cuts[t] = o
-    end
-    ys = F.split_axis(x, cuts, 0)
-  end
+  local ys = split_steps(F, x, batch, nT)
   return hy, cy, ys
 end
 M._n_step = n_step

@@ -4,6 +4,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local K = require 'chainer.functions.activation._kernels'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
@@ -23,12 +24,7 @@ end
 
 function M.clipped_relu(x, opts)
   args.float_array('clipped_relu', 'x', x)
-  local z = 20.0
-  if type(opts) == 'number' then z = opts
-  elseif opts ~= nil then
-    opts = args.options('clipped_relu', opts, OPTIONS)
-    if opts.z ~= nil then z = opts.z end
-  end
+  local z = H.number_or_option('clipped_relu', opts, OPTIONS, 'z', 20.0)
   if type(z) ~= 'number' or z <= 0 then
     error('clipped_relu: z must be a positive number (got ' .. tostring(z) .. ')', 2)
   end

@@ -57,12 +57,7 @@ function CReLU:backward(idx, gys) return { node(CReLUGrad, self.pos, self.neg, s
 
 function M.crelu(x, opts)
   local d = args.float_array('crelu', 'x', x)
-  local axis = 1
-  if type(opts) == 'number' then axis = opts
-  elseif opts ~= nil then
-    opts = args.options('crelu', opts, OPTIONS)
-    if opts.axis ~= nil then axis = opts.axis end
-  end
+  local axis = H.number_or_option('crelu', opts, OPTIONS, 'axis', 1)
   if d.ptr.nd == 0 then error('crelu: x must have at least one axis (got a 0-d input)', 2) end
   local f = setmetatable({}, CReLU)
   f.axis = H.axis(axis, d.ptr.nd, 'crelu', 2)

@@ -6,6 +6,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
@@ -39,12 +40,7 @@ end
 
 function M.elu(x, opts)
   args.float_array('elu', 'x', x)
-  local alpha = 1.0
-  if type(opts) == 'number' then alpha = opts
-  elseif opts ~= nil then
-    opts = args.options('elu', opts, ELU_OPTIONS)
-    if opts.alpha ~= nil then alpha = opts.alpha end
-  end
+  local alpha = H.number_or_option('elu', opts, ELU_OPTIONS, 'alpha', 1.0)
   if type(alpha) ~= 'number' then error('elu: alpha must be a number (got ' .. type(alpha) .. ')', 2) end
   return elu(x, alpha)
 end

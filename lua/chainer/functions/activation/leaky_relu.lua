@@ -3,6 +3,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local K = require 'chainer.functions.activation._kernels'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
@@ -15,12 +16,7 @@ end)
 
 function M.leaky_relu(x, opts)
   args.float_array('leaky_relu', 'x', x)
-  local slope = 0.2
-  if type(opts) == 'number' then slope = opts
-  elseif opts ~= nil then
-    opts = args.options('leaky_relu', opts, OPTIONS)
-    if opts.slope ~= nil then slope = opts.slope end
-  end
+  local slope = H.number_or_option('leaky_relu', opts, OPTIONS, 'slope', 0.2)
   if type(slope) ~= 'number' then error('leaky_relu: slope must be a number (got ' .. type(slope) .. ')', 2) end
   local f = setmetatable({}, M.LeakyReLU)
   f.slope = slope

@@ -15,12 +15,7 @@ function M.maxout(x, pool_size, opts)
     opts = pool_size
     pool_size = opts.pool_size
   end
-  local axis = 1
-  if type(opts) == 'number' then axis = opts
-  elseif opts ~= nil then
-    opts = args.options('maxout', opts, OPTIONS)
-    if opts.axis ~= nil then axis = opts.axis end
-  end
+  local axis = H.number_or_option('maxout', opts, OPTIONS, 'axis', 1)
   if type(pool_size) ~= 'number' or pool_size ~= math.floor(pool_size) or pool_size < 1 then
     error('maxout: pool_size must be a positive integer (got ' .. tostring(pool_size) .. ')', 2)
   end

@@ -11,9 +11,7 @@ local M = {}
 -- W reshaped and broadcast to x's shape (shared with swish).
 function M._broadcast_param(fn, x, W, wname)
   local F = H.F()
-  local dx = args.float_array(fn, 'x', x, 3)
-  local dw = args.float_array(fn, wname, W, 3)
-  H.same_dtype(dx, dw, fn, 'x', wname, 3)
+  local dx, dw = H.float_pair(fn, 'x', x, wname, W, 3)
   local xs, ws = dx.shape, dw.shape
   local ok = #xs >= 1 + #ws
   if ok then for i = 1, #ws do if ws[i] ~= xs[i + 1] then ok = false end end end

@@ -30,12 +30,7 @@ end
 
 function M.softplus(x, opts)
   args.float_array('softplus', 'x', x)
-  local beta = 1.0
-  if type(opts) == 'number' then beta = opts
-  elseif opts ~= nil then
-    opts = args.options('softplus', opts, OPTIONS)
-    if opts.beta ~= nil then beta = opts.beta end
-  end
+  local beta = H.number_or_option('softplus', opts, OPTIONS, 'beta', 1.0)
   if type(beta) ~= 'number' or beta == 0 then
     error('softplus: beta must be a non-zero number (got ' .. tostring(beta) .. ')', 2)
   end

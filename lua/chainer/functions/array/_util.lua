@@ -25,12 +25,13 @@ function U.axis(fn, a, nd, name)
 end
 
 -- A Lua array of Variables/tensors (Chainer's xs).
-function U.list(fn, xs, name)
+function U.list(fn, xs, name, level)
+  level = (level or 2) + 1
   if type(xs) ~= 'table' or T.is_tensor(xs) or xs._is_variable then
-    error(string.format('%s: %s must be a Lua array of Variables or tensors', fn, name or 'xs'), 3)
+    error(string.format('%s: %s must be a Lua array of Variables or tensors', fn, name or 'xs'), level)
   end
-  if #xs == 0 then error(string.format('%s: %s is empty (expected at least one array)', fn, name or 'xs'), 3) end
-  for i = 1, #xs do args.array(fn, string.format('%s[%d]', name or 'xs', i), xs[i], 3) end
+  if #xs == 0 then error(string.format('%s: %s is empty (expected at least one array)', fn, name or 'xs'), level) end
+  for i = 1, #xs do args.array(fn, string.format('%s[%d]', name or 'xs', i), xs[i], level) end
   return xs
 end
 

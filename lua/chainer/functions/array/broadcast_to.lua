@@ -3,6 +3,7 @@
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
 local args = require 'chainer._args'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
@@ -26,7 +27,7 @@ end
 function M.broadcast_to(x, shape)
   local d = args.array('broadcast_to', 'x', x)
   -- Chainer's keyword form F.broadcast_to(x, shape=(3, 4)) arrives as {shape = {3, 4}}
-  if args.is_options(shape) and next(shape) ~= nil then shape = args.options('broadcast_to', shape, OPTIONS).shape end
+  shape = H.keyword_form('broadcast_to', shape, OPTIONS, 'shape')
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then error('broadcast_to: shape must be a table of integers', 2) end
   if require('chainer.functions.math.sum_to').shape_equal(d, shape) then return Variable.as_variable(x) end

@@ -112,34 +112,38 @@ function M.hstack(xs)
   return M.concat(ys, nd == 1 and 0 or 1)
 end
 
--- numpy.vstack: axis 0 after making every input at least 2-D ((n) -> (1, n))
-function M.vstack(xs)
-  U.list('vstack', xs)
+-- Each input reshaped by promote(shape) (nil: kept as it is), then
+-- concatenated along axis: vstack and dstack.
+local function promote_and_concat(fn, xs, promote, axis)
+  U.list(fn, xs, nil, 3)
   local ys = {}
   for i = 1, #xs do
-    local d = args.array('vstack', 'x', xs[i])
-    local nd = d.ptr.nd
-    if nd == 0 then ys[i] = reshape(xs[i], { 1, 1 })
-    elseif nd == 1 then ys[i] = reshape(xs[i], { 1, d.shape[1] })
-    else ys[i] = xs[i] end
+    local shape = promote(args.array(fn, 'x', xs[i], 3).shape)
+    ys[i] = shape and reshape(xs[i], shape) or xs[i]
   end
-  return M.concat(ys, 0)
+  return M.concat(ys, axis)
+end
+
+-- numpy.vstack: axis 0 after making every input at least 2-D ((n) -> (1, n))
+local function at_least_2d(s)
+  if #s == 0 then return { 1, 1 } end
+  if #s == 1 then return { 1, s[1] } end
+end
+function M.vstack(xs)
+  local y = promote_and_concat('vstack', xs, at_least_2d, 0)
+  return y
 end
 
 -- numpy.dstack: axis 2 after making every input at least 3-D
 -- ((n) -> (1, n, 1), (m, n) -> (m, n, 1))
+local function at_least_3d(s)
+  if #s == 0 then return { 1, 1, 1 } end
+  if #s == 1 then return { 1, s[1], 1 } end
+  if #s == 2 then return { s[1], s[2], 1 } end
+end
 function M.dstack(xs)
-  U.list('dstack', xs)
-  local ys = {}
-  for i = 1, #xs do
-    local d = args.array('dstack', 'x', xs[i])
-    local nd, s = d.ptr.nd, d.shape
-    if nd == 0 then ys[i] = reshape(xs[i], { 1, 1, 1 })
-    elseif nd == 1 then ys[i] = reshape(xs[i], { 1, s[1], 1 })
-    elseif nd == 2 then ys[i] = reshape(xs[i], { s[1], s[2], 1 })
-    else ys[i] = xs[i] end
-  end
-  return M.concat(ys, 2)
+  local y = promote_and_concat('dstack', xs, at_least_3d, 2)
+  return y
 end
 
 return M

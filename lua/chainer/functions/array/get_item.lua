@@ -17,6 +17,7 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
@@ -117,7 +118,7 @@ M._named = named
 function M.get_item(x, slices)
   local d = args.array('get_item', 'x', x)
   -- Chainer's keyword form get_item(x, slices=...) arrives as {slices = ...}
-  if args.is_options(slices) and next(slices) ~= nil then slices = args.options('get_item', slices, OPTIONS).slices end
+  slices = H.keyword_form('get_item', slices, OPTIONS, 'slices')
   local terms, adv = parse_terms('get_item', slices)
   if adv then
     local take = require('chainer.functions.array._take')._take

@@ -3,6 +3,7 @@
 local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
@@ -27,7 +28,7 @@ function M.reshape(x, shape, ...)
   local d = args.array('reshape', 'x', x)
   if type(shape) == 'number' then shape = { shape, ... } end
   -- Chainer's keyword form F.reshape(x, shape=(2, 6)) arrives as {shape = {2, 6}}
-  if args.is_options(shape) and next(shape) ~= nil then shape = args.options('reshape', shape, OPTIONS).shape end
+  shape = H.keyword_form('reshape', shape, OPTIONS, 'shape')
   if type(shape) ~= 'table' then error('reshape: shape must be a table of integers', 2) end
   if require('chainer.functions.math.sum_to').shape_equal(d, shape) then return Variable.as_variable(x) end
   local f = setmetatable({}, Reshape)

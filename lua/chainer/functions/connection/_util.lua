@@ -19,6 +19,14 @@ function M.back_to(y, like)
   return y
 end
 
+-- x, W and the optional b (nil stays nil) of a connection function as
+-- tensors; `level` as chainer._args' (2: the caller of the caller of this).
+function M.x_W_b(fn, x, W, b, level)
+  level = (level or 2) + 1
+  local xd, Wd = args.array(fn, 'x', x, level), args.array(fn, 'W', W, level)
+  return xd, Wd, b ~= nil and args.array(fn, 'b', b, level) or nil
+end
+
 -- The checks convolution_nd.lua and deconvolution_nd.lua share: x, W and b
 -- (b may be nil) as tensors, x with
 -- `want_nsp` spatial axes (nil: any >= 1), W of x's rank (`w_axes` names
@@ -26,9 +34,7 @@ end
 -- level of the caller of the public function (it calls the caller of this).
 function M.conv_args(fn, want_nsp, x, W, b, opts, w_axes)
   local level = 4
-  local xd = args.array(fn, 'x', x, level)
-  local Wd = args.array(fn, 'W', W, level)
-  local bd = b ~= nil and args.array(fn, 'b', b, level) or nil
+  local xd, Wd, bd = M.x_W_b(fn, x, W, b, level - 1)
   local nd = xd.ptr.nd
   local nsp = nd - 2
   if want_nsp and nsp ~= want_nsp then

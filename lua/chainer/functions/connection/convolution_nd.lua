@@ -69,24 +69,32 @@ function Convolution:forward(inputs)
   return { back_to(wrap(box[0]), x) }
 end
 
-function Convolution:backward(idx, gys)
-  local xs = self:get_retained_inputs()
-  local x, W = xs[1], xs[2]
-  local gy = gys[1]
-  local g = self.geom
-  local ret = {}
-  for k = 1, #idx do
-    local i = idx[k]
-    if i == 1 then
-      ret[1] = M.deconv_apply(gy, W, nil, g, self.in_size)
-    elseif i == 2 then
-      ret[2] = M.grad_w_apply(x, gy, g, self.ksize)
-    else
-      ret[3] = require('chainer.functions.math.sum').sum(gy, { axis = bias_axes(g.nsp) })
+-- Convolution and Deconvolution are each other's gradient with respect to
+-- x: their backward differs only in the functions computing gx (from gy
+-- and W) and gW (from x and gy); gb is gy summed over all but the channels.
+local function backward_x_W_b(grad_x, grad_W)
+  return function(self, idx, gys)
+    local xs = self:get_retained_inputs()
+    local x, W = xs[1], xs[2]
+    local gy = gys[1]
+    local ret = {}
+    for k = 1, #idx do
+      local i = idx[k]
+      if i == 1 then
+        ret[1] = grad_x(self, gy, W)
+      elseif i == 2 then
+        ret[2] = grad_W(self, x, gy)
+      else
+        ret[3] = require('chainer.functions.math.sum').sum(gy, { axis = bias_axes(self.geom.nsp) })
+      end
     end
+    return ret
   end
-  return ret
 end
+
+Convolution.backward = backward_x_W_b(
+  function(self, gy, W) return M.deconv_apply(gy, W, nil, self.geom, self.in_size) end,
+  function(self, x, gy) return M.grad_w_apply(x, gy, self.geom, self.ksize) end)
 
 -- y = conv(x, W) + b with out_size given (no shape inference).
 function M.conv_apply(x, W, b, geom, out_size, in_size, ksize)
@@ -118,25 +126,10 @@ function Deconvolution:forward(inputs)
   return { back_to(y, x) }
 end
 
-function Deconvolution:backward(idx, gys)
-  local xs = self:get_retained_inputs()
-  local x, W = xs[1], xs[2]
-  local gy = gys[1]
-  local g = self.geom
-  local ret = {}
-  for k = 1, #idx do
-    local i = idx[k]
-    if i == 1 then
-      ret[1] = M.conv_apply(gy, W, nil, g, self.in_size, self.out_size, self.ksize)
-    elseif i == 2 then
-      -- the convolution that maps y back to x has x as its "gy"
-      ret[2] = M.grad_w_apply(gy, x, g, self.ksize)
-    else
-      ret[3] = require('chainer.functions.math.sum').sum(gy, { axis = bias_axes(g.nsp) })
-    end
-  end
-  return ret
-end
+Deconvolution.backward = backward_x_W_b(
+  function(self, gy, W) return M.conv_apply(gy, W, nil, self.geom, self.in_size, self.out_size, self.ksize) end,
+  -- the convolution that maps y back to x has x as its "gy"
+  function(self, x, gy) return M.grad_w_apply(gy, x, self.geom, self.ksize) end)
 
 -- y = deconv(x, W) + b with the output extents out_size given.
 function M.deconv_apply(x, W, b, geom, out_size)

@@ -20,8 +20,7 @@ function M.depthwise_convolution_2d(x, W, b, ...)
   local fn = 'depthwise_convolution_2d'
   local opts
   b, opts = U.split_args(fn, b, SIGNATURE, ...)
-  local xd = args.array(fn, 'x', x)
-  local Wd = args.array(fn, 'W', W)
+  local xd, Wd = U.x_W_b(fn, x, W, nil)   -- b is checked by the convolution
   if xd.ptr.nd ~= 4 then
     error('depthwise_convolution_2d: x must be 4-d (N, C, H, W), got shape ' .. T.shape_str(xd.shape), 2)
   end

@@ -95,9 +95,7 @@ function M.linear(x, W, b, ...)
   local fn = 'linear'
   local opts
   b, opts = U.split_args(fn, b, SIGNATURE, ...)
-  local xd = args.array(fn, 'x', x)
-  local Wd = args.array(fn, 'W', W)
-  local bd = b ~= nil and args.array(fn, 'b', b) or nil
+  local xd, Wd, bd = U.x_W_b(fn, x, W, b)
   local nba = opts.n_batch_axes or 1
   if type(nba) ~= 'number' or nba < 1 or nba ~= math.floor(nba) then
     error('linear: n_batch_axes must be a positive integer (got ' .. tostring(nba) .. ')', 2)

@@ -26,6 +26,13 @@ M.Im2ColConv = Im2ColConv
 local Col2ImConv = FunctionNode:extend('Col2ImConv')
 M.Col2ImConv = Col2ImConv
 
+-- Each node's gradient is the other one of the pair, on the same geometry.
+local function same_geometry(cls, from)
+  local f = setmetatable({}, cls)
+  f.ksize, f.stride, f.out_size, f.in_size = from.ksize, from.stride, from.out_size, from.in_size
+  return f
+end
+
 -- (float16 through float32: U.as32 / U.back_to)
 function Im2ColConv:forward(inputs)
   local x32 = U.as32(inputs[1])
@@ -34,11 +41,7 @@ function Im2ColConv:forward(inputs)
   return { U.back_to(wrap(box[0]), inputs[1]) }
 end
 
-function Im2ColConv:backward(idx, gys)
-  local f = setmetatable({}, Col2ImConv)
-  f.ksize, f.stride, f.out_size, f.in_size = self.ksize, self.stride, self.out_size, self.in_size
-  return { f:apply({ gys[1] })[1] }
-end
+function Im2ColConv:backward(idx, gys) return { same_geometry(Col2ImConv, self):apply({ gys[1] })[1] } end
 
 function Col2ImConv:forward(inputs)
   local col32 = U.as32(inputs[1])
@@ -47,11 +50,7 @@ function Col2ImConv:forward(inputs)
   return { U.back_to(wrap(box[0]), inputs[1]) }
 end
 
-function Col2ImConv:backward(idx, gys)
-  local f = setmetatable({}, Im2ColConv)
-  f.ksize, f.stride, f.out_size, f.in_size = self.ksize, self.stride, self.out_size, self.in_size
-  return { f:apply({ gys[1] })[1] }
-end
+function Col2ImConv:backward(idx, gys) return { same_geometry(Im2ColConv, self):apply({ gys[1] })[1] } end
 
 local SIGNATURE = args.signature { 'stride' }
 
@@ -59,9 +58,7 @@ function M.local_convolution_2d(x, W, b, ...)
   local fn = 'local_convolution_2d'
   local opts
   b, opts = U.split_args(fn, b, SIGNATURE, ...)
-  local xd = args.array(fn, 'x', x)
-  local Wd = args.array(fn, 'W', W)
-  local bd = b ~= nil and args.array(fn, 'b', b) or nil
+  local xd, Wd, bd = U.x_W_b(fn, x, W, b)
   if xd.ptr.nd ~= 4 then
     error('local_convolution_2d: x must be 4-d (N, C, H, W), got shape ' .. T.shape_str(xd.shape), 2)
   end

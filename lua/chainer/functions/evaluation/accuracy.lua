@@ -7,6 +7,8 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
+local checks = require 'chainer.functions.loss._checks'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 local FN = 'accuracy'
@@ -14,18 +16,10 @@ local OPTIONS = args.accept { 'ignore_label' }
 
 function M.accuracy(y, t, opts)
   local yd, td = args.float_array(FN, 'y', y), args.int_array(FN, 't', t)
-  local ignore
-  if type(opts) == 'number' then ignore = opts
-  else ignore = args.options(FN, opts, OPTIONS).ignore_label end
+  local ignore = H.number_or_option(FN, opts, OPTIONS, 'ignore_label', nil)
   if ignore == false then ignore = nil end
-  local ys, ts = yd.shape, td.shape
-  local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]
-  for i = 3, #ys do ok = ok and ts[i - 1] == ys[i] end
-  if not ok then
-    error(string.format("%s: t of shape %s does not fit y of shape %s (expected y's shape without axis 1)", FN,
-      T.shape_str(ts), T.shape_str(ys)), 2)
-  end
-  local pred = T.argmax(yd, { axis = 1 }):reshape(ts)
+  checks.labels_fit_scores(FN, yd, td)
+  local pred = T.argmax(yd, { axis = 1 }):reshape(td.shape)
   local tt = td:astype('int64')
   local hit = T.eq(pred, tt)
   local acc

@@ -16,6 +16,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
+local checks = require 'chainer.functions.loss._checks'
 
 local M = {}
 
@@ -25,13 +26,7 @@ local F1_OPTIONS = args.accept { 'label_num', 'ignore_label' } -- beta is 1
 local function summary(fn, y, t, opts)
   local yd, td = args.float_array(fn, 'y', y, 3), args.int_array(fn, 't', t, 3)
   local o = args.options(fn, opts, OPTIONS, 3)
-  local ys, ts = yd.shape, td.shape
-  local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]
-  for i = 3, #ys do ok = ok and ts[i - 1] == ys[i] end
-  if not ok then
-    error(string.format("%s: t of shape %s does not fit y of shape %s (expected y's shape without axis 1)", fn,
-      T.shape_str(ts), T.shape_str(ys)), 3)
-  end
+  checks.labels_fit_scores(fn, yd, td, 3)
   local ignore = o.ignore_label
   if ignore == nil then ignore = -1 end
   local beta = o.beta or 1.0
@@ -78,20 +73,17 @@ function M.classification_summary(y, t, opts)
   return summary('classification_summary', y, t, opts)
 end
 
-function M.precision(y, t, opts)
-  local p, _, _, s = summary('precision', y, t, opts)
-  return p, s
+-- precision, recall, fbeta_score: result `which` of the summary (1, 2 or
+-- 3), with the support.
+local function one_score(fn, which)
+  return function(y, t, opts)
+    local results = { summary(fn, y, t, opts) }
+    return results[which], results[4]
+  end
 end
-
-function M.recall(y, t, opts)
-  local _, r, _, s = summary('recall', y, t, opts)
-  return r, s
-end
-
-function M.fbeta_score(y, t, opts)
-  local _, _, f, s = summary('fbeta_score', y, t, opts)
-  return f, s
-end
+M.precision = one_score('precision', 1)
+M.recall = one_score('recall', 2)
+M.fbeta_score = one_score('fbeta_score', 3)
 
 function M.f1_score(y, t, opts)
   local o = args.options('f1_score', opts, F1_OPTIONS)

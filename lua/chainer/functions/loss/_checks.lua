@@ -2,6 +2,7 @@
 -- evaluation functions (not exported into F): shapes and dtypes of pairs,
 -- ranks, the reduce option, label ranges.  Arrays and options themselves go
 -- through chainer._args.
+local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
@@ -36,6 +37,24 @@ function L.pair(fn, an, a, bn, b, level)
   end
   if a.dtype ~= b.dtype then
     error(string.format('%s: %s and %s must have the same dtype (got %s and %s)', fn, an, bn, a.dtype, b.dtype), level)
+  end
+end
+
+-- The two arrays of an elementwise loss (x0 float, x1 of its shape and
+-- dtype), checked for the public function fn.
+function L.x0_x1(fn, x0, x1)
+  local a, b = args.float_array(fn, 'x0', x0, 3), args.array(fn, 'x1', x1, 3)
+  L.pair(fn, 'x0', a, 'x1', b, 3)
+end
+
+-- Labels t that fit scores y: t has y's shape without axis 1 (the classes).
+function L.labels_fit_scores(fn, yd, td, level)
+  local ys, ts = yd.shape, td.shape
+  local ok = #ys >= 2 and #ts == #ys - 1 and ts[1] == ys[1]
+  for i = 3, #ys do ok = ok and ts[i - 1] == ys[i] end
+  if not ok then
+    error(string.format("%s: t of shape %s does not fit y of shape %s (expected y's shape without axis 1)", fn,
+      T.shape_str(ts), T.shape_str(ys)), (level or 2) + 1)
   end
 end
 

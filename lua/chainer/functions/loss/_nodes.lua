@@ -14,30 +14,17 @@ local U = {}
 local function F(name) return H.F()[name] end
 U.F = F
 
--- sigmoid(x) = 1 / (1 + exp(-x)); d/dx = y (1 - y).
-local Sigmoid = FunctionNode:extend('Sigmoid')
+-- sigmoid(x) = 1 / (1 + exp(-x)); d/dx = y (1 - y).  The nodes without
+-- H.unary's wrapper: their inputs are the losses' own, already checked.
+local Sigmoid = H.unary { name = 'sigmoid', class = 'Sigmoid', retain = 'y', forward = T.sigmoid,
+  grad = function(x, y, gy) return gy * y * (1 - y) end }
 U.Sigmoid = Sigmoid
-function Sigmoid:forward(inputs)
-  self:retain_outputs({ 1 })
-  return { T.sigmoid(inputs[1]) }
-end
-function Sigmoid:backward(idx, gys)
-  local y = self:get_retained_outputs()[1]
-  return { gys[1] * y * (1 - y) }
-end
 function U.sigmoid(x) return setmetatable({}, Sigmoid):apply({ x })[1] end
 
 -- softplus(x) = log(1 + exp(x)); d/dx = sigmoid(x).
-local Softplus = FunctionNode:extend('Softplus')
+local Softplus = H.unary { name = 'softplus', class = 'Softplus', retain = 'x', forward = T.softplus,
+  grad = function(x, y, gy) return gy * U.sigmoid(x) end }
 U.Softplus = Softplus
-function Softplus:forward(inputs)
-  self:retain_inputs({ 1 })
-  return { T.softplus(inputs[1]) }
-end
-function Softplus:backward(idx, gys)
-  local x = self:get_retained_inputs()[1]
-  return { gys[1] * U.sigmoid(x) }
-end
 function U.softplus(x) return setmetatable({}, Softplus):apply({ x })[1] end
 
 -- Restores a reduced axis as size 1 and broadcasts back to `shape`.
@@ -103,6 +90,13 @@ function U.gather_rows(W, index)
   f.idx = index
   return f:apply({ W })[1]
 end
+
+-- The 'mean' reduction of a per-example loss over a batch of n examples:
+-- the sum divided by n, never by less than 1.  batch_mean takes Variables
+-- (backward passes, composed losses); batch_mean_tensor a forward pass's
+-- tensor, keeping its dtype.
+function U.batch_mean(loss, n) return F('sum')(loss) * (1 / math.max(1, n)) end
+function U.batch_mean_tensor(loss, n) return (T.sum(loss) * (1 / math.max(1, n))):astype(loss.dtype) end
 
 -- F.mean of everything: sum(x) / size.
 function U.mean_all(x)

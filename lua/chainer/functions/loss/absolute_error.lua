@@ -1,6 +1,5 @@
 -- functions/loss/absolute_error.lua: F.absolute_error(x0, x1) = |x0 - x1|
 -- elementwise; gx0 = sign(x0 - x1) gy (0 where x0 == x1), gx1 = -gx0.
-local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local checks = require 'chainer.functions.loss._checks'
@@ -22,9 +21,7 @@ function AbsoluteError:backward(idx, gys)
 end
 
 function M.absolute_error(x0, x1)
-  local fn = 'absolute_error'
-  local a, b = args.float_array(fn, 'x0', x0), args.array(fn, 'x1', x1)
-  checks.pair(fn, 'x0', a, 'x1', b)
+  checks.x0_x1('absolute_error', x0, x1)
   return setmetatable({}, AbsoluteError):apply({ x0, x1 })[1]
 end
 

@@ -39,7 +39,7 @@ function M.black_out(x, t, W, samples, opts)
   local logz = F('log')(z) + m
   local ny = F('exp')(neg - F('broadcast_to')(F('reshape')(logz, { b, 1 }), { b, s }))
   local per = -(pos - logz + F('sum')(F('log')(1 - ny), { axis = 1 }))
-  if red == 'mean' then return F('sum')(per) * (1 / math.max(1, b)) end
+  if red == 'mean' then return U.batch_mean(per, b) end
   return per
 end
 

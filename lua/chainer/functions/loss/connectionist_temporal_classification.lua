@@ -49,7 +49,7 @@ function CTC:forward(inputs)
   self._inputs = inputs
   self._b = loss.shape[1]
   if self.reduce == 'no' then return { loss } end
-  return { (T.sum(loss) * (1 / math.max(1, self._b))):astype(loss.dtype) }
+  return { U.batch_mean_tensor(loss, self._b) }
 end
 
 function CTC:backward(idx, gys)
@@ -82,7 +82,7 @@ end
 
 function CTCGrad:backward(idx, gys)
   local prod = gys[1] * self._g
-  if self.reduce == 'mean' then return { U.F('sum')(prod) * (1 / math.max(1, self._b)) } end
+  if self.reduce == 'mean' then return { U.batch_mean(prod, self._b) } end
   return { U.F('sum')(prod, { axis = 1 }) }
 end
 

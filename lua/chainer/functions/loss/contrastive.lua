@@ -31,7 +31,7 @@ function Contrastive:forward(inputs)
   local md = T.maximum(T.sqrt(dsq) * -1 + self.margin, 0)
   local loss = (yf * dsq + (1 - yf) * md * md) * 0.5
   if self.reduce == 'mean' then
-    return { (T.sum(loss) * (1 / math.max(1, x0.shape[1]))):astype(dt) }
+    return { U.batch_mean_tensor(loss, x0.shape[1]) }
   end
   return { loss }
 end

@@ -61,7 +61,7 @@ function CRF1d:forward(inputs)
   self._gx, self._gc = gx, gc
   self._b = loss.shape[1]
   if self.reduce == 'no' then return { loss } end
-  return { (T.sum(loss) * (1 / math.max(1, self._b))):astype(loss.dtype) }
+  return { U.batch_mean_tensor(loss, self._b) }
 end
 
 function CRF1d:backward(idx, gys)
@@ -113,7 +113,7 @@ function CostGrad:backward(idx, gys)
   local k = g.shape[2]
   local per = U.F('reshape')(U.F('matmul')(g:reshape({ self._b, k * k }), U.F('reshape')(gys[1], { k * k, 1 })),
     { self._b })
-  if self.reduce == 'mean' then return { U.F('sum')(per) * (1 / math.max(1, self._b)) } end
+  if self.reduce == 'mean' then return { U.batch_mean(per, self._b) } end
   return { per }
 end
 
@@ -130,7 +130,7 @@ function EmissionGrad:backward(idx, gys)
     local e = T.eye(self._b, self._bt, 0, per.dtype)
     per = U.F('reshape')(U.F('matmul')(e, U.F('reshape')(per, { self._bt, 1 })), { self._b })
   end
-  if self.reduce == 'mean' then return { U.F('sum')(per) * (1 / math.max(1, self._b)) } end
+  if self.reduce == 'mean' then return { U.batch_mean(per, self._b) } end
   return { per }
 end
 

@@ -27,7 +27,7 @@ function Hinge:forward(inputs)
   self._mask = T.gt(b, 0):astype(x.dtype)
   local loss = self.norm == 'L1' and h or h * h
   if self.reduce == 'mean' then
-    return { (T.sum(loss) * (1 / math.max(1, x.shape[1]))):astype(x.dtype) }
+    return { U.batch_mean_tensor(loss, x.shape[1]) }
   end
   return { loss }
 end

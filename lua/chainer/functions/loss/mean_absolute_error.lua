@@ -1,7 +1,6 @@
 -- functions/loss/mean_absolute_error.lua: F.mean_absolute_error(x0, x1) =
 -- sum(|x0 - x1|) / size, a 0-d Variable; gx0 = sign(x0 - x1) gy / size,
 -- gx1 = -gx0.
-local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local checks = require 'chainer.functions.loss._checks'
@@ -26,9 +25,7 @@ function MeanAbsoluteError:backward(idx, gys)
 end
 
 function M.mean_absolute_error(x0, x1)
-  local fn = 'mean_absolute_error'
-  local a, b = args.float_array(fn, 'x0', x0), args.array(fn, 'x1', x1)
-  checks.pair(fn, 'x0', a, 'x1', b)
+  checks.x0_x1('mean_absolute_error', x0, x1)
   return setmetatable({}, MeanAbsoluteError):apply({ x0, x1 })[1]
 end
 

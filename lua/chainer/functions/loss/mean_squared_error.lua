@@ -2,7 +2,6 @@
 -- sum((x0 - x1)^2) / size, a 0-d Variable.  Both inputs get gradients
 -- (gx0 = 2 (x0 - x1) gy / size, gx1 = -gx0); the backward is composed of
 -- FunctionNodes, so double backprop works.
-local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local checks = require 'chainer.functions.loss._checks'
@@ -29,9 +28,7 @@ function MeanSquaredError:backward(idx, gys)
 end
 
 function M.mean_squared_error(x0, x1)
-  local fn = 'mean_squared_error'
-  local a, b = args.float_array(fn, 'x0', x0), args.array(fn, 'x1', x1)
-  checks.pair(fn, 'x0', a, 'x1', b)
+  checks.x0_x1('mean_squared_error', x0, x1)
   return setmetatable({}, MeanSquaredError):apply({ x0, x1 })[1]
 end
 

@@ -153,7 +153,7 @@ local function composed(x, xd, td, o)
   if o.reduce == 'no' then return per end
   local count = tonumber(T.sum(valid:astype('int64')):item())
   local n = o.normalize and count or xd.shape[1]
-  return U.F('sum')(per) * (1 / math.max(n, 1))
+  return U.batch_mean(per, n)
 end
 
 ---------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 -- functions/loss/squared_error.lua: F.squared_error(x0, x1) = (x0 - x1)^2
 -- elementwise (no reduction); gx0 = 2 (x0 - x1) gy, gx1 = -gx0.
-local args = require 'chainer._args'
 local FunctionNode = require 'chainer.function_node'
 local checks = require 'chainer.functions.loss._checks'
 
@@ -22,9 +21,7 @@ function SquaredError:backward(idx, gys)
 end
 
 function M.squared_error(x0, x1)
-  local fn = 'squared_error'
-  local a, b = args.float_array(fn, 'x0', x0), args.array(fn, 'x1', x1)
-  checks.pair(fn, 'x0', a, 'x1', b)
+  checks.x0_x1('squared_error', x0, x1)
   return setmetatable({}, SquaredError):apply({ x0, x1 })[1]
 end
 

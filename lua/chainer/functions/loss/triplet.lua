@@ -31,7 +31,7 @@ function M.triplet(anchor, positive, negative, margin, reduce)
   for i = 1, a.ptr.nd - 1 do axes[i] = i end
   local dist = U.F('sum')(dp * dp - dn * dn, { axis = axes }) + m
   local h = dist * T.gt(dist.array, 0):astype(a.dtype)
-  if red == 'mean' then return U.F('sum')(h) * (1 / math.max(1, a.shape[1])) end
+  if red == 'mean' then return U.batch_mean(h, a.shape[1]) end
   return h
 end
 

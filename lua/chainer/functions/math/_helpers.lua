@@ -26,6 +26,14 @@ function H.same_dtype(a, b, fn, na, nb, level)
   end
 end
 
+-- The tensors of two float operands of one dtype, named na and nb.
+function H.float_pair(fn, na, a, nb, b, level)
+  level = (level or 2) + 1
+  local da, db = args.float_array(fn, na, a, level), args.float_array(fn, nb, b, level)
+  H.same_dtype(da, db, fn, na, nb, level)
+  return da, db
+end
+
 -- Fails (at level) unless tensor t, named name, broadcasts to exactly
 -- shape, the shape of ref_name (zeta's x to q, polygamma's n to x).
 function H.want_broadcast(fn, name, t, ref_name, shape, level)
@@ -42,6 +50,30 @@ end
 function H.wants(idx, i)
   for k = 1, #idx do if idx[k] == i then return true end end
   return false
+end
+
+-- args.options where a bare number stands for option `key`, as Chainer's
+-- positional argument: F.normalize(x, 1e-6) or F.normalize(x, {eps = 1e-6}).
+function H.options_or_number(fn, opts, accepted, key, level)
+  if type(opts) == 'number' then opts = { [key] = opts } end
+  return args.options(fn, opts, accepted, (level or 2) + 1)
+end
+
+-- The value of the one option that may also be given alone as a number
+-- (F.elu(x, 2) or F.elu(x, {alpha = 2})), default when absent.
+function H.number_or_option(fn, opts, accepted, key, default, level)
+  if type(opts) == 'number' then return opts end
+  local value = args.options(fn, opts, accepted, (level or 2) + 1)[key]
+  if value == nil then return default end
+  return value
+end
+
+-- A required argument that Chainer's keyword form f(x, key=v) may give as
+-- {key = v} (checked by args.options: no other key); v, or the argument as
+-- it came when it is not such a table.
+function H.keyword_form(fn, v, accepted, key, level)
+  if args.is_options(v) and next(v) ~= nil then return args.options(fn, v, accepted, (level or 2) + 1)[key] end
+  return v
 end
 
 -- Normalises an axis (0-based, negative from the end) for an nd-d input.

@@ -89,35 +89,53 @@ local function note_broadcast(self, a, b, y)
   if not same_shape(b, y) then self._sb = b.shape end
 end
 
+-- A gradient summed back to its input's shape when that input was broadcast
+-- (shape: the node's _sa or _sb, false otherwise).
+local function unbroadcast(g, shape)
+  if shape then return sum_to(g, shape) end
+  return g
+end
+-- The same for backward_tensors (a tensor gradient).
+local function unbroadcast_tensor(g, shape)
+  if shape then return T_sum_to(g, shape) end
+  return g
+end
+
 -- retention index tables are constants (never modified)
 local R1, R12 = { 1 }, { 1, 2 }
+-- The gradient of -x and of c - x: -gy (in gy's place when it is ours alone).
+local function negated_backward(self, idx, gys) return { M.neg(gys[1]) } end
+local function negated_backward_tensors(self, idx, gys, gxs, own)
+  local gy = gys[1]
+  gxs[1] = T_neg(gy, own and gy or nil)
+end
 local function forward_from1(self, inputs) return { self:forward1(inputs[1]) } end
+-- forward2 of the nodes of two operands that broadcast (Add, Sub, Mul, Div)
+local function broadcasting_forward(name, kernel)
+  return function(self, a, b)
+    check_dtypes(name, a, b)
+    local y = kernel(a, b)
+    note_broadcast(self, a, b, y)
+    return y
+  end
+end
 local function forward_from2(self, inputs) return { self:forward2(inputs[1], inputs[2]) } end
 
 local Add = FunctionNode:extend('Add')
 M.Add = Add
 function Add:label() return '_ + _' end
-function Add:forward2(a, b)
-  check_dtypes('add', a, b)
-  local y = T_add(a, b)
-  note_broadcast(self, a, b, y)
-  return y
-end
+Add.forward2 = broadcasting_forward('add', T_add)
 Add.forward = forward_from2
 function Add:backward(idx, gys)
   local gy = gys[1]
-  local ga, gb = gy, gy
-  local sa, sb = self._sa, self._sb
-  if sa then ga = sum_to(gy, sa) end
-  if sb then gb = sum_to(gy, sb) end
-  return { ga, gb }
+  return { unbroadcast(gy, self._sa), unbroadcast(gy, self._sb) }
 end
 -- gy is passed on as it is (the traversal decides which input may own it
 -- when it goes to both); sum_to makes a new tensor.
 function Add:backward_tensors(idx, gys, gxs)
   local gy = gys[1]
-  if wants(idx, 1) then gxs[1] = self._sa and T_sum_to(gy, self._sa) or gy end
-  if wants(idx, 2) then gxs[2] = self._sb and T_sum_to(gy, self._sb) or gy end
+  if wants(idx, 1) then gxs[1] = unbroadcast_tensor(gy, self._sa) end
+  if wants(idx, 2) then gxs[2] = unbroadcast_tensor(gy, self._sb) end
 end
 
 local AddConstant = FunctionNode:extend('AddConstant')
@@ -131,32 +149,21 @@ function AddConstant:backward_tensors(idx, gys, gxs) gxs[1] = gys[1] end
 local Sub = FunctionNode:extend('Sub')
 M.Sub = Sub
 function Sub:label() return '_ - _' end
-function Sub:forward2(a, b)
-  check_dtypes('sub', a, b)
-  local y = T_sub(a, b)
-  note_broadcast(self, a, b, y)
-  return y
-end
+Sub.forward2 = broadcasting_forward('sub', T_sub)
 Sub.forward = forward_from2
 function Sub:backward(idx, gys)
   local gy = gys[1]
   local ga, gb
-  if wants(idx, 1) then
-    ga = gy
-    if self._sa then ga = sum_to(gy, self._sa) end
-  end
-  if wants(idx, 2) then
-    gb = M.neg(gy)
-    if self._sb then gb = sum_to(gb, self._sb) end
-  end
+  if wants(idx, 1) then ga = unbroadcast(gy, self._sa) end
+  if wants(idx, 2) then gb = unbroadcast(M.neg(gy), self._sb) end
   return { ga, gb }
 end
 function Sub:backward_tensors(idx, gys, gxs)
   local gy = gys[1]
-  if wants(idx, 1) then gxs[1] = self._sa and T_sum_to(gy, self._sa) or gy end
+  if wants(idx, 1) then gxs[1] = unbroadcast_tensor(gy, self._sa) end
   if wants(idx, 2) then
     local gb = T_neg(gy)
-    gxs[2] = self._sb and T_sum_to(gb, self._sb) or gb
+    gxs[2] = unbroadcast_tensor(gb, self._sb)
   end
 end
 
@@ -165,35 +172,20 @@ M.SubFromConstant = SubFromConstant
 function SubFromConstant:label() return 'const - _' end
 function SubFromConstant:forward1(x) return T_sub(self.value, x) end
 SubFromConstant.forward = forward_from1
-function SubFromConstant:backward(idx, gys) return { M.neg(gys[1]) } end
-function SubFromConstant:backward_tensors(idx, gys, gxs, own)
-  local gy = gys[1]
-  gxs[1] = T_neg(gy, own and gy or nil)
-end
+SubFromConstant.backward, SubFromConstant.backward_tensors = negated_backward, negated_backward_tensors
 
 local Mul = FunctionNode:extend('Mul')
 M.Mul = Mul
 function Mul:label() return '_ * _' end
 Mul._input_indexes_to_retain = R12   -- always both (a class field: see var_node)
-function Mul:forward2(a, b)
-  check_dtypes('mul', a, b)
-  local y = T_mul(a, b)
-  note_broadcast(self, a, b, y)
-  return y
-end
+Mul.forward2 = broadcasting_forward('mul', T_mul)
 Mul.forward = forward_from2
 function Mul:backward(idx, gys)
   local xs = self:get_retained_inputs()
   local gy = gys[1]
   local ga, gb
-  if wants(idx, 1) then
-    ga = M.mul(gy, xs[2])
-    if self._sa then ga = sum_to(ga, self._sa) end
-  end
-  if wants(idx, 2) then
-    gb = M.mul(gy, xs[1])
-    if self._sb then gb = sum_to(gb, self._sb) end
-  end
+  if wants(idx, 1) then ga = unbroadcast(M.mul(gy, xs[2]), self._sa) end
+  if wants(idx, 2) then gb = unbroadcast(M.mul(gy, xs[1]), self._sb) end
   return { ga, gb }
 end
 -- The retained inputs are the nodes' data (what get_retained_inputs reads).
@@ -211,7 +203,7 @@ function Mul:backward_tensors(idx, gys, gxs, own)
       T_addmul(acc, gy, ins[1].data)
     else
       local gb = T_mul(gy, ins[1].data)
-      gxs[2] = self._sb and T_sum_to(gb, self._sb) or gb
+      gxs[2] = unbroadcast_tensor(gb, self._sb)
     end
   end
   if wants(idx, 1) then
@@ -220,7 +212,7 @@ function Mul:backward_tensors(idx, gys, gxs, own)
       T_addmul(acc, gy, ins[2].data)
     else
       local ga = T_mul(gy, ins[2].data, own and gy or nil)
-      gxs[1] = self._sa and T_sum_to(ga, self._sa) or ga
+      gxs[1] = unbroadcast_tensor(ga, self._sa)
     end
   end
 end
@@ -241,23 +233,15 @@ local Div = FunctionNode:extend('Div')
 M.Div = Div
 function Div:label() return '_ / _' end
 Div._input_indexes_to_retain = R12   -- always both (a class field: see var_node)
-function Div:forward2(a, b)
-  check_dtypes('div', a, b)
-  local y = T_div(a, b)
-  note_broadcast(self, a, b, y)
-  return y
-end
+Div.forward2 = broadcasting_forward('div', T_div)
 Div.forward = forward_from2
 function Div:backward(idx, gys)
   local xs = self:get_retained_inputs()
   local gy = gys[1]
   local ga = M.div(gy, xs[2])
   local gb
-  if wants(idx, 2) then
-    gb = M.neg(M.div(M.mul(ga, xs[1]), xs[2]))
-    if self._sb then gb = sum_to(gb, self._sb) end
-  end
-  if self._sa and wants(idx, 1) then ga = sum_to(ga, self._sa) end
+  if wants(idx, 2) then gb = unbroadcast(M.neg(M.div(M.mul(ga, xs[1]), xs[2])), self._sb) end
+  if wants(idx, 1) then ga = unbroadcast(ga, self._sa) end
   return { ga, gb }
 end
 function Div:backward_tensors(idx, gys, gxs, own)
@@ -267,9 +251,9 @@ function Div:backward_tensors(idx, gys, gxs, own)
   local ga = T_div(gy, b, own and gy or nil)
   if wants(idx, 2) then
     local gb = T_neg(T_div(T_mul(ga, a), b))
-    gxs[2] = self._sb and T_sum_to(gb, self._sb) or gb
+    gxs[2] = unbroadcast_tensor(gb, self._sb)
   end
-  if wants(idx, 1) then gxs[1] = self._sa and T_sum_to(ga, self._sa) or ga end
+  if wants(idx, 1) then gxs[1] = unbroadcast_tensor(ga, self._sa) end
 end
 
 local DivFromConstant = FunctionNode:extend('DivFromConstant')
@@ -291,11 +275,7 @@ M.Neg = Neg
 function Neg:label() return '-_' end
 function Neg:forward1(x) return T_neg(x) end
 Neg.forward = forward_from1
-function Neg:backward(idx, gys) return { M.neg(gys[1]) } end
-function Neg:backward_tensors(idx, gys, gxs, own)
-  local gy = gys[1]
-  gxs[1] = T_neg(gy, own and gy or nil)
-end
+Neg.backward, Neg.backward_tensors = negated_backward, negated_backward_tensors
 
 local PowVarVar = FunctionNode:extend('PowVarVar')
 M.PowVarVar = PowVarVar
@@ -314,14 +294,10 @@ function PowVarVar:backward(idx, gys)
   local a, b = xs[1], xs[2]
   local gy = gys[1]
   local ga, gb
-  if wants(idx, 1) then
-    ga = M.mul(M.mul(gy, b), M.pow(a, M.sub(b, 1)))
-    if self._sa then ga = sum_to(ga, self._sa) end
-  end
+  if wants(idx, 1) then ga = unbroadcast(M.mul(M.mul(gy, b), M.pow(a, M.sub(b, 1))), self._sa) end
   if wants(idx, 2) then
     local y = self:get_retained_outputs()[1]
-    gb = M.mul(M.mul(gy, y), log(a))
-    if self._sb then gb = sum_to(gb, self._sb) end
+    gb = unbroadcast(M.mul(M.mul(gy, y), log(a)), self._sb)
   end
   return { ga, gb }
 end
@@ -372,14 +348,10 @@ function Mod:backward(idx, gys)
   local xs = self:get_retained_inputs()
   local gy = gys[1]
   local ga, gb
-  if wants(idx, 1) then
-    ga = gy
-    if self._sa then ga = sum_to(ga, self._sa) end
-  end
+  if wants(idx, 1) then ga = unbroadcast(gy, self._sa) end
   if wants(idx, 2) then
     local q = T_floor(T_div(xs[1]._data, xs[2]._data))
-    gb = M.neg(M.mul(gy, q))
-    if self._sb then gb = sum_to(gb, self._sb) end
+    gb = unbroadcast(M.neg(M.mul(gy, q)), self._sb)
   end
   return { ga, gb }
 end
@@ -448,134 +420,62 @@ local function var_node(cls, a, b, da, db)
 end
 for _, cls in ipairs({ Add, Sub, Mul, Div, PowVarVar, Mod }) do cls._sa, cls._sb = false, false end
 
-local function add(a, b)
-  local ta, tb = type(a), type(b)
-  if ta == 'number' then
-    if tb == 'number' then return a + b end
-    a, b = b, a
+-- The wrapper of one binary operator, from what differs between them:
+--   name         for errors ('add', ...)
+--   kernel       the tensor function
+--   on_numbers   the Lua result when both operands are numbers
+--   node         the node of two array operands
+--   right_node   the node of `array op number`, given right_value(number)
+--                (the number itself unless said otherwise)
+--   left_node    the node of `number op array`; a commutative operator has
+--                none and swaps its operands instead
+-- A closure per operator, so each keeps its own traces.
+local function binary_operator(op)
+  local name, kernel, on_numbers, node = op.name, op.kernel, op.on_numbers, op.node
+  local right_node, left_node = op.right_node, op.left_node
+  local right_value = op.right_value or function(c) return c end
+  return function(a, b)
+    if type(a) == 'number' then
+      if type(b) == 'number' then return on_numbers(a, b) end
+      if not left_node then
+        a, b = b, a
+      else
+        local d, rg = operand(b, name, 2)
+        if plain(rg) then local r = new_var(kernel(a, d), rg) return r end
+        local r = const_node(left_node, b, a, d) return r
+      end
+    end
+    if type(b) == 'number' then
+      local d, rg = operand(a, name, 1)
+      if plain(rg) then local r = new_var(kernel(d, b), rg) return r end
+      local r = const_node(right_node, a, right_value(b), d) return r
+    end
+    local da, ra = operand(a, name, 1)
+    local db, rb = operand(b, name, 2)
+    local rg = ra or rb
+    if plain(rg) then
+      check_dtypes(name, da, db)
+      local r = new_var(kernel(da, db), rg) return r
+    end
+    local r = var_node(node, a, b, da, db) return r
   end
-  if type(b) == 'number' then
-    local d, rg = operand(a, 'add', 1)
-    if plain(rg) then local r = new_var(T_add(d, b), rg) return r end
-    local r = const_node(AddConstant, a, b, d) return r
-  end
-  local da, ra = operand(a, 'add', 1)
-  local db, rb = operand(b, 'add', 2)
-  local rg = ra or rb
-  if plain(rg) then
-    check_dtypes('add', da, db)
-    local r = new_var(T_add(da, db), rg) return r
-  end
-  local r = var_node(Add, a, b, da, db) return r
 end
 
-local function sub(a, b)
-  if type(a) == 'number' then
-    if type(b) == 'number' then return a - b end
-    local d, rg = operand(b, 'sub', 2)
-    if plain(rg) then local r = new_var(T_sub(a, d), rg) return r end
-    local r = const_node(SubFromConstant, b, a, d) return r
-  end
-  if type(b) == 'number' then
-    local d, rg = operand(a, 'sub', 1)
-    if plain(rg) then local r = new_var(T_sub(d, b), rg) return r end
-    local r = const_node(AddConstant, a, -b, d) return r
-  end
-  local da, ra = operand(a, 'sub', 1)
-  local db, rb = operand(b, 'sub', 2)
-  local rg = ra or rb
-  if plain(rg) then
-    check_dtypes('sub', da, db)
-    local r = new_var(T_sub(da, db), rg) return r
-  end
-  local r = var_node(Sub, a, b, da, db) return r
-end
-
-local function mul(a, b)
-  if type(a) == 'number' then
-    if type(b) == 'number' then return a * b end
-    a, b = b, a
-  end
-  if type(b) == 'number' then
-    local d, rg = operand(a, 'mul', 1)
-    if plain(rg) then local r = new_var(T_mul(d, b), rg) return r end
-    local r = const_node(MulConstant, a, b, d) return r
-  end
-  local da, ra = operand(a, 'mul', 1)
-  local db, rb = operand(b, 'mul', 2)
-  local rg = ra or rb
-  if plain(rg) then
-    check_dtypes('mul', da, db)
-    local r = new_var(T_mul(da, db), rg) return r
-  end
-  local r = var_node(Mul, a, b, da, db) return r
-end
-
-local function div(a, b)
-  if type(a) == 'number' then
-    if type(b) == 'number' then return a / b end
-    local d, rg = operand(b, 'div', 2)
-    if plain(rg) then local r = new_var(T_div(a, d), rg) return r end
-    local r = const_node(DivFromConstant, b, a, d) return r
-  end
-  if type(b) == 'number' then
-    local d, rg = operand(a, 'div', 1)
-    if plain(rg) then local r = new_var(T_div(d, b), rg) return r end
-    local r = const_node(MulConstant, a, 1 / b, d) return r
-  end
-  local da, ra = operand(a, 'div', 1)
-  local db, rb = operand(b, 'div', 2)
-  local rg = ra or rb
-  if plain(rg) then
-    check_dtypes('div', da, db)
-    local r = new_var(T_div(da, db), rg) return r
-  end
-  local r = var_node(Div, a, b, da, db) return r
-end
-
-local function pow(a, b)
-  if type(a) == 'number' then
-    if type(b) == 'number' then return a ^ b end
-    local d, rg = operand(b, 'pow', 2)
-    if plain(rg) then local r = new_var(T_pow(a, d), rg) return r end
-    local r = const_node(PowConstVar, b, a, d) return r
-  end
-  if type(b) == 'number' then
-    local d, rg = operand(a, 'pow', 1)
-    if plain(rg) then local r = new_var(T_pow(d, b), rg) return r end
-    local r = const_node(PowVarConst, a, b, d) return r
-  end
-  local da, ra = operand(a, 'pow', 1)
-  local db, rb = operand(b, 'pow', 2)
-  local rg = ra or rb
-  if plain(rg) then
-    check_dtypes('pow', da, db)
-    local r = new_var(T_pow(da, db), rg) return r
-  end
-  local r = var_node(PowVarVar, a, b, da, db) return r
-end
-
-local function mod(a, b)
-  if type(a) == 'number' then
-    if type(b) == 'number' then return a % b end
-    local d, rg = operand(b, 'mod', 2)
-    if plain(rg) then local r = new_var(T_mod(a, d), rg) return r end
-    local r = const_node(ModFromConstant, b, a, d) return r
-  end
-  if type(b) == 'number' then
-    local d, rg = operand(a, 'mod', 1)
-    if plain(rg) then local r = new_var(T_mod(d, b), rg) return r end
-    local r = const_node(ModConstant, a, b, d) return r
-  end
-  local da, ra = operand(a, 'mod', 1)
-  local db, rb = operand(b, 'mod', 2)
-  local rg = ra or rb
-  if plain(rg) then
-    check_dtypes('mod', da, db)
-    local r = new_var(T_mod(da, db), rg) return r
-  end
-  local r = var_node(Mod, a, b, da, db) return r
-end
+local add = binary_operator { name = 'add', kernel = T_add, node = Add, right_node = AddConstant,
+  on_numbers = function(a, b) return a + b end }
+local mul = binary_operator { name = 'mul', kernel = T_mul, node = Mul, right_node = MulConstant,
+  on_numbers = function(a, b) return a * b end }
+-- x - c is x + (-c), x / c is x * (1/c): the constant nodes of add and mul
+local sub = binary_operator { name = 'sub', kernel = T_sub, node = Sub, left_node = SubFromConstant,
+  right_node = AddConstant, right_value = function(c) return -c end,
+  on_numbers = function(a, b) return a - b end }
+local div = binary_operator { name = 'div', kernel = T_div, node = Div, left_node = DivFromConstant,
+  right_node = MulConstant, right_value = function(c) return 1 / c end,
+  on_numbers = function(a, b) return a / b end }
+local pow = binary_operator { name = 'pow', kernel = T_pow, node = PowVarVar, left_node = PowConstVar,
+  right_node = PowVarConst, on_numbers = function(a, b) return a ^ b end }
+local mod = binary_operator { name = 'mod', kernel = T_mod, node = Mod, left_node = ModFromConstant,
+  right_node = ModConstant, on_numbers = function(a, b) return a % b end }
 
 local function neg(x)
   if type(x) == 'number' then return -x end

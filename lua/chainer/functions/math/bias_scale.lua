@@ -12,15 +12,8 @@ local OPTIONS = args.accept { 'axis' }
 
 local function broadcast(fn, x, y, opts)
   local F = H.F()
-  local dx = args.float_array(fn, 'x', x, 3)
-  local dy = args.float_array(fn, 'y', y, 3)
-  H.same_dtype(dx, dy, fn, 'x', 'y', 3)
-  local axis = 1
-  if type(opts) == 'number' then axis = opts
-  elseif opts ~= nil then
-    opts = args.options(fn, opts, OPTIONS, 3)
-    if opts.axis ~= nil then axis = opts.axis end
-  end
+  local dx, dy = H.float_pair(fn, 'x', x, 'y', y, 3)
+  local axis = H.number_or_option(fn, opts, OPTIONS, 'axis', 1, 3)
   local xs, ys = dx.shape, dy.shape
   local nx, ny = #xs, #ys
   if type(axis) ~= 'number' or axis ~= math.floor(axis) then

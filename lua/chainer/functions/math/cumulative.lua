@@ -55,9 +55,7 @@ end
 -- Normalises cumsum/cumprod's axis option; flattens x when there is none.
 local function prepare(fn, x, opts)
   local d = args.array(fn, 'x', x, 3)
-  local axis
-  if type(opts) == 'number' then axis = opts
-  else axis = args.options(fn, opts, OPTIONS, 3).axis end
+  local axis = H.number_or_option(fn, opts, OPTIONS, 'axis', nil, 3)
   if axis == nil or axis == false then
     return H.F().reshape(x, { tonumber(d.ptr.numel) }), 0, d
   end

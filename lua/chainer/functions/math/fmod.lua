@@ -31,9 +31,7 @@ function Fmod:backward(idx, gys)
 end
 
 function M.fmod(x, divisor)
-  local a = args.float_array('fmod', 'x', x)
-  local b = args.float_array('fmod', 'divisor', divisor)
-  H.same_dtype(a, b, 'fmod', 'x', 'divisor')
+  local a, b = H.float_pair('fmod', 'x', x, 'divisor', divisor)
   return setmetatable({}, Fmod):apply({ x, divisor })[1]
 end
 

@@ -24,6 +24,15 @@ local function check(fn, a, nd)
   return d
 end
 
+-- The public function fn: node cls applied to a matrix (nd = 2) or a batch
+-- of matrices (nd = 3).
+local function matrix_function(fn, cls, nd)
+  return function(a)
+    check(fn, a, nd)
+    return setmetatable({}, cls):apply({ a })[1]
+  end
+end
+
 local Inv = FunctionNode:extend('Inv')
 M.Inv = Inv
 function Inv:forward(inputs)
@@ -36,15 +45,8 @@ function Inv:backward(idx, gys)
   return { -F.matmul(y, F.matmul(gys[1], y, { transb = true }), { transa = true }) }
 end
 
-function M.inv(a)
-  check('inv', a, 2)
-  return setmetatable({}, Inv):apply({ a })[1]
-end
-
-function M.batch_inv(a)
-  check('batch_inv', a, 3)
-  return setmetatable({}, Inv):apply({ a })[1]
-end
+M.inv = matrix_function('inv', Inv, 2)
+M.batch_inv = matrix_function('batch_inv', Inv, 3)
 
 local Det = FunctionNode:extend('Det')
 M.Det = Det
@@ -69,14 +71,7 @@ function Det:backward(idx, gys)
   return { F.broadcast_to(g, shape) * inv_t }
 end
 
-function M.det(a)
-  check('det', a, 2)
-  return setmetatable({}, Det):apply({ a })[1]
-end
-
-function M.batch_det(a)
-  check('batch_det', a, 3)
-  return setmetatable({}, Det):apply({ a })[1]
-end
+M.det = matrix_function('det', Det, 2)
+M.batch_det = matrix_function('batch_det', Det, 3)
 
 return M

@@ -28,9 +28,7 @@ local function make(name, cls_name, tfn, cmp)
     return { g1, g2 }
   end
   local function wrapper(x1, x2)
-    local a = args.float_array(name, 'x1', x1)
-    local b = args.float_array(name, 'x2', x2)
-    H.same_dtype(a, b, name, 'x1', 'x2')
+    local a, b = H.float_pair(name, 'x1', x1, 'x2', x2)
     return setmetatable({}, cls):apply({ x1, x2 })[1]
   end
   return cls, wrapper

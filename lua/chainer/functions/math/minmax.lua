@@ -61,9 +61,7 @@ M.Min, M.min = make('min', 'Min', T.min)
 local function make_arg(name, tfn)
   return function(x, opts)
     local d = args.array(name, 'x', x, 2)
-    local axis
-    if type(opts) == 'number' then axis = opts
-    else axis = args.options(name, opts, ARG_OPTIONS).axis end
+    local axis = H.number_or_option(name, opts, ARG_OPTIONS, 'axis', nil)
     if axis == false then axis = nil end
     if axis ~= nil then axis = H.axis(axis, d.ptr.nd, name, 2) end
     if d.ptr.numel == 0 then error(name .. ': x is empty', 2) end

@@ -6,9 +6,7 @@ local H = require 'chainer.functions.math._helpers'
 local M = {}
 
 function M.squared_difference(x1, x2)
-  local a = args.float_array('squared_difference', 'x1', x1)
-  local b = args.float_array('squared_difference', 'x2', x2)
-  H.same_dtype(a, b, 'squared_difference', 'x1', 'x2')
+  local a, b = H.float_pair('squared_difference', 'x1', x1, 'x2', x2)
   return H.F().square(x1 - x2)
 end
 

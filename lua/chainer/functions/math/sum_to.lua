@@ -4,6 +4,7 @@ local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
+local H = require 'chainer.functions.math._helpers'
 
 local M = {}
 
@@ -37,7 +38,7 @@ M.shape_equal = shape_equal
 function M.sum_to(x, shape)
   local d = args.array('sum_to', 'x', x)
   -- Chainer's keyword form F.sum_to(x, shape=(3, 1)) arrives as {shape = {3, 1}}
-  if args.is_options(shape) and next(shape) ~= nil then shape = args.options('sum_to', shape, OPTIONS).shape end
+  shape = H.keyword_form('sum_to', shape, OPTIONS, 'shape')
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then error('sum_to: shape must be a table of integers', 2) end
   if shape_equal(d, shape) then return Variable.as_variable(x) end

@@ -77,11 +77,9 @@ function TensorDot:backward(idx, gys)
 end
 
 function M.tensordot(a, b, axes)
-  local da = args.float_array('tensordot', 'a', a)
-  local db = args.float_array('tensordot', 'b', b)
-  H.same_dtype(da, db, 'tensordot', 'a', 'b')
+  local da, db = H.float_pair('tensordot', 'a', a, 'b', b)
   -- Chainer's keyword form tensordot(a, b, axes=...) arrives as {axes = ...}
-  if args.is_options(axes) and next(axes) ~= nil then axes = args.options('tensordot', axes, OPTIONS).axes end
+  axes = H.keyword_form('tensordot', axes, OPTIONS, 'axes')
   if axes == nil then axes = 2 end
   local na, nb = da.ptr.nd, db.ptr.nd
   local ca, cb = {}, {}

@@ -51,9 +51,7 @@ function Arctan2:backward(idx, gys)
 end
 
 function M.arctan2(x1, x2)
-  local a = args.float_array('arctan2', 'x1', x1)
-  local b = args.float_array('arctan2', 'x2', x2)
-  H.same_dtype(a, b, 'arctan2', 'x1', 'x2')
+  local a, b = H.float_pair('arctan2', 'x1', x1, 'x2', x2)
   return setmetatable({}, Arctan2):apply({ x1, x2 })[1]
 end
 

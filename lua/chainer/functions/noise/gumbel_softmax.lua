@@ -15,8 +15,7 @@ local OPTIONS = args.accept { 'tau', 'axis' }
 function M.gumbel_softmax(log_p, opts)
   local fn = 'gumbel_softmax'
   local d = args.float_array(fn, 'log_p', log_p, 2)
-  if type(opts) == 'number' then opts = { tau = opts } end
-  opts = args.options(fn, opts, OPTIONS)
+  opts = H.options_or_number(fn, opts, OPTIONS, 'tau')
   local tau = opts.tau or 0.1
   if type(tau) ~= 'number' or tau <= 0 then
     error(string.format('gumbel_softmax: tau must be a positive number (got %s)', tostring(tau)), 2)

@@ -7,6 +7,7 @@ local T = require 'chainer.tensor'
 local config = require('chainer.config').config
 local Variable = require 'chainer.variable'
 local U = require 'chainer.functions.noise._util'
+local H = require 'chainer.functions.math._helpers'
 local shape_equal = require('chainer.functions.math.sum_to').shape_equal
 
 local M = {}
@@ -24,8 +25,7 @@ function M.zoneout(h, x, opts)
   local fn = 'zoneout'
   local hd = args.float_array(fn, 'h', h, 2)
   local xd = args.float_array(fn, 'x', x, 2)
-  if type(opts) == 'number' then opts = { ratio = opts } end
-  opts = args.options(fn, opts, OPTIONS)
+  opts = H.options_or_number(fn, opts, OPTIONS, 'ratio')
   if not shape_equal(hd, xd.shape) or hd.dtype ~= xd.dtype then
     error(string.format('zoneout: h %s %s and x %s %s must have one shape and dtype', T.shape_str(hd.shape), hd.dtype,
       T.shape_str(xd.shape), xd.dtype), 2)

@@ -17,8 +17,7 @@ local OPTIONS = args.accept { 'eps', 'axis' }
 function M.normalize(x, opts)
   local fn = 'normalize'
   local xd = args.float_array(fn, 'x', x, 2)
-  if type(opts) == 'number' then opts = { eps = opts } end
-  opts = args.options(fn, opts, OPTIONS)
+  opts = H.options_or_number(fn, opts, OPTIONS, 'eps')
   local eps = opts.eps or 1e-5
   if type(eps) ~= 'number' or eps < 0 then
     error(string.format('%s: eps must be a non-negative number (got %s)', fn, tostring(eps)), 2)

@@ -53,6 +53,22 @@ function U.geometry(fn, o, nsp, level)
   return k, s, p
 end
 
+-- The window geometry of pooling an input of `shape` (nsp spatial axes)
+-- with ksize k, stride s and pad p: output sizes in floor mode, or in ceil
+-- mode with cover_all; an empty output is an error.
+function U.pooling_geometry(fn, shape, nsp, k, s, p, cover_all, level)
+  local in_size, out_size = {}, {}
+  for i = 1, nsp do
+    in_size[i] = shape[i + 2]
+    out_size[i] = Window.outsize(in_size[i], k[i], s[i], p[i], cover_all)
+    if out_size[i] < 1 then
+      error(string.format('%s: the output would be empty on spatial axis %d (size %d, ksize %d, stride %d, pad %d)',
+        fn, i - 1, in_size[i], k[i], s[i], p[i]), (level or 2) + 1)
+    end
+  end
+  return { nsp = nsp, k = k, s = s, p = p, in_size = in_size, out_size = out_size }
+end
+
 -- ---- kernels -----------------------------------------------------------
 -- geo: { nsp, k, s, p, in_size, out_size } (Lua arrays of spatial sizes)
 function U.max_pool(x, geo)

@@ -10,7 +10,6 @@
 -- every order of gradient works.
 local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
-local Window = require 'chainer.functions._window'
 
 local M = {}
 M.AveragePoolingND = U.WindowPool
@@ -33,17 +32,7 @@ local function average_pooling(fn, nsp, nd_opts, x, ...)
       error(string.format('%s: pad_value must be 0 or false (Python None; got %s)', fn, tostring(pv)), 3)
     end
   end
-  local shape = d.shape
-  local in_size, out_size = {}, {}
-  for i = 1, nsp do
-    in_size[i] = shape[i + 2]
-    out_size[i] = Window.outsize(in_size[i], k[i], s[i], p[i], false)
-    if out_size[i] < 1 then
-      error(string.format('%s: the output would be empty on spatial axis %d (size %d, ksize %d, stride %d, pad %d)',
-        fn, i - 1, in_size[i], k[i], s[i], p[i]), 3)
-    end
-  end
-  local geo = { nsp = nsp, k = k, s = s, p = p, in_size = in_size, out_size = out_size }
+  local geo = U.pooling_geometry(fn, d.shape, nsp, k, s, p, false, 3)
   return U.node(U.WindowPool, geo, mode):apply({ x })[1]
 end
 

@@ -7,7 +7,6 @@
 -- scatter to the argmax cells, itself differentiable (a gather).
 local args = require 'chainer._args'
 local U = require 'chainer.functions.pooling._util'
-local Window = require 'chainer.functions._window'
 
 local M = {}
 M.MaxPoolingND = U.MaxPooling
@@ -20,19 +19,10 @@ local function max_pooling(fn, nsp, x, ...)
   nsp = nsp or d.ndim - 2
   local k, s, p = U.geometry(fn, o, nsp, 3)
   local cover_all = o.cover_all ~= false
-  local shape = d.shape
-  local in_size, out_size = {}, {}
-  for i = 1, nsp do
-    in_size[i] = shape[i + 2]
-    out_size[i] = Window.outsize(in_size[i], k[i], s[i], p[i], cover_all)
-    if out_size[i] < 1 then
-      error(string.format('%s: the output would be empty on spatial axis %d (size %d, ksize %d, stride %d, pad %d)',
-        fn, i - 1, in_size[i], k[i], s[i], p[i]), 3)
-    end
-  end
+  local geo = U.pooling_geometry(fn, d.shape, nsp, k, s, p, cover_all, 3)
   if nsp > 3 then error(string.format('%s: at most 3 spatial axes are supported (got %d)', fn, nsp), 3) end
   local f = setmetatable({}, U.MaxPooling)
-  f.geo = { nsp = nsp, k = k, s = s, p = p, in_size = in_size, out_size = out_size }
+  f.geo = geo
   local y = f:apply({ x })[1]
   if o.return_indices then return y, f.indexes end
   return y

@@ -15,7 +15,6 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local ROI = require 'chainer.functions.pooling._roi'
 local ROIArgs = require 'chainer.functions.pooling._roi_args'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
@@ -70,7 +69,7 @@ local function ratio(v)
 end
 
 function M.roi_average_align_2d(x, rois, a3, a4, a5, a6)
-  local xd, rd, idx, outh, outw, scale, opts = ROI.parse('roi_average_align_2d', x, rois, a3, a4, a5, a6, 2)
+  local xd, rd, idx, outh, outw, scale, opts = ROIArgs.parse_either_form('roi_average_align_2d', x, rois, a3, a4, a5, a6, 2)
   -- sampling_ratio comes positionally (Chainer's sixth argument) or by name
   local sr = opts
   if args.is_options(opts) then sr = args.options('roi_average_align_2d', opts, OPTIONS).sampling_ratio end

@@ -19,7 +19,6 @@ local ffi = require 'ffi'
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
-local ROI = require 'chainer.functions.pooling._roi'
 local ROIArgs = require 'chainer.functions.pooling._roi_args'
 
 local C, check, box, wrap = T.C, T.check, T.box, T.wrap
@@ -73,7 +72,7 @@ function ROIMaxGather:backward(idx, gys)
 end
 
 function M.roi_pooling_2d(x, rois, a3, a4, a5, a6)
-  local xd, rd, idx, outh, outw, scale, opts = ROI.parse('roi_pooling_2d', x, rois, a3, a4, a5, a6, 2)
+  local xd, rd, idx, outh, outw, scale, opts = ROIArgs.parse_either_form('roi_pooling_2d', x, rois, a3, a4, a5, a6, 2)
   args.options('roi_pooling_2d', opts, NO_OPTIONS)
   local f = setmetatable({}, ROIPooling2D)
   f.rois, f.roi_indices, f.outh, f.outw, f.spatial_scale = rd, idx, outh, outw, scale

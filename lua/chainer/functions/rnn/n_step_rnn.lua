@@ -67,6 +67,18 @@ local function opt_wrap(p)
   return wrap(p)
 end
 
+-- The packed sequence x (the rows of step 1, then of step 2, ...; batch[t-1]
+-- rows at step t) split into its nT steps.
+local function split_steps(F, x, batch, nT)
+  if nT == 1 then return { x } end
+  local cuts, o = {}, 0
+  for t = 1, nT - 1 do
+    o = o + tonumber(batch[t - 1])
+    cuts[t] = o
+  end
+  return F.split_axis(x, cuts, 0)
+end
+
 -- Stacks the weights at inputs[first + map[k]] along axis 0 (no copy for
 -- a single gate).
 local function stack(inputs, first, map)
@@ -140,17 +152,7 @@ function NStepLayer:recompute(ins)
   local function w(j) return ins[first + j] end
   local function b(j) return ins[first + nw + j] end
   local nT = self.T
-  local xs
-  if nT == 1 then
-    xs = { x }
-  else
-    local cuts, o = {}, 0
-    for t = 1, nT - 1 do
-      o = o + tonumber(self.batch[t - 1])
-      cuts[t] = o
-    end
-    xs = F.split_axis(x, cuts, 0)
-  end
+  local xs = split_steps(F, x, self.batch, nT)
   local step = STEP[self.kind]
   local ys = {}
   local from, to, by = 1, nT, 1
@@ -228,12 +230,13 @@ local function is_list(v)
   return type(v) == 'table' and not T.is_tensor(v) and not v._is_variable
 end
 
-local function expect_shape(fn, what, d, want)
+local function expect_shape(fn, what, d, want, deeper)
   local s = d.shape
   local ok = #s == #want
   for k = 1, #want do ok = ok and s[k] == want[k] end
   if not ok then
-    error(string.format('%s: %s must have shape %s, got %s', fn, what, shape_str(want), shape_str(s)), 4)
+    error(string.format('%s: %s must have shape %s, got %s', fn, what, shape_str(want), shape_str(s)),
+      4 + (deeper or 0))
   end
 end
 
@@ -319,22 +322,16 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
   end
   local F = H.F()
   local hshape = { n_layers * D, B, Hn }
-  if hx == nil or hx == false then
-    hx = T.zeros(hshape, dt)
-  else
-    local d = args.float_array(fn, 'hx', hx, 3)
-    expect_shape(fn, 'hx', d, hshape)
-    if d.dtype ~= dt then error(string.format('%s: hx is %s but xs are %s (one dtype)', fn, d.dtype, dt), 3) end
+  -- hx (and cx): zeros when not given (nil or Python's None)
+  local function initial_state(name, v)
+    if v == nil or v == false then return T.zeros(hshape, dt) end
+    local d = args.float_array(fn, name, v, 4)
+    expect_shape(fn, name, d, hshape, 1)
+    if d.dtype ~= dt then error(string.format('%s: %s is %s but xs are %s (one dtype)', fn, name, d.dtype, dt), 4) end
+    return v
   end
-  if spec.cell then
-    if cx == nil or cx == false then
-      cx = T.zeros(hshape, dt)
-    else
-      local d = args.float_array(fn, 'cx', cx, 3)
-      expect_shape(fn, 'cx', d, hshape)
-      if d.dtype ~= dt then error(string.format('%s: cx is %s but xs are %s (one dtype)', fn, d.dtype, dt), 3) end
-    end
-  end
+  hx = initial_state('hx', hx)
+  if spec.cell then cx = initial_state('cx', cx) end
 
   -- the graph: concat xs, one node per layer and direction, split ys
   local x = nT == 1 and xs[1] or F.concat(xs, 0)
@@ -364,17 +361,7 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
   local hy = #hys == 1 and F.reshape(hys[1], hshape) or F.stack(hys, 0)
   local cy
   if spec.cell then cy = #cys == 1 and F.reshape(cys[1], hshape) or F.stack(cys, 0) end
-  local ys
-  if nT == 1 then
-    ys = { x }
-  else
-    local cuts, o = {}, 0
-    for t = 1, nT - 1 do
-      o = o + tonumber(batch[t - 1])
-      cuts[t] = o
-    end
-    ys = F.split_axis(x, cuts, 0)
-  end
+  local ys = split_steps(F, x, batch, nT)
   return hy, cy, ys
 end
 M._n_step = n_step

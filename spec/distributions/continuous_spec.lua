@@ -1,12 +1,10 @@
 -- distributions.Uniform, Exponential and Laplace: closed forms with
 -- gradients, reparameterised samples, moments, KL, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 -- Each case: a constructor from Variables, the inputs, fixed points x and
 -- probabilities q, and reference formulas on tensors.

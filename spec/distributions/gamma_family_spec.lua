@@ -2,12 +2,10 @@
 -- entropies against textbook formulas with gradients, sample moments over
 -- many draws, KL against Monte Carlo, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local function pos(dt) return { U(0.8, 3, { 3 }, dt), U(0.5, 2, { 3 }, dt) } end
 local x_pos = T.array({ 0.3, 1.2, 2.5 }, 'float64')

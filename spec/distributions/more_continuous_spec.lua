@@ -2,12 +2,10 @@
 -- forms with gradients, sample moments (or quantiles, for Cauchy), KL
 -- against Monte Carlo, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local EULER = 0.57721566490153286
 local x_real = T.array({ -0.8, 0.4, 2.2 }, 'float64')

@@ -1,12 +1,10 @@
 -- distributions.Normal: closed-form values, moments of many samples, the
 -- reparameterised sample's gradient, KL against Monte Carlo, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local function params(dt) return { U(-1, 1, { 3, 2 }, dt), U(0.5, 2, { 3, 2 }, dt) } end
 local LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)

@@ -131,6 +131,22 @@ function H.write_file(path, s)
   f:close()
 end
 
+-- The text the generator `script` writes (a Lua script that takes the path
+-- it writes as arg[1]); the specs of generated files compare it with the
+-- file in the repository.
+function H.generator_output(script)
+  local tmp = os.tmpname()
+  -- the script reads the global `arg` (busted runs specs in their own environment)
+  local saved_arg = _G.arg
+  _G.arg = { tmp }
+  local ok, err = pcall(dofile, script)
+  _G.arg = saved_arg
+  assert.is_true(ok, tostring(err))
+  local text = H.read_file(tmp)
+  os.remove(tmp)
+  return text
+end
+
 -- Whether this process runs under AddressSanitizer (the ASan build's
 -- chainlua links libasan, which then shows in the process's mappings).
 function H.under_asan()

@@ -7,11 +7,7 @@ local T = chainer.tensor
 local backend = chainer.backend
 local cuda = chainer.backends.cuda
 
-local function err_of(fn, ...)
-  local ok, err = pcall(fn, ...)
-  assert.is_false(ok, 'expected an error')
-  return tostring(err)
-end
+local err_of = require('helpers').err_of
 
 describe('chainer.get_device', function()
   it('names the host with every CPU spelling, as one Device', function()

@@ -71,6 +71,27 @@ function H.assert_close(t, expected, tol)
   end
 end
 
+-- Checks the gradient of a matrix parameter by central differences: after
+-- loss():backward(), every param.grad[i][j] must be within tol (1e-6) of
+-- (loss at W[i][j] + h - loss at W[i][j] - h) / 2h, h = 1e-6.  loss() gives
+-- a scalar Variable from the parameter's current values.
+function H.check_matrix_grad(param, loss, tol)
+  param:cleargrad()
+  loss():backward()
+  local W, grad, h = param.array, param.grad, 1e-6
+  for i = 0, W.shape[1] - 1 do
+    for j = 0, W.shape[2] - 1 do
+      local w0 = W:get(i, j)
+      W:set(i, j, w0 + h)
+      local up = loss().array:item()
+      W:set(i, j, w0 - h)
+      local down = loss().array:item()
+      W:set(i, j, w0)
+      assert.near((up - down) / (2 * h), grad:get(i, j), tol or 1e-6)
+    end
+  end
+end
+
 -- Files for the specs that read and write them.
 H.exists = fs.exists
 

@@ -9,18 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "timing.h"
 
 static ch_tensor *randt(int nd, const int64_t *shape, float scale) {
     ch_tensor *t = NULL;
@@ -71,7 +60,7 @@ static void layer(const char *name, int64_t n, int64_t c, int64_t h, int64_t co,
                 run(op, x, w, b, gy, in, k, out);
             r[j] = (cpu_now() - t0) / iters * 1e3;
         }
-        qsort(r, 7, sizeof *r, cmp);
+        qsort(r, 7, sizeof *r, cmp_double);
         printf("  %s %-12s %8.3f ms min %8.3f ms median  %6.1f GFLOP/s (min)\n", name, names[op], r[0], r[3],
                flop / r[0] * 1e-6);
     }

@@ -4,18 +4,7 @@
  * Prints `copy_gbs X` (bytes read + written per second) and `read_gbs X`. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "timing.h"
 
 int main(void) {
     const long n = 10000000;
@@ -27,11 +16,11 @@ int main(void) {
     double tc[10], tr[10];
     volatile float sink = 0;
     for (int r = 0; r < 10; r++) {
-        double t0 = now();
+        double t0 = wall_now();
 #pragma omp parallel for schedule(static)
         for (long i = 0; i < n; i++) b[i] = a[i];
-        tc[r] = now() - t0;
-        t0 = now();
+        tc[r] = wall_now() - t0;
+        t0 = wall_now();
         /* 16 independent partial sums per thread so that the adds do not
          * form one dependency chain (which would measure add latency) */
         float s = 0;
@@ -43,11 +32,11 @@ int main(void) {
                 for (int k = 0; k < 16; k++) p[k] += a[i * 16 + k];
             for (int k = 0; k < 16; k++) s += p[k];
         }
-        tr[r] = now() - t0;
+        tr[r] = wall_now() - t0;
         sink += s + b[r];
     }
-    qsort(tc, 10, sizeof *tc, cmp);
-    qsort(tr, 10, sizeof *tr, cmp);
+    qsort(tc, 10, sizeof *tc, cmp_double);
+    qsort(tr, 10, sizeof *tr, cmp_double);
     printf("copy_gbs %.2f\nread_gbs %.2f\n", 2.0 * 4 * n / tc[5] / 1e9, 4.0 * n / tr[5] / 1e9);
     free(a), free(b);
     return sink == 12345 ? 2 : 0;

@@ -5,15 +5,9 @@ package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. pac
 local B = require 'bench'
 local cpu = B.cpu_time
 local chainer = require 'chainer'
-chainer.set_num_threads(tonumber(os.getenv('NT') or 1))
 local F = require 'chainer.functions'
-local optimizers = require 'chainer.optimizers'
 local T = chainer.tensor
-T.random.seed(0)
-local model = B.MLP()()
-local opt = optimizers.SGD { lr = 0.01 }:setup(model)
-local x = T.random.uniform(-1, 1, { 100, 784 }, 'float32')
-local t = T.random.randint(0, 10, { 100 }, 'int32')
+local model, opt, x, t = B.mlp_step_fixture()
 local mode = arg[1] or 'train'
 local ts_ = {}
 if mode == 'train' then

@@ -6,15 +6,9 @@ package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. pac
 local B = require 'bench'
 local cpu = B.cpu_time
 local chainer = require 'chainer'
-chainer.set_num_threads(tonumber(os.getenv('NT') or 1))
 local F = require 'chainer.functions'
-local optimizers = require 'chainer.optimizers'
 local T = chainer.tensor
-T.random.seed(0)
-local model = B.MLP()()
-local opt = optimizers.SGD { lr = 0.01 }:setup(model)
-local x = T.random.uniform(-1, 1, { 100, 784 }, 'float32')
-local t = T.random.randint(0, 10, { 100 }, 'int32')
+local model, opt, x, t = B.mlp_step_fixture()
 local ph = {}
 local names = {'l1','relu1','l2','relu2','l3','sce','clear','backward','update'}
 for _, n in ipairs(names) do ph[n] = 1e9 end

@@ -7,10 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+#include "timing.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -41,7 +38,7 @@ int main(int argc, char **argv) {
       per_call[r] = (MPI_Wtime() - t0) / inner;
     }
     /* the best repetition: the least disturbed on a shared machine */
-    qsort(per_call, REPEATS, sizeof(double), cmp);
+    qsort(per_call, REPEATS, sizeof(double), cmp_double);
     if (rank == 0) printf("%10ld %11.1f MB/s\n", bytes, bytes / per_call[0] / 1e6);
     fflush(stdout);
     free(send);

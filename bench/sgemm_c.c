@@ -7,21 +7,10 @@
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "timing.h"
 
 static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
     return v[n / 2];
 }
 
@@ -40,9 +29,9 @@ int main(void) {
         double t[7];
         int runs = n == 1024 ? 7 : 5;
         for (int r = 0; r < runs; r++) {
-            double t0 = now();
+            double t0 = wall_now();
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, b, n, 0, c, n);
-            t[r] = now() - t0;
+            t[r] = wall_now() - t0;
         }
         printf("cblas_sgemm %d: %.1f GFLOP/s\n", n, 2.0 * n * n * n / median(t, runs) / 1e9);
         free(a), free(b), free(c);
@@ -52,17 +41,17 @@ int main(void) {
     float *x = randm((size_t)K), *w = randm((size_t)K * N), *y = randm((size_t)N);
     double t[5];
     for (int r = 0; r < 5; r++) {
-        double t0 = now();
+        double t0 = wall_now();
         for (int i = 0; i < reps; i++)
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, N, K, 1, x, K, w, N, 0, y, N);
-        t[r] = (now() - t0) / reps;
+        t[r] = (wall_now() - t0) / reps;
     }
     printf("batch-1 1x784 @ 784x1000 via sgemm: %.1f us\n", median(t, 5) * 1e6);
     for (int r = 0; r < 5; r++) {
-        double t0 = now();
+        double t0 = wall_now();
         for (int i = 0; i < reps; i++)
             cblas_sgemv(CblasRowMajor, CblasTrans, K, N, 1, w, N, x, 1, 0, y, 1);
-        t[r] = (now() - t0) / reps;
+        t[r] = (wall_now() - t0) / reps;
     }
     printf("batch-1 1x784 @ 784x1000 via sgemv: %.1f us\n", median(t, 5) * 1e6);
     free(x), free(w), free(y);

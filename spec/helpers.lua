@@ -71,6 +71,27 @@ function H.assert_close(t, expected, tol)
   end
 end
 
+-- Checks the gradient of a matrix parameter by central differences: after
+-- loss():backward(), every param.grad[i][j] must be within tol (1e-6) of
+-- (loss at W[i][j] + h - loss at W[i][j] - h) / 2h, h = 1e-6.  loss() gives
+-- a scalar Variable from the parameter's current values.
+function H.check_matrix_grad(param, loss, tol)
+  param:cleargrad()
+  loss():backward()
+  local W, grad, h = param.array, param.grad, 1e-6
+  for i = 0, W.shape[1] - 1 do
+    for j = 0, W.shape[2] - 1 do
+      local w0 = W:get(i, j)
+      W:set(i, j, w0 + h)
+      local up = loss().array:item()
+      W:set(i, j, w0 - h)
+      local down = loss().array:item()
+      W:set(i, j, w0)
+      assert.near((up - down) / (2 * h), grad:get(i, j), tol or 1e-6)
+    end
+  end
+end
+
 -- Files for the specs that read and write them.
 H.exists = fs.exists
 
@@ -129,6 +150,22 @@ function H.write_file(path, s)
   local f = assert(io.open(path, 'wb'))
   f:write(s)
   f:close()
+end
+
+-- The text the generator `script` writes (a Lua script that takes the path
+-- it writes as arg[1]); the specs of generated files compare it with the
+-- file in the repository.
+function H.generator_output(script)
+  local tmp = os.tmpname()
+  -- the script reads the global `arg` (busted runs specs in their own environment)
+  local saved_arg = _G.arg
+  _G.arg = { tmp }
+  local ok, err = pcall(dofile, script)
+  _G.arg = saved_arg
+  assert.is_true(ok, tostring(err))
+  local text = H.read_file(tmp)
+  os.remove(tmp)
+  return text
 end
 
 -- Whether this process runs under AddressSanitizer (the ASan build's

@@ -1,6 +1,7 @@
 -- chainer.Reporter, report, report_scope, Summary, DictSummary
 local chainer = require 'chainer'
 local T = chainer.tensor
+local err_of = require('helpers').err_of
 
 describe('Reporter', function()
   it('prefixes keys with the observer name (the seed example)', function()
@@ -46,9 +47,7 @@ describe('Reporter', function()
     assert.has_error(function()
       reporter:scope({}, function() chainer.report({ x = 1 }, {}) end)
     end)
-    local ok, err = pcall(function() reporter:report({ x = 1 }, {}) end)
-    assert.is_false(ok)
-    assert.matches('not registered', err)
+    assert.matches('not registered', err_of(function() reporter:report({ x = 1 }, {}) end))
   end)
 
   it('nests scopes: the innermost reporter is current and the outer one comes back', function()
@@ -69,9 +68,7 @@ describe('Reporter', function()
 
   it('restores the reporter stack when the scope raises', function()
     local r = chainer.Reporter()
-    local ok, err = pcall(function() r:scope({}, function() error('boom') end) end)
-    assert.is_false(ok)
-    assert.matches('boom', err)
+    assert.matches('boom', err_of(function() r:scope({}, function() error('boom') end) end))
     assert.is_nil(chainer.get_current_reporter())
   end)
 

@@ -42,6 +42,21 @@ function M.MLP()
   return MLP
 end
 
+-- The fixture of the CPU-time MLP benchmarks (mlp_cpu.lua, mlp_phases.lua):
+-- NT threads (default 1), seed 0, the MLP with SGD (lr 0.01), and one
+-- batch of 100 MNIST-sized float32 inputs with int32 labels.
+function M.mlp_step_fixture()
+  local chainer = require 'chainer'
+  local T = chainer.tensor
+  chainer.set_num_threads(tonumber(os.getenv('NT') or 1))
+  T.random.seed(0)
+  local model = M.MLP()()
+  local opt = require('chainer.optimizers').SGD { lr = 0.01 }:setup(model)
+  local x = T.random.uniform(-1, 1, { 100, 784 }, 'float32')
+  local t = T.random.randint(0, 10, { 100 }, 'int32')
+  return model, opt, x, t
+end
+
 -- Peak resident set size of this process in MiB (VmHWM).
 function M.peak_rss_mib()
   local f = io.open('/proc/self/status')

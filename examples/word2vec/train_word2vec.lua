@@ -121,12 +121,7 @@ function WindowIterator:init(dataset, window, batch_size, opts)
   self['repeat'] = not (type(opts) == 'table' and opts.loop == false)
   self.n_order = self.dataset.size - 2 * window
   if self.n_order < 1 then error('WindowIterator: the dataset is shorter than two windows', 3) end
-  self:_shuffle()
-  self.current_position = 0
-  self.epoch = 0
-  self.is_new_epoch = false
-  self.epoch_detail = 0
-  self.previous_epoch_detail = nil
+  self:reset()
 end
 
 function WindowIterator:_shuffle()

@@ -11,11 +11,7 @@ local chainer = require 'chainer'
 local T = chainer.tensor
 local cuda = chainer.backends.cuda
 
-local function err_of(fn, ...)
-  local ok, err = pcall(fn, ...)
-  assert.is_false(ok, 'expected an error')
-  return tostring(err)
-end
+local err_of = require('helpers').err_of
 
 describe('chainer top-level re-exports', function()
   it('are the classes of the modules that define them', function()

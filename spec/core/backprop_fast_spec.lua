@@ -8,10 +8,7 @@ local F = require 'chainer.functions'
 local T = chainer.tensor
 local Variable = chainer.Variable
 
-local function vals(t)
-  if type(t) == 'table' and t._is_variable then t = t.array end
-  return t:reshape(-1):totable()
-end
+local vals = require('helpers').vals
 
 local function close(a, b, tol)
   assert.are.equal(#b, #a)

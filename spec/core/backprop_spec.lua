@@ -5,15 +5,8 @@ local F = require 'chainer.functions'
 local T = chainer.tensor
 local Variable = chainer.Variable
 
-local function vals(t)
-  if type(t) == 'table' and t._is_variable then t = t.array end
-  return t:reshape(-1):totable()
-end
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert(not ok, 'expected an error')
-  return tostring(e)
-end
+local helpers = require 'helpers'
+local vals, err_of = helpers.vals, helpers.err_of
 
 describe('backprop', function()
   it('accumulates at branches and for a reused variable', function()

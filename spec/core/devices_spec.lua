@@ -7,11 +7,7 @@ local T = chainer.tensor
 local backend = chainer.backend
 local cuda = chainer.backends.cuda
 
-local function err_of(fn, ...)
-  local ok, err = pcall(fn, ...)
-  assert.is_false(ok, 'expected an error')
-  return tostring(err)
-end
+local err_of = require('helpers').err_of
 
 describe('chainer.get_device', function()
   it('names the host with every CPU spelling, as one Device', function()
@@ -43,9 +39,7 @@ describe('chainer.get_device', function()
   end)
 
   it("blames the caller's line", function()
-    local ok, err = pcall(function() chainer.get_device('tpu') end)
-    assert.is_false(ok)
-    assert.matches('devices_spec.lua:%d+: get_device', err)
+    assert.matches('devices_spec.lua:%d+: get_device', err_of(function() chainer.get_device('tpu') end))
   end)
 
   it('says that no GPU is there when asked for one without a GPU', function()
@@ -120,9 +114,7 @@ describe('chainer.using_device', function()
   end)
 
   it('restores the current device when the scope raises', function()
-    local ok, err = pcall(chainer.using_device, -1, function() error('inner failure') end)
-    assert.is_false(ok)
-    assert.matches('inner failure', err)
+    assert.matches('inner failure', err_of(chainer.using_device, -1, function() error('inner failure') end))
     assert.are.equal(chainer.get_device('cpu'), backend.get_current_device())
   end)
 

@@ -4,6 +4,7 @@
 local T = require 'chainer.tensor'
 local cuda = require 'chainer.cuda'
 local lib = require 'chainer._lib'
+local err_of = require('helpers').err_of
 local C, ffi = lib.C, lib.ffi
 
 local function build_dir()
@@ -115,10 +116,8 @@ describe('cuda loader', function()
     end)
 
     it('rejects bad device ids before looking for a GPU', function()
-      local ok, err = pcall(cuda.get_device_from_id, -1)
-      assert.is_false(ok)
-      assert.matches('device id must be a non%-negative integer, got %-1', err)
-      ok, err = pcall(cuda.get_device_from_id, 1.5)
+      assert.matches('device id must be a non%-negative integer, got %-1', err_of(cuda.get_device_from_id, -1))
+      local ok, err = pcall(cuda.get_device_from_id, 1.5)
       assert.is_false(ok)
       assert.matches('got 1.5', err, 1, true)
     end)

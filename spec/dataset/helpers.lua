@@ -74,6 +74,30 @@ function H.dict_deserializer(store, prefix)
   end })
 end
 
+-- Runs two iterators side by side, each made after seeding the generator
+-- with 21, for up to `steps` batches: they end at the same step,
+-- same_batch(ba, bb, k) checks each pair of batches, and after each batch
+-- the iterators agree on their epoch state.  Returns both iterators.
+local EPOCH_STATE = { 'epoch', 'epoch_detail', 'previous_epoch_detail', 'is_new_epoch', 'iteration', 'current_position' }
+function H.same_run(make_a, make_b, steps, same_batch)
+  T.random.seed(21)
+  local a = make_a()
+  T.random.seed(21)
+  local b = make_b()
+  for k = 1, steps do
+    local ba, bb = a:next(), b:next()
+    if ba == nil or bb == nil then
+      assert(ba == bb, 'both end at step ' .. k)
+      break
+    end
+    same_batch(ba, bb, k)
+    for _, f in ipairs(EPOCH_STATE) do
+      assert(a[f] == b[f], string.format('%s after batch %d: %s vs %s', f, k, tostring(a[f]), tostring(b[f])))
+    end
+  end
+  return a, b
+end
+
 -- Rows of a 1-D int tensor or the label field of a batch as a Lua array.
 function H.labels(batch)
   local out = {}

@@ -1,5 +1,6 @@
 -- Shared checks for the distribution specs.
 local chainer = require 'chainer'
+local F = chainer.functions
 local T = chainer.tensor
 
 local M = {}
@@ -61,6 +62,43 @@ function M.check_kl_mc(p, q, n)
     assert(math.abs(kl[i] - mean[i]) <= 5 * se[i] + 1e-4,
       string.format('KL[%d] = %.6g, Monte Carlo %.6g +- %.3g', i, kl[i], mean[i], se[i]))
   end
+end
+
+-- The properties of a distribution (read as fields); its other methods
+-- take points.
+local PROPERTIES = { mean = true, variance = true, stddev = true, entropy = true, mode = true }
+
+-- function_spec cases (a list of {title, spec}; the spec file passes each to
+-- function_spec.describe, which must be called from a spec file) checking a
+-- distribution's methods and properties against closed forms, with
+-- gradients w.r.t. its parameters by finite differences:
+--   c.name, c.make(...) (the distribution from the parameters), c.inputs
+--   (dtype -> the parameters), c.refs[method](params..., [points]);
+--   c.x: the points of log_prob, cdf, ...; c.q: icdf's probabilities;
+--   c.eps: the finite-difference step; c.coarse[method]: no double backward
+--   (second differences too coarse at the step).
+function M.closed_form_specs(c)
+  local specs = {}
+  for method, ref in pairs(c.refs) do
+    local is_property = PROPERTIES[method]
+    local function points(dtype) return (method == 'icdf' and c.q or c.x):astype(dtype) end
+    specs[#specs + 1] = { c.name .. (is_property and '.' or ':') .. method, {
+      double_backward = not (c.coarse and c.coarse[method]),
+      eps = c.eps,
+      inputs = c.inputs,
+      fn = function(...)
+        local d = c.make(...)
+        if is_property then return F.identity(d[method]) end
+        return d[method](d, points((...).dtype))
+      end,
+      reference = function(...)
+        local a = { ... }
+        if not is_property then a[#a + 1] = points(a[1].dtype) end
+        return ref(unpack(a))
+      end,
+    } }
+  end
+  return specs
 end
 
 -- Checks that fn() raises an error whose message contains every fragment.

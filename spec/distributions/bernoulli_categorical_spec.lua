@@ -1,12 +1,10 @@
 -- distributions.Bernoulli and Categorical: probabilities against direct
 -- formulas, gradients w.r.t. p and logit, sample frequencies, KL, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local x01 = T.array({ { 1, 0 }, { 0, 1 }, { 1, 1 } }, 'float64')
 local function bern_log(p, x) return x * T.log(p) + (1 - x) * T.log(1 - p) end

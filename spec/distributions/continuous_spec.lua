@@ -1,12 +1,10 @@
 -- distributions.Uniform, Exponential and Laplace: closed forms with
 -- gradients, reparameterised samples, moments, KL, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 -- Each case: a constructor from Variables, the inputs, fixed points x and
 -- probabilities q, and reference formulas on tensors.
@@ -66,24 +64,9 @@ local cases = {
 
 local q_fixed = T.array({ 0.1, 0.4, 0.85 }, 'float64')
 for _, c in ipairs(cases) do
-  for method, ref in pairs(c.ref) do
-    local is_field = method == 'mean' or method == 'variance' or method == 'stddev' or method == 'entropy' or method == 'mode'
-    function_spec.describe(c.name .. (is_field and '.' or ':') .. method, {
-      double_backward = true,
-      fn = function(...)
-        local d = c.make(...)
-        if is_field then return F.identity(d[method]) end
-        local pt = (method == 'icdf' and q_fixed or c.x):astype((...).dtype)
-        return d[method](d, pt)
-      end,
-      inputs = c.inputs,
-      reference = function(...)
-        local a = { ... }
-        if not is_field then a[#a + 1] = (method == 'icdf' and q_fixed or c.x):astype(a[1].dtype) end
-        return ref(unpack(a))
-      end,
-    })
-  end
+  local closed_forms = S.closed_form_specs({ name = c.name, make = c.make, inputs = c.inputs, x = c.x, q = q_fixed,
+    refs = c.ref })
+  for _, s in ipairs(closed_forms) do function_spec.describe(s[1], s[2]) end
   -- the reparameterised sample: the same seed gives the same noise, so the
   -- sample is a smooth function of the parameters (gradients by finite
   -- differences); the reference rebuilds it from the same uniform draws

@@ -1,9 +1,7 @@
 -- chainer.Distribution, register_kl, kl_divergence and cross_entropy: the
 -- base class's defaults, a user-defined distribution, registry errors.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
 local S = require 'distributions._support'
 
 -- A point mass at c (a user's own distribution on the base class).

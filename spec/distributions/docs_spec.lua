@@ -1,11 +1,6 @@
 -- docs/distributions.md: the VAE example runs and its gradients reach the
 -- encoder; the first example's claims hold.
-local function read(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local read = require('helpers').read_file
 
 describe('docs/distributions.md', function()
   it('has a VAE example that runs and trains the encoder through the sample', function()

@@ -2,12 +2,10 @@
 -- entropies against textbook formulas with gradients, sample moments over
 -- many draws, KL against Monte Carlo, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local function pos(dt) return { U(0.8, 3, { 3 }, dt), U(0.5, 2, { 3 }, dt) } end
 local x_pos = T.array({ 0.3, 1.2, 2.5 }, 'float64')
@@ -44,21 +42,10 @@ local cases = {
   }, function(dt) return { U(0.8, 3, { 3 }, dt), U(0.3, 1, { 3 }, dt) } end },
 }
 for _, c in ipairs(cases) do
-  local name, make, x, refs, inputs = c[1], c[2], c[3], c[4], c[5] or pos
-  for method, ref in pairs(refs) do
-    local is_field = method ~= 'log_prob' and method ~= 'cdf'
-    function_spec.describe(name .. (is_field and '.' or ':') .. method, {
-      -- (LogNormal:cdf's second differences are too coarse at the default step)
-      double_backward = not (name == 'LogNormal' and method == 'cdf'),
-      fn = function(a, b)
-        local d = make(a, b)
-        if is_field then return F.identity(d[method]) end
-        return d[method](d, x:astype(a.dtype))
-      end,
-      inputs = inputs,
-      reference = function(a, b) return ref(a, b, x:astype(a.dtype)) end,
-    })
-  end
+  local closed_forms = S.closed_form_specs({ name = c[1], make = c[2], x = c[3], refs = c[4], inputs = c[5] or pos,
+    -- (LogNormal:cdf's second differences are too coarse at the default step)
+    coarse = c[1] == 'LogNormal' and { cdf = true } or nil })
+  for _, s in ipairs(closed_forms) do function_spec.describe(s[1], s[2]) end
 end
 
 function_spec.describe('LogNormal:icdf', {

@@ -2,12 +2,10 @@
 -- reinterpreted axes (with gradients), the block-diagonal covariance, KL,
 -- bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local x = T.array({ { 0.1, -0.4, 1.2 }, { 0.7, 0.2, -0.9 } }, 'float64')
 local LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)

@@ -2,12 +2,10 @@
 -- forms with gradients, sample moments (or quantiles, for Cauchy), KL
 -- against Monte Carlo, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local EULER = 0.57721566490153286
 local x_real = T.array({ -0.8, 0.4, 2.2 }, 'float64')
@@ -52,27 +50,12 @@ local cases = {
     mode = function(s) return s end,
   } },
 }
-local fields = { mean = true, variance = true, stddev = true, entropy = true, mode = true }
 for _, c in ipairs(cases) do
-  local name, make, inputs, x, refs = c[1], c[2], c[3], c[4], c[5]
-  for method, ref in pairs(refs) do
-    function_spec.describe(name .. (fields[method] and '.' or ':') .. method, {
-      -- (Gumbel:log_prob's second differences are too coarse at the default step)
-      double_backward = not (name == 'Gumbel' and method == 'log_prob'),
-      fn = function(...)
-        local d = make(...)
-        if fields[method] then return F.identity(d[method]) end
-        return d[method](d, (method == 'icdf' and q_fixed or x):astype((...).dtype))
-      end,
-      inputs = inputs,
-      eps = name == 'Geometric' and 1e-4 or nil,   -- 1/p^2 curves too fast for the default step
-      reference = function(...)
-        local a = { ... }
-        if not fields[method] then a[#a + 1] = (method == 'icdf' and q_fixed or x):astype(a[1].dtype) end
-        return ref(unpack(a))
-      end,
-    })
-  end
+  local closed_forms = S.closed_form_specs({ name = c[1], make = c[2], inputs = c[3], x = c[4], q = q_fixed, refs = c[5],
+    -- (Gumbel:log_prob's second differences are too coarse at the default step)
+    coarse = c[1] == 'Gumbel' and { log_prob = true } or nil,
+    eps = c[1] == 'Geometric' and 1e-4 or nil })   -- 1/p^2 curves too fast for the default step
+  for _, s in ipairs(closed_forms) do function_spec.describe(s[1], s[2]) end
 end
 
 function_spec.describe('Pareto:sample (reparameterised)', {

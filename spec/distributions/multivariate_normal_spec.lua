@@ -3,12 +3,10 @@
 -- triangular factor), gradients w.r.t. loc and scale_tril, the sample's
 -- mean and covariance, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local d, B = 3, 2
 local lower = T.ge(T.arange(d):reshape({ d, 1 }), T.arange(d):reshape({ 1, d }))

@@ -2,12 +2,10 @@
 -- axis): densities, moments and entropies against formulas with gradients,
 -- sample moments, KL against Monte Carlo, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local function normalise(t) return t / T.sum(t, { axis = -1, keepdims = true }) end
 local onehot = T.array({ { 0, 0, 1 }, { 1, 0, 0 } }, 'float64')

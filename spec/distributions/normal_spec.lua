@@ -1,55 +1,40 @@
 -- distributions.Normal: closed-form values, moments of many samples, the
 -- reparameterised sample's gradient, KL against Monte Carlo, bad input.
 local chainer = require 'chainer'
-local D = chainer.distributions
-local F = chainer.functions
-local T = chainer.tensor
+local D, F, T = chainer.distributions, chainer.functions, chainer.tensor
+local U = T.random.uniform
 local function_spec = require 'chainer.testing.function_spec'
 local S = require 'distributions._support'
-local U = T.random.uniform
 
 local function params(dt) return { U(-1, 1, { 3, 2 }, dt), U(0.5, 2, { 3, 2 }, dt) } end
 local LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
--- Each method against its textbook formula, with gradients w.r.t. loc and
--- scale by finite differences.
-local x_fixed = T.array({ { -0.7, 0.2 }, { 1.3, 0.0 }, { 0.4, -1.5 } }, 'float64')
-local methods = {
-  { 'log_prob', function(m, s, x) local z = (x - m) / s; return -(z * z) * 0.5 - T.log(s) - LOG_SQRT_2PI end },
-  { 'prob', function(m, s, x) local z = (x - m) / s; return T.exp(-(z * z) * 0.5) / (s * math.sqrt(2 * math.pi)) end },
-  { 'cdf', function(m, s, x) return (T.erf((x - m) / (s * math.sqrt(2))) + 1) * 0.5 end },
-  { 'survival_function', function(m, s, x) return T.erfc((x - m) / (s * math.sqrt(2))) * 0.5 end },
-  { 'log_cdf', function(m, s, x) return T.log((T.erf((x - m) / (s * math.sqrt(2))) + 1) * 0.5) end },
-  { 'log_survival_function', function(m, s, x) return T.log(T.erfc((x - m) / (s * math.sqrt(2))) * 0.5) end },
-}
-for _, c in ipairs(methods) do
-  local name, ref = c[1], c[2]
-  function_spec.describe('Normal:' .. name, {
-    fn = function(m, s) return D.Normal(m, s)[name](D.Normal(m, s), x_fixed:astype(m.dtype)) end,
-    inputs = params,
-    reference = function(m, s) return ref(m, s, x_fixed:astype(m.dtype)) end,
-    double_backward = true,
-  })
-end
+-- Each method and property against its textbook formula, with gradients
+-- w.r.t. loc and scale by finite differences.
+local closed_forms = S.closed_form_specs({
+  name = 'Normal', make = D.Normal, inputs = params,
+  x = T.array({ { -0.7, 0.2 }, { 1.3, 0.0 }, { 0.4, -1.5 } }, 'float64'),
+  refs = {
+    log_prob = function(m, s, x) local z = (x - m) / s; return -(z * z) * 0.5 - T.log(s) - LOG_SQRT_2PI end,
+    prob = function(m, s, x) local z = (x - m) / s; return T.exp(-(z * z) * 0.5) / (s * math.sqrt(2 * math.pi)) end,
+    cdf = function(m, s, x) return (T.erf((x - m) / (s * math.sqrt(2))) + 1) * 0.5 end,
+    survival_function = function(m, s, x) return T.erfc((x - m) / (s * math.sqrt(2))) * 0.5 end,
+    log_cdf = function(m, s, x) return T.log((T.erf((x - m) / (s * math.sqrt(2))) + 1) * 0.5) end,
+    log_survival_function = function(m, s, x) return T.log(T.erfc((x - m) / (s * math.sqrt(2))) * 0.5) end,
+    mean = function(m) return m end,
+    mode = function(m) return m end,
+    variance = function(_, s) return s * s end,
+    stddev = function(_, s) return s end,
+    entropy = function(_, s) return T.log(s) + 0.5 * math.log(2 * math.pi * math.exp(1)) end,
+  },
+})
+for _, s in ipairs(closed_forms) do function_spec.describe(s[1], s[2]) end
 
 function_spec.describe('Normal:icdf', {
   fn = function(m, s) local d = D.Normal(m, s); return d:icdf(T.full({ 3, 2 }, 0.975, m.dtype)) end,
   inputs = params,
   reference = function(m, s) return m + s * 1.959963984540054 end,
 })
-
-local props = {
-  { 'mean', function(m) return m end }, { 'mode', function(m) return m end },
-  { 'variance', function(_, s) return s * s end }, { 'stddev', function(_, s) return s end },
-  { 'entropy', function(_, s) return T.log(s) + 0.5 * math.log(2 * math.pi * math.exp(1)) end },
-}
-for _, c in ipairs(props) do
-  local name, ref = c[1], c[2]
-  function_spec.describe('Normal.' .. name, {
-    fn = function(m, s) return F.identity(D.Normal(m, s)[name]) end,
-    inputs = params, reference = ref,
-  })
-end
 
 function_spec.describe('Normal.entropy (log_scale)', {
   fn = function(m, ls) return D.Normal(m, nil, { log_scale = ls }).entropy end,

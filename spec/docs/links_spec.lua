@@ -4,12 +4,7 @@
 -- the repository, and the README opens with what a newcomer needs.
 local fs = require 'chainer._fs'
 
-local function read(path)
-  local f = assert(io.open(path, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local read = require('helpers').read_file
 
 -- Every .md file under dir (relative paths, sorted).
 local function markdown_under(dir, out)

@@ -10,7 +10,8 @@ local images = require 'chainer.datasets.image_dataset'
 local models = dofile('examples/convnet/models.lua')
 
 local H = require 'examples.helpers'
-local chainlua, run, tmpdir, exists, have_mnist = H.chainlua, H.run, H.tmpdir, H.exists, H.have_mnist
+local example, example_ok, example_fails = H.example, H.example_ok, H.example_fails
+local tmpdir, exists, have_mnist = H.tmpdir, H.exists, H.have_mnist
 
 local function count_params(link)
   local n = 0
@@ -110,13 +111,12 @@ describe('#examples convnet training', function()
   it('train_convnet (LeNet5, MNIST subset): loss falls, snapshot, --resume, predict.lua on PNG/JPEG', function()
     if not have_mnist() then pending('MNIST is not under CHAINER_DATASET_ROOT') return end
     local out = tmpdir()
-    local cmd = string.format('%s examples/convnet/train_convnet.lua --arch lenet5 --epoch 2 --train-size 1000 ' ..
-      '--test-size 500 --batchsize 50 --log-interval 10 --threads 1 --noplot --quiet --out %s', chainlua(), out)
-    local text, code = run(cmd)
-    assert.are.equal(0, code, text)
+    local cmd = 'examples/convnet/train_convnet.lua --arch lenet5 --epoch 2 --train-size 1000 ' ..
+      '--test-size 500 --batchsize 50 --log-interval 10 --threads 1 --noplot --quiet --out ' .. out
+    local text = example_ok(cmd)
     assert.matches('# Architecture: lenet5', text)
     assert.matches('epoch       iteration   main/loss', text)
-    local log = json.read_file(out .. '/log')
+    local log = H.log(out)
     assert.are.equal(4, #log)
     assert.is_true(log[4]['main/loss'] < log[1]['main/loss'] - 0.5, text)
     assert.is_true(log[4]['main/accuracy'] > log[1]['main/accuracy'])
@@ -127,13 +127,11 @@ describe('#examples convnet training', function()
     assert.same({ arch = 'lenet5', dataset = 'mnist', n_class = 10, in_channels = 1 }, info)
 
     -- resuming the finished run does no more iterations
-    local text2, code2 = run(cmd .. ' --resume ' .. out .. '/snapshot_iter_40')
-    assert.are.equal(0, code2, text2)
-    assert.are.equal(4, #json.read_file(out .. '/log'))
+    example_ok(cmd .. ' --resume ' .. out .. '/snapshot_iter_40')
+    assert.are.equal(4, #H.log(out))
 
     -- predict.lua: exported test PNGs, then a black-on-white JPEG (inverted automatically)
-    local ptext, pcode = run(string.format('%s examples/convnet/predict.lua --model %s --from-test 4', chainlua(), out))
-    assert.are.equal(0, pcode, ptext)
+    local ptext = example_ok('examples/convnet/predict.lua --from-test 4 --model ' .. out)
     local n = 0
     for _ in ptext:gmatch('test_%d%d%d%d%.png: predicted %d  %[%d %d%.%d%d%d%d, %d %d%.%d%d%d%d, %d %d%.%d%d%d%d%]  %(true %d%)\n') do
       n = n + 1
@@ -144,73 +142,51 @@ describe('#examples convnet training', function()
     assert.same({ 1, 28, 28 }, png.shape)
     local inverted = (255 - png:astype('float32')):astype('uint8'):reshape({ 28, 28 })
     images.write_image(out .. '/seven.jpg', inverted)
-    local jtext, jcode = run(string.format('%s examples/convnet/predict.lua --model %s --image %s/seven.jpg --top 1',
-      chainlua(), out, out))
-    assert.are.equal(0, jcode, jtext)
+    local predict_seven = string.format('examples/convnet/predict.lua --model %s --image %s/seven.jpg --top 1', out, out)
+    local jtext = example_ok(predict_seven)
     local auto = jtext:match('seven%.jpg: predicted (%d)')
     assert.is_not_nil(auto, jtext)
     -- without inversion the JPEG is a different (mostly white) input
-    local ntext = run(string.format('%s examples/convnet/predict.lua --model %s --image %s/seven.jpg --top 1 ' ..
-      '--invert no', chainlua(), out, out))
-    assert.matches('seven%.jpg: predicted %d', ntext)
+    assert.matches('seven%.jpg: predicted %d', example(predict_seven .. ' --invert no'))
     -- the auto-inverted JPEG gets the same class as the original PNG
     local first = ptext:match('test_0001%.png: predicted (%d)')
     assert.are.equal(first, auto)
 
     -- bad use: no model directory
-    local etext, ecode = run(string.format('%s examples/convnet/predict.lua --model %s/none --image x.png', chainlua(), out))
-    assert.are_not.equal(0, ecode)
-    assert.matches("predict: cannot open '.*/none/model.json'", etext)
-    os.execute('rm -rf ' .. out)
+    example_fails(string.format('examples/convnet/predict.lua --model %s/none --image x.png', out),
+      "predict: cannot open '.*/none/model.json'")
+    H.rmdir(out)
   end)
 
   it('train_convnet --dataset cifar10 runs on a generated CIFAR-10 binary set', function()
-    local root = tmpdir()
-    local d = root .. '/cifar10/cifar-10-batches-bin'
-    os.execute("mkdir -p '" .. d .. "'")
-    -- record: a label byte, then 3072 pixel bytes; class k images are bright in channel k % 3
-    local function write(path, n, seed)
-      local parts = {}
-      for r = 0, n - 1 do
-        local k = (r + seed) % 10
-        local px = {}
-        for p = 0, 3071 do
-          local c = math.floor(p / 1024)
-          px[p + 1] = string.char(c == k % 3 and 200 or (p * 7 + r) % 50)
-        end
-        parts[#parts + 1] = string.char(k) .. table.concat(px)
+    -- 8 images in each training file, 10 in the test file; class k
+    -- (cycling with the record and the file) is bright in channel k % 3
+    local root = H.fake_cifar10(8, 10, function(file, r)
+      local k = (r + (file == 6 and 0 or file)) % 10
+      return k, function(p)
+        local c = math.floor(p / 1024)
+        return c == k % 3 and 200 or (p * 7 + r) % 50
       end
-      local f = assert(io.open(path, 'wb'))
-      f:write(table.concat(parts))
-      f:close()
-    end
-    for i = 1, 5 do write(d .. '/data_batch_' .. i .. '.bin', 8, i) end
-    write(d .. '/test_batch.bin', 10, 0)
+    end)
     local out = root .. '/result'
-    local text, code = run(string.format('CHAINER_DATASET_ROOT=%s CHAINER_DATASET_URL_BASE=http://127.0.0.1:9 ' ..
-      '%s examples/convnet/train_convnet.lua --dataset cifar10 --arch lenet5 --epoch 2 --batchsize 10 --threads 1 ' ..
-      '--noplot --quiet --out %s', root, chainlua(), out))
-    assert.are.equal(0, code, text)
+    local text = example_ok('examples/convnet/train_convnet.lua --dataset cifar10 --arch lenet5 --epoch 2 ' ..
+      '--batchsize 10 --threads 1 --noplot --quiet --out ' .. out, root)
     assert.matches('# train: 40, test: 10, classes: 10', text)
-    local log = json.read_file(out .. '/log')
+    local log = H.log(out)
     assert.are.equal(2, #log)
     for _, e in ipairs(log) do
       assert.is_true(e['main/loss'] == e['main/loss'] and e['main/loss'] < 10)
       assert.is_not_nil(e['validation/main/accuracy'])
     end
     assert.same({ arch = 'lenet5', dataset = 'cifar10', n_class = 10, in_channels = 3 }, json.read_file(out .. '/model.json'))
-    os.execute('rm -rf ' .. root)
+    H.rmdir(root)
   end)
 
   it('train_convnet rejects an unknown dataset or architecture', function()
-    local text, code = run(string.format('%s examples/convnet/train_convnet.lua --dataset svhn', chainlua()))
-    assert.are_not.equal(0, code)
-    assert.matches('%-%-dataset must be mnist, cifar10 or cifar100', text)
+    example_fails('examples/convnet/train_convnet.lua --dataset svhn', '%-%-dataset must be mnist, cifar10 or cifar100')
     if have_mnist() then
-      text, code = run(string.format('%s examples/convnet/train_convnet.lua --arch alexnet --train-size 10 --out %s',
-        chainlua(), tmpdir()))
-      assert.are_not.equal(0, code)
-      assert.matches("unknown %-%-arch 'alexnet'", text)
+      example_fails('examples/convnet/train_convnet.lua --arch alexnet --train-size 10 --out ' .. tmpdir(),
+        "unknown %-%-arch 'alexnet'")
     end
   end)
 end)

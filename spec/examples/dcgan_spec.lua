@@ -16,7 +16,8 @@ local DCGANUpdater = dofile('examples/dcgan/updater.lua')
 local visualize = dofile('examples/dcgan/visualize.lua')
 
 local H = require 'examples.helpers'
-local chainlua, run, tmpdir, exists, have_mnist = H.chainlua, H.run, H.tmpdir, H.exists, H.have_mnist
+local example_ok, example_fails = H.example_ok, H.example_fails
+local tmpdir, exists, have_mnist = H.tmpdir, H.exists, H.have_mnist
 
 describe('#examples dcgan networks', function()
   before_each(function() T.random.seed(0) end)
@@ -131,13 +132,12 @@ describe('#examples dcgan training', function()
   it('train_dcgan (MNIST subset): losses reported, D learns, previews and snapshots written, --resume', function()
     if not have_mnist() then pending('MNIST is not under CHAINER_DATASET_ROOT') return end
     local out = tmpdir()
-    local cmd = string.format('%s examples/dcgan/train_dcgan.lua --ch 16 --iteration 40 --dataset-size 500 ' ..
-      '--display_interval 10 --snapshot_interval 20 --threads 1 --quiet --out %s', chainlua(), out)
-    local text, code = run(cmd)
-    assert.are.equal(0, code, text)
+    local cmd = 'examples/dcgan/train_dcgan.lua --ch 16 --iteration 40 --dataset-size 500 ' ..
+      '--display_interval 10 --snapshot_interval 20 --threads 1 --quiet --out ' .. out
+    local text = example_ok(cmd)
     assert.matches('# Minibatch%-size: 50\n# n_hidden: 100\n', text)
     assert.matches('epoch       iteration   gen/loss    dis/loss', text)
-    local log = json.read_file(out .. '/log')
+    local log = H.log(out)
     assert.are.equal(4, #log)
     for _, e in ipairs(log) do
       assert.is_true(e['gen/loss'] > 0 and e['gen/loss'] < 10, text)
@@ -155,52 +155,35 @@ describe('#examples dcgan training', function()
 
     -- resume from iteration 20: the restored log keeps entries 10 and 20,
     -- iterations 21..40 are run again
-    local text2, code2 = run(cmd .. ' --resume ' .. out .. '/snapshot_iter_20.npz')
-    assert.are.equal(0, code2, text2)
+    local text2 = example_ok(cmd .. ' --resume ' .. out .. '/snapshot_iter_20.npz')
     assert.matches('\n4 +40 ', text2)
-    local log2 = json.read_file(out .. '/log')
+    local log2 = H.log(out)
     assert.are.equal(4, #log2)
     for i = 1, 2 do
       assert.are.equal(log[i]['gen/loss'], log2[i]['gen/loss'])
       assert.are.equal(log[i]['dis/loss'], log2[i]['dis/loss'])
     end
     assert.are.equal(40, log2[4].iteration)
-    os.execute('rm -rf ' .. out)
+    H.rmdir(out)
   end)
 
   it('train_dcgan --dataset cifar10 runs on a generated CIFAR-10 binary set (RGB previews)', function()
-    local root = tmpdir()
-    local d = root .. '/cifar10/cifar-10-batches-bin'
-    os.execute("mkdir -p '" .. d .. "'")
-    for i, name in ipairs({ 'data_batch_1', 'data_batch_2', 'data_batch_3', 'data_batch_4', 'data_batch_5', 'test_batch' }) do
-      local parts = {}
-      for r = 0, 9 do
-        local px = {}
-        for p = 0, 3071 do px[p + 1] = string.char((p * 13 + r * 7 + i) % 256) end
-        parts[#parts + 1] = string.char(r) .. table.concat(px)
-      end
-      local f = assert(io.open(d .. '/' .. name .. '.bin', 'wb'))
-      f:write(table.concat(parts))
-      f:close()
-    end
+    -- 10 images in each file, record r of class r, pixels a pattern of r and the file
+    local root = H.fake_cifar10(10, 10, function(file, r)
+      return r, function(p) return (p * 13 + r * 7 + file) % 256 end
+    end)
     local out = root .. '/result'
-    local text, code = run(string.format('CHAINER_DATASET_ROOT=%s CHAINER_DATASET_URL_BASE=http://127.0.0.1:9 ' ..
-      '%s examples/dcgan/train_dcgan.lua --dataset cifar10 --ch 16 --batchsize 10 --iteration 4 ' ..
-      '--display_interval 2 --snapshot_interval 4 --threads 1 --quiet --out %s', root, chainlua(), out))
-    assert.are.equal(0, code, text)
+    local text = example_ok('examples/dcgan/train_dcgan.lua --dataset cifar10 --ch 16 --batchsize 10 --iteration 4 ' ..
+      '--display_interval 2 --snapshot_interval 4 --threads 1 --quiet --out ' .. out, root)
     assert.matches('# images: 50', text)
-    assert.are.equal(2, #json.read_file(out .. '/log'))
+    assert.are.equal(2, #H.log(out))
     local img = images.read_image(out .. '/preview/image00000004.png', 'uint8')
     assert.same({ 3, 320, 320 }, img.shape)
-    os.execute('rm -rf ' .. root)
+    H.rmdir(root)
   end)
 
   it('train_dcgan rejects a bad --ch or --dataset', function()
-    local text, code = run(string.format('%s examples/dcgan/train_dcgan.lua --ch 20', chainlua()))
-    assert.are_not.equal(0, code)
-    assert.matches('%-%-ch must be a positive multiple of 8', text)
-    text, code = run(string.format('%s examples/dcgan/train_dcgan.lua --dataset svhn', chainlua()))
-    assert.are_not.equal(0, code)
-    assert.matches('%-%-dataset must be mnist or cifar10', text)
+    example_fails('examples/dcgan/train_dcgan.lua --ch 20', '%-%-ch must be a positive multiple of 8')
+    example_fails('examples/dcgan/train_dcgan.lua --dataset svhn', '%-%-dataset must be mnist or cifar10')
   end)
 end)

@@ -9,6 +9,7 @@ local T = require 'chainer.tensor'
 local S = chainer.serializers
 local extensions = require 'chainer.training.extensions'
 local H = require 'io.helpers'
+local err_of = require('helpers').err_of
 
 local FIX = 'spec/fixtures/strings/'
 
@@ -105,18 +106,14 @@ print(d['raw'].dtype.str, d['raw'].tolist())
     -- data cut short: 2 items of '<U3' need 24 bytes
     H.write_file(f, H.npy_bytes("{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }", u32(97, 98, 99, 100)))
     assert.has_error(function() T.load(f) end)
-    local ok, err = pcall(T.load, f)
-    assert.is_false(ok)
-    assert.matches('truncated .npy data', err)
+    assert.matches('truncated .npy data', err_of(T.load, f))
     -- a byte count that is not a whole number of UTF-32 units
     H.write_file(f, H.npy_bytes("{'descr': '<U1', 'fortran_order': False, 'shape': (2,), }", u32(97) .. 'bc'))
-    ok, err = pcall(T.load, f)
-    assert.is_false(ok)
-    assert.matches('truncated .npy data %(8 bytes needed%)', err)
+    assert.matches('truncated .npy data %(8 bytes needed%)', err_of(T.load, f))
     -- code units that are not Unicode code points
     H.write_file(f, H.npy_bytes("{'descr': '<U2', 'fortran_order': False, 'shape': (2,), }",
       u32(97, 98, 99, 0x110000)))
-    ok, err = pcall(T.load, f)
+    local ok, err = pcall(T.load, f)
     assert.is_false(ok)
     assert.matches("'<U2' item 1 holds 0x110000 at character 1, which is not a Unicode code point", err, 1, true)
     H.write_file(f, H.npy_bytes("{'descr': '<U1', 'fortran_order': False, 'shape': (), }", u32(0xD800)))

@@ -14,27 +14,13 @@ local function data(n)
   return D.TupleDataset(x, t)
 end
 
+-- Runs two iterators side by side: the same x and t in every batch.
 local function same_run(make_a, make_b, steps)
-  T.random.seed(21)
-  local a = make_a()
-  T.random.seed(21)
-  local b = make_b()
-  for k = 1, steps do
-    local ba, bb = a:next(), b:next()
-    if ba == nil or bb == nil then
-      assert.equal(ba, bb, 'both end at step ' .. k)
-      break
-    end
+  return H.same_run(make_a, make_b, steps, function(ba, bb, k)
     local xa, xb = concat(ba), concat(bb)
     assert.same(xa[1]:totable(), xb[1]:totable(), 'x of batch ' .. k)
     assert.same(xa[2]:totable(), xb[2]:totable(), 't of batch ' .. k)
-    assert.equal(a.epoch, b.epoch)
-    assert.equal(a.epoch_detail, b.epoch_detail)
-    assert.equal(a.previous_epoch_detail, b.previous_epoch_detail)
-    assert.equal(a.is_new_epoch, b.is_new_epoch)
-    assert.equal(a.iteration, b.iteration)
-  end
-  return a, b
+  end)
 end
 
 describe('MultithreadIterator', function()

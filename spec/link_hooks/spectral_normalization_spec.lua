@@ -152,22 +152,7 @@ describe('SpectralNormalization', function()
     local gy = T.array({ { 1, -2, 0.5, 0.3 }, { 0.7, 0.1, -1, 2 } }, 'float64')
     -- test mode: the stored u stays, so every evaluation iterates from the same start
     local function loss() return test_mode(function() return F.sum(l(x) * gy) end) end
-    l:cleargrads()
-    loss():backward()
-    local grad = l.W.grad:totable()
-    local W = l.W.array
-    local h = 1e-6
-    for i = 0, 3 do
-      for j = 0, 2 do
-        local w0 = W:get(i, j)
-        W:set(i, j, w0 + h)
-        local up = loss().array:item()
-        W:set(i, j, w0 - h)
-        local down = loss().array:item()
-        W:set(i, j, w0)
-        assert.near((up - down) / (2 * h), grad[i + 1][j + 1], 1e-6)
-      end
-    end
+    H.check_matrix_grad(l.W, loss)
   end)
 
   it('saves u and gamma with the model and loads them back', function()

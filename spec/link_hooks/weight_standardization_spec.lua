@@ -74,22 +74,7 @@ describe('WeightStandardization', function()
     local x = T.array({ { 0.5, -0.2, 0.9, 1.5 }, { -1.0, 0.4, 0.3, -0.7 } }, 'float64')
     local gy = T.array({ { 1, -2, 0.5 }, { 0.7, 0.1, -1 } }, 'float64')
     local function loss() return F.sum(l(x) * gy) end
-    l:cleargrads()
-    loss():backward()
-    local grad = l.W.grad
-    local W = l.W.array
-    local h = 1e-6
-    for i = 0, 2 do
-      for j = 0, 3 do
-        local w0 = W:get(i, j)
-        W:set(i, j, w0 + h)
-        local up = loss().array:item()
-        W:set(i, j, w0 - h)
-        local down = loss().array:item()
-        W:set(i, j, w0)
-        assert.near((up - down) / (2 * h), grad:get(i, j), 1e-6)
-      end
-    end
+    H.check_matrix_grad(l.W, loss)
   end)
 
   it('gives a finite gradient for a unit whose weights are all equal', function()

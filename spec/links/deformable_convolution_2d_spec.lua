@@ -6,8 +6,8 @@ local T = chainer.tensor
 local L = chainer.links
 local F = chainer.functions
 
-local helpers = require 'helpers'
-local close = helpers.close
+local close = require('helpers').close
+local check_same_as_function = require('links._support').check_same_as_function
 
 describe('L.DeformableConvolution2D', function()
   local function make(opts)
@@ -26,25 +26,15 @@ describe('L.DeformableConvolution2D', function()
   it('forward and backward equal convolution_2d + deformable_convolution_2d_sampler', function()
     local l = make({ offset_initialW = chainer.initializers.Normal(0.3), deform_initial_bias = 0.2 })
     local x = T.random.uniform(-1, 1, { 2, 2, 5, 4 }, 'float64')
-    local xv = chainer.Variable(x)
-    local y = l(xv)
+    local y = check_same_as_function({
+      link = l, x = x, tol = 1e-12, grad_tol = 1e-10,
+      params = { l.offset_conv.W, l.offset_conv.b, l.deform_conv.W, l.deform_conv.b },
+      fn = function(xv, oW, ob, dW, db)
+        local offset = F.convolution_2d(xv, oW, ob, { stride = 1, pad = 1 })
+        return F.deformable_convolution_2d_sampler(xv, offset, dW, db, { stride = 1, pad = 1 })
+      end,
+    })
     assert.are.same({ 2, 3, 5, 4 }, y.shape)
-    local oW, ob = chainer.Variable(l.offset_conv.W.array:copy()), chainer.Variable(l.offset_conv.b.array:copy())
-    local dW, db = chainer.Variable(l.deform_conv.W.array:copy()), chainer.Variable(l.deform_conv.b.array:copy())
-    local xv2 = chainer.Variable(x)
-    local off = F.convolution_2d(xv2, oW, ob, { stride = 1, pad = 1 })
-    local y2 = F.deformable_convolution_2d_sampler(xv2, off, dW, db, { stride = 1, pad = 1 })
-    close(y, y2, 1e-12)
-    local gy = T.random.uniform(-1, 1, y.shape, 'float64')
-    y.grad = gy
-    y:backward()
-    y2.grad = gy
-    y2:backward()
-    close(xv.grad, xv2.grad, 1e-10)
-    close(l.offset_conv.W.grad, oW.grad, 1e-10)
-    close(l.offset_conv.b.grad, ob.grad, 1e-10)
-    close(l.deform_conv.W.grad, dW.grad, 1e-10)
-    close(l.deform_conv.b.grad, db.grad, 1e-10)
   end)
   it('with zero offset weights it is an ordinary convolution', function()
     local l = make({ offset_initialW = 0, offset_initial_bias = 0 })

@@ -5,8 +5,7 @@ local T = chainer.tensor
 local L = chainer.links
 local F = chainer.functions
 
-local helpers = require 'helpers'
-local close = helpers.close
+local check_same_as_function = require('links._support').check_same_as_function
 
 describe('L.LocalConvolution2D', function()
   it('has W (out_c, out_h, out_w, in_c, kh, kw) and b (out_c, out_h, out_w), as Chainer', function()
@@ -23,21 +22,10 @@ describe('L.LocalConvolution2D', function()
       return L.LocalConvolution2D(2, 3, { 5, 4 }, 2, 1, { initial_bias = 0.5 })
     end)
     local x = T.random.uniform(-1, 1, { 2, 2, 5, 4 }, 'float64')
-    local xv = chainer.Variable(x)
-    local y = l(xv)
-    local W2 = chainer.Variable(l.W.array:copy())
-    local b2 = chainer.Variable(l.b.array:copy())
-    local xv2 = chainer.Variable(x)
-    local y2 = F.local_convolution_2d(xv2, W2, b2, 1)
-    close(y, y2, 1e-12)
-    local gy = T.random.uniform(-1, 1, y.shape, 'float64')
-    y.grad = gy
-    y:backward()
-    y2.grad = gy
-    y2:backward()
-    close(xv.grad, xv2.grad, 1e-12)
-    close(l.W.grad, W2.grad, 1e-12)
-    close(l.b.grad, b2.grad, 1e-12)
+    local y = check_same_as_function({
+      link = l, x = x, params = { l.W, l.b }, tol = 1e-12,
+      fn = function(xv, W, b) return F.local_convolution_2d(xv, W, b, 1) end,
+    })
     -- one output by hand: y[0, o, 0, 0] = sum W[o, 0, 0] * x[0, :, 0:2, 0:2] + b[o, 0, 0]
     local W, b = l.W.array, l.b.array
     local o = 1

@@ -5,8 +5,8 @@ local T = chainer.tensor
 local L = chainer.links
 local F = chainer.functions
 
-local helpers = require 'helpers'
-local close = helpers.close
+local close = require('helpers').close
+local check_same_as_function = require('links._support').check_same_as_function
 
 describe('L.SimplifiedDropconnect', function()
   local function make()
@@ -25,11 +25,10 @@ describe('L.SimplifiedDropconnect', function()
     local l = make()
     local x = T.random.uniform(-1, 1, { 2, 4 }, 'float64')
     local mask = T.ge(T.random.rand({ 2, 3, 4 }, 'float64'), 0.25):astype('float64')
-    local xv = chainer.Variable(x)
-    local y = l(xv, true, mask)
-    local W2, b2, xv2 = chainer.Variable(l.W.array:copy()), chainer.Variable(l.b.array:copy()), chainer.Variable(x)
-    local y2 = F.simplified_dropconnect(xv2, W2, b2, { ratio = 0.25, train = true, mask = mask })
-    close(y, y2, 1e-12)
+    local y = check_same_as_function({
+      link = function(xv) return l(xv, true, mask) end, x = x, params = { l.W, l.b }, tol = 1e-12,
+      fn = function(xv, W, b) return F.simplified_dropconnect(xv, W, b, { ratio = 0.25, train = true, mask = mask }) end,
+    })
     -- y[i, j] = sum_k x[i, k] W[j, k] mask[i, j, k] / 0.75 + b[j]
     local Wt, xt, mt, yt = l.W.array:totable(), x:totable(), mask:totable(), y.array:totable()
     for i = 1, 2 do
@@ -39,14 +38,6 @@ describe('L.SimplifiedDropconnect', function()
         assert.is_true(math.abs(acc - yt[i][j]) < 1e-12)
       end
     end
-    local gy = T.random.uniform(-1, 1, { 2, 3 }, 'float64')
-    y.grad = gy
-    y:backward()
-    y2.grad = gy
-    y2:backward()
-    close(xv.grad, xv2.grad, 1e-12)
-    close(l.W.grad, W2.grad, 1e-12)
-    close(l.b.grad, b2.grad, 1e-12)
   end)
   it('is the plain linear layer in test mode (train = false or config.train = false)', function()
     local l = make()

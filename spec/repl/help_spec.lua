@@ -5,6 +5,7 @@ local F = require 'chainer.functions'
 local L = require 'chainer.links'
 local optimizers = require 'chainer.optimizers'
 local H = require 'chainer.repl.help'
+local helpers = require 'helpers'
 
 local function first_line(s) return s:match('^[^\n]*') end
 
@@ -76,15 +77,8 @@ end)
 
 describe('repl/help_index.lua', function()
   it('is up to date with docs/ (run luajit scripts/gen-help-index.lua lua/chainer/repl/help_index.lua)', function()
-    local tmp = os.tmpname()
-    local saved_arg = _G.arg
-    _G.arg = { tmp }
-    local ok, err = pcall(dofile, 'scripts/gen-help-index.lua')
-    _G.arg = saved_arg
-    assert.is_true(ok, tostring(err))
-    local function read(p) local f = assert(io.open(p, 'rb')); local s = f:read('*a'); f:close(); return s end
-    local want, got = read(tmp), read('lua/chainer/repl/help_index.lua')
-    os.remove(tmp)
+    local want = helpers.generator_output('scripts/gen-help-index.lua')
+    local got = helpers.read_file('lua/chainer/repl/help_index.lua')
     assert.is_true(want == got, 'lua/chainer/repl/help_index.lua is stale: run luajit scripts/gen-help-index.lua ' ..
       'lua/chainer/repl/help_index.lua')
   end)

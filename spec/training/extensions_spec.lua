@@ -6,6 +6,7 @@ local extensions = require 'chainer.training.extensions'
 local json = require 'chainer.utils.json'
 local util = require 'chainer.training._util'
 local H = require 'training.helpers'
+local err_of = require('helpers').err_of
 
 -- a fake trainer run: per_epoch iterations per epoch, n iterations,
 -- observation(i) gives each iteration's reports
@@ -151,9 +152,8 @@ describe('hyperparameter schedules', function()
     p:initialize(tr)
     for _ = 1, 19 do p(tr) end
     assert.is_true(math.abs(opt.lr - (1 - 19 / 100) ^ 0.5) < 1e-12)
-    local ok, err = pcall(function() extensions.PolynomialShift('lr', 0.5, { 10, 'epoch' }) end)
-    assert.is_false(ok)
-    assert.matches("'batchsize' and 'len_dataset' should be specified", err)
+    assert.matches("'batchsize' and 'len_dataset' should be specified",
+      err_of(function() extensions.PolynomialShift('lr', 0.5, { 10, 'epoch' }) end))
     local pe = extensions.PolynomialShift('lr', 1, { 2, 'epoch' }, { batchsize = 10, len_dataset = 50 })
     assert.are.equal(10, pe._max_count)
 

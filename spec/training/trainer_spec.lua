@@ -2,6 +2,7 @@
 local chainer = require 'chainer'
 local training = require 'chainer.training'
 local H = require 'training.helpers'
+local err_of = require('helpers').err_of
 
 local function trainer_with(per_epoch, stop, out)
   local u = H.FakeUpdater(per_epoch)
@@ -69,9 +70,7 @@ describe('Trainer', function()
     local m = tr:extend(Mine())
     assert.are.equal('MyExtension', m.name)
     assert.has_error(function() tr:extend(function() end, { name = 'training' }) end)
-    local ok, err = pcall(function() tr:get_extension('nope') end)
-    assert.is_false(ok)
-    assert.matches("no extension named 'nope'", err)
+    assert.matches("no extension named 'nope'", err_of(function() tr:get_extension('nope') end))
     assert.has_error(function() tr:extend(42) end)
   end)
 
@@ -112,9 +111,7 @@ describe('Trainer', function()
     function E:on_error(trainer, err) seen.err = err end
     function E:finalize() seen.finalized = true end
     tr:extend(E())
-    local ok, err = pcall(function() tr:run({ show_loop_exception_msg = false }) end)
-    assert.is_false(ok)
-    assert.matches('broken at 3', err)
+    assert.matches('broken at 3', err_of(function() tr:run({ show_loop_exception_msg = false }) end))
     assert.matches('broken at 3', seen.err)
     assert.is_true(seen.finalized)
     assert.are.equal(1, u.finalized)
@@ -165,9 +162,8 @@ describe('Trainer', function()
 
   it('checks its arguments', function()
     assert.has_error(function() training.Trainer(nil, { 1, 'epoch' }) end)
-    local ok, err = pcall(function() training.Trainer(H.FakeUpdater(2), { 1, 'epochs' }) end)
-    assert.is_false(ok)
-    assert.matches("unit must be 'epoch' or 'iteration'", err)
+    assert.matches("unit must be 'epoch' or 'iteration'",
+      err_of(function() training.Trainer(H.FakeUpdater(2), { 1, 'epochs' }) end))
   end)
 end)
 

@@ -2,6 +2,7 @@
 local training = require 'chainer.training'
 local triggers = training.triggers
 local H = require 'training.helpers'
+local err_of = require('helpers').err_of
 
 -- Runs `trig` for n iterations of a fake trainer; returns the iterations it fired at.
 local function fires(trig, per_epoch, n, observe)
@@ -41,9 +42,7 @@ describe('IntervalTrigger', function()
     local t = triggers.IntervalTrigger(20, 'epoch')
     assert.are.same({ 20, 'epoch' }, { t:get_training_length() })
     assert.are.equal("IntervalTrigger(20, 'epoch')", tostring(t))
-    local ok, err = pcall(function() triggers.IntervalTrigger(1, 'epochs') end)
-    assert.is_false(ok)
-    assert.matches("unit must be 'epoch' or 'iteration'", err)
+    assert.matches("unit must be 'epoch' or 'iteration'", err_of(function() triggers.IntervalTrigger(1, 'epochs') end))
     assert.has_error(function() triggers.IntervalTrigger(0, 'epoch') end)
   end)
 end)

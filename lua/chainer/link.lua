@@ -30,6 +30,14 @@ local is_tensor = T.is_tensor
 local function is_link(v) return type(v) == 'table' and v._is_link == true end
 local function is_param(v) return type(v) == 'table' and v._is_parameter == true end
 
+-- The keys of t, sorted (a deterministic order for registration and files).
+local function sorted_keys(t)
+  local names = {}
+  for k in pairs(t) do names[#names + 1] = k end
+  table.sort(names)
+  return names
+end
+
 ---------------------------------------------------------------------------
 -- Link
 ---------------------------------------------------------------------------
@@ -150,10 +158,7 @@ function Link:init(params)
     if type(params) ~= 'table' then
       error('Link: the argument must be a table {name = shape, ...} (got ' .. type(params) .. ')', 3)
     end
-    local names = {}
-    for k in pairs(params) do names[#names + 1] = k end
-    table.sort(names)
-    for _, k in ipairs(names) do self:add_param(k, params[k]) end
+    for _, k in ipairs(sorted_keys(params)) do self:add_param(k, params[k]) end
   end
 end
 
@@ -255,12 +260,7 @@ local function param_names(self)
 end
 Link._param_names = param_names
 
-local function persistent_names(self)
-  local names = {}
-  for k in pairs(self._persistent) do names[#names + 1] = k end
-  table.sort(names)
-  return names
-end
+local function persistent_names(self) return sorted_keys(self._persistent) end
 Link._persistent_names = persistent_names
 
 -- Child links in traversal order as a list of {name, link}; none for a plain Link.
@@ -644,10 +644,7 @@ function Chain:init(links)
     if type(links) ~= 'table' or is_link(links) then
       error('Chain: the argument must be a table {name = link, ...}', 3)
     end
-    local names = {}
-    for k in pairs(links) do names[#names + 1] = k end
-    table.sort(names)
-    for _, k in ipairs(names) do self:add_link(k, links[k]) end
+    for _, k in ipairs(sorted_keys(links)) do self:add_link(k, links[k]) end
   end
 end
 

@@ -140,15 +140,21 @@ local function setup(self)
 end
 Link._setup = setup
 
--- Instances run `init` inside the init scope.
-function Link.new(cls, ...)
-  local self = setmetatable({}, cls)
-  setup(self)
+-- Runs the class's `init` on a new instance inside the init scope (called
+-- in tail position, so that init's error levels see the user's call).
+local function run_init(self, cls, ...)
   rawset(self, '_within_init_scope', true)
   local init = cls.init
   if init then init(self, ...) end
   rawset(self, '_within_init_scope', false)
   return self
+end
+
+-- Instances run `init` inside the init scope.
+function Link.new(cls, ...)
+  local self = setmetatable({}, cls)
+  setup(self)
+  return run_init(self, cls, ...)
 end
 
 -- Link{W = {3, 4}, b = 3}: Chainer v1's shape keywords (uninitialised (NaN) parameters).
@@ -654,11 +660,7 @@ local function new_with_children(cls, ...)
   local self = setmetatable({}, cls)
   setup(self)
   rawset(self, '_children', {})
-  rawset(self, '_within_init_scope', true)
-  local init = cls.init
-  if init then init(self, ...) end
-  rawset(self, '_within_init_scope', false)
-  return self
+  return run_init(self, cls, ...)
 end
 Chain.new = new_with_children
 

@@ -18,7 +18,7 @@ local function check_all(fn, size, k, s, p, cover_all, d)
   check_int(fn, 'p', p, 0)
   check_int(fn, 'd', d, 1)
   if type(cover_all) ~= 'boolean' then
-    error(string.format('%s: cover_all must be a boolean (got %s)', fn, tostring(cover_all)), 4)
+    error(string.format('%s: cover_all must be a boolean (got %s)', fn, tostring(cover_all)), 3)
   end
 end
 

@@ -2,7 +2,7 @@
 -- kernel over the parameter, its gradient and per-parameter state arrays
 -- (SGD, MomentumSGD, AdaGrad, RMSprop, ...):
 --
---   return elementwise('AdaGrad', { 'lr', 'eps' }, { lr = 0.001, eps = 1e-8 }, {
+--   return elementwise.define('AdaGrad', { 'lr', 'eps' }, { lr = 0.001, eps = 1e-8 }, {
 --     state = { 'h' },
 --     update = function(param, st, hp)
 --       return C.ch_adagrad_update(param._data.ptr, param.grad.ptr, st.h.ptr, hp.lr, hp.eps)
@@ -14,11 +14,13 @@
 -- their module defaults.  Each state array starts as zeros shaped as the
 -- parameter (ones for those listed in `ones`); `update(param, state,
 -- hyperparam, rule)` runs the kernel and returns its status.
+--
+-- elementwise.momentum(name, kernel) is the momentum family's optimizer.
 local optimizer = require 'chainer.optimizer'
 local T = require 'chainer.tensor'
 local check = require('chainer._lib').check
 
-local function elementwise(name, names, defaults, spec)
+local function define(name, names, defaults, spec)
   local Rule = optimizer.rule_class(name .. 'Rule', names, defaults)
   local ones = spec.ones or {}
 
@@ -39,4 +41,16 @@ local function elementwise(name, names, defaults, spec)
   return { [name] = optimizer.gradient_method(name, Rule, names), [name .. 'Rule'] = Rule }
 end
 
-return elementwise
+-- The momentum family (MomentumSGD, NesterovAG, CorrectedMomentumSGD): lr
+-- and momentum (0.01, 0.9), one velocity v, and a kernel
+-- kernel(param, grad, v, lr, momentum).
+local function momentum(name, kernel)
+  return define(name, { 'lr', 'momentum' }, { lr = 0.01, momentum = 0.9 }, {
+    state = { 'v' },
+    update = function(param, st, hp)
+      return kernel(param._data.ptr, param.grad.ptr, st.v.ptr, hp.lr, hp.momentum)
+    end,
+  })
+end
+
+return { define = define, momentum = momentum }

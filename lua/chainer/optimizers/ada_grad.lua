@@ -2,7 +2,7 @@
 local C = require('chainer._lib').C
 local elementwise = require 'chainer.optimizers._elementwise'
 
-return elementwise('AdaGrad', { 'lr', 'eps' }, { lr = 0.001, eps = 1e-8 }, {
+return elementwise.define('AdaGrad', { 'lr', 'eps' }, { lr = 0.001, eps = 1e-8 }, {
   state = { 'h' },
   update = function(param, st, hp)
     return C.ch_adagrad_update(param._data.ptr, param.grad.ptr, st.h.ptr, hp.lr, hp.eps)

@@ -4,7 +4,7 @@ local optimizer = require 'chainer.optimizer'
 local C = require('chainer._lib').C
 local elementwise = require 'chainer.optimizers._elementwise'
 
-local M = elementwise('MSVAG', { 'lr', 'beta', 'eta', 'weight_decay_rate' },
+local M = elementwise.define('MSVAG', { 'lr', 'beta', 'eta', 'weight_decay_rate' },
   { lr = 0.1, beta = 0.9, eta = 1.0, weight_decay_rate = 0 }, {
   state = { 'm', 'v' },
   update = function(param, st, hp, rule)

@@ -3,9 +3,4 @@
 local C = require('chainer._lib').C
 local elementwise = require 'chainer.optimizers._elementwise'
 
-return elementwise('NesterovAG', { 'lr', 'momentum' }, { lr = 0.01, momentum = 0.9 }, {
-  state = { 'v' },
-  update = function(param, st, hp)
-    return C.ch_nesterov_ag_update(param._data.ptr, param.grad.ptr, st.v.ptr, hp.lr, hp.momentum)
-  end,
-})
+return elementwise.momentum('NesterovAG', C.ch_nesterov_ag_update)

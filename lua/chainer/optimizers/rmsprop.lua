@@ -3,7 +3,7 @@
 local C = require('chainer._lib').C
 local elementwise = require 'chainer.optimizers._elementwise'
 
-return elementwise('RMSprop', { 'lr', 'alpha', 'eps', 'eps_inside_sqrt' },
+return elementwise.define('RMSprop', { 'lr', 'alpha', 'eps', 'eps_inside_sqrt' },
   { lr = 0.01, alpha = 0.99, eps = 1e-8, eps_inside_sqrt = false }, {
   state = { 'ms' },
   update = function(param, st, hp)

@@ -3,7 +3,7 @@
 local C = require('chainer._lib').C
 local elementwise = require 'chainer.optimizers._elementwise'
 
-return elementwise('RMSpropGraves', { 'lr', 'alpha', 'momentum', 'eps' },
+return elementwise.define('RMSpropGraves', { 'lr', 'alpha', 'momentum', 'eps' },
   { lr = 1e-4, alpha = 0.95, momentum = 0.9, eps = 1e-4 }, {
   state = { 'n', 'g', 'delta' },
   update = function(param, st, hp)

@@ -3,6 +3,6 @@
 local C = require('chainer._lib').C
 local elementwise = require 'chainer.optimizers._elementwise'
 
-return elementwise('SGD', { 'lr' }, { lr = 0.01 }, {
+return elementwise.define('SGD', { 'lr' }, { lr = 0.01 }, {
   update = function(param, _, hp) return C.ch_sgd_update(param._data.ptr, param.grad.ptr, hp.lr) end,
 })

@@ -2,7 +2,7 @@
 local C = require('chainer._lib').C
 local elementwise = require 'chainer.optimizers._elementwise'
 
-return elementwise('SMORMS3', { 'lr', 'eps' }, { lr = 0.001, eps = 1e-16 }, {
+return elementwise.define('SMORMS3', { 'lr', 'eps' }, { lr = 0.001, eps = 1e-16 }, {
   state = { 'mem', 'g', 'g2' },
   ones = { mem = true },
   update = function(param, st, hp)

@@ -159,23 +159,19 @@ function M.DebugMode(debug, fn)
   return M.using_config('debug', debug, fn)
 end
 
-function M.no_backprop_mode(fn)
-  if type(fn) ~= 'function' then
-    error('no_backprop_mode: pass the scope as a function: chainer.no_backprop_mode(function() ... end)', 2)
+-- name(fn): runs fn with config.enable_backprop = enable (restored after).
+local function backprop_mode(name, enable)
+  return function(fn)
+    if type(fn) ~= 'function' then
+      error(string.format('%s: pass the scope as a function: chainer.%s(function() ... end)', name, name), 2)
+    end
+    local old = config.enable_backprop
+    config.enable_backprop = enable
+    return finish('enable_backprop', old, pcall(fn))
   end
-  local old = config.enable_backprop
-  config.enable_backprop = false
-  return finish('enable_backprop', old, pcall(fn))
 end
-
-function M.force_backprop_mode(fn)
-  if type(fn) ~= 'function' then
-    error('force_backprop_mode: pass the scope as a function: chainer.force_backprop_mode(function() ... end)', 2)
-  end
-  local old = config.enable_backprop
-  config.enable_backprop = true
-  return finish('enable_backprop', old, pcall(fn))
-end
+M.no_backprop_mode = backprop_mode('no_backprop_mode', false)
+M.force_backprop_mode = backprop_mode('force_backprop_mode', true)
 
 function M.is_debug() return config.debug == true end
 function M.set_debug(v) config.debug = v and true or false end

@@ -157,22 +157,9 @@ do
   chainer.print_runtime_info = require 'chainer.runtime_info'
 end
 
-setmetatable(chainer, {
-  __index = function(t, k)
-    local name = lazy[k]
-    if name then
-      local mod = require(name)
-      rawset(t, k, mod)
-      return mod
-    end
-    local holder = from_modules[k]
-    if holder then
-      local v = t[holder][k]
-      rawset(t, k, v)
-      return v
-    end
-    return nil
-  end,
-})
+require('chainer._lazy')(chainer, lazy, nil, function(t, k)
+  local holder = from_modules[k]
+  if holder then return t[holder][k] end
+end)
 
 return chainer

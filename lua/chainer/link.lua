@@ -30,6 +30,14 @@ local is_tensor = T.is_tensor
 local function is_link(v) return type(v) == 'table' and v._is_link == true end
 local function is_param(v) return type(v) == 'table' and v._is_parameter == true end
 
+-- The keys of t, sorted (a deterministic order for registration and files).
+local function sorted_keys(t)
+  local names = {}
+  for k in pairs(t) do names[#names + 1] = k end
+  table.sort(names)
+  return names
+end
+
 ---------------------------------------------------------------------------
 -- Link
 ---------------------------------------------------------------------------
@@ -132,15 +140,21 @@ local function setup(self)
 end
 Link._setup = setup
 
--- Instances run `init` inside the init scope.
-function Link.new(cls, ...)
-  local self = setmetatable({}, cls)
-  setup(self)
+-- Runs the class's `init` on a new instance inside the init scope (called
+-- in tail position, so that init's error levels see the user's call).
+local function run_init(self, cls, ...)
   rawset(self, '_within_init_scope', true)
   local init = cls.init
   if init then init(self, ...) end
   rawset(self, '_within_init_scope', false)
   return self
+end
+
+-- Instances run `init` inside the init scope.
+function Link.new(cls, ...)
+  local self = setmetatable({}, cls)
+  setup(self)
+  return run_init(self, cls, ...)
 end
 
 -- Link{W = {3, 4}, b = 3}: Chainer v1's shape keywords (uninitialised (NaN) parameters).
@@ -150,10 +164,7 @@ function Link:init(params)
     if type(params) ~= 'table' then
       error('Link: the argument must be a table {name = shape, ...} (got ' .. type(params) .. ')', 3)
     end
-    local names = {}
-    for k in pairs(params) do names[#names + 1] = k end
-    table.sort(names)
-    for _, k in ipairs(names) do self:add_param(k, params[k]) end
+    for _, k in ipairs(sorted_keys(params)) do self:add_param(k, params[k]) end
   end
 end
 
@@ -255,12 +266,7 @@ local function param_names(self)
 end
 Link._param_names = param_names
 
-local function persistent_names(self)
-  local names = {}
-  for k in pairs(self._persistent) do names[#names + 1] = k end
-  table.sort(names)
-  return names
-end
+local function persistent_names(self) return sorted_keys(self._persistent) end
 Link._persistent_names = persistent_names
 
 -- Child links in traversal order as a list of {name, link}; none for a plain Link.
@@ -644,10 +650,7 @@ function Chain:init(links)
     if type(links) ~= 'table' or is_link(links) then
       error('Chain: the argument must be a table {name = link, ...}', 3)
     end
-    local names = {}
-    for k in pairs(links) do names[#names + 1] = k end
-    table.sort(names)
-    for _, k in ipairs(names) do self:add_link(k, links[k]) end
+    for _, k in ipairs(sorted_keys(links)) do self:add_link(k, links[k]) end
   end
 end
 
@@ -657,11 +660,7 @@ local function new_with_children(cls, ...)
   local self = setmetatable({}, cls)
   setup(self)
   rawset(self, '_children', {})
-  rawset(self, '_within_init_scope', true)
-  local init = cls.init
-  if init then init(self, ...) end
-  rawset(self, '_within_init_scope', false)
-  return self
+  return run_init(self, cls, ...)
 end
 Chain.new = new_with_children
 

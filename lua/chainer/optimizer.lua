@@ -114,15 +114,22 @@ local UpdateRule = class.Object:extend('UpdateRule')
 UpdateRule.__props = {}
 UpdateRule._rule_name = 'UpdateRule'
 
--- Methods through the class chain, then computed properties (alpha_t, ...).
-UpdateRule.__index = function(self, k)
+-- A method (through the class chain) or a computed property (the class's
+-- __props: alpha_t, ...) of self: whether k is one, and its value.
+local function member(self, k)
   local cls = getmetatable(self)
   local m = cls[k]
-  if m ~= nil then return m end
+  if m ~= nil then return true, m end
   local props = cls.__props
   local p = props and props[k]
-  if p ~= nil then return p(self) end
-  return nil
+  if p ~= nil then return true, p(self) end
+  return false, nil
+end
+
+-- Methods through the class chain, then computed properties (alpha_t, ...).
+UpdateRule.__index = function(self, k)
+  local _, v = member(self, k)
+  return v
 end
 
 -- Subclasses list their hyperparameter names (Chainer's keyword arguments)
@@ -404,12 +411,8 @@ Optimizer.__props = {}
 -- Reads: methods, properties (Adam's alpha_t), raw fields, then the
 -- hyperparameters (opt.lr is opt.hyperparam.lr).
 Optimizer.__index = function(self, k)
-  local cls = getmetatable(self)
-  local m = cls[k]
-  if m ~= nil then return m end
-  local props = cls.__props
-  local p = props and props[k]
-  if p ~= nil then return p(self) end
+  local found, v = member(self, k)
+  if found then return v end
   local hp = rawget(self, 'hyperparam')
   if hp then return hp[k] end
   return nil

@@ -54,16 +54,21 @@ local function check_layer(layer, fn)
   end
 end
 
-function Sequential:append(layer)
-  check_layer(layer, 'append')
-  local layers = self._layers
-  layers[#layers + 1] = layer
+-- After a layer joined: a link moves to the model's device; returns self.
+local function added(self, layer)
   if is_link(layer) then
     local dev = rawget(self, '_device')
     if dev ~= -1 then layer:to_device(dev) end
   end
   sync(self)
   return self
+end
+
+function Sequential:append(layer)
+  check_layer(layer, 'append')
+  local layers = self._layers
+  layers[#layers + 1] = layer
+  return added(self, layer)
 end
 Sequential.add_link = Sequential.append
 
@@ -77,12 +82,7 @@ function Sequential:insert(i, layer)
     error(string.format('insert: position %d is out of range (expected 1..%d)', i, n + 1), 2)
   end
   table.insert(self._layers, i, layer)
-  if is_link(layer) then
-    local dev = rawget(self, '_device')
-    if dev ~= -1 then layer:to_device(dev) end
-  end
-  sync(self)
-  return self
+  return added(self, layer)
 end
 
 function Sequential:extend(layers)

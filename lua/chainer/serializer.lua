@@ -33,16 +33,12 @@ function AbstractSerializer:call(key, value)
   error(getmetatable(self).__name .. ': __call is not implemented', 2)
 end
 
-function AbstractSerializer:child(name)
-  error(getmetatable(self).__name .. ': child is not implemented', 2)
-end
-
-function AbstractSerializer:optional(key, value)
-  error(getmetatable(self).__name .. ': optional is not implemented', 2)
-end
-
-function AbstractSerializer:optional_child(name)
-  error(getmetatable(self).__name .. ': optional_child is not implemented', 2)
+-- What a concrete serializer must give: child(name), optional(key, value),
+-- optional_child(name).
+for _, method in ipairs({ 'child', 'optional', 'optional_child' }) do
+  AbstractSerializer[method] = function(self)
+    error(getmetatable(self).__name .. ': ' .. method .. ' is not implemented', 2)
+  end
 end
 
 function AbstractSerializer:tolerate_extra() end

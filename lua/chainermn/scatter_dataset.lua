@@ -6,6 +6,7 @@
 -- order (shuffle, seed) and the split, the others receive the order and
 -- their bounds, and every rank checks its dataset has root's length.
 local args = require 'chainer._args'
+local msg = require 'chainermn._message'
 local P = require 'chainer.dataset.protocol'
 local rng = require 'chainer.dataset.rng'
 local SubDataset = require('chainer.datasets.sub_dataset').SubDataset
@@ -41,12 +42,6 @@ local function check_comm(comm, fn)
   end
 end
 
-local function check_root(comm, root, fn)
-  if type(root) ~= 'number' or root ~= math.floor(root) or root < 0 or root >= comm.size then
-    error(string.format('%s: root must be a rank in 0..%d (got %s)', fn, comm.size - 1, tostring(root)), 3)
-  end
-end
-
 local INDEX_OPTIONS = args.accept{ 'root', 'force_equal_length' }
 
 -- scatter_index(n, comm, {root = 0, force_equal_length = true}) -> b, e:
@@ -55,8 +50,7 @@ function M.scatter_index(n, comm, opts)
   local fn = 'scatter_index'
   check_comm(comm, fn)
   opts = args.options(fn, opts, INDEX_OPTIONS)
-  local root = opts.root or 0
-  check_root(comm, root, fn)
+  local root = msg.check_root(comm, opts.root, fn)
   local equal = opts.force_equal_length ~= false
   local all = comm.rank == root and M.ranges(n, comm.size, equal) or nil
   local mine = comm:bcast_obj(all, root)[comm.rank + 1]
@@ -71,8 +65,7 @@ function M.scatter_dataset(dataset, comm, opts)
   local fn = 'scatter_dataset'
   check_comm(comm, fn)
   opts = args.options(fn, opts, DATASET_OPTIONS)
-  local root = opts.root or 0
-  check_root(comm, root, fn)
+  local root = msg.check_root(comm, opts.root, fn)
   local seed = rng.check_seed(opts.seed, fn, 2)
   local n = P.len(dataset, fn)
   -- root's plan: its length, the order (0-based int64 tensor) and the ranges

@@ -3,31 +3,17 @@
 -- Chainer).
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local Variable = require 'chainer.variable'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local samplers = require 'chainer.distributions._samplers'
 local H = base.helpers
 
-local Beta = base.Distribution:extend('Beta')
-
-local OPTIONS = args.accept { 'validate_args' }
+local Beta = parametric('Beta', { { 'a', H.positive }, { 'b', H.positive } })
 
 local function lbeta(a, b) return F.lgamma(a) + F.lgamma(b) - F.lgamma(a + b) end
 
-function Beta:init(a, b, opts)
-  local fn = 'Beta'
-  local validate
-  opts, validate = H.options(fn, opts, OPTIONS)
-  self.a, self.b = H.broadcast(fn, { 'a', 'b' }, H.param(fn, 'a', a), H.param(fn, 'b', b))
-  if validate then
-    H.positive(fn, 'a', self.a)
-    H.positive(fn, 'b', self.b)
-  end
-end
-
 function Beta:_get__a_plus_b() return self.a + self.b end
-function Beta:_get_batch_shape() return self.a.shape end
 function Beta:_get_mean() return self.a / self._a_plus_b end
 function Beta:_get_variance()
   local s = self._a_plus_b
@@ -38,7 +24,6 @@ function Beta:_get_entropy()
   return lbeta(self.a, self.b) - (self.a - 1) * F.digamma(self.a) - (self.b - 1) * F.digamma(self.b)
     + (s - 2) * F.digamma(s)
 end
-function Beta:_get_params() return { a = self.a, b = self.b } end
 function Beta:_get_support() return '[0, 1]' end
 
 function Beta:log_prob(x)

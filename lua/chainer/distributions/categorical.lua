@@ -34,11 +34,7 @@ function Categorical:_get_log_p()
   if self._logit ~= nil then return F.log_softmax(self._logit, { axis = -1 }) end
   return F.log(self.p)
 end
-function Categorical:_get_batch_shape()
-  local s = {}
-  for i = 1, #self.p.shape - 1 do s[i] = self.p.shape[i] end
-  return s
-end
+function Categorical:_get_batch_shape() return H.leading_shape(self.p.shape) end
 function Categorical:_get_entropy() return -F.sum(H.xlogx(self.p), { axis = -1 }) end
 function Categorical:_get_params() return { p = self.p } end
 function Categorical:_get_support() return '{0, 1, ..., K-1}' end

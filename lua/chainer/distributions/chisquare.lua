@@ -2,33 +2,22 @@
 -- Gamma(k/2, 2) distribution).  Samples are not differentiable, as in Chainer.
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local Variable = require 'chainer.variable'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local samplers = require 'chainer.distributions._samplers'
 local H = base.helpers
 
-local Chisquare = base.Distribution:extend('Chisquare')
-
-local OPTIONS = args.accept { 'validate_args' }
+local Chisquare = parametric('Chisquare', { { 'k', H.positive } })
 local LOG2 = math.log(2)
 
-function Chisquare:init(k, opts)
-  local validate
-  opts, validate = H.options('Chisquare', opts, OPTIONS)
-  self.k = H.param('Chisquare', 'k', k)
-  if validate then H.positive('Chisquare', 'k', self.k) end
-end
-
 function Chisquare:_get__half_k() return self.k * 0.5 end
-function Chisquare:_get_batch_shape() return self.k.shape end
 function Chisquare:_get_mean() return self.k end
 function Chisquare:_get_variance() return self.k * 2 end
 function Chisquare:_get_entropy()
   local h = self._half_k
   return h + LOG2 + F.lgamma(h) + (1 - h) * F.digamma(h)
 end
-function Chisquare:_get_params() return { k = self.k } end
 function Chisquare:_get_support() return 'positive' end
 
 function Chisquare:log_prob(x)

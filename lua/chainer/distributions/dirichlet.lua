@@ -3,39 +3,22 @@
 -- (not differentiable, as in Chainer).
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local Variable = require 'chainer.variable'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local samplers = require 'chainer.distributions._samplers'
 local H = base.helpers
 
-local Dirichlet = base.Distribution:extend('Dirichlet')
-
-local OPTIONS = args.accept { 'validate_args' }
+local Dirichlet = parametric('Dirichlet', { { 'alpha', H.positive } }, { event = 'the components' })
 
 -- log B(alpha) = sum log Gamma(alpha_k) - log Gamma(sum alpha_k)
 local function lbeta(alpha)
   return F.sum(F.lgamma(alpha), { axis = -1 }) - F.lgamma(F.sum(alpha, { axis = -1 }))
 end
 
-function Dirichlet:init(alpha, opts)
-  local fn = 'Dirichlet'
-  local validate
-  opts, validate = H.options(fn, opts, OPTIONS)
-  self.alpha = H.param(fn, 'alpha', alpha)
-  if #self.alpha.shape == 0 then args.fail('Dirichlet: alpha needs at least one axis (the components)', 2) end
-  if validate then H.positive(fn, 'alpha', self.alpha) end
-end
-
 local function with_last_axis(v) return F.expand_dims(v, #v.shape) end
 
 function Dirichlet:_get_alpha0() return F.sum(self.alpha, { axis = -1 }) end
-function Dirichlet:_get_batch_shape()
-  local s = {}
-  for i = 1, #self.alpha.shape - 1 do s[i] = self.alpha.shape[i] end
-  return s
-end
-function Dirichlet:_get_event_shape() return { self.alpha.shape[#self.alpha.shape] } end
 function Dirichlet:_get_mean()
   return self.alpha / F.broadcast_to(with_last_axis(self.alpha0), self.alpha.shape)
 end
@@ -48,7 +31,6 @@ function Dirichlet:_get_entropy()
   return lbeta(self.alpha) + (self.alpha0 - k) * F.digamma(self.alpha0)
     - F.sum((self.alpha - 1) * F.digamma(self.alpha), { axis = -1 })
 end
-function Dirichlet:_get_params() return { alpha = self.alpha } end
 function Dirichlet:_get_support() return '[0, 1]' end
 
 function Dirichlet:log_prob(x)

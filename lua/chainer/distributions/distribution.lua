@@ -240,6 +240,14 @@ function H.options(fn, opts, accepted)
   return opts, validate ~= false
 end
 
+-- A shape without its last `drop` axes (1 by default): the batch shape of
+-- a parameter whose trailing axes are the event.
+function H.leading_shape(shape, drop)
+  local s = {}
+  for i = 1, #shape - (drop or 1) do s[i] = shape[i] end
+  return s
+end
+
 -- A sample-shaped tensor {n, batch...} of the parameter's dtype and device.
 function H.sample_shape(n, v)
   if v.shape then v = v.shape end

@@ -2,29 +2,18 @@
 -- samples e / lam with e a standard exponential draw.
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local H = base.helpers
 
-local Exponential = base.Distribution:extend('Exponential')
-
-local OPTIONS = args.accept { 'validate_args' }
-
-function Exponential:init(lam, opts)
-  local validate
-  opts, validate = H.options('Exponential', opts, OPTIONS)
-  self.lam = H.param('Exponential', 'lam', lam)
-  if validate then H.positive('Exponential', 'lam', self.lam) end
-end
+local Exponential = parametric('Exponential', { { 'lam', H.positive } })
 
 function Exponential:_get_log_lam() return F.log(self.lam) end
-function Exponential:_get_batch_shape() return self.lam.shape end
 function Exponential:_get_mean() return 1 / self.lam end
 function Exponential:_get_variance() return 1 / (self.lam * self.lam) end
 function Exponential:_get_stddev() return 1 / self.lam end
 function Exponential:_get_mode() return self.lam * 0 end
 function Exponential:_get_entropy() return 1 - self.log_lam end
-function Exponential:_get_params() return { lam = self.lam } end
 function Exponential:_get_support() return 'positive' end
 
 local function nonnegative(x) return T.ge(H.data(x), 0) end

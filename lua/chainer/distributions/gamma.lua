@@ -3,33 +3,18 @@
 -- as in Chainer.
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local samplers = require 'chainer.distributions._samplers'
 local H = base.helpers
 
-local Gamma = base.Distribution:extend('Gamma')
+local Gamma = parametric('Gamma', { { 'k', H.positive }, { 'theta', H.positive } })
 
-local OPTIONS = args.accept { 'validate_args' }
-
-function Gamma:init(k, theta, opts)
-  local fn = 'Gamma'
-  local validate
-  opts, validate = H.options(fn, opts, OPTIONS)
-  self.k, self.theta = H.broadcast(fn, { 'k', 'theta' }, H.param(fn, 'k', k), H.param(fn, 'theta', theta))
-  if validate then
-    H.positive(fn, 'k', self.k)
-    H.positive(fn, 'theta', self.theta)
-  end
-end
-
-function Gamma:_get_batch_shape() return self.k.shape end
 function Gamma:_get_mean() return self.k * self.theta end
 function Gamma:_get_variance() return self.k * self.theta * self.theta end
 function Gamma:_get_entropy()
   return self.k + F.log(self.theta) + F.lgamma(self.k) + (1 - self.k) * F.digamma(self.k)
 end
-function Gamma:_get_params() return { k = self.k, theta = self.theta } end
 function Gamma:_get_support() return 'positive' end
 
 function Gamma:log_prob(x)

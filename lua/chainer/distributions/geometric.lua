@@ -3,29 +3,15 @@
 -- Samples are counts in p's dtype (not differentiable, as in Chainer).
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local Variable = require 'chainer.variable'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local H = base.helpers
 
-local Geometric = base.Distribution:extend('Geometric')
+local Geometric = parametric('Geometric', { { 'p', H.in_unit, H.positive } })
 
-local OPTIONS = args.accept { 'validate_args' }
-
-function Geometric:init(p, opts)
-  local validate
-  opts, validate = H.options('Geometric', opts, OPTIONS)
-  self.p = H.param('Geometric', 'p', p)
-  if validate then
-    H.in_unit('Geometric', 'p', self.p)
-    H.positive('Geometric', 'p', self.p)
-  end
-end
-
-function Geometric:_get_batch_shape() return self.p.shape end
 function Geometric:_get_mean() return 1 / self.p end
 function Geometric:_get_variance() return (1 - self.p) / (self.p * self.p) end
-function Geometric:_get_params() return { p = self.p } end
 function Geometric:_get_support() return 'positive integer' end
 
 function Geometric:log_prob(x) return (x - 1) * F.log1p(-self.p) + F.log(self.p) end

@@ -34,12 +34,6 @@ local files = {
 }
 M._files = files
 
-return setmetatable(M, {
-  __index = function(t, k)
-    local file = files[k]
-    if file == nil then return nil end
-    local cls = require('chainer.distributions.' .. file)
-    rawset(t, k, cls)
-    return cls
-  end,
-})
+local modules = {}
+for name, file in pairs(files) do modules[name] = 'chainer.distributions.' .. file end
+return require('chainer._lazy')(M, modules)

@@ -2,28 +2,15 @@
 -- Normal(mu, sigma); reparameterised samples exp(mu + sigma * eps).
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local H = base.helpers
 
-local LogNormal = base.Distribution:extend('LogNormal')
+local LogNormal = parametric('LogNormal', { { 'mu', H.finite }, { 'sigma', H.positive } })
 
-local OPTIONS = args.accept { 'validate_args' }
 local LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
-function LogNormal:init(mu, sigma, opts)
-  local fn = 'LogNormal'
-  local validate
-  opts, validate = H.options(fn, opts, OPTIONS)
-  self.mu, self.sigma = H.broadcast(fn, { 'mu', 'sigma' }, H.param(fn, 'mu', mu), H.param(fn, 'sigma', sigma))
-  if validate then
-    H.finite(fn, 'mu', self.mu)
-    H.positive(fn, 'sigma', self.sigma)
-  end
-end
-
 function LogNormal:_get__log_sigma() return F.log(self.sigma) end
-function LogNormal:_get_batch_shape() return self.mu.shape end
 function LogNormal:_get_mean() return F.exp(self.mu + self.sigma * self.sigma * 0.5) end
 function LogNormal:_get_variance()
   local s2 = self.sigma * self.sigma
@@ -31,7 +18,6 @@ function LogNormal:_get_variance()
 end
 function LogNormal:_get_mode() return F.exp(self.mu - self.sigma * self.sigma) end
 function LogNormal:_get_entropy() return self.mu + self._log_sigma + 0.5 + LOG_SQRT_2PI end
-function LogNormal:_get_params() return { mu = self.mu, sigma = self.sigma } end
 function LogNormal:_get_support() return 'positive' end
 
 function LogNormal:log_prob(x)

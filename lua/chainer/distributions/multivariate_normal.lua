@@ -13,12 +13,6 @@ local OPTIONS = args.accept { 'scale_tril', 'validate_args' }
 local LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 local ENTROPY_C = 0.5 * math.log(2 * math.pi * math.exp(1))
 
-local function prefix(shape, drop)
-  local s = {}
-  for i = 1, #shape - drop do s[i] = shape[i] end
-  return s
-end
-
 function MultivariateNormal:init(loc, opts)
   local fn = 'MultivariateNormal'
   local validate
@@ -28,7 +22,7 @@ function MultivariateNormal:init(loc, opts)
   self.scale_tril = H.param(fn, 'scale_tril', opts.scale_tril)
   local ls, ss = self.loc.shape, self.scale_tril.shape
   if #ls < 1 or #ss ~= #ls + 1 or ss[#ss] ~= ls[#ls] or ss[#ss - 1] ~= ls[#ls]
-      or T.shape_str(prefix(ls, 1)) ~= T.shape_str(prefix(ss, 2)) then
+      or T.shape_str(H.leading_shape(ls)) ~= T.shape_str(H.leading_shape(ss, 2)) then
     args.fail(string.format('MultivariateNormal: loc (shape %s) and scale_tril (shape %s) must be (..., d) and (..., d, d)',
       T.shape_str(ls), T.shape_str(ss)), 2)
   end
@@ -57,7 +51,7 @@ function MultivariateNormal:_get__scale_tril_inv()
   local flat = F.reshape(self.scale_tril, { -1, self.d, self.d })
   return F.reshape(F.batch_inv(flat), self.scale_tril.shape)
 end
-function MultivariateNormal:_get_batch_shape() return prefix(self.loc.shape, 1) end
+function MultivariateNormal:_get_batch_shape() return H.leading_shape(self.loc.shape) end
 function MultivariateNormal:_get_event_shape() return { self.d } end
 function MultivariateNormal:_get_mean() return self.loc end
 function MultivariateNormal:_get_mode() return self.loc end

@@ -3,36 +3,18 @@
 -- axis (event_shape {K}).
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local Variable = require 'chainer.variable'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local samplers = require 'chainer.distributions._samplers'
 local H = base.helpers
 
-local OneHotCategorical = base.Distribution:extend('OneHotCategorical')
-
-local OPTIONS = args.accept { 'validate_args' }
-
-function OneHotCategorical:init(p, opts)
-  local fn = 'OneHotCategorical'
-  local validate
-  opts, validate = H.options(fn, opts, OPTIONS)
-  self.p = H.param(fn, 'p', p)
-  if #self.p.shape == 0 then args.fail('OneHotCategorical: p needs at least one axis (the categories)', 2) end
-  if validate then H.simplex(fn, 'p', self.p) end
-end
+local OneHotCategorical = parametric('OneHotCategorical', { { 'p', H.simplex } }, { event = 'the categories' })
 
 function OneHotCategorical:_get_log_p() return F.log(self.p) end
-function OneHotCategorical:_get_batch_shape()
-  local s = {}
-  for i = 1, #self.p.shape - 1 do s[i] = self.p.shape[i] end
-  return s
-end
-function OneHotCategorical:_get_event_shape() return { self.p.shape[#self.p.shape] } end
 function OneHotCategorical:_get_mean() return self.p end
 function OneHotCategorical:_get_variance() return self.p * (1 - self.p) end
 function OneHotCategorical:_get_entropy() return -F.sum(H.xlogx(self.p), { axis = -1 }) end
-function OneHotCategorical:_get_params() return { p = self.p } end
 
 -- log p(x) = sum_k x_k log p_k; terms with x_k = 0 add nothing even where p_k = 0
 function OneHotCategorical:log_prob(x)

@@ -3,28 +3,14 @@
 -- (differentiable in both parameters; Chainer's only in scale).
 local F = require 'chainer.functions'
 local T = require 'chainer.tensor'
-local args = require 'chainer._args'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local H = base.helpers
 
-local Pareto = base.Distribution:extend('Pareto')
-
-local OPTIONS = args.accept { 'validate_args' }
-
-function Pareto:init(scale, alpha, opts)
-  local fn = 'Pareto'
-  local validate
-  opts, validate = H.options(fn, opts, OPTIONS)
-  self.scale, self.alpha = H.broadcast(fn, { 'scale', 'alpha' }, H.param(fn, 'scale', scale), H.param(fn, 'alpha', alpha))
-  if validate then
-    H.positive(fn, 'scale', self.scale)
-    H.positive(fn, 'alpha', self.alpha)
-  end
-end
+local Pareto = parametric('Pareto', { { 'scale', H.positive }, { 'alpha', H.positive } })
 
 function Pareto:_get__log_scale() return F.log(self.scale) end
 function Pareto:_get__log_alpha() return F.log(self.alpha) end
-function Pareto:_get_batch_shape() return self.scale.shape end
 -- infinite where the moment does not exist (alpha <= 1, alpha <= 2)
 function Pareto:_get_mean()
   local above = T.gt(self.alpha.array, 1)
@@ -38,7 +24,6 @@ function Pareto:_get_variance()
 end
 function Pareto:_get_mode() return self.scale end
 function Pareto:_get_entropy() return self._log_scale - self._log_alpha + 1 / self.alpha + 1 end
-function Pareto:_get_params() return { scale = self.scale, alpha = self.alpha } end
 function Pareto:_get_support() return '[scale, inf]' end
 
 function Pareto:log_prob(x)

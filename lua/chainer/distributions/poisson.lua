@@ -5,25 +5,15 @@ local T = require 'chainer.tensor'
 local args = require 'chainer._args'
 local Variable = require 'chainer.variable'
 local base = require 'chainer.distributions.distribution'
+local parametric = require 'chainer.distributions._parametric'
 local samplers = require 'chainer.distributions._samplers'
 local H = base.helpers
 
-local Poisson = base.Distribution:extend('Poisson')
-
-local OPTIONS = args.accept { 'validate_args' }
-
-function Poisson:init(lam, opts)
-  local validate
-  opts, validate = H.options('Poisson', opts, OPTIONS)
-  self.lam = H.param('Poisson', 'lam', lam)
-  if validate then H.positive('Poisson', 'lam', self.lam) end
-end
+local Poisson = parametric('Poisson', { { 'lam', H.positive } })
 
 function Poisson:_get__log_lam() return F.log(self.lam) end
-function Poisson:_get_batch_shape() return self.lam.shape end
 function Poisson:_get_mean() return self.lam end
 function Poisson:_get_variance() return self.lam end
-function Poisson:_get_params() return { lam = self.lam } end
 function Poisson:_get_support() return 'non negative integer' end
 
 -- log p(x) = x log lam - log x! - lam, for counts x (a tensor or a Variable's data)

@@ -44,11 +44,7 @@ local NaN = Constant:extend('NaN')
 function NaN:init(dtype) Constant.init(self, 0 / 0, dtype) end
 
 -- Identity(scale): scale * I for a square 2-d array.
-local Identity = Initializer:extend('Identity')
-function Identity:init(scale, dtype)
-  Initializer.init(self, dtype)
-  self.scale = scale or 1.0
-end
+local Identity = base.scaled('Identity', 1.0)
 function Identity:fill(array)
   local s = array.shape
   if #s ~= 2 or s[1] ~= s[2] then

@@ -44,4 +44,23 @@ local function get_fans(shape, fn)
   return shape[2] * rfs, shape[1] * rfs
 end
 
-return { Initializer = Initializer, get_fans = get_fans }
+-- A subclass Name(scale = default_scale, dtype): the constructor of the
+-- scaled initializers (Normal, LeCunUniform, Orthogonal, Identity, ...).
+local function scaled(name, default_scale)
+  local cls = Initializer:extend(name)
+  function cls:init(scale, dtype)
+    Initializer.init(self, dtype)
+    self.scale = scale or default_scale
+  end
+  return cls
+end
+
+-- For fill: the array must be float (the error at the line that called the
+-- initializer).
+local function check_float(array, fn)
+  if not T.is_float_dtype(array.dtype) then
+    error(fn .. ': the array must have a float dtype (got ' .. array.dtype .. ')', 4)
+  end
+end
+
+return { Initializer = Initializer, get_fans = get_fans, scaled = scaled, check_float = check_float }

@@ -6,20 +6,13 @@
 -- in float64 (the same distribution as the Q of a QR decomposition).
 local T = require 'chainer.tensor'
 local base = require 'chainer.initializers.initializer'
-local Initializer = base.Initializer
 
-local Orthogonal = Initializer:extend('Orthogonal')
-function Orthogonal:init(scale, dtype)
-  Initializer.init(self, dtype)
-  self.scale = scale or 1.1
-end
+local Orthogonal = base.scaled('Orthogonal', 1.1)
 
 function Orthogonal:fill(array)
   local shape = array.shape
   if #shape == 0 then error('Orthogonal: the array must have at least 1 dimension (got a 0-d array)', 3) end
-  if not T.is_float_dtype(array.dtype) then
-    error('Orthogonal: the array must have a float dtype (got ' .. array.dtype .. ')', 3)
-  end
+  base.check_float(array, 'Orthogonal')
   local rows = shape[1]
   local cols = 1
   for i = 2, #shape do cols = cols * shape[i] end

@@ -62,9 +62,7 @@ function SamplingFilter:fill(array)
     error(string.format('%s: the array must be (in_c, out_c, k, ...) with at least one spatial axis, got shape %s',
       name, T.shape_str(shape)), 3)
   end
-  if not T.is_float_dtype(array.dtype) then
-    error(name .. ': the array must have a float dtype (got ' .. array.dtype .. ')', 3)
-  end
+  base.check_float(array, name)
   local in_c, out_c, k = shape[1], shape[2], shape[3]
   if out_c ~= in_c and out_c ~= 1 then
     error(string.format('%s: out_c (shape[2] = %d) must equal in_c (shape[1] = %d) or be 1', name, out_c, in_c), 3)

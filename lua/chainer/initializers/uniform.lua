@@ -1,22 +1,15 @@
 -- initializers/uniform.lua: Uniform, LeCunUniform, GlorotUniform, HeUniform.
-local T = require 'chainer.tensor'
 local base = require 'chainer.initializers.initializer'
-local Initializer, get_fans = base.Initializer, base.get_fans
+local get_fans = base.get_fans
 
-local function uniform_fill(array, s, fn)
-  if not T.is_float_dtype(array.dtype) then
-    error(fn .. ': the array must have a float dtype (got ' .. array.dtype .. ')', 4)
-  end
-  array:uniform_(-s, s)
-end
-
+-- A scaled initializer filling with U[-s, s), s = bound(scale, shape, name).
 local function make(name, default_scale, bound)
-  local cls = Initializer:extend(name)
-  function cls:init(scale, dtype)
-    Initializer.init(self, dtype)
-    self.scale = scale or default_scale
+  local cls = base.scaled(name, default_scale)
+  function cls:fill(array)
+    local s = bound(self.scale, array.shape, name)
+    base.check_float(array, name)
+    array:uniform_(-s, s)
   end
-  function cls:fill(array) uniform_fill(array, bound(self.scale, array.shape, name), name) end
   return cls
 end
 

@@ -12,15 +12,6 @@ local lazy = {
   MultithreadIterator = 'chainer.iterators.multithread_iterator',
   MultiprocessIterator = 'chainer.iterators.multiprocess_iterator',
 }
-setmetatable(M, {
-  __index = function(t, k)
-    local module = lazy[k]
-    if module then
-      local cls = require(module)[k]
-      rawset(t, k, cls)
-      return cls
-    end
-  end,
-})
+require('chainer._lazy')(M, nil, lazy)
 
 return M

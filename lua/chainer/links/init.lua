@@ -31,14 +31,6 @@ for _, f in ipairs(files) do
 end
 
 -- L.caffe.CaffeFunction (chainer.links.caffe), loaded on first use.
-setmetatable(M, {
-  __index = function(t, k)
-    if k == 'caffe' then
-      local v = require 'chainer.links.caffe'
-      rawset(t, k, v)
-      return v
-    end
-  end,
-})
+require('chainer._lazy')(M, { caffe = 'chainer.links.caffe' })
 
 return M

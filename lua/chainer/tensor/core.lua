@@ -423,4 +423,15 @@ function M.as_tensor(v, dtype)
   return M.array(v, dtype)
 end
 
+-- The tensor function of a one-input C kernel ch_X(x, &out) (trace, inv,
+-- det, ...): x as a tensor in, the kernel's new tensor out, its error at the
+-- caller's line.
+function M.unary_kernel(kernel)
+  return function(x)
+    x = M.as_tensor(x)
+    check(kernel(x.ptr, box), 2)
+    return wrap(box[0])
+  end
+end
+
 return M

@@ -35,6 +35,25 @@ local function coerce(v, fn, name, level)
 end
 M.coerce_operand = coerce
 
+-- Each op as T.name, t:name and the in-place t:name_.
+local function register(ops, make, make_inplace)
+  for name, op in pairs(ops) do
+    local f = make(op, name)
+    M[name] = f
+    methods[name] = f
+    methods[name .. '_'] = make_inplace(op, name)
+  end
+end
+
+-- NumPy's other names for ops (aliases: alias -> op name), in all three forms.
+local function register_aliases(aliases)
+  for alias, name in pairs(aliases) do
+    M[alias] = M[name]
+    methods[alias] = M[name]
+    methods[alias .. '_'] = methods[name .. '_']
+  end
+end
+
 ---------------------------------------------------------------------------
 -- binary ops
 ---------------------------------------------------------------------------
@@ -78,23 +97,14 @@ local function make_binary_inplace(op, name)
   end
 end
 
-for name, op in pairs(binary_ops) do
-  local f = make_binary(op, name)
-  M[name] = f
-  methods[name] = f
-  methods[name .. '_'] = make_binary_inplace(op, name)
-end
+register(binary_ops, make_binary, make_binary_inplace)
 
 local binary_aliases = {
   true_divide = 'div', divide = 'div', power = 'pow', remainder = 'mod', subtract = 'sub',
   multiply = 'mul', equal = 'eq', not_equal = 'ne', less = 'lt', less_equal = 'le',
   greater = 'gt', greater_equal = 'ge',
 }
-for alias, name in pairs(binary_aliases) do
-  M[alias] = M[name]
-  methods[alias] = M[name]
-  methods[alias .. '_'] = methods[name .. '_']
-end
+register_aliases(binary_aliases)
 
 ---------------------------------------------------------------------------
 -- unary ops
@@ -125,19 +135,10 @@ local function make_unary_inplace(op, name)
   end
 end
 
-for name, op in pairs(unary_ops) do
-  local f = make_unary(op, name)
-  M[name] = f
-  methods[name] = f
-  methods[name .. '_'] = make_unary_inplace(op, name)
-end
+register(unary_ops, make_unary, make_unary_inplace)
 
 local unary_aliases = { negative = 'neg', absolute = 'abs', fix = 'trunc' }
-for alias, name in pairs(unary_aliases) do
-  M[alias] = M[name]
-  methods[alias] = M[name]
-  methods[alias .. '_'] = methods[name .. '_']
-end
+register_aliases(unary_aliases)
 
 ---------------------------------------------------------------------------
 -- clip, where, axpby

@@ -52,12 +52,7 @@ function methods.scatter_add_(t, axis, indices, values)
 end
 -- scatter_add(target, axis, indices, values): the same, in place on target
 -- (like cupyx.scatter_add); returns target.
-function M.scatter_add(target, axis, indices, values)
-  local idx = index_tensor(indices, 'scatter_add')
-  values = as_tensor(values, target.dtype)
-  check(C.ch_scatter_add(target.ptr, axis or 0, idx.ptr, values.ptr), 2)
-  return target
-end
+M.scatter_add = methods.scatter_add_
 
 -- t:scatter_add_along_axis_(axis, indices, values): the transpose of
 -- take_along_axis, accumulating, in place; returns t.
@@ -83,11 +78,7 @@ methods.masked_select = M.masked_select
 
 -- nonzero(x): (count, ndim) int64 positions of the non-zero elements
 -- (numpy.argwhere; column k is numpy.nonzero(x)[k]).
-function M.nonzero(x)
-  x = as_tensor(x)
-  check(C.ch_nonzero(x.ptr, box), 2)
-  return wrap(box[0])
-end
+M.nonzero = M.unary_kernel(C.ch_nonzero)
 methods.nonzero = M.nonzero
 M.argwhere = M.nonzero
 

@@ -22,24 +22,23 @@ local function tensor_list(list, fn)
   return n, arr, keep
 end
 
--- concatenate({a, b, ...}, axis = 0)
-function M.concatenate(list, axis)
-  local n, arr, keep = tensor_list(list, 'concatenate')
-  check(C.ch_concatenate(arr, n, axis or 0, box), 2)
-  local r = wrap(box[0])
-  keep[1] = nil
-  return r
+-- The tensor function of a joining kernel ch_X(tensors, n, axis, &out).
+local function joining(kernel, fn)
+  return function(list, axis)
+    local n, arr, keep = tensor_list(list, fn)
+    check(kernel(arr, n, axis or 0, box), 2)
+    local r = wrap(box[0])
+    keep[1] = nil   -- the inputs stay alive until the kernel has run
+    return r
+  end
 end
+
+-- concatenate({a, b, ...}, axis = 0)
+M.concatenate = joining(C.ch_concatenate, 'concatenate')
 M.concat = M.concatenate
 
 -- stack({a, b, ...}, axis = 0): joins equal-shaped tensors along a new axis.
-function M.stack(list, axis)
-  local n, arr, keep = tensor_list(list, 'stack')
-  check(C.ch_stack(arr, n, axis or 0, box), 2)
-  local r = wrap(box[0])
-  keep[1] = nil
-  return r
-end
+M.stack = joining(C.ch_stack, 'stack')
 
 local function map_list(list, fn, f)
   if type(list) ~= 'table' or is_tensor(list) then

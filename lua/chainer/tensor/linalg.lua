@@ -90,35 +90,19 @@ end
 methods.outer = M.outer
 
 -- numpy.trace: the sum of the main diagonal (over the first two axes).
-function M.trace(x)
-  x = as_tensor(x)
-  check(C.ch_trace(x.ptr, box), 2)
-  return wrap(box[0])
-end
+M.trace = M.unary_kernel(C.ch_trace)
 methods.trace = M.trace
 
 -- inv, det, solve work on the last two axes and batch over the rest.
-function M.inv(x)
-  x = as_tensor(x)
-  check(C.ch_inv(x.ptr, box), 2)
-  return wrap(box[0])
-end
+M.inv = M.unary_kernel(C.ch_inv)
 methods.inv = M.inv
 
-function M.det(x)
-  x = as_tensor(x)
-  check(C.ch_det(x.ptr, box), 2)
-  return wrap(box[0])
-end
+M.det = M.unary_kernel(C.ch_det)
 methods.det = M.det
 
 -- cholesky(x): the lower triangular L with L L^T = x (x's lower triangle
 -- is read), for each matrix on the last two axes.
-function M.cholesky(x)
-  x = as_tensor(x)
-  check(C.ch_cholesky(x.ptr, box), 2)
-  return wrap(box[0])
-end
+M.cholesky = M.unary_kernel(C.ch_cholesky)
 methods.cholesky = M.cholesky
 
 -- fft(real, imag) -> real, imag: numpy.fft.fft of real + i imag over the

@@ -14,25 +14,25 @@ local function sort_opts(opts)
   return axis, opts.descending and 1 or 0
 end
 
--- sort(x, {axis = -1, descending = false}): a sorted copy.  Stable; NaN
--- sorts last (first when descending).  axis = false sorts the flattened x.
-function M.sort(x, opts)
-  x = as_tensor(x)
-  local axis, desc = sort_opts(opts)
-  if axis == false then x, axis = x:reshape(-1), 0 end
-  check(C.ch_sort(x.ptr, axis, desc, box), 2)
-  return wrap(box[0])
+-- The tensor function of a sorting kernel ch_X(x, axis, descending, &out);
+-- axis = false sorts the flattened x.
+local function sorting(kernel)
+  return function(x, opts)
+    x = as_tensor(x)
+    local axis, desc = sort_opts(opts)
+    if axis == false then x, axis = x:reshape(-1), 0 end
+    check(kernel(x.ptr, axis, desc, box), 2)
+    return wrap(box[0])
+  end
 end
+
+-- sort(x, {axis = -1, descending = false}): a sorted copy.  Stable; NaN
+-- sorts last (first when descending).
+M.sort = sorting(C.ch_sort)
 methods.sort = M.sort
 
 -- argsort(x, {axis = -1, descending = false}): int64 positions that sort x.
-function M.argsort(x, opts)
-  x = as_tensor(x)
-  local axis, desc = sort_opts(opts)
-  if axis == false then x, axis = x:reshape(-1), 0 end
-  check(C.ch_argsort(x.ptr, axis, desc, box), 2)
-  return wrap(box[0])
-end
+M.argsort = sorting(C.ch_argsort)
 methods.argsort = M.argsort
 
 local ubox = ffi.new('ch_tensor*[3]')

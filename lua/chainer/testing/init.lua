@@ -93,21 +93,6 @@ local LAZY = {
   InitializerArgument = 'chainer.testing.function_link', FunctionTestError = 'chainer.testing.function_link',
   LinkTestError = 'chainer.testing.function_link',
 }
-setmetatable(M, {
-  __index = function(t, k)
-    if k == 'oracle' then
-      local mod = require 'chainer.testing.oracle'
-      rawset(t, k, mod)
-      return mod
-    end
-    local from = LAZY[k]
-    if from then
-      local v = require(from)[k]
-      rawset(t, k, v)
-      return v
-    end
-    return nil
-  end,
-})
+require('chainer._lazy')(M, { oracle = 'chainer.testing.oracle' }, LAZY)
 
 return M

@@ -21,15 +21,6 @@ M.PRIORITY_EDITOR = extension.PRIORITY_EDITOR
 M.PRIORITY_READER = extension.PRIORITY_READER
 
 -- chainer.training.extensions loads on first use
-setmetatable(M, {
-  __index = function(t, k)
-    if k == 'extensions' then
-      local e = require 'chainer.training.extensions'
-      rawset(t, k, e)
-      return e
-    end
-    return nil
-  end,
-})
+require('chainer._lazy')(M, { extensions = 'chainer.training.extensions' })
 
 return M

@@ -6,10 +6,11 @@ local M = {}
 
 local function check_int(fn, name, v, min)
   if type(v) ~= 'number' or v ~= math.floor(v) or v < min then
-    error(string.format('%s: %s must be an integer >= %d (got %s)', fn, name, min, tostring(v)), 3)
+    error(string.format('%s: %s must be an integer >= %d (got %s)', fn, name, min, tostring(v)), 4)
   end
 end
 
+-- (error level: the caller of get_conv_outsize / get_deconv_outsize)
 local function check_all(fn, size, k, s, p, cover_all, d)
   check_int(fn, 'size', size, 0)
   check_int(fn, 'k', k, 1)
@@ -18,6 +19,16 @@ local function check_all(fn, size, k, s, p, cover_all, d)
   check_int(fn, 'd', d, 1)
   if type(cover_all) ~= 'boolean' then
     error(string.format('%s: cover_all must be a boolean (got %s)', fn, tostring(cover_all)), 3)
+  end
+end
+
+-- The public, checked form of a formula (cover_all = false, d = 1 by default).
+local function checked(fn, formula)
+  return function(size, k, s, p, cover_all, d)
+    if cover_all == nil then cover_all = false end
+    d = d or 1
+    check_all(fn, size, k, s, p, cover_all, d)
+    return formula(size, k, s, p, cover_all, d)
   end
 end
 
@@ -32,12 +43,7 @@ function M.conv_outsize(size, k, s, p, cover_all, d)
   return math.floor((size + p * 2 - dk) / s) + 1
 end
 
-function M.get_conv_outsize(size, k, s, p, cover_all, d)
-  if cover_all == nil then cover_all = false end
-  d = d or 1
-  check_all('get_conv_outsize', size, k, s, p, cover_all, d)
-  return M.conv_outsize(size, k, s, p, cover_all, d)
-end
+M.get_conv_outsize = checked('get_conv_outsize', M.conv_outsize)
 
 -- get_deconv_outsize(size, k, s, p, cover_all = false, d = 1): the input
 -- size whose convolution with these settings gives `size` (the output size
@@ -49,11 +55,6 @@ function M.deconv_outsize(size, k, s, p, cover_all, d)
   return s * (size - 1) + dk - 2 * p
 end
 
-function M.get_deconv_outsize(size, k, s, p, cover_all, d)
-  if cover_all == nil then cover_all = false end
-  d = d or 1
-  check_all('get_deconv_outsize', size, k, s, p, cover_all, d)
-  return M.deconv_outsize(size, k, s, p, cover_all, d)
-end
+M.get_deconv_outsize = checked('get_deconv_outsize', M.deconv_outsize)
 
 return M

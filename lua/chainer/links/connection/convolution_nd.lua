@@ -8,40 +8,22 @@
 -- The (out_channels, ksize) form and in_channels = nil infer the input
 -- channels at the first call.  W: (out_channels, in_channels/groups, k...),
 -- default LeCunNormal; b: (out_channels), default zeros.
-local F = require 'chainer.functions'
-local Link = require('chainer.link').Link
 local args = require 'chainer._args'
 local U = require 'chainer.links._util'
+local convolution_base = require 'chainer.links.connection._convolution_base'
 
-local ConvolutionND = Link:extend('ConvolutionND')
-ConvolutionND._function_name = 'convolution_nd'   -- the function a bad x is reported under
+local ConvolutionND = convolution_base.family('ConvolutionND', 'convolution_nd')
 
--- Shared constructor: a = table of Chainer's arguments, ndim = spatial dims.
--- (Error levels: this method, the subclass init, Link.new, the user.)
-function ConvolutionND:_configure(fn, ndim, a)
-  local in_channels, out_channels, ksize = U.conv_channels(fn, a)
-  self.ndim = ndim
-  self.in_channels = in_channels
-  self.out_channels = out_channels
-  self.ksize = U.tuple(ksize, ndim)
-  if #self.ksize ~= ndim then
-    error(string.format('%s: ksize must be a number or %d numbers', fn, ndim), 4)
+-- Convolution's own arguments and checks, within ConvolutionBase:_configure
+-- (error levels: this, _configure, the subclass init, Link.new, the user).
+function ConvolutionND:_configure_family(fn, a)
+  if #self.ksize ~= self.ndim then
+    error(string.format('%s: ksize must be a number or %d numbers', fn, self.ndim), 5)
   end
-  self.stride = a.stride or 1
-  self.pad = a.pad or 0
-  self.dilate = a.dilate or 1
-  self.groups = a.groups or 1
   self.cover_all = a.cover_all and true or false
-  self.nobias = a.nobias and true or false
+  local in_channels = self.in_channels
   if in_channels ~= nil and in_channels % self.groups ~= 0 then
-    error(string.format('%s: in_channels (%d) must be divisible by groups (%d)', fn, in_channels, self.groups), 4)
-  end
-  if out_channels % self.groups ~= 0 then
-    error(string.format('%s: out_channels (%d) must be divisible by groups (%d)', fn, out_channels, self.groups), 4)
-  end
-  self.W = U.param(U.weight_init(a.initialW, fn), in_channels and self:_w_shape(in_channels) or nil)
-  if not self.nobias then
-    self.b = U.param(U.bias_init(a.initial_bias, fn), { out_channels })
+    error(string.format('%s: in_channels (%d) must be divisible by groups (%d)', fn, in_channels, self.groups), 5)
   end
 end
 
@@ -93,39 +75,20 @@ function ConvolutionND:_options()
     groups = self.groups }
 end
 
--- W from x's channel count at the first forward, which calls this while W
--- is uninitialised (error levels: the caller of forward for
--- a bad x, its caller for a channel count that groups does not divide).
-function ConvolutionND:_initialize_from(x)
-  local name = getmetatable(self).__name
-  local xd = U.input_data(self._function_name, x)
-  if xd.ptr.nd < 2 then
-    error(name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
-  end
-  local in_channels = xd.shape[2]
+-- At the first forward (error level: the caller of the forward's caller, as
+-- ConvolutionBase:_initialize_from's own errors are the forward's caller).
+function ConvolutionND:_check_input_channels(in_channels)
   if in_channels % self.groups ~= 0 then
     error(string.format('%s: the input has %d channels, not divisible by groups (%d)',
-      name, in_channels, self.groups), 4)
+      getmetatable(self).__name, in_channels, self.groups), 5)
   end
-  self.in_channels = in_channels
-  self.W:initialize(self:_w_shape(in_channels))
-end
-
-function ConvolutionND:forward(x)
-  if self.W._data == nil then self:_initialize_from(x) end
-  return F.convolution_nd(x, self.W, self.b, self:_options())
 end
 
 -- A fixed-dimension variant: Chainer's argument order without `ndim`
 -- (signature), calling F[fname].
 function ConvolutionND._fixed(name, ndim, signature, fname)
-  local cls = ConvolutionND:extend(name)
-  cls._function_name = fname
+  local cls = convolution_base.fixed(ConvolutionND, name, ndim, signature, fname)
   local fn = 'L.' .. name
-  function cls:init(...)
-    local a = args.parse(fn, signature, select('#', ...), ...)
-    self:_configure(name, ndim, a)
-  end
   -- from_params(W, b, stride, pad, nobias, {cover_all =, dilate =, groups =})
   -- (Convolution2D: dilate and groups): Chainer 7's classmethod; in_channels
   -- is W's second axis times groups, ksize its last axes.
@@ -134,11 +97,6 @@ function ConvolutionND._fixed(name, ndim, signature, fname)
   function cls.from_params(...)
     local pfn = fn .. '.from_params'
     return cls(from_params_arguments(pfn, args.parse(pfn, from_params_signature, select('#', ...), ...), ndim))
-  end
-  local f = F[fname]
-  function cls:forward(x)
-    if self.W._data == nil then self:_initialize_from(x) end
-    return f(x, self.W, self.b, self:_options())
   end
   return cls
 end

@@ -7,34 +7,13 @@
 -- L.Deconvolution1D/3D(in_channels, out_channels, ksize, ...) the same without ndim.
 -- W: (in_channels, out_channels/groups, k...), default LeCunNormal; b zeros.
 -- in_channels = nil (or the (out_channels, ksize) form) infers it at the first call.
-local F = require 'chainer.functions'
-local Link = require('chainer.link').Link
 local args = require 'chainer._args'
-local U = require 'chainer.links._util'
+local convolution_base = require 'chainer.links.connection._convolution_base'
 
-local DeconvolutionND = Link:extend('DeconvolutionND')
-DeconvolutionND._function_name = 'deconvolution_nd'   -- the function a bad x is reported under
+local DeconvolutionND = convolution_base.family('DeconvolutionND', 'deconvolution_nd')
 
--- Shared constructor (error levels: this method, the subclass init, Link.new, the user).
-function DeconvolutionND:_configure(fn, ndim, a)
-  local in_channels, out_channels, ksize = U.conv_channels(fn, a)
-  self.ndim = ndim
-  self.in_channels = in_channels
-  self.out_channels = out_channels
-  self.ksize = U.tuple(ksize, ndim)
-  self.stride = a.stride or 1
-  self.pad = a.pad or 0
+function DeconvolutionND:_configure_family(_, a)
   self.outsize = a.outsize
-  self.dilate = a.dilate or 1
-  self.groups = a.groups or 1
-  self.nobias = a.nobias and true or false
-  if out_channels % self.groups ~= 0 then
-    error(string.format('%s: out_channels (%d) must be divisible by groups (%d)', fn, out_channels, self.groups), 4)
-  end
-  self.W = U.param(U.weight_init(a.initialW, fn), in_channels and self:_w_shape(in_channels) or nil)
-  if not self.nobias then
-    self.b = U.param(U.bias_init(a.initial_bias, fn), { out_channels })
-  end
 end
 
 function DeconvolutionND:_w_shape(in_channels)
@@ -53,17 +32,6 @@ function DeconvolutionND:_options()
   return { stride = self.stride, pad = self.pad, outsize = self.outsize, dilate = self.dilate, groups = self.groups }
 end
 
--- W from x's channel count at the first forward, which calls this while W
--- is uninitialised (error level: the caller of forward).
-function DeconvolutionND:_initialize_from(x)
-  local xd = U.input_data(self._function_name, x)
-  if xd.ptr.nd < 2 then
-    error(getmetatable(self).__name .. ': x must be a tensor or Variable of shape (N, C, ...)', 3)
-  end
-  self.in_channels = xd.shape[2]
-  self.W:initialize(self:_w_shape(xd.shape[2]))
-end
-
 local ND_SIGNATURE = args.signature { 'ndim', 'in_channels', 'out_channels', 'ksize', 'stride', 'pad', 'nobias',
   'outsize', 'initialW', 'initial_bias', 'dilate', 'groups' }
 
@@ -73,30 +41,13 @@ function DeconvolutionND:init(...)
   self:_configure('DeconvolutionND', a.ndim, a)
 end
 
-function DeconvolutionND:forward(x)
-  if self.W._data == nil then self:_initialize_from(x) end
-  return F.deconvolution_nd(x, self.W, self.b, self:_options())
-end
-
 -- The arguments of the fixed-dimension variants: Chainer's order without `ndim`.
 DeconvolutionND._FIXED_SIGNATURE = args.signature { 'in_channels', 'out_channels', 'ksize', 'stride', 'pad',
   'nobias', 'outsize', 'initialW', 'initial_bias', 'dilate', 'groups' }
 
 -- A fixed-dimension variant calling F[fname].
 function DeconvolutionND._fixed(name, ndim, fname)
-  local cls = DeconvolutionND:extend(name)
-  cls._function_name = fname
-  local fn = 'L.' .. name
-  function cls:init(...)
-    local a = args.parse(fn, DeconvolutionND._FIXED_SIGNATURE, select('#', ...), ...)
-    self:_configure(name, ndim, a)
-  end
-  local f = F[fname]
-  function cls:forward(x)
-    if self.W._data == nil then self:_initialize_from(x) end
-    return f(x, self.W, self.b, self:_options())
-  end
-  return cls
+  return convolution_base.fixed(DeconvolutionND, name, ndim, DeconvolutionND._FIXED_SIGNATURE, fname)
 end
 
 return {

@@ -1,6 +1,9 @@
 -- _shift.lua: the shared parts of the hyperparameter schedules
 -- (ExponentialShift, StepShift, ...): finding the optimizer, setting the
--- attribute, and serializing _t and _last_value.
+-- attribute, and serializing _t and _last_value; and M.Schedule, the base of
+-- the schedules that start at `init` and stop at `target`.
+local args = require 'chainer._args'
+local extension = require 'chainer.training.extension'
 local util = require 'chainer.training._util'
 
 local M = {}
@@ -53,5 +56,48 @@ function M.check_attr(attr, who)
     error(who .. ": attr must be the name of an optimizer hyperparameter such as 'lr' (got " .. type(attr) .. ')', 4)
   end
 end
+
+---------------------------------------------------------------------------
+-- Schedule: Name(attr, <arguments>..., {init =, target =, optimizer =}),
+-- optimizer[attr] = _value() after each call, clamped at target.  A schedule
+-- sets _arguments (the names of its positional arguments after attr, stored
+-- as self._<name>), may set _signature (its trailing arguments, positional or
+-- by name), checks its arguments in _configure and gives _value() (the value
+-- after self._t calls) and _increasing() (the direction it moves, for the
+-- clamp at target).
+---------------------------------------------------------------------------
+local Schedule = extension.Extension:extend('Schedule')
+Schedule._arguments = {}
+-- Chainer's arguments after the required ones, positional or by name
+Schedule._signature = args.signature({ 'init', 'target', 'optimizer' })
+
+function Schedule:init(attr, ...)
+  local name = getmetatable(self).__name
+  local n = #self._arguments
+  local rest = math.max(select('#', ...) - n, 0)
+  local opts = args.parse_at(3, name, self._signature, rest, select(n + 1, ...))
+  M.check_attr(attr, name)
+  self._attr = attr
+  for i, a in ipairs(self._arguments) do self['_' .. a] = (select(i, ...)) end
+  self:_configure(opts)
+  self._init, self._target, self._optimizer = opts.init, opts.target, opts.optimizer
+  self._t = 0
+  self._last_value = nil
+end
+
+function Schedule:_configure() end
+
+function Schedule:_clamp(value) return M.clamp(value, self._target, self:_increasing()) end
+
+Schedule.initialize = M.initialize
+Schedule.serialize = M.serialize
+
+Schedule.__call = function(self, trainer)
+  self._t = self._t + 1
+  local opt = M.get_optimizer(self, trainer)
+  M.update_value(self, opt, self:_clamp(self:_value()))
+end
+
+M.Schedule = Schedule
 
 return M

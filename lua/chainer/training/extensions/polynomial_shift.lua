@@ -6,16 +6,14 @@
 -- (the seed's PolynomialShift); with 'epoch', batchsize and len_dataset
 -- give the number of iterations.
 local args = require 'chainer._args'
-local extension = require 'chainer.training.extension'
 local shift = require 'chainer.training.extensions._shift'
 
-local PolynomialShift = extension.Extension:extend('PolynomialShift')
--- Chainer's arguments after the required ones, positional or by name
-local SIGNATURE = args.signature({ 'init', 'target', 'optimizer' }, { 'batchsize', 'len_dataset' })
+local PolynomialShift = shift.Schedule:extend('PolynomialShift')
+PolynomialShift._arguments = { 'rate', 'max_count' }
+PolynomialShift._signature = args.signature({ 'init', 'target', 'optimizer' }, { 'batchsize', 'len_dataset' })
 
-function PolynomialShift:init(attr, rate, max_count, ...)
-  local opts = args.parse_at(3, 'PolynomialShift', SIGNATURE, select('#', ...), ...)
-  shift.check_attr(attr, 'PolynomialShift')
+function PolynomialShift:_configure(opts)
+  local max_count = self._max_count
   if type(max_count) == 'table' then
     local n, unit = max_count[1], max_count[2]
     if unit == 'iteration' then
@@ -23,28 +21,24 @@ function PolynomialShift:init(attr, rate, max_count, ...)
     else
       if opts.batchsize == nil or opts.len_dataset == nil then
         error("PolynomialShift: when the unit of 'stop_trigger' is 'epoch', 'batchsize' and 'len_dataset' " ..
-          'should be specified to calculate the maximum iteration.', 3)
+          'should be specified to calculate the maximum iteration.', 4)
       end
       max_count = n * opts.len_dataset / opts.batchsize
     end
   end
   if type(max_count) ~= 'number' or max_count <= 0 then
-    error('PolynomialShift: max_count must be a positive number (got ' .. tostring(max_count) .. ')', 3)
+    error('PolynomialShift: max_count must be a positive number (got ' .. tostring(max_count) .. ')', 4)
   end
-  self._attr, self._rate, self._max_count = attr, rate, max_count
-  self._init, self._target, self._optimizer = opts.init, opts.target, opts.optimizer
-  self._t = 0
-  self._last_value = nil
+  self._max_count = max_count
 end
 
-PolynomialShift.initialize = shift.initialize
-PolynomialShift.serialize = shift.serialize
-
-PolynomialShift.__call = function(self, trainer)
-  self._t = self._t + 1
-  local opt = shift.get_optimizer(self, trainer)
+function PolynomialShift:_value()
   local decay = math.max(1 - self._t / self._max_count, 0)
-  local value = self._init * decay ^ self._rate
+  return self._init * decay ^ self._rate
+end
+
+-- Chainer compares target / value here (the other schedules value / target).
+function PolynomialShift:_clamp(value)
   if self._target ~= nil then
     if self._rate > 0 then
       if self._target / value > 1 then value = self._target end
@@ -52,7 +46,7 @@ PolynomialShift.__call = function(self, trainer)
       if self._target / value < 1 then value = self._target end
     end
   end
-  shift.update_value(self, opt, value)
+  return value
 end
 
 return PolynomialShift

@@ -89,26 +89,25 @@ function props.previous_epoch_detail(self)
 end
 function props.is_new_epoch(self) return main_it(self).is_new_epoch end
 
+-- A new table with t's entries (callers may change it freely).
+local function copy(t)
+  local out = {}
+  for k, v in pairs(t) do out[k] = v end
+  return out
+end
+
 function StandardUpdater:get_iterator(name)
   local it = self._iterators[name]
   if it == nil then error("StandardUpdater:get_iterator: no iterator named '" .. tostring(name) .. "'", 2) end
   return it
 end
-function StandardUpdater:get_all_iterators()
-  local out = {}
-  for k, v in pairs(self._iterators) do out[k] = v end
-  return out
-end
+function StandardUpdater:get_all_iterators() return copy(self._iterators) end
 function StandardUpdater:get_optimizer(name)
   local o = self._optimizers[name]
   if o == nil then error("StandardUpdater:get_optimizer: no optimizer named '" .. tostring(name) .. "'", 2) end
   return o
 end
-function StandardUpdater:get_all_optimizers()
-  local out = {}
-  for k, v in pairs(self._optimizers) do out[k] = v end
-  return out
-end
+function StandardUpdater:get_all_optimizers() return copy(self._optimizers) end
 
 function StandardUpdater:update()
   self:update_core()

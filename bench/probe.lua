@@ -101,6 +101,23 @@ else
   error('probe: unknown mode ' .. mode)
 end
 
+if os.getenv('PROBE_ROUNDS') then
+  -- bench/icount_rounds: PROBE_ROUNDS rounds of jit.flush(), n warm-up
+  -- iterations, then n measured ones between two getppid() calls, where
+  -- callgrind dumps its counts (--dump-before=getppid).  Each round compiles
+  -- its traces afresh, so one process samples several JIT outcomes.
+  local ffi = require 'ffi'
+  pcall(ffi.cdef, 'int getppid(void);')   -- (chainer._libc may have declared it)
+  for _ = 1, tonumber(os.getenv('PROBE_ROUNDS')) do
+    jit.flush()
+    for _ = 1, n do body() end
+    ffi.C.getppid()
+    for _ = 1, n do body() end
+    ffi.C.getppid()
+  end
+  return
+end
+
 if os.getenv('PROBE_TIME') then
   -- wall-time mode (bench/static_graph.sh): n warm-up iterations, then n
   -- timed ones; prints wall and CPU microseconds per iteration

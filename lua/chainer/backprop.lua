@@ -409,17 +409,30 @@ local function first_may_own_shared(st, x1, x2)
     and true or false
 end
 
+-- Hands result g of backward_tensors for target input i (node x) to
+-- accumulate, unless it is x's own sum coming back (the op added into it
+-- already: a result given to two inputs is never owned, so only a sum
+-- handed over can be a node's own gradient here).
+local function deliver(st, f, i, x, g, owned)
+  if not (g == x._grad and x._gown and x._bp == st.id) then accumulate(st, f, i, x, g, g, owned) end
+end
+
+-- Whether result g is the traversal's alone: a new tensor, or a grad output
+-- passed on when the grad outputs were (own).
+local function result_owned(g, own, gys, nout)
+  return own or (g ~= gys[1] and (nout == 1 or not passed_on(g, gys, nout)))
+end
+
 -- backward_tensors: gradients as bare tensors, and the sums the input
 -- nodes own handed to the op to add into in place.  Who owns each result
--- is inferred: a new tensor is the traversal's, a grad output passed on is
--- when the grad outputs were (own), and a tensor shared by two targets is
--- owned by at most one (first_may_own_shared; none with more targets).
+-- is inferred (result_owned), and a tensor shared by two targets is owned
+-- by at most one (first_may_own_shared; none with more targets).  One and
+-- two targets (nearly every node) are read without loops.
 local function backward_on_tensors(st, f, ins, outs, idx, nt)
   local gys, gxs = st.gys, st.gxs
   local id = st.id
-  -- the output gradients, the first one apart (most nodes have one
-  -- output); own: every one of them is the traversal's alone (a Variable
-  -- there was set by the user: its tensor is not)
+  -- the output gradients; own: every one of them is the traversal's alone
+  -- (a Variable there was set by the user: its tensor is not)
   local nout = #outs
   local g1, own = take_output_grad(st, outs[1])
   if g1 == nil then own = true elseif type(g1) == 'table' then g1, own = g1._data, false end
@@ -430,35 +443,54 @@ local function backward_on_tensors(st, f, ins, outs, idx, nt)
     gys[j] = g
     if g and not owned then own = false end
   end
-  -- the sums the targets' nodes own, to add into
-  for k = 1, nt do
-    local i = idx[k]
+  -- the sums the targets' nodes own (always tensors), to add into, and
+  -- the results; one and two targets without loops
+  if nt == 1 then
+    local i = idx[1]
     local x = ins[i]
-    if x._bp == id and x._gown then gxs[i] = x._grad end  -- a sum it owns (always a tensor)
-  end
-
-  f:backward_tensors(idx, gys, gxs, own)
-
-  local shared = nt > 1 and shared_result(gxs, idx, nt)
-  local first_owns_shared = shared and nt == 2 and first_may_own_shared(st, ins[idx[1]], ins[idx[2]])
-  for k = 1, nt do
-    local i = idx[k]
+    if x._bp == id and x._gown then gxs[i] = x._grad end
+    f:backward_tensors(idx, gys, gxs, own)
     local g = gxs[i]
     if g ~= nil then
       gxs[i] = nil
-      local x = ins[i]
-      -- x's own sum coming back has had the op's gradient added already (a
-      -- result given to two inputs is never owned, so only a sum handed
-      -- over can be a node's own gradient here)
-      if not (g == x._grad and x._gown and x._bp == id) then
-        local owned = own or (g ~= g1 and (nout == 1 or not passed_on(g, gys, nout)))
-        if shared and owned then owned = k == 1 and first_owns_shared end
-        accumulate(st, f, i, x, g, g, owned)
+      deliver(st, f, i, x, g, result_owned(g, own, gys, nout))
+    end
+  elseif nt == 2 then
+    local i1, i2 = idx[1], idx[2]
+    local x1, x2 = ins[i1], ins[i2]
+    if x1._bp == id and x1._gown then gxs[i1] = x1._grad end
+    if x2._bp == id and x2._gown then gxs[i2] = x2._grad end
+    f:backward_tensors(idx, gys, gxs, own)
+    local ga, gb = gxs[i1], gxs[i2]
+    local owna, ownb = false, false
+    if ga ~= nil then
+      gxs[i1] = nil
+      owna = result_owned(ga, own, gys, nout)
+    end
+    if gb ~= nil then
+      gxs[i2] = nil
+      ownb = result_owned(gb, own, gys, nout)
+    end
+    if ga == gb and owna then owna, ownb = first_may_own_shared(st, x1, x2), false end
+    if ga ~= nil then deliver(st, f, i1, x1, ga, owna) end
+    if gb ~= nil then deliver(st, f, i2, x2, gb, ownb) end
+  else
+    for k = 1, nt do
+      local x = ins[idx[k]]
+      if x._bp == id and x._gown then gxs[idx[k]] = x._grad end
+    end
+    f:backward_tensors(idx, gys, gxs, own)
+    local shared = shared_result(gxs, idx, nt)
+    for k = 1, nt do
+      local i = idx[k]
+      local g = gxs[i]
+      if g ~= nil then
+        gxs[i] = nil
+        deliver(st, f, i, ins[i], g, not shared and result_owned(g, own, gys, nout))
       end
     end
   end
-  gys[1] = nil
-  for j = 2, nout do gys[j] = nil end
+  for j = 1, nout do gys[j] = nil end
   if nt < #ins then   -- (an op should fill only its targets)
     for i = 1, #ins do gxs[i] = nil end
   end

@@ -197,6 +197,34 @@ describe('chainer.grad and chainer.backward', function()
     assert.truthy(err:find('backward: the output has shape (2,)', 1, true))
   end)
 
+  it('a traversal that fails mid-way, or runs inside another, leaves later ones intact', function()
+    -- (each traversal keeps its heap and scratch tables to itself)
+    local Fail = chainer.FunctionNode:extend('FailsInBackward')
+    function Fail:forward(xs) return { xs[1] * 2 } end
+    function Fail:backward() error('boom') end
+    local z = Variable(T.array({ 2 }, 'float64'))
+    local zzz = z * z * z
+    local Nested = chainer.FunctionNode:extend('GradInsideBackward')
+    function Nested:forward(xs) return { xs[1] * 3 } end
+    function Nested:backward(idx, gys)
+      local gz = chainer.grad({ zzz }, { z })[1]   -- 3 z^2 = 12
+      return { gys[1] * 3 * gz / 12 }
+    end
+    local a = Variable(T.array({ 1, 2 }, 'float64'))
+    local b = Variable(T.array({ 3, 4 }, 'float64'))
+    -- the failure strikes after the heap and the scratch tables were filled
+    local y = Fail():apply({ a * b })[1] + a * b
+    assert.truthy(err_of(function() F.sum(y):backward() end):find('boom', 1, true))
+    a:cleargrad() b:cleargrad()
+    for _ = 1, 3 do
+      local h = Nested():apply({ a * b })[1] + a
+      F.sum(h * b):backward()
+    end
+    -- d/da sum((3ab + a) b) = 3b^2 + b, d/db = 6ab + a; three calls
+    assert.are.same({ 3 * 30, 3 * 52 }, vals(a.grad))
+    assert.are.same({ 3 * 19, 3 * 50 }, vals(b.grad))
+  end)
+
   it('gradients are checked against the input (node named in the error)', function()
     local Bad = chainer.FunctionNode:extend('BadShape')
     function Bad:forward(xs) return { xs[1] * 2 } end

@@ -99,6 +99,16 @@ size_t ch_small_blocks_cached(void);
 void *ch_cpu_alloc(size_t nbytes);
 void ch_cpu_free(void *p, size_t nbytes);
 
+/* The last step of a function that makes one tensor: on success hand t
+ * over to *result, on failure release it.  Returns st. */
+static inline ch_status ch_hand_over(ch_status st, ch_tensor *t, ch_tensor **result) {
+    if (st != CH_OK) {
+        ch_tensor_release(t);
+        return st;
+    }
+    *result = t;
+    return CH_OK;
+}
 /* A new C-contiguous tensor with fresh, uninitialised storage. */
 ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out);
 /* A new tensor shaped like x (C-contiguous), optionally with another dtype. */

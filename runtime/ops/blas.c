@@ -69,12 +69,7 @@ ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int tran
     }
     ch_tensor_release(A);
     ch_tensor_release(B);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 ch_status ch_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
@@ -147,12 +142,7 @@ ch_status ch_linear(const ch_tensor *x, const ch_tensor *W, const ch_tensor *b, 
     ch_status st = b && y->numel ? ch_copy_into(y, b) : CH_OK;
     if (st == CH_OK)
         st = ch_gemm(0, 1, 1.0, x, W, b ? 1.0 : 0.0, y);
-    if (st != CH_OK) {
-        ch_tensor_release(y);
-        return st;
-    }
-    *result = y;
-    return CH_OK;
+    return ch_hand_over(st, y, result);
 }
 
 /* numpy.dot with a 0-d operand is a product with a scalar. */

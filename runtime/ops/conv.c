@@ -94,12 +94,7 @@ static ch_status need_nd(const ch_tensor *t, int nd, const char *fn, const char 
  * output on failure; hands the output over on success. */
 static ch_status finish(ch_status st, ch_tensor **c, int n, ch_tensor *out, ch_tensor **result) {
     ch_release_all(c, n);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tensor *b, int nsp, const int64_t *stride,

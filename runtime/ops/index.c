@@ -26,12 +26,7 @@ static ch_status checked_indices(const ch_tensor *idx, int64_t n, int axis, cons
     if (st == CH_OK && bad)
         st = ch_fail(CH_ERR_ARG, "%s: index %lld is out of bounds for axis %d with size %lld", fn, (long long)v, axis,
                      (long long)n);
-    if (st != CH_OK) {
-        ch_tensor_release(t);
-        return st;
-    }
-    *out = t;
-    return CH_OK;
+    return ch_hand_over(st, t, out);
 }
 
 ch_status ch_take(const ch_tensor *x, const ch_tensor *indices, int axis, int flat, ch_tensor **result) {
@@ -67,12 +62,7 @@ ch_status ch_take(const ch_tensor *x, const ch_tensor *indices, int axis, int fl
 done:
     ch_tensor_release(idx);
     ch_tensor_release(xc);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 /* Shape of an along-axis operation: idx's extent on axis, the broadcast of
@@ -112,12 +102,7 @@ ch_status ch_take_along_axis(const ch_tensor *x, const ch_tensor *indices, int a
     if (st == CH_OK)
         st = kernel(x, idx, axis, out);
     ch_tensor_release(idx);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 /* values cast to target's dtype (a new reference); they must broadcast to
@@ -206,12 +191,7 @@ ch_status ch_masked_select(const ch_tensor *x, const ch_tensor *mask, ch_tensor 
     ch_tensor *out;
     CH_TRY(ch_tensor_new((ch_dtype)x->dt, 1, &n, x->dev, &out));
     ch_status st = kernel(x, mask, nd, dim, out);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 ch_status ch_nonzero(const ch_tensor *x, ch_tensor **result) {
@@ -225,10 +205,5 @@ ch_status ch_nonzero(const ch_tensor *x, ch_tensor **result) {
     int64_t odim[2] = {n, x->nd};
     CH_TRY(ch_tensor_new(CH_INT64, 2, odim, x->dev, &out));
     ch_status st = kernel(x, out);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }

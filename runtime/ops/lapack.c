@@ -50,12 +50,7 @@ static ch_status scratch_copy(const ch_tensor *x, ch_dtype dt, ch_tensor **out) 
     ch_tensor *t;
     CH_TRY(ch_tensor_new(dt, x->nd, x->dim, x->dev, &t));
     ch_status st = ch_copy_any(t, x);
-    if (st != CH_OK) {
-        ch_tensor_release(t);
-        return st;
-    }
-    *out = t;
-    return CH_OK;
+    return ch_hand_over(st, t, out);
 }
 
 /* Hands `w` (compute dtype) back as the result in dtype rdt. */

@@ -118,12 +118,7 @@ ch_status ch_max_pool_scatter(const ch_tensor *g, const ch_tensor *indexes, int 
         st = kernel(&geo, gc, ic, gx);
     ch_tensor_release(gc);
     ch_tensor_release(ic);
-    if (st != CH_OK) {
-        ch_tensor_release(gx);
-        return st;
-    }
-    *result = gx;
-    return CH_OK;
+    return ch_hand_over(st, gx, result);
 }
 
 ch_status ch_max_pool_gather(const ch_tensor *x, const ch_tensor *indexes, int nsp, const int64_t *ksize,
@@ -151,12 +146,7 @@ ch_status ch_max_pool_gather(const ch_tensor *x, const ch_tensor *indexes, int n
         st = kernel(&geo, xc, ic, y);
     ch_tensor_release(xc);
     ch_tensor_release(ic);
-    if (st != CH_OK) {
-        ch_tensor_release(y);
-        return st;
-    }
-    *result = y;
-    return CH_OK;
+    return ch_hand_over(st, y, result);
 }
 
 ch_status ch_avg_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride,
@@ -177,12 +167,7 @@ ch_status ch_avg_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize,
     if (st == CH_OK)
         st = kernel(&g, mode, xc, y);
     ch_tensor_release(xc);
-    if (st != CH_OK) {
-        ch_tensor_release(y);
-        return st;
-    }
-    *result = y;
-    return CH_OK;
+    return ch_hand_over(st, y, result);
 }
 
 ch_status ch_avg_pool_backward(const ch_tensor *gy, int nsp, const int64_t *ksize, const int64_t *stride,
@@ -203,10 +188,5 @@ ch_status ch_avg_pool_backward(const ch_tensor *gy, int nsp, const int64_t *ksiz
     if (st == CH_OK)
         st = kernel(&g, mode, gc, gx);
     ch_tensor_release(gc);
-    if (st != CH_OK) {
-        ch_tensor_release(gx);
-        return st;
-    }
-    *result = gx;
-    return CH_OK;
+    return ch_hand_over(st, gx, result);
 }

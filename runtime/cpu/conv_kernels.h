@@ -241,23 +241,30 @@ static int CV_NAME(forward_chunk)(const conv_geom *g, const CV_T *x, const CV_T 
     return 0;
 }
 
+/* gy of the images [n0, n0 + cn) as one (Cout, cn*P) matrix: gy itself
+ * for one image, else gathered into scratch slot 1.  NULL when out of
+ * memory. */
+static const CV_T *CV_NAME(gy_wide)(const conv_geom *g, const CV_T *gy, int64_t n0, int64_t cn) {
+    int64_t P = g->P, wide = cn * P;
+    if (cn == 1)
+        return gy + n0 * g->Cout * P;
+    CV_T *buf = (CV_T *)conv_scratch(1, (size_t)g->Cout * (size_t)wide * sizeof(CV_T));
+    if (!buf)
+        return NULL;
+    for (int64_t i = 0; i < cn; i++)
+        for (int64_t co = 0; co < g->Cout; co++)
+            memcpy(buf + co * wide + i * P, gy + ((n0 + i) * g->Cout + co) * P, (size_t)P * sizeof(CV_T));
+    return buf;
+}
+
 /* gx = col2im(W^T @ gy) for the images [n0, n0 + cn), grouped like the
  * forward. */
 static int CV_NAME(data_chunk)(const conv_geom *g, const CV_T *gy, const CV_T *w, CV_T *gx, int64_t n0,
                                int64_t cn) {
     int64_t P = g->P, Kg = g->Kg, Cog = g->Coutg, wide = cn * P;
-    const CV_T *gyc;
-    if (cn == 1) {
-        gyc = gy + n0 * g->Cout * P;
-    } else {
-        CV_T *buf = (CV_T *)conv_scratch(1, (size_t)g->Cout * (size_t)wide * sizeof(CV_T));
-        if (!buf)
-            return 1;
-        for (int64_t i = 0; i < cn; i++)
-            for (int64_t co = 0; co < g->Cout; co++)
-                memcpy(buf + co * wide + i * P, gy + ((n0 + i) * g->Cout + co) * P, (size_t)P * sizeof(CV_T));
-        gyc = buf;
-    }
+    const CV_T *gyc = CV_NAME(gy_wide)(g, gy, n0, cn);
+    if (!gyc)
+        return 1;
     if (cn == 1 && g->direct) {
         CV_T *gxn = gx + n0 * g->C * g->Pin;
         for (int64_t gi = 0; gi < g->groups; gi++)
@@ -313,7 +320,7 @@ static int CV_NAME(backward_data)(const conv_geom *g, const CV_T *gy, const CV_T
 static int CV_NAME(filter_chunk)(const conv_geom *g, const CV_T *x, const CV_T *gy, int64_t n0, int64_t cn,
                                  CV_T *dst) {
     int64_t P = g->P, Kg = g->Kg, Cog = g->Coutg, wide = cn * P;
-    const CV_T *col, *gyc;
+    const CV_T *col;
     if (cn == 1 && g->direct) {
         col = x + n0 * g->C * g->Pin;
     } else {
@@ -324,17 +331,9 @@ static int CV_NAME(filter_chunk)(const conv_geom *g, const CV_T *x, const CV_T *
             CV_NAME(im2col)(g, x + (n0 + i) * g->C * g->Pin, buf + i * P, wide);
         col = buf;
     }
-    if (cn == 1) {
-        gyc = gy + n0 * g->Cout * P;
-    } else {
-        CV_T *buf = (CV_T *)conv_scratch(1, (size_t)g->Cout * (size_t)wide * sizeof(CV_T));
-        if (!buf)
-            return 1;
-        for (int64_t i = 0; i < cn; i++)
-            for (int64_t co = 0; co < g->Cout; co++)
-                memcpy(buf + co * wide + i * P, gy + ((n0 + i) * g->Cout + co) * P, (size_t)P * sizeof(CV_T));
-        gyc = buf;
-    }
+    const CV_T *gyc = CV_NAME(gy_wide)(g, gy, n0, cn);
+    if (!gyc)
+        return 1;
     for (int64_t gi = 0; gi < g->groups; gi++)
         CV_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Cog, (int)Kg, (int)wide, 1, gyc + gi * Cog * wide,
                 (int)wide, col + gi * Kg * wide, (int)wide, 0, dst + gi * Cog * Kg, (int)Kg);

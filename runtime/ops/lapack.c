@@ -53,14 +53,19 @@ static ch_status scratch_copy(const ch_tensor *x, ch_dtype dt, ch_tensor **out) 
     return ch_hand_over(st, t, out);
 }
 
-/* Hands `w` (compute dtype) back as the result in dtype rdt. */
-static ch_status finish(ch_tensor *w, ch_dtype rdt, ch_tensor **result) {
+/* The last step: when st is CH_OK, hands `w` (compute dtype) back as the
+ * result in dtype rdt; otherwise releases it and returns st. */
+static ch_status finish(ch_status st, ch_tensor *w, ch_dtype rdt, ch_tensor **result) {
+    if (st != CH_OK) {
+        ch_tensor_release(w);
+        return st;
+    }
     if (w->dt == (int)rdt) {
         *result = w;
         return CH_OK;
     }
     ch_tensor *r;
-    ch_status st = ch_astype(w, rdt, &r);
+    st = ch_astype(w, rdt, &r);
     ch_tensor_release(w);
     if (st == CH_OK) *result = r;
     return st;
@@ -84,11 +89,7 @@ static ch_status factor_copy(const char *fn, const ch_tensor *x, ch_inv_kernel *
         st = ch_fail(CH_ERR_ARG, "%s: matrix is %s%s (%s%d%s)", fn, what, batch_str(b, sizeof b, x, bad), before, k,
                      after);
     }
-    if (st != CH_OK) {
-        ch_tensor_release(w);
-        return st;
-    }
-    return finish(w, rdt, result);
+    return finish(st, w, rdt, result);
 }
 
 ch_status ch_inv(const ch_tensor *x, ch_tensor **result) {
@@ -106,16 +107,13 @@ ch_status ch_det(const ch_tensor *x, ch_tensor **result) {
     CH_KERNEL(kernel, det, x->dev, "det");
     ch_dtype xdt = (ch_dtype)x->dt, cdt = compute_dtype(xdt);
     ch_dtype rdt = xdt == CH_FLOAT16 ? CH_FLOAT16 : cdt;
-    ch_tensor *w, *out;
+    ch_tensor *w, *out = NULL;
     CH_TRY(scratch_copy(x, cdt, &w));
     ch_status st = ch_tensor_new(cdt, x->nd - 2, x->dim, x->dev, &out);
-    if (st == CH_OK) {
+    if (st == CH_OK)
         st = kernel(w, out);
-        if (st != CH_OK) ch_tensor_release(out);
-    }
     ch_tensor_release(w);
-    if (st != CH_OK) return st;
-    return finish(out, rdt, result);
+    return finish(st, out, rdt, result);
 }
 
 ch_status ch_solve(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
@@ -180,11 +178,7 @@ done:
     ch_tensor_release(B);
     ch_tensor_release(Bm);
     ch_tensor_release(outm);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    return finish(out, rdt, result);
+    return finish(st, out, rdt, result);
 }
 
 ch_status ch_cholesky(const ch_tensor *x, ch_tensor **result) {

@@ -283,14 +283,20 @@ static void cd_dims(const conv_geom *g, int64_t v[10]) {
     v[9] = g->d[a];
 }
 
-/* Forward: returns -1 when the direct path does not apply, else 0/1 (ok/oom). */
-static int cd_conv_forward(const conv_geom *g, const float *x, const float *w, const float *b, float *y) {
+/* The forward's problem (x -> y), also the filter gradient's; false when
+ * the direct path does not apply. */
+static bool cd_forward_problem(const conv_geom *g, cd_prob *p) {
     if (!cd_usable(g))
-        return -1;
+        return false;
     int64_t v[10];
     cd_dims(g, v);
+    return cd_prob_init(p, g->C, v[0], v[1], v[6], v[7], g->Cout, v[2], v[3], v[4], v[5], v[8], v[9]);
+}
+
+/* Forward: returns -1 when the direct path does not apply, else 0/1 (ok/oom). */
+static int cd_conv_forward(const conv_geom *g, const float *x, const float *w, const float *b, float *y) {
     cd_prob p;
-    if (!cd_prob_init(&p, g->C, v[0], v[1], v[6], v[7], g->Cout, v[2], v[3], v[4], v[5], v[8], v[9]))
+    if (!cd_forward_problem(g, &p))
         return -1;
     return cd_forward_batch(&p, g->N, x, w, b, y);
 }
@@ -456,12 +462,8 @@ static CD_TARGET int cd_filter_images(const cd_prob *p, const float *x, const fl
 }
 
 static int cd_conv_backward_filter(const conv_geom *g, const float *x, const float *gy, float *gw) {
-    if (!cd_usable(g))
-        return -1;
-    int64_t v[10];
-    cd_dims(g, v);
     cd_prob p;
-    if (!cd_prob_init(&p, g->C, v[0], v[1], v[6], v[7], g->Cout, v[2], v[3], v[4], v[5], v[8], v[9]))
+    if (!cd_forward_problem(g, &p))
         return -1;
     int64_t N = g->N, Wn = p.Co * p.K, cn = cd_filter_chunk(&p, N), nch = (N + cn - 1) / cn;
     /* the unit offsets of one chunk must fit int32 */

@@ -109,6 +109,12 @@ static inline ch_status ch_hand_over(ch_status st, ch_tensor *t, ch_tensor **res
     *result = t;
     return CH_OK;
 }
+/* A CPU kernel written once per float dtype, as NAME_float and NAME_double
+ * with one signature (the element data as void pointers): the instance for
+ * dtype dt (CH_FLOAT32 or CH_FLOAT64), called as
+ *   CH_FLOAT_KERNEL(x->dt, roi_avg)(ch_base(x), ..., y->data); */
+#define CH_FLOAT_KERNEL(dt, NAME) ((dt) == CH_FLOAT32 ? NAME##_float : NAME##_double)
+
 /* A new C-contiguous tensor with fresh, uninitialised storage. */
 ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out);
 /* A new tensor shaped like x (C-contiguous), optionally with another dtype. */

@@ -99,6 +99,19 @@ size_t ch_small_blocks_cached(void);
 void *ch_cpu_alloc(size_t nbytes);
 void ch_cpu_free(void *p, size_t nbytes);
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The CPU runs AVX2 and FMA: the target of the hand-vectorised float32
+ * kernels (cpu/conv_direct.h, conv_winograd.h, gemm_skinny.h). */
+static inline bool ch_cpu_avx2_fma(void) {
+    static int ok = -1;
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return ok;
+}
+#endif
+
 /* The last step of a function that makes one tensor: on success hand t
  * over to *result, on failure release it.  Returns st. */
 static inline ch_status ch_hand_over(ch_status st, ch_tensor *t, ch_tensor **result) {

@@ -36,15 +36,6 @@
 #define CD_MAX_REDUCTION 1280 /* channels x kernel positions; longer goes to im2col + gemm */
 #define CD_L1_FLOATS 4096 /* the part of a frame one reduction block reads */
 
-static int conv_direct_cpu_ok(void) {
-    static int ok = -1;
-    if (ok < 0) {
-        __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
-    return ok;
-}
-
 /* The step of both register tiles: one loaded vector v times three others,
  * added to three accumulators (acc_i += v * s_i). */
 #define CD_FMA3(v, s0, s1, s2, acc0, acc1, acc2)                                                                     \
@@ -251,7 +242,7 @@ static int cd_forward_batch(const cd_prob *p, int64_t N, const float *in, const 
  * 2-d, small images; 1x1 without padding stays on BLAS (no im2col there).
  * The same answer for the three passes of one geometry. */
 static bool cd_usable(const conv_geom *g) {
-    if (!conv_direct_cpu_ok() || g->groups != 1 || g->direct || g->nsp > 2 || g->N < 1)
+    if (!ch_cpu_avx2_fma() || g->groups != 1 || g->direct || g->nsp > 2 || g->N < 1)
         return false;
     /* Where it pays: short reductions (LeNet: 20x5x5, and 50x5x5 for the
      * data gradient), whose column matrix costs as much as the gemm.  Long

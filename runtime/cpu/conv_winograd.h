@@ -120,7 +120,7 @@ static CD_TARGET void wg_input_plane_avx2(const float *img, int64_t H, int64_t W
 static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, int64_t T, float *V) {
     int64_t Ci = p->Ci, H = p->H, W = p->W, TH = p->TH, TW = p->TW;
 #ifdef CONV_HAVE_DIRECT
-    bool avx2 = conv_direct_cpu_ok();
+    bool avx2 = ch_cpu_avx2_fma();
 #else
     bool avx2 = false;
 #endif

@@ -180,9 +180,7 @@ ch_status ch_conv_backward_data(const ch_tensor *gy, const ch_tensor *w, int nsp
                                 const int64_t *pad, const int64_t *dilate, const int64_t *in_size, int groups,
                                 ch_tensor **result) {
     static const char *fn = "convolution_backward_data";
-    CH_CHECK_ARG(gy, fn, "gy");
-    CH_CHECK_ARG(w, fn, "W");
-    CH_TRY(ch_same_device(fn, "gy", gy, "W", w));
+    CH_TRY(ch_check_pair(fn, "gy", gy, "W", w));
     if (!result || !stride || !pad || !dilate || !in_size)
         return ch_fail(CH_ERR_ARG, "%s: NULL argument", fn);
     CH_TRY(check_operands(fn, nsp, gy, "gy", w, "W", NULL));
@@ -202,9 +200,7 @@ ch_status ch_conv_backward_filter(const ch_tensor *x, const ch_tensor *gy, int n
                                   const int64_t *pad, const int64_t *dilate, const int64_t *ksize, int groups,
                                   ch_tensor **result) {
     static const char *fn = "convolution_backward_filter";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(gy, fn, "gy");
-    CH_TRY(ch_same_device(fn, "x", x, "gy", gy));
+    CH_TRY(ch_check_pair(fn, "x", x, "gy", gy));
     if (!result || !stride || !pad || !dilate || !ksize)
         return ch_fail(CH_ERR_ARG, "%s: NULL argument", fn);
     CH_TRY(check_operands(fn, nsp, x, "x", gy, "gy", NULL));

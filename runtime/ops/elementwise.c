@@ -407,9 +407,7 @@ ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b
 
 /* ---- axpby --------------------------------------------------------------- */
 ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y) {
-    CH_CHECK_ARG(x, "axpby", "x");
-    CH_CHECK_ARG(y, "axpby", "y");
-    CH_TRY(ch_same_device("axpby", "x", x, "y", y));
+    CH_TRY(ch_check_pair("axpby", "x", x, "y", y));
     if (!ch_dtype_is_float((ch_dtype)y->dt))
         return ch_fail(CH_ERR_DTYPE, "axpby: y must be a float tensor (got %s)", ch_dtype_name((ch_dtype)y->dt));
     if (!ch_same_shape(x, y)) {

@@ -31,9 +31,7 @@ static ch_status checked_indices(const ch_tensor *idx, int64_t n, int axis, cons
 
 ch_status ch_take(const ch_tensor *x, const ch_tensor *indices, int axis, int flat, ch_tensor **result) {
     static const char *fn = "take";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(indices, fn, "indices");
-    CH_TRY(ch_same_device(fn, "x", x, "indices", indices));
+    CH_TRY(ch_check_pair(fn, "x", x, "indices", indices));
     if (flat) {
         int64_t len = x->numel;
         ch_tensor *f;
@@ -90,9 +88,7 @@ static ch_status along_shape(const ch_tensor *x, const ch_tensor *idx, int *axis
 
 ch_status ch_take_along_axis(const ch_tensor *x, const ch_tensor *indices, int axis, ch_tensor **result) {
     static const char *fn = "take_along_axis";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(indices, fn, "indices");
-    CH_TRY(ch_same_device(fn, "x", x, "indices", indices));
+    CH_TRY(ch_check_pair(fn, "x", x, "indices", indices));
     int64_t sdim[CH_MAX_DIMS];
     CH_TRY(along_shape(x, indices, &axis, fn, sdim));
     CH_KERNEL(kernel, take_along_axis, x->dev, fn);
@@ -176,9 +172,7 @@ ch_status ch_scatter_add_along_axis(ch_tensor *target, int axis, const ch_tensor
 
 ch_status ch_masked_select(const ch_tensor *x, const ch_tensor *mask, ch_tensor **result) {
     static const char *fn = "masked_select";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(mask, fn, "mask");
-    CH_TRY(ch_same_device(fn, "x", x, "mask", mask));
+    CH_TRY(ch_check_pair(fn, "x", x, "mask", mask));
     if (mask->dt != CH_BOOL)
         return ch_fail(CH_ERR_DTYPE, "masked_select: mask must be a bool tensor (got %s)", ch_dtype_name((ch_dtype)mask->dt));
     int nd;

@@ -118,9 +118,7 @@ ch_status ch_det(const ch_tensor *x, ch_tensor **result) {
 
 ch_status ch_solve(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
     static const char *fn = "solve";
-    CH_CHECK_ARG(a, fn, "a");
-    CH_CHECK_ARG(b, fn, "b");
-    CH_TRY(ch_same_device(fn, "a", a, "b", b));
+    CH_TRY(ch_check_pair(fn, "a", a, "b", b));
     int64_t n;
     CH_TRY(square(a, fn, "a", &n));
     ch_dtype pdt = ch_promote((ch_dtype)a->dt, (ch_dtype)b->dt), cdt = compute_dtype(pdt);

@@ -10,9 +10,7 @@
 
 static ch_status lstm_check(const char *fn, const ch_tensor *c_prev, const ch_tensor *x) {
     char b1[CH_SHAPE_BUF], b2[CH_SHAPE_BUF];
-    CH_CHECK_ARG(c_prev, fn, "c_prev");
-    CH_CHECK_ARG(x, fn, "x");
-    CH_TRY(ch_same_device(fn, "c_prev", c_prev, "x", x));
+    CH_TRY(ch_check_pair(fn, "c_prev", c_prev, "x", x));
     ch_dtype dt = (ch_dtype)x->dt;
     if (dt != CH_FLOAT32 && dt != CH_FLOAT64)
         return ch_fail(CH_ERR_DTYPE, "%s: x must be float32 or float64, got %s", fn, ch_dtype_name(dt));

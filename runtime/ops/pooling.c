@@ -99,9 +99,7 @@ ch_status ch_max_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize,
 ch_status ch_max_pool_scatter(const ch_tensor *g, const ch_tensor *indexes, int nsp, const int64_t *ksize,
                               const int64_t *stride, const int64_t *pad, const int64_t *in_size, ch_tensor **result) {
     const char *fn = "max_pooling_grad";
-    CH_CHECK_ARG(g, fn, "gy");
-    CH_CHECK_ARG(indexes, fn, "indexes");
-    CH_TRY(ch_same_device(fn, "gy", g, "indexes", indexes));
+    CH_TRY(ch_check_pair(fn, "gy", g, "indexes", indexes));
     if (!result)
         return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
     CH_TRY(check_float(fn, "gy", g));
@@ -124,9 +122,7 @@ ch_status ch_max_pool_scatter(const ch_tensor *g, const ch_tensor *indexes, int 
 ch_status ch_max_pool_gather(const ch_tensor *x, const ch_tensor *indexes, int nsp, const int64_t *ksize,
                              const int64_t *stride, const int64_t *pad, ch_tensor **result) {
     const char *fn = "max_pooling_gather";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(indexes, fn, "indexes");
-    CH_TRY(ch_same_device(fn, "x", x, "indexes", indexes));
+    CH_TRY(ch_check_pair(fn, "x", x, "indexes", indexes));
     if (!result)
         return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
     CH_TRY(check_float(fn, "x", x));

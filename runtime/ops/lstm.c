@@ -67,9 +67,25 @@ static ch_status new_outputs(ch_dtype dt, int nd, const int64_t *const *dims, in
         out[i] = NULL;
     for (int i = 0; i < n && st == CH_OK; i++)
         st = ch_tensor_new(dt, nd, dims[i], dev, &out[i]);
-    if (st != CH_OK)
+    if (st != CH_OK) {
         ch_release_all(out, n);
+        for (int i = 0; i < n; i++)
+            out[i] = NULL;
+    }
     return st;
+}
+
+/* The end of every front door: releases the nci contiguous operands, and
+ * the n outputs on failure; hands out[i] over to *res[i] on success. */
+static ch_status finish(ch_status st, ch_tensor **ci, int nci, ch_tensor **out, int n, ch_tensor **const *res) {
+    ch_release_all(ci, nci);
+    if (st != CH_OK) {
+        ch_release_all(out, n);
+        return st;
+    }
+    for (int i = 0; i < n; i++)
+        *res[i] = out[i];
+    return CH_OK;
 }
 
 /* h's shape: c_prev's with x's batch. */
@@ -91,17 +107,9 @@ ch_status ch_lstm_forward(const ch_tensor *c_prev, const ch_tensor *x, ch_tensor
     ch_tensor *ci[2], *out[2];
     CH_TRY(ch_contiguous_all(in, 2, dt, ci));
     ch_status st = new_outputs(dt, c_prev->nd, dims, 2, x->dev, out);
-    if (st == CH_OK) {
+    if (st == CH_OK)
         st = kernel(ci[0], ci[1], out[0], out[1]);
-        if (st != CH_OK)
-            ch_release_all(out, 2);
-    }
-    ch_release_all(ci, 2);
-    if (st != CH_OK)
-        return st;
-    *c = out[0];
-    *h = out[1];
-    return CH_OK;
+    return finish(st, ci, 2, out, 2, (ch_tensor **[]){c, h});
 }
 
 ch_status ch_lstm_backward(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc, const ch_tensor *gh,
@@ -120,17 +128,9 @@ ch_status ch_lstm_backward(const ch_tensor *c_prev, const ch_tensor *x, const ch
     ch_tensor *ci[4], *out[2];
     CH_TRY(contiguous_opt(in, 4, dt, ci));
     ch_status st = new_outputs(dt, c_prev->nd, dims, 2, x->dev, out);
-    if (st == CH_OK) {
+    if (st == CH_OK)
         st = kernel(ci[0], ci[1], ci[2], ci[3], out[0], out[1]);
-        if (st != CH_OK)
-            ch_release_all(out, 2);
-    }
-    ch_release_all(ci, 4);
-    if (st != CH_OK)
-        return st;
-    *gc_prev = out[0];
-    *gx = out[1];
-    return CH_OK;
+    return finish(st, ci, 4, out, 2, (ch_tensor **[]){gc_prev, gx});
 }
 
 ch_status ch_lstm_grad_grad(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc, const ch_tensor *gh,
@@ -153,17 +153,7 @@ ch_status ch_lstm_grad_grad(const ch_tensor *c_prev, const ch_tensor *x, const c
     ch_tensor *ci[6], *out[4];
     CH_TRY(contiguous_opt(in, 6, dt, ci));
     ch_status st = new_outputs(dt, c_prev->nd, dims, 4, x->dev, out);
-    if (st == CH_OK) {
+    if (st == CH_OK)
         st = kernel(ci[0], ci[1], ci[2], ci[3], ci[4], ci[5], out[0], out[1], out[2], out[3]);
-        if (st != CH_OK)
-            ch_release_all(out, 4);
-    }
-    ch_release_all(ci, 6);
-    if (st != CH_OK)
-        return st;
-    *g_c_prev = out[0];
-    *g_x = out[1];
-    *g_gc = out[2];
-    *g_gh = out[3];
-    return CH_OK;
+    return finish(st, ci, 6, out, 4, (ch_tensor **[]){g_c_prev, g_x, g_gc, g_gh});
 }

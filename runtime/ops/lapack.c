@@ -26,6 +26,13 @@ static ch_status square(const ch_tensor *x, const char *fn, const char *arg, int
     return CH_OK;
 }
 
+/* x, argument "x" of fn, is a usable tensor of square matrices. */
+static ch_status square_x(const char *fn, const ch_tensor *x) {
+    CH_CHECK_ARG(x, fn, "x");
+    int64_t n;
+    return square(x, fn, "x", &n);
+}
+
 /* Index of batch p as "[i, j]" for error messages ("" for one matrix). */
 static const char *batch_str(char *buf, size_t sz, const ch_tensor *x, int64_t p) {
     int nb = x->nd - 2;
@@ -93,17 +100,13 @@ static ch_status factor_copy(const char *fn, const ch_tensor *x, ch_inv_kernel *
 }
 
 ch_status ch_inv(const ch_tensor *x, ch_tensor **result) {
-    CH_CHECK_ARG(x, "inv", "x");
-    int64_t n;
-    CH_TRY(square(x, "inv", "x", &n));
+    CH_TRY(square_x("inv", x));
     CH_KERNEL(kernel, inv, x->dev, "inv");
     return factor_copy("inv", x, kernel, "singular", "pivot ", " is zero", result);
 }
 
 ch_status ch_det(const ch_tensor *x, ch_tensor **result) {
-    CH_CHECK_ARG(x, "det", "x");
-    int64_t n;
-    CH_TRY(square(x, "det", "x", &n));
+    CH_TRY(square_x("det", x));
     CH_KERNEL(kernel, det, x->dev, "det");
     ch_dtype xdt = (ch_dtype)x->dt, cdt = compute_dtype(xdt);
     ch_dtype rdt = xdt == CH_FLOAT16 ? CH_FLOAT16 : cdt;
@@ -180,9 +183,7 @@ done:
 }
 
 ch_status ch_cholesky(const ch_tensor *x, ch_tensor **result) {
-    CH_CHECK_ARG(x, "cholesky", "x");
-    int64_t n;
-    CH_TRY(square(x, "cholesky", "x", &n));
+    CH_TRY(square_x("cholesky", x));
     CH_KERNEL(kernel, cholesky, x->dev, "cholesky");
     return factor_copy("cholesky", x, kernel, "not positive definite", "its leading minor of order ", " is not",
                        result);

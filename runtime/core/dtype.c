@@ -1,5 +1,6 @@
 /* dtype.c -- element types: sizes, names, NumPy promotion, float16 conversion. */
 #include "internal.h"
+#include "scalar_math.h"
 
 #include <math.h>
 
@@ -137,23 +138,14 @@ double ch_load(ch_dtype dt, const char *p) {
     }
 }
 
-/* Float to integer conversion saturates and maps NaN to 0 instead of
- * invoking C's undefined behaviour. */
-static int64_t to_i64(double v) {
-    if (v != v) return 0;
-    if (v >= 9223372036854775807.0) return INT64_MAX;
-    if (v <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)v;
-}
-
 void ch_store(ch_dtype dt, char *p, double v) {
     switch (dt) {
     case CH_BOOL: *(uint8_t *)p = v != 0.0; break;
-    case CH_INT8: *(int8_t *)p = (int8_t)to_i64(v); break;
-    case CH_UINT8: *(uint8_t *)p = (uint8_t)to_i64(v); break;
-    case CH_INT16: *(int16_t *)p = (int16_t)to_i64(v); break;
-    case CH_INT32: *(int32_t *)p = (int32_t)to_i64(v); break;
-    case CH_INT64: *(int64_t *)p = to_i64(v); break;
+    case CH_INT8: *(int8_t *)p = (int8_t)ch_sat_i64(v); break;
+    case CH_UINT8: *(uint8_t *)p = (uint8_t)ch_sat_i64(v); break;
+    case CH_INT16: *(int16_t *)p = (int16_t)ch_sat_i64(v); break;
+    case CH_INT32: *(int32_t *)p = (int32_t)ch_sat_i64(v); break;
+    case CH_INT64: *(int64_t *)p = ch_sat_i64(v); break;
     case CH_FLOAT16: *(uint16_t *)p = ch_float_to_half((float)v); break;
     case CH_FLOAT32: *(float *)p = (float)v; break;
     case CH_FLOAT64: *(double *)p = v; break;
@@ -169,7 +161,7 @@ int64_t ch_load_i64(ch_dtype dt, const char *p) {
     case CH_INT8: return *(const int8_t *)p;
     case CH_UINT8: return *(const uint8_t *)p;
     case CH_BOOL: return *(const uint8_t *)p != 0;
-    default: return to_i64(ch_load(dt, p));
+    default: return ch_sat_i64(ch_load(dt, p));
     }
 }
 

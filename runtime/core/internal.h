@@ -99,6 +99,35 @@ size_t ch_small_blocks_cached(void);
 void *ch_cpu_alloc(size_t nbytes);
 void ch_cpu_free(void *p, size_t nbytes);
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The CPU runs AVX2 and FMA: the target of the hand-vectorised float32
+ * kernels (cpu/conv_direct.h, conv_winograd.h, gemm_skinny.h). */
+static inline bool ch_cpu_avx2_fma(void) {
+    static int ok = -1;
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return ok;
+}
+#endif
+
+/* The last step of a function that makes one tensor: on success hand t
+ * over to *result, on failure release it.  Returns st. */
+static inline ch_status ch_hand_over(ch_status st, ch_tensor *t, ch_tensor **result) {
+    if (st != CH_OK) {
+        ch_tensor_release(t);
+        return st;
+    }
+    *result = t;
+    return CH_OK;
+}
+/* A CPU kernel written once per float dtype, as NAME_float and NAME_double
+ * with one signature (the element data as void pointers): the instance for
+ * dtype dt (CH_FLOAT32 or CH_FLOAT64), called as
+ *   CH_FLOAT_KERNEL(x->dt, roi_avg)(ch_base(x), ..., y->data); */
+#define CH_FLOAT_KERNEL(dt, NAME) ((dt) == CH_FLOAT32 ? NAME##_float : NAME##_double)
+
 /* A new C-contiguous tensor with fresh, uninitialised storage. */
 ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out);
 /* A new tensor shaped like x (C-contiguous), optionally with another dtype. */

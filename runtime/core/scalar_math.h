@@ -33,6 +33,18 @@
 
 #define CH_SM_PI 3.14159265358979323846
 
+/* Float to int64 without C's undefined behaviour: NaN gives 0, values
+ * beyond the range saturate. */
+CH_SM int64_t ch_sat_i64(double v) {
+    if (v != v)
+        return 0;
+    if (v >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (v <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
 /* maximum/minimum propagate NaN from either side (NumPy) */
 #define CH_SM_MAX(x, y) (((x) >= (y) || (x) != (x)) ? (x) : (y))
 #define CH_SM_MIN(x, y) (((x) <= (y) || (x) != (x)) ? (x) : (y))

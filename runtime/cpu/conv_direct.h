@@ -36,14 +36,15 @@
 #define CD_MAX_REDUCTION 1280 /* channels x kernel positions; longer goes to im2col + gemm */
 #define CD_L1_FLOATS 4096 /* the part of a frame one reduction block reads */
 
-static int conv_direct_cpu_ok(void) {
-    static int ok = -1;
-    if (ok < 0) {
-        __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
-    return ok;
-}
+/* The step of both register tiles: one loaded vector v times three others,
+ * added to three accumulators (acc_i += v * s_i). */
+#define CD_FMA3(v, s0, s1, s2, acc0, acc1, acc2)                                                                     \
+    do {                                                                                                             \
+        __m256 v_ = (v);                                                                                             \
+        acc0 = _mm256_fmadd_ps(v_, s0, acc0);                                                                        \
+        acc1 = _mm256_fmadd_ps(v_, s1, acc1);                                                                        \
+        acc2 = _mm256_fmadd_ps(v_, s2, acc2);                                                                        \
+    } while (0)
 
 /* One forward tile: 4 units x 3 channels over the reduction length K.
  * in + ioff[r] + off[k] is unit r's input at reduction step k; wp holds
@@ -61,46 +62,28 @@ static CD_TARGET void cd_fwd_tile(int Q, const float *in, const int32_t *ioff, c
     for (int64_t k = 0; k < K; k++, wp += CD_Q) {
         int64_t o = off[k];
         __m256 w0 = _mm256_broadcast_ss(wp), w1 = _mm256_broadcast_ss(wp + 1), w2 = _mm256_broadcast_ss(wp + 2);
-        __m256 v = _mm256_loadu_ps(b0 + o);
-        a00 = _mm256_fmadd_ps(v, w0, a00);
-        a01 = _mm256_fmadd_ps(v, w1, a01);
-        a02 = _mm256_fmadd_ps(v, w2, a02);
-        v = _mm256_loadu_ps(b1 + o);
-        a10 = _mm256_fmadd_ps(v, w0, a10);
-        a11 = _mm256_fmadd_ps(v, w1, a11);
-        a12 = _mm256_fmadd_ps(v, w2, a12);
-        v = _mm256_loadu_ps(b2 + o);
-        a20 = _mm256_fmadd_ps(v, w0, a20);
-        a21 = _mm256_fmadd_ps(v, w1, a21);
-        a22 = _mm256_fmadd_ps(v, w2, a22);
-        v = _mm256_loadu_ps(b3 + o);
-        a30 = _mm256_fmadd_ps(v, w0, a30);
-        a31 = _mm256_fmadd_ps(v, w1, a31);
-        a32 = _mm256_fmadd_ps(v, w2, a32);
+        CD_FMA3(_mm256_loadu_ps(b0 + o), w0, w1, w2, a00, a01, a02);
+        CD_FMA3(_mm256_loadu_ps(b1 + o), w0, w1, w2, a10, a11, a12);
+        CD_FMA3(_mm256_loadu_ps(b2 + o), w0, w1, w2, a20, a21, a22);
+        CD_FMA3(_mm256_loadu_ps(b3 + o), w0, w1, w2, a30, a31, a32);
     }
-#define CD_STORE(r, a)                                                                                               \
-    _mm256_storeu_ps(out + ooff[r], _mm256_add_ps(a, accum ? _mm256_loadu_ps(out + ooff[r]) : bv))
-    __m256 bv = _mm256_set1_ps(bias ? bias[0] : 0.0f);
-    CD_STORE(0, a00);
-    CD_STORE(1, a10);
-    CD_STORE(2, a20);
-    CD_STORE(3, a30);
-    if (Q < 2)
-        return;
-    out += ostride;
-    bv = _mm256_set1_ps(bias ? bias[1] : 0.0f);
-    CD_STORE(0, a01);
-    CD_STORE(1, a11);
-    CD_STORE(2, a21);
-    CD_STORE(3, a31);
-    if (Q < 3)
-        return;
-    out += ostride;
-    bv = _mm256_set1_ps(bias ? bias[2] : 0.0f);
-    CD_STORE(0, a02);
-    CD_STORE(1, a12);
-    CD_STORE(2, a22);
-    CD_STORE(3, a32);
+/* channel q's four units: plus its bias, or plus what `out` holds (accum) */
+#define CD_STORE(o, r, a) _mm256_storeu_ps(o + ooff[r], _mm256_add_ps(a, accum ? _mm256_loadu_ps(o + ooff[r]) : bv))
+#define CD_STORE_CHANNEL(q, u0, u1, u2, u3)                                                                          \
+    do {                                                                                                             \
+        float *o = out + (q) * ostride;                                                                              \
+        __m256 bv = _mm256_set1_ps(bias ? bias[q] : 0.0f);                                                           \
+        CD_STORE(o, 0, u0);                                                                                          \
+        CD_STORE(o, 1, u1);                                                                                          \
+        CD_STORE(o, 2, u2);                                                                                          \
+        CD_STORE(o, 3, u3);                                                                                          \
+    } while (0)
+    CD_STORE_CHANNEL(0, a00, a10, a20, a30);
+    if (Q > 1)
+        CD_STORE_CHANNEL(1, a01, a11, a21, a31);
+    if (Q > 2)
+        CD_STORE_CHANNEL(2, a02, a12, a22, a32);
+#undef CD_STORE_CHANNEL
 #undef CD_STORE
 }
 
@@ -259,7 +242,7 @@ static int cd_forward_batch(const cd_prob *p, int64_t N, const float *in, const 
  * 2-d, small images; 1x1 without padding stays on BLAS (no im2col there).
  * The same answer for the three passes of one geometry. */
 static bool cd_usable(const conv_geom *g) {
-    if (!conv_direct_cpu_ok() || g->groups != 1 || g->direct || g->nsp > 2 || g->N < 1)
+    if (!ch_cpu_avx2_fma() || g->groups != 1 || g->direct || g->nsp > 2 || g->N < 1)
         return false;
     /* Where it pays: short reductions (LeNet: 20x5x5, and 50x5x5 for the
      * data gradient), whose column matrix costs as much as the gemm.  Long
@@ -291,14 +274,20 @@ static void cd_dims(const conv_geom *g, int64_t v[10]) {
     v[9] = g->d[a];
 }
 
-/* Forward: returns -1 when the direct path does not apply, else 0/1 (ok/oom). */
-static int cd_conv_forward(const conv_geom *g, const float *x, const float *w, const float *b, float *y) {
+/* The forward's problem (x -> y), also the filter gradient's; false when
+ * the direct path does not apply. */
+static bool cd_forward_problem(const conv_geom *g, cd_prob *p) {
     if (!cd_usable(g))
-        return -1;
+        return false;
     int64_t v[10];
     cd_dims(g, v);
+    return cd_prob_init(p, g->C, v[0], v[1], v[6], v[7], g->Cout, v[2], v[3], v[4], v[5], v[8], v[9]);
+}
+
+/* Forward: returns -1 when the direct path does not apply, else 0/1 (ok/oom). */
+static int cd_conv_forward(const conv_geom *g, const float *x, const float *w, const float *b, float *y) {
     cd_prob p;
-    if (!cd_prob_init(&p, g->C, v[0], v[1], v[6], v[7], g->Cout, v[2], v[3], v[4], v[5], v[8], v[9]))
+    if (!cd_forward_problem(g, &p))
         return -1;
     return cd_forward_batch(&p, g->N, x, w, b, y);
 }
@@ -381,22 +370,10 @@ static CD_TARGET void cd_filt_tile(int Q, int J, const float *gyb, int64_t gstri
         const float *gp = gyb + gu[u];
         int64_t xo = xu[u];
         __m256 g0 = _mm256_loadu_ps(gp), g1 = _mm256_loadu_ps(gp + s1), g2 = _mm256_loadu_ps(gp + s2);
-        __m256 v = _mm256_loadu_ps(x0 + xo);
-        a00 = _mm256_fmadd_ps(g0, v, a00);
-        a10 = _mm256_fmadd_ps(g1, v, a10);
-        a20 = _mm256_fmadd_ps(g2, v, a20);
-        v = _mm256_loadu_ps(x1 + xo);
-        a01 = _mm256_fmadd_ps(g0, v, a01);
-        a11 = _mm256_fmadd_ps(g1, v, a11);
-        a21 = _mm256_fmadd_ps(g2, v, a21);
-        v = _mm256_loadu_ps(x2 + xo);
-        a02 = _mm256_fmadd_ps(g0, v, a02);
-        a12 = _mm256_fmadd_ps(g1, v, a12);
-        a22 = _mm256_fmadd_ps(g2, v, a22);
-        v = _mm256_loadu_ps(x3 + xo);
-        a03 = _mm256_fmadd_ps(g0, v, a03);
-        a13 = _mm256_fmadd_ps(g1, v, a13);
-        a23 = _mm256_fmadd_ps(g2, v, a23);
+        CD_FMA3(_mm256_loadu_ps(x0 + xo), g0, g1, g2, a00, a10, a20);
+        CD_FMA3(_mm256_loadu_ps(x1 + xo), g0, g1, g2, a01, a11, a21);
+        CD_FMA3(_mm256_loadu_ps(x2 + xo), g0, g1, g2, a02, a12, a22);
+        CD_FMA3(_mm256_loadu_ps(x3 + xo), g0, g1, g2, a03, a13, a23);
     }
     float r[CD_Q][CD_J] = {{cd_hsum(a00), cd_hsum(a01), cd_hsum(a02), cd_hsum(a03)},
                            {cd_hsum(a10), cd_hsum(a11), cd_hsum(a12), cd_hsum(a13)},
@@ -476,12 +453,8 @@ static CD_TARGET int cd_filter_images(const cd_prob *p, const float *x, const fl
 }
 
 static int cd_conv_backward_filter(const conv_geom *g, const float *x, const float *gy, float *gw) {
-    if (!cd_usable(g))
-        return -1;
-    int64_t v[10];
-    cd_dims(g, v);
     cd_prob p;
-    if (!cd_prob_init(&p, g->C, v[0], v[1], v[6], v[7], g->Cout, v[2], v[3], v[4], v[5], v[8], v[9]))
+    if (!cd_forward_problem(g, &p))
         return -1;
     int64_t N = g->N, Wn = p.Co * p.K, cn = cd_filter_chunk(&p, N), nch = (N + cn - 1) / cn;
     /* the unit offsets of one chunk must fit int32 */

@@ -13,6 +13,19 @@
 #error "define CV_T, CV_NAME and CV_GEMM before including conv_kernels.h"
 #endif
 
+/* Along one axis of n outputs with stride s over W inputs, where output j
+ * reads input j*s + o: the outputs [lo, hi) that read inside the input. */
+static inline void CV_NAME(valid_range)(int64_t o, int64_t s, int64_t W, int64_t n, int64_t *lo, int64_t *hi) {
+    int64_t l = o >= 0 ? 0 : (-o + s - 1) / s;
+    int64_t h = (W - o) <= 0 ? 0 : (W - o + s - 1) / s;
+    if (h > n)
+        h = n;
+    if (l > h)
+        l = h;
+    *lo = l;
+    *hi = h;
+}
+
 /* For one column row: per spatial axis, the input offset of output 0
  * (k*d - p) and, on the last axis, the valid output range [lo, hi). */
 static inline void CV_NAME(row_setup)(const conv_geom *g, int64_t r, int64_t *c, int64_t *off, int64_t *lo,
@@ -26,15 +39,7 @@ static inline void CV_NAME(row_setup)(const conv_geom *g, int64_t r, int64_t *c,
         off[a] = ka * g->d[a] - g->p[a];
     }
     int L = nsp - 1;
-    int64_t o = off[L], s = g->s[L], W = g->in[L], n = g->out[L];
-    int64_t l = o >= 0 ? 0 : (-o + s - 1) / s;
-    int64_t h = (W - o) <= 0 ? 0 : (W - o + s - 1) / s;
-    if (h > n)
-        h = n;
-    if (l > h)
-        l = h;
-    *lo = l;
-    *hi = h;
+    CV_NAME(valid_range)(off[L], g->s[L], g->in[L], g->out[L], lo, hi);
 }
 
 /* The 2-d case with tight loops (the common one: LeNet-sized images have
@@ -48,13 +53,8 @@ static void CV_NAME(im2col_2d)(const conv_geom *g, const CV_T *restrict x, CV_T 
         const CV_T *xc = x + c * H * W;
         for (int64_t ki = 0; ki < KH; ki++)
             for (int64_t kj = 0; kj < KW; kj++, dst += ld) {
-                int64_t offx = kj * dx - px;
-                int64_t lo = offx >= 0 ? 0 : (-offx + sx - 1) / sx;
-                int64_t hi = (W - offx) <= 0 ? 0 : (W - offx + sx - 1) / sx;
-                if (hi > OW)
-                    hi = OW;
-                if (lo > hi)
-                    lo = hi;
+                int64_t offx = kj * dx - px, lo, hi;
+                CV_NAME(valid_range)(offx, sx, W, OW, &lo, &hi);
                 CV_T *d = dst;
                 for (int64_t oy = 0; oy < OH; oy++, d += OW) {
                     int64_t iy = oy * sy - py + ki * dy;
@@ -79,6 +79,32 @@ static void CV_NAME(im2col_2d)(const conv_geom *g, const CV_T *restrict x, CV_T 
     }
 }
 
+/* The N-d paths walk the output positions o of all but the last spatial
+ * axis L (the "outer" positions) in order; off is a kernel row's offsets
+ * (row_setup).  input_row gives the input row (over the first nsp-1 axes)
+ * that o reads into *base, false when it lies in the padding; next_outer
+ * steps o to the next outer position. */
+static inline bool CV_NAME(input_row)(const conv_geom *g, int L, const int64_t *o, const int64_t *off,
+                                      int64_t *base) {
+    int64_t b = 0;
+    for (int a = 0; a < L; a++) {
+        int64_t i = o[a] * g->s[a] + off[a];
+        if (i < 0 || i >= g->in[a])
+            return false;
+        b = b * g->in[a] + i;
+    }
+    *base = b;
+    return true;
+}
+
+static inline void CV_NAME(next_outer)(const conv_geom *g, int L, int64_t *o) {
+    for (int a = L - 1; a >= 0; a--) {
+        if (++o[a] < g->out[a])
+            break;
+        o[a] = 0;
+    }
+}
+
 /* col rows [0, C*Kk) of one image x into col (row stride ld). */
 static void CV_NAME(im2col)(const conv_geom *g, const CV_T *x, CV_T *col, int64_t ld) {
     if (g->nsp == 2) {
@@ -98,18 +124,8 @@ static void CV_NAME(im2col)(const conv_geom *g, const CV_T *x, CV_T *col, int64_
         CV_T *dst = col + r * ld;
         int64_t o[CH_MAX_DIMS] = {0};
         for (int64_t q = 0; q < outer; q++, dst += n_last) {
-            /* input row of this outer output position */
-            int64_t base = 0;
-            bool valid = true;
-            for (int a = 0; a < L; a++) {
-                int64_t i = o[a] * g->s[a] + off[a];
-                if (i < 0 || i >= g->in[a]) {
-                    valid = false;
-                    break;
-                }
-                base = base * g->in[a] + i;
-            }
-            if (!valid || lo >= hi) {
+            int64_t base;
+            if (!CV_NAME(input_row)(g, L, o, off, &base) || lo >= hi) {
                 for (int64_t j = 0; j < n_last; j++)
                     dst[j] = 0;
             } else {
@@ -132,11 +148,7 @@ static void CV_NAME(im2col)(const conv_geom *g, const CV_T *x, CV_T *col, int64_
                 for (j = hi; j < n_last; j++)
                     dst[j] = 0;
             }
-            for (int a = L - 1; a >= 0; a--) {
-                if (++o[a] < g->out[a])
-                    break;
-                o[a] = 0;
-            }
+            CV_NAME(next_outer)(g, L, o);
         }
     }
 }
@@ -159,17 +171,8 @@ static void CV_NAME(col2im)(const conv_geom *g, const CV_T *col, int64_t ld, CV_
         const CV_T *srcrow = col + r * ld;
         int64_t o[CH_MAX_DIMS] = {0};
         for (int64_t q = 0; q < outer; q++) {
-            int64_t base = 0;
-            bool valid = true;
-            for (int a = 0; a < L; a++) {
-                int64_t i = o[a] * g->s[a] + off[a];
-                if (i < 0 || i >= g->in[a]) {
-                    valid = false;
-                    break;
-                }
-                base = base * g->in[a] + i;
-            }
-            if (valid) {
+            int64_t base;
+            if (CV_NAME(input_row)(g, L, o, off, &base)) {
                 CV_T *dst = xc + base * g->in[L] + off[L];
                 const CV_T *src = srcrow + q * n_last;
                 if (s_last == 1) {
@@ -180,13 +183,24 @@ static void CV_NAME(col2im)(const conv_geom *g, const CV_T *col, int64_t ld, CV_
                         dst[j * s_last] += src[j];
                 }
             }
-            for (int a = L - 1; a >= 0; a--) {
-                if (++o[a] < g->out[a])
-                    break;
-                o[a] = 0;
-            }
+            CV_NAME(next_outer)(g, L, o);
         }
     }
+}
+
+/* The column matrix (C*Kk, cn*P) of the images [n0, n0 + cn): x itself
+ * for one image of a 1x1 convolution (g->direct), else built by im2col in
+ * scratch slot 0.  NULL when out of memory. */
+static const CV_T *CV_NAME(col_wide)(const conv_geom *g, const CV_T *x, int64_t n0, int64_t cn) {
+    int64_t P = g->P, wide = cn * P;
+    if (cn == 1 && g->direct)
+        return x + n0 * g->C * g->Pin;
+    CV_T *buf = (CV_T *)conv_scratch(0, (size_t)(g->C * g->Kk) * (size_t)wide * sizeof(CV_T));
+    if (!buf)
+        return NULL;
+    for (int64_t i = 0; i < cn; i++)
+        CV_NAME(im2col)(g, x + (n0 + i) * g->C * g->Pin, buf + i * P, wide);
+    return buf;
 }
 
 /* y = W @ col(x) + b for the images [n0, n0 + cn).  With one image the
@@ -196,17 +210,9 @@ static void CV_NAME(col2im)(const conv_geom *g, const CV_T *col, int64_t ld, CV_
 static int CV_NAME(forward_chunk)(const conv_geom *g, const CV_T *x, const CV_T *w, const CV_T *b, CV_T *y,
                                   int64_t n0, int64_t cn) {
     int64_t P = g->P, Kg = g->Kg, Cog = g->Coutg, wide = cn * P;
-    const CV_T *col;
-    if (cn == 1 && g->direct) {
-        col = x + n0 * g->C * g->Pin;
-    } else {
-        CV_T *buf = (CV_T *)conv_scratch(0, (size_t)(g->C * g->Kk) * (size_t)wide * sizeof(CV_T));
-        if (!buf)
-            return 1;
-        for (int64_t i = 0; i < cn; i++)
-            CV_NAME(im2col)(g, x + (n0 + i) * g->C * g->Pin, buf + i * P, wide);
-        col = buf;
-    }
+    const CV_T *col = CV_NAME(col_wide)(g, x, n0, cn);
+    if (!col)
+        return 1;
     CV_T *out;
     int64_t ldo;
     if (cn == 1) {
@@ -241,23 +247,30 @@ static int CV_NAME(forward_chunk)(const conv_geom *g, const CV_T *x, const CV_T 
     return 0;
 }
 
+/* gy of the images [n0, n0 + cn) as one (Cout, cn*P) matrix: gy itself
+ * for one image, else gathered into scratch slot 1.  NULL when out of
+ * memory. */
+static const CV_T *CV_NAME(gy_wide)(const conv_geom *g, const CV_T *gy, int64_t n0, int64_t cn) {
+    int64_t P = g->P, wide = cn * P;
+    if (cn == 1)
+        return gy + n0 * g->Cout * P;
+    CV_T *buf = (CV_T *)conv_scratch(1, (size_t)g->Cout * (size_t)wide * sizeof(CV_T));
+    if (!buf)
+        return NULL;
+    for (int64_t i = 0; i < cn; i++)
+        for (int64_t co = 0; co < g->Cout; co++)
+            memcpy(buf + co * wide + i * P, gy + ((n0 + i) * g->Cout + co) * P, (size_t)P * sizeof(CV_T));
+    return buf;
+}
+
 /* gx = col2im(W^T @ gy) for the images [n0, n0 + cn), grouped like the
  * forward. */
 static int CV_NAME(data_chunk)(const conv_geom *g, const CV_T *gy, const CV_T *w, CV_T *gx, int64_t n0,
                                int64_t cn) {
     int64_t P = g->P, Kg = g->Kg, Cog = g->Coutg, wide = cn * P;
-    const CV_T *gyc;
-    if (cn == 1) {
-        gyc = gy + n0 * g->Cout * P;
-    } else {
-        CV_T *buf = (CV_T *)conv_scratch(1, (size_t)g->Cout * (size_t)wide * sizeof(CV_T));
-        if (!buf)
-            return 1;
-        for (int64_t i = 0; i < cn; i++)
-            for (int64_t co = 0; co < g->Cout; co++)
-                memcpy(buf + co * wide + i * P, gy + ((n0 + i) * g->Cout + co) * P, (size_t)P * sizeof(CV_T));
-        gyc = buf;
-    }
+    const CV_T *gyc = CV_NAME(gy_wide)(g, gy, n0, cn);
+    if (!gyc)
+        return 1;
     if (cn == 1 && g->direct) {
         CV_T *gxn = gx + n0 * g->C * g->Pin;
         for (int64_t gi = 0; gi < g->groups; gi++)
@@ -313,28 +326,12 @@ static int CV_NAME(backward_data)(const conv_geom *g, const CV_T *gy, const CV_T
 static int CV_NAME(filter_chunk)(const conv_geom *g, const CV_T *x, const CV_T *gy, int64_t n0, int64_t cn,
                                  CV_T *dst) {
     int64_t P = g->P, Kg = g->Kg, Cog = g->Coutg, wide = cn * P;
-    const CV_T *col, *gyc;
-    if (cn == 1 && g->direct) {
-        col = x + n0 * g->C * g->Pin;
-    } else {
-        CV_T *buf = (CV_T *)conv_scratch(0, (size_t)(g->C * g->Kk) * (size_t)wide * sizeof(CV_T));
-        if (!buf)
-            return 1;
-        for (int64_t i = 0; i < cn; i++)
-            CV_NAME(im2col)(g, x + (n0 + i) * g->C * g->Pin, buf + i * P, wide);
-        col = buf;
-    }
-    if (cn == 1) {
-        gyc = gy + n0 * g->Cout * P;
-    } else {
-        CV_T *buf = (CV_T *)conv_scratch(1, (size_t)g->Cout * (size_t)wide * sizeof(CV_T));
-        if (!buf)
-            return 1;
-        for (int64_t i = 0; i < cn; i++)
-            for (int64_t co = 0; co < g->Cout; co++)
-                memcpy(buf + co * wide + i * P, gy + ((n0 + i) * g->Cout + co) * P, (size_t)P * sizeof(CV_T));
-        gyc = buf;
-    }
+    const CV_T *col = CV_NAME(col_wide)(g, x, n0, cn);
+    if (!col)
+        return 1;
+    const CV_T *gyc = CV_NAME(gy_wide)(g, gy, n0, cn);
+    if (!gyc)
+        return 1;
     for (int64_t gi = 0; gi < g->groups; gi++)
         CV_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Cog, (int)Kg, (int)wide, 1, gyc + gi * Cog * wide,
                 (int)wide, col + gi * Kg * wide, (int)wide, 0, dst + gi * Cog * Kg, (int)Kg);

@@ -112,15 +112,15 @@ typedef struct {
 /* One (image, channel) plane; V points at its first tile of position 0. */
 static void wg_input_plane(const float *img, int64_t H, int64_t W, int64_t py, int64_t px, int64_t TH,
                            int64_t TW, int64_t xs, float *V) WG_INPUT_PLANE_BODY
-#ifdef CONV_HAVE_DIRECT
+#if CONV_HAVE_DIRECT
 static CD_TARGET void wg_input_plane_avx2(const float *img, int64_t H, int64_t W, int64_t py, int64_t px,
                                           int64_t TH, int64_t TW, int64_t xs, float *V) WG_INPUT_PLANE_BODY
 #endif
 
 static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, int64_t T, float *V) {
     int64_t Ci = p->Ci, H = p->H, W = p->W, TH = p->TH, TW = p->TW;
-#ifdef CONV_HAVE_DIRECT
-    bool avx2 = conv_direct_cpu_ok();
+#if CONV_HAVE_DIRECT
+    bool avx2 = ch_cpu_avx2_fma();
 #else
     bool avx2 = false;
 #endif
@@ -128,7 +128,7 @@ static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, 
         int64_t n = nc / Ci, c = nc % Ci;
         const float *img = in + ((n0 + n) * Ci + c) * H * W;
         float *v = V + c * T + n * TH * TW;
-#ifdef CONV_HAVE_DIRECT
+#if CONV_HAVE_DIRECT
         if (avx2)
             wg_input_plane_avx2(img, H, W, p->py, p->px, TH, TW, Ci * T, v);
         else

@@ -97,14 +97,6 @@ static ch_dtype kt_dtype(int kt) {
     return d[kt];
 }
 
-/* Float to integer without C's undefined behaviour: NaN -> 0, saturating. */
-static inline int64_t f2i(double v) {
-    if (v != v) return 0;
-    if (v >= 9223372036854775807.0) return INT64_MAX;
-    if (v <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)v;
-}
-
 /* Converts n elements (dtype dt, stride s) into dst of kernel type kt. */
 static void load_chunk(ch_dtype dt, const char *p, int64_t s, int64_t n, int kt, void *dst) {
 #define LOAD_AS(DT, EXPR)                                                       \
@@ -127,7 +119,7 @@ static void load_chunk(ch_dtype dt, const char *p, int64_t s, int64_t n, int kt,
     }
 #define AS_F32(v) ((float)(v))
 #define AS_F64(v) ((double)(v))
-#define AS_I64(v) f2i((double)(v))
+#define AS_I64(v) ch_sat_i64((double)(v))
     switch (kt) {
     case KT_F32: LOAD_FROM(float, AS_F32) break;
     case KT_F64: LOAD_FROM(double, AS_F64) break;
@@ -161,7 +153,7 @@ static void store_chunk(ch_dtype dt, char *p, int64_t s, int64_t n, int kt, cons
     case CH_FLOAT64: STORE_AS(double, ST, (double)v) break;                    \
     default: break;                                                             \
     }
-#define FLOAT_TO_INT(v) f2i((double)(v))
+#define FLOAT_TO_INT(v) ch_sat_i64((double)(v))
 #define INT_TO_INT(v) (v)
     switch (kt) {
     case KT_F32: STORE_FROM(float, FLOAT_TO_INT) break;
@@ -203,7 +195,7 @@ static void run_kernel(const ew_plan *pl, void *o, int64_t so, const void *a, in
         switch (pl->ct) {
         case KT_F32: unary_f32(pl->op, o, so, a, sa, n, pl->lo, pl->hi); break;
         case KT_F64: unary_f64(pl->op, o, so, a, sa, n, pl->lo, pl->hi); break;
-        default: unary_i64(pl->op, o, so, a, sa, n, f2i(pl->lo), f2i(pl->hi)); break;
+        default: unary_i64(pl->op, o, so, a, sa, n, ch_sat_i64(pl->lo), ch_sat_i64(pl->hi)); break;
         }
     }
 }

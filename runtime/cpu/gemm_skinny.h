@@ -25,15 +25,6 @@
 
 #define SK_TARGET __attribute__((target("avx2,fma")))
 
-static int skinny_cpu_ok(void) {
-    static int ok = -1;
-    if (ok < 0) {
-        __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
-    return ok;
-}
-
 /* The horizontal sum in the order of the tile's hadd tree:
  * ((v0 + v1) + (v2 + v3)) + ((v4 + v5) + (v6 + v7)). */
 static SK_TARGET inline float sk_hsum(__m256 v) {
@@ -324,7 +315,7 @@ static SK_TARGET void sk_outer_rows(const float *A, int64_t lda, const float *B,
 static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_TRANSPOSE tb, int64_t ldb,
                         const float *B, int64_t M, int64_t N, int64_t K, float alpha, float beta, float *C,
                         int64_t ldc) {
-    if (M * N * K < ((int64_t)1 << 18) || !skinny_cpu_ok()) return false;
+    if (M * N * K < ((int64_t)1 << 18) || !ch_cpu_avx2_fma()) return false;
 #ifdef _OPENMP
     int threads = omp_in_parallel() ? 1 : ch_threads();
 #else

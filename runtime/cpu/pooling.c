@@ -68,7 +68,8 @@ static inline int par_ok(const pool_geom *g, int64_t work) {
             }                                                                                                 \
         }                                                                                                     \
     }                                                                                                         \
-    static void maxpool_fwd_##T(const pool_geom g, const T *x, T *y, int32_t *ix) {                          \
+    static void maxpool_fwd_##T(const pool_geom g, const void *x_v, void *y_v, int32_t *ix) {                \
+        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                        \
         int par = par_ok(&g, g.planes * g.out_n * g.kn);                                                      \
         CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                              \
             maxpool_plane_##T(x + pl * g.in_n, y + pl * g.out_n, ix ? ix + pl * g.out_n : NULL, g.in[0],      \
@@ -81,10 +82,7 @@ MAXPOOL_PLANE(double)
 
 ch_status ch_cpu_max_pool_forward(const ch_pool_geom *g, const ch_tensor *x, ch_tensor *y, ch_tensor *indexes) {
     int32_t *ip = indexes ? (int32_t *)indexes->data : NULL;
-    if (x->dt == CH_FLOAT32)
-        maxpool_fwd_float(*g, (const float *)ch_base(x), (float *)y->data, ip);
-    else
-        maxpool_fwd_double(*g, (const double *)ch_base(x), (double *)y->data, ip);
+    CH_FLOAT_KERNEL(x->dt, maxpool_fwd)(*g, ch_base(x), y->data, ip);
     return CH_OK;
 }
 
@@ -117,7 +115,8 @@ static inline int64_t window_cell(const pool_geom *g, const int64_t *tab, int64_
 }
 
 #define SCATTER(T)                                                                                  \
-    static void scatter_##T(const pool_geom g, const int64_t *tab, const T *gy, const int32_t *ix, T *gx) {            \
+    static void scatter_##T(const pool_geom g, const int64_t *tab, const void *gy_v, const int32_t *ix, void *gx_v) {  \
+        const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                              \
         int par = par_ok(&g, g.planes * (g.out_n + g.in_n));      \
         CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                      \
             T *gp = gx + pl * g.in_n;                                                               \
@@ -138,7 +137,8 @@ SCATTER(float)
 SCATTER(double)
 
 #define GATHER(T)                                                                                   \
-    static void gather_##T(const pool_geom g, const int64_t *tab, const T *x, const int32_t *ix, T *y) {               \
+    static void gather_##T(const pool_geom g, const int64_t *tab, const void *x_v, const int32_t *ix, void *y_v) {     \
+        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                                  \
         int par = par_ok(&g, g.planes * g.out_n);                 \
         CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                      \
             const T *xp = x + pl * g.in_n;                                                          \
@@ -156,29 +156,25 @@ SCATTER(double)
 GATHER(float)
 GATHER(double)
 
-ch_status ch_cpu_max_pool_scatter(const ch_pool_geom *g, const ch_tensor *gy, const ch_tensor *indexes,
-                                  ch_tensor *gx) {
+/* scatter or gather: src to dst through the window positions in indexes. */
+typedef void route_kernel(const pool_geom g, const int64_t *tab, const void *src, const int32_t *ix, void *dst);
+
+static ch_status route(const ch_pool_geom *g, route_kernel *kernel, const ch_tensor *src, const ch_tensor *indexes,
+                       ch_tensor *dst) {
     int64_t *tab = NULL;
     CH_TRY(window_table(g, &tab));
-    const int32_t *ip = (const int32_t *)ch_base(indexes);
-    if (gy->dt == CH_FLOAT32)
-        scatter_float(*g, tab, (const float *)ch_base(gy), ip, (float *)gx->data);
-    else
-        scatter_double(*g, tab, (const double *)ch_base(gy), ip, (double *)gx->data);
+    kernel(*g, tab, ch_base(src), (const int32_t *)ch_base(indexes), dst->data);
     free(tab);
     return CH_OK;
 }
 
+ch_status ch_cpu_max_pool_scatter(const ch_pool_geom *g, const ch_tensor *gy, const ch_tensor *indexes,
+                                  ch_tensor *gx) {
+    return route(g, CH_FLOAT_KERNEL(gy->dt, scatter), gy, indexes, gx);
+}
+
 ch_status ch_cpu_max_pool_gather(const ch_pool_geom *g, const ch_tensor *x, const ch_tensor *indexes, ch_tensor *y) {
-    int64_t *tab = NULL;
-    CH_TRY(window_table(g, &tab));
-    const int32_t *ip = (const int32_t *)ch_base(indexes);
-    if (x->dt == CH_FLOAT32)
-        gather_float(*g, tab, (const float *)ch_base(x), ip, (float *)y->data);
-    else
-        gather_double(*g, tab, (const double *)ch_base(x), ip, (double *)y->data);
-    free(tab);
-    return CH_OK;
+    return route(g, CH_FLOAT_KERNEL(x->dt, gather), x, indexes, y);
 }
 
 /* ---- average pooling ---------------------------------------------------- */
@@ -210,7 +206,8 @@ static inline double avg_div(const pool_geom *g, int mode, int64_t od, int64_t o
         hi = (g).in[a];
 
 #define AVGPOOL(T)                                                                                         \
-    static void avgpool_fwd_##T(const pool_geom g, int mode, const T *x, T *y) {                          \
+    static void avgpool_fwd_##T(const pool_geom g, int mode, const void *x_v, void *y_v) {                \
+        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                     \
         int par = par_ok(&g, g.planes * g.out_n * g.kn);                 \
         CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                             \
             const T *xp = x + pl * g.in_n;                                                                 \
@@ -233,7 +230,8 @@ static inline double avg_div(const pool_geom *g, int mode, int64_t od, int64_t o
                     }                                                                                      \
         });                                                                                                \
     }                                                                                                      \
-    static void avgpool_bwd_##T(const pool_geom g, int mode, const T *gy, T *gx) {                        \
+    static void avgpool_bwd_##T(const pool_geom g, int mode, const void *gy_v, void *gx_v) {              \
+        const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                 \
         int par = par_ok(&g, g.planes * g.out_n * g.kn);                 \
         CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                             \
             T *gp = gx + pl * g.in_n;                                                                      \
@@ -260,17 +258,11 @@ AVGPOOL(float)
 AVGPOOL(double)
 
 ch_status ch_cpu_avg_pool_forward(const ch_pool_geom *g, int mode, const ch_tensor *x, ch_tensor *y) {
-    if (x->dt == CH_FLOAT32)
-        avgpool_fwd_float(*g, mode, (const float *)ch_base(x), (float *)y->data);
-    else
-        avgpool_fwd_double(*g, mode, (const double *)ch_base(x), (double *)y->data);
+    CH_FLOAT_KERNEL(x->dt, avgpool_fwd)(*g, mode, ch_base(x), y->data);
     return CH_OK;
 }
 
 ch_status ch_cpu_avg_pool_backward(const ch_pool_geom *g, int mode, const ch_tensor *gy, ch_tensor *gx) {
-    if (gy->dt == CH_FLOAT32)
-        avgpool_bwd_float(*g, mode, (const float *)ch_base(gy), (float *)gx->data);
-    else
-        avgpool_bwd_double(*g, mode, (const double *)ch_base(gy), (double *)gx->data);
+    CH_FLOAT_KERNEL(gy->dt, avgpool_bwd)(*g, mode, ch_base(gy), gx->data);
     return CH_OK;
 }

@@ -63,8 +63,10 @@ static inline void bin_range(int64_t b, double bin, int64_t start, int64_t size,
  * EMPTY (0 and -inf, as in Chainer), with argmax -1.  Both are constants of
  * the instance: the bin loop is the hot one. */
 #define ROI_MAX(T, NAME, EXTRA, EMPTY)                                                                     \
-    static void NAME##_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,          \
-                           int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, T *y, int32_t *am) {  \
+    static void NAME##_##T(const void *x_v, const double *rois, const int64_t *idx, int64_t R, int64_t C,     \
+                           int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, void *y_v,            \
+                           int32_t *am) {                                                                   \
+        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                       \
         int par = par_ok(R * C, R * C * H * W);                                                             \
         CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
@@ -102,21 +104,14 @@ ROI_MAX(double, roi_max_pooling, 0, -INFINITY)
 
 /* Runs NAME_float or NAME_double of the ROI_MAX instances on x, y, argmax. */
 #define RUN_ROI_MAX(NAME, x, rois, roi_indices, spatial_scale, y, argmax)                                       \
-    do {                                                                                                      \
-        int64_t R_ = (y)->dim[0], C_ = (x)->dim[1], H_ = (x)->dim[2], W_ = (x)->dim[3];                       \
-        const double *rp_ = (const double *)ch_base(rois);                                                    \
-        const int64_t *ip_ = (const int64_t *)ch_base(roi_indices);                                           \
-        if ((x)->dt == CH_FLOAT32)                                                                            \
-            NAME##_float((const float *)ch_base(x), rp_, ip_, R_, C_, H_, W_, (y)->dim[2], (y)->dim[3],         \
-                         spatial_scale, (float *)(y)->data, (int32_t *)(argmax)->data);                       \
-        else                                                                                                  \
-            NAME##_double((const double *)ch_base(x), rp_, ip_, R_, C_, H_, W_, (y)->dim[2], (y)->dim[3],       \
-                          spatial_scale, (double *)(y)->data, (int32_t *)(argmax)->data);                     \
-    } while (0)
+    CH_FLOAT_KERNEL((x)->dt, NAME)(ch_base(x), (const double *)ch_base(rois), (const int64_t *)ch_base(roi_indices), \
+                                   (y)->dim[0], (x)->dim[1], (x)->dim[2], (x)->dim[3], (y)->dim[2], (y)->dim[3],   \
+                                   spatial_scale, (y)->data, (int32_t *)(argmax)->data)
 
 #define ROI_SCATTER(T)                                                                                     \
-    static void roi_scatter_##T(const T *g, const int32_t *am, const int64_t *idx, int64_t R, int64_t C,      \
-                                int64_t HW, int64_t OHW, int64_t N, T *gx) {                                 \
+    static void roi_scatter_##T(const void *g_v, const int32_t *am, const int64_t *idx, int64_t R, int64_t C, \
+                                int64_t HW, int64_t OHW, int64_t N, void *gx_v) {                             \
+        const T *g = (const T *)g_v; T *gx = (T *)gx_v;                                                       \
         int par = par_ok(C, R * C * OHW + N * C * HW);                                                      \
         CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
             zero_planes(gx, sizeof(T), N, C, c, HW);                                                        \
@@ -134,8 +129,9 @@ ROI_SCATTER(float)
 ROI_SCATTER(double)
 
 #define ROI_GATHER(T)                                                                                      \
-    static void roi_gather_##T(const T *x, const int32_t *am, const int64_t *idx, int64_t R, int64_t C,       \
-                               int64_t HW, int64_t OHW, T *y) {                                             \
+    static void roi_gather_##T(const void *x_v, const int32_t *am, const int64_t *idx, int64_t R, int64_t C,  \
+                               int64_t HW, int64_t OHW, void *y_v) {                                          \
+        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                         \
         int par = par_ok(R * C, R * C * OHW);                                                               \
         CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
@@ -226,9 +222,10 @@ static inline double align_coord(double origin, double bin, int64_t cell, int64_
 }
 
 #define ROI_ALIGN(T)                                                                                       \
-    static void roi_align_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,       \
-                              int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,        \
-                              int64_t sw, T *y) {                                                           \
+    static void roi_align_##T(const void *x_v, const double *rois, const int64_t *idx, int64_t R, int64_t C,  \
+                              int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,         \
+                              int64_t sw, void *y_v) {                                                        \
+        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                         \
         int par = par_ok(R * C, R * C * OH * OW * 4);                                                       \
         CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
@@ -256,9 +253,10 @@ ROI_ALIGN(float)
 ROI_ALIGN(double)
 
 #define ROI_ALIGN_BACK(T)                                                                                  \
-    static void roi_align_back_##T(const T *gy, const double *rois, const int64_t *idx, int64_t R, int64_t C, \
-                                   int64_t N, int64_t H, int64_t W, int64_t OH, int64_t OW, double scale,   \
-                                   int64_t sh, int64_t sw, T *gx) {                                         \
+    static void roi_align_back_##T(const void *gy_v, const double *rois, const int64_t *idx, int64_t R,       \
+                                   int64_t C, int64_t N, int64_t H, int64_t W, int64_t OH, int64_t OW,        \
+                                   double scale, int64_t sh, int64_t sw, void *gx_v) {                        \
+        const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                     \
         int par = par_ok(C, R * C * OH * OW * 4 + N * C * H * W);                                           \
         CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
             zero_planes(gx, sizeof(T), N, C, c, H * W);                                                     \
@@ -300,12 +298,8 @@ ch_status ch_cpu_roi_max_pool_2d_scatter(const ch_tensor *gy, const ch_tensor *r
     int64_t R = gy->dim[0], C = gy->dim[1], OHW = gy->dim[2] * gy->dim[3];
     int64_t n = gx->dim[0], HW = gx->dim[2] * gx->dim[3];
     const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    if (gy->dt == CH_FLOAT32)
-        roi_scatter_float((const float *)ch_base(gy), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW, n,
-                          (float *)gx->data);
-    else
-        roi_scatter_double((const double *)ch_base(gy), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW, n,
-                           (double *)gx->data);
+    CH_FLOAT_KERNEL(gy->dt, roi_scatter)(ch_base(gy), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW, n,
+            gx->data);
     return CH_OK;
 }
 
@@ -314,12 +308,7 @@ ch_status ch_cpu_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *roi
     int64_t R = argmax->dim[0], C = x->dim[1];
     int64_t HW = x->dim[2] * x->dim[3], OHW = argmax->dim[2] * argmax->dim[3];
     const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    if (x->dt == CH_FLOAT32)
-        roi_gather_float((const float *)ch_base(x), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW,
-                         (float *)y->data);
-    else
-        roi_gather_double((const double *)ch_base(x), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW,
-                          (double *)y->data);
+    CH_FLOAT_KERNEL(x->dt, roi_gather)(ch_base(x), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW, y->data);
     return CH_OK;
 }
 
@@ -328,12 +317,8 @@ ch_status ch_cpu_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois,
     int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
     const double *rp = (const double *)ch_base(rois);
     const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    if (x->dt == CH_FLOAT32)
-        roi_align_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
-                        sampling_w, (float *)y->data);
-    else
-        roi_align_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
-                         sampling_w, (double *)y->data);
+    CH_FLOAT_KERNEL(x->dt, roi_align)(ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h, sampling_w,
+            y->data);
     return CH_OK;
 }
 
@@ -343,19 +328,16 @@ ch_status ch_cpu_roi_average_align_2d_backward(const ch_tensor *gy, const ch_ten
     int64_t R = gy->dim[0], C = gy->dim[1], n = gx->dim[0], h = gx->dim[2], w = gx->dim[3];
     const double *rp = (const double *)ch_base(rois);
     const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    if (gy->dt == CH_FLOAT32)
-        roi_align_back_float((const float *)ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
-                             spatial_scale, sampling_h, sampling_w, (float *)gx->data);
-    else
-        roi_align_back_double((const double *)ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
-                              spatial_scale, sampling_h, sampling_w, (double *)gx->data);
+    CH_FLOAT_KERNEL(gy->dt, roi_align_back)(ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
+            spatial_scale, sampling_h, sampling_w, gx->data);
     return CH_OK;
 }
 
 /* ---- Chainer 7's ROI average pooling ----------------------------------- */
 #define ROI_AVG(T)                                                                                         \
-    static void roi_avg_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,         \
-                            int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, T *y) {             \
+    static void roi_avg_##T(const void *x_v, const double *rois, const int64_t *idx, int64_t R, int64_t C,    \
+                            int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, void *y_v) {          \
+        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                         \
         int par = par_ok(R * C, R * C * H * W);                                                             \
         CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
@@ -382,9 +364,10 @@ ROI_AVG(float)
 ROI_AVG(double)
 
 #define ROI_AVG_BACK(T)                                                                                    \
-    static void roi_avg_back_##T(const T *gy, const double *rois, const int64_t *idx, int64_t R, int64_t C,   \
-                                 int64_t N, int64_t H, int64_t W, int64_t OH, int64_t OW, double scale,     \
-                                 T *gx) {                                                                   \
+    static void roi_avg_back_##T(const void *gy_v, const double *rois, const int64_t *idx, int64_t R,         \
+                                 int64_t C, int64_t N, int64_t H, int64_t W, int64_t OH, int64_t OW,          \
+                                 double scale, void *gx_v) {                                                  \
+        const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                     \
         int par = par_ok(C, R * C * H * W + N * C * H * W);                                                 \
         CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
             zero_planes(gx, sizeof(T), N, C, c, H * W);                                                     \
@@ -422,9 +405,10 @@ static inline void align_point(const align_geom *g, int64_t i, int64_t j, int64_
 }
 
 #define ROI_MAX_ALIGN(T)                                                                                   \
-    static void roi_max_align_##T(const T *x, const double *rois, const int64_t *idx, int64_t R, int64_t C,   \
-                                  int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,    \
-                                  int64_t sw, T *y, int32_t *am) {                                          \
+    static void roi_max_align_##T(const void *x_v, const double *rois, const int64_t *idx, int64_t R,         \
+                                  int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, double scale,      \
+                                  int64_t sh, int64_t sw, void *y_v, int32_t *am) {                           \
+        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                         \
         int par = par_ok(R * C, R * C * OH * OW * 4);                                                       \
         CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
@@ -466,10 +450,11 @@ static inline int argmax_taps(const align_geom *g, int64_t i, int64_t j, int32_t
 }
 
 #define ROI_MAX_ALIGN_SCATTER(T)                                                                           \
-    static void roi_max_align_scatter_##T(const T *gy, const int32_t *am, const double *rois,                \
+    static void roi_max_align_scatter_##T(const void *gy_v, const int32_t *am, const double *rois,           \
                                           const int64_t *idx, int64_t R, int64_t C, int64_t N, int64_t H,    \
                                           int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,       \
-                                          int64_t sw, T *gx) {                                              \
+                                          int64_t sw, void *gx_v) {                                          \
+        const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                    \
         int par = par_ok(C, R * C * OH * OW * 4 + N * C * H * W);                                           \
         CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
             zero_planes(gx, sizeof(T), N, C, c, H * W);                                                     \
@@ -492,9 +477,11 @@ ROI_MAX_ALIGN_SCATTER(float)
 ROI_MAX_ALIGN_SCATTER(double)
 
 #define ROI_MAX_ALIGN_GATHER(T)                                                                            \
-    static void roi_max_align_gather_##T(const T *x, const int32_t *am, const double *rois, const int64_t *idx, \
-                                         int64_t R, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,  \
-                                         double scale, int64_t sh, int64_t sw, T *y) {                      \
+    static void roi_max_align_gather_##T(const void *x_v, const int32_t *am, const double *rois,                \
+                                         const int64_t *idx, int64_t R, int64_t C, int64_t H, int64_t W,        \
+                                         int64_t OH, int64_t OW, double scale, int64_t sh, int64_t sw,          \
+                                         void *y_v) {                                                           \
+        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                           \
         int par = par_ok(R * C, R * C * OH * OW * 4);                                                       \
         CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
             int64_t r = rc / C, c = rc % C;                                                                 \
@@ -526,10 +513,7 @@ ch_status ch_cpu_roi_average_pooling_2d(const ch_tensor *x, const ch_tensor *roi
     int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
     const double *rp = (const double *)ch_base(rois);
     const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    if (x->dt == CH_FLOAT32)
-        roi_avg_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (float *)y->data);
-    else
-        roi_avg_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, (double *)y->data);
+    CH_FLOAT_KERNEL(x->dt, roi_avg)(ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, y->data);
     return CH_OK;
 }
 
@@ -538,12 +522,8 @@ ch_status ch_cpu_roi_average_pooling_2d_backward(const ch_tensor *gy, const ch_t
     int64_t R = gy->dim[0], C = gy->dim[1], n = gx->dim[0], h = gx->dim[2], w = gx->dim[3];
     const double *rp = (const double *)ch_base(rois);
     const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    if (gy->dt == CH_FLOAT32)
-        roi_avg_back_float((const float *)ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3], spatial_scale,
-                           (float *)gx->data);
-    else
-        roi_avg_back_double((const double *)ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
-                            spatial_scale, (double *)gx->data);
+    CH_FLOAT_KERNEL(gy->dt, roi_avg_back)(ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3], spatial_scale,
+            gx->data);
     return CH_OK;
 }
 
@@ -553,12 +533,8 @@ ch_status ch_cpu_roi_max_align_2d(const ch_tensor *x, const ch_tensor *rois, con
     int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
     const double *rp = (const double *)ch_base(rois);
     const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    if (x->dt == CH_FLOAT32)
-        roi_max_align_float((const float *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
-                            sampling_w, (float *)y->data, (int32_t *)argmax->data);
-    else
-        roi_max_align_double((const double *)ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
-                             sampling_w, (double *)y->data, (int32_t *)argmax->data);
+    CH_FLOAT_KERNEL(x->dt, roi_max_align)(ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
+            sampling_w, y->data, (int32_t *)argmax->data);
     return CH_OK;
 }
 
@@ -569,12 +545,8 @@ ch_status ch_cpu_roi_max_align_2d_scatter(const ch_tensor *gy, const ch_tensor *
     const double *rp = (const double *)ch_base(rois);
     const int64_t *ip = (const int64_t *)ch_base(roi_indices);
     const int32_t *ap = (const int32_t *)ch_base(argmax);
-    if (gy->dt == CH_FLOAT32)
-        roi_max_align_scatter_float((const float *)ch_base(gy), ap, rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
-                                    spatial_scale, sampling_h, sampling_w, (float *)gx->data);
-    else
-        roi_max_align_scatter_double((const double *)ch_base(gy), ap, rp, ip, R, C, n, h, w, gy->dim[2],
-                                     gy->dim[3], spatial_scale, sampling_h, sampling_w, (double *)gx->data);
+    CH_FLOAT_KERNEL(gy->dt, roi_max_align_scatter)(ch_base(gy), ap, rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
+            spatial_scale, sampling_h, sampling_w, gx->data);
     return CH_OK;
 }
 
@@ -585,11 +557,7 @@ ch_status ch_cpu_roi_max_align_2d_gather(const ch_tensor *x, const ch_tensor *ro
     const double *rp = (const double *)ch_base(rois);
     const int64_t *ip = (const int64_t *)ch_base(roi_indices);
     const int32_t *ap = (const int32_t *)ch_base(argmax);
-    if (x->dt == CH_FLOAT32)
-        roi_max_align_gather_float((const float *)ch_base(x), ap, rp, ip, R, C, H, W, OH, OW, spatial_scale,
-                                   sampling_h, sampling_w, (float *)y->data);
-    else
-        roi_max_align_gather_double((const double *)ch_base(x), ap, rp, ip, R, C, H, W, OH, OW, spatial_scale,
-                                    sampling_h, sampling_w, (double *)y->data);
+    CH_FLOAT_KERNEL(x->dt, roi_max_align_gather)(ch_base(x), ap, rp, ip, R, C, H, W, OH, OW, spatial_scale,
+            sampling_h, sampling_w, y->data);
     return CH_OK;
 }

@@ -8,24 +8,12 @@
  */
 #include "backend.h"
 
-static int dense_as(const ch_tensor *t, const ch_tensor *ref) {
-    if (!t || (!t->data && t->numel) || t->dt != ref->dt || t->dev != ref->dev || t->nd != ref->nd)
-        return 0;
-    int64_t s = 1;
-    for (int i = t->nd - 1; i >= 0; i--) {
-        if (t->dim[i] != ref->dim[i] || (t->dim[i] > 1 && t->stride[i] != s))
-            return 0;
-        s *= t->dim[i];
-    }
-    return 1;
-}
-
 ch_status cu_activation_grad(int op, const ch_tensor *y, const ch_tensor *gy, ch_tensor *gx) {
     if (op < 0 || op >= CH_NACT_GRAD)
         return cu_fail(CH_ERR_INTERNAL, "activation_grad: unknown op %d", op);
     const char *fn = "activation_grad";
-    if (!y || (y->dt != CH_FLOAT32 && y->dt != CH_FLOAT64) || !dense_as(y, y) || !dense_as(gy, y) ||
-        !dense_as(gx, y))
+    if (!y || (y->dt != CH_FLOAT32 && y->dt != CH_FLOAT64) || !cu_dense_as(y, y) || !cu_dense_as(gy, y) ||
+        !cu_dense_as(gx, y))
         return cu_fail(CH_ERR_INTERNAL, "%s: y, gy and gx must be contiguous float32 or float64 tensors of one "
                        "dtype, shape and device", fn);
     if (y->numel == 0)

@@ -71,6 +71,13 @@ typedef struct cu_geom {
 void cu_geom_init(cu_geom *g, int nd, const int64_t *dim, int nops, const int64_t *const *strides);
 /* Address of element 0 of t's view (data + offset * itemsize). */
 char *cu_base(const ch_tensor *t);
+/* The operand checks of the kernels' host sides (the front doors have
+ * checked the user's arguments; these guard the backend's own contract):
+ * t is live (has data unless empty), C-contiguous, of dtype dt, with n
+ * elements, on device dev. */
+int cu_dense(const ch_tensor *t, int dt, int64_t n, int dev);
+/* t is cu_dense and of ref's dtype, device and shape. */
+int cu_dense_as(const ch_tensor *t, const ch_tensor *ref);
 
 /* ---- kernels (copy.cu, fill.cu) ----------------------------------------- */
 /* dst[i] = (dst dtype) src[i] over g on the current device (both on it). */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "chainlua.h"
+#include "scalar_math.h"
 
 /* bool is stored as one byte but reads as 0/1 whatever the byte holds. */
 struct cu_bool {
@@ -33,16 +34,6 @@ __device__ __forceinline__ double cu_load(__half x) { return (double)__half2floa
 __device__ __forceinline__ double cu_load(float x) { return (double)x; }
 __device__ __forceinline__ double cu_load(double x) { return x; }
 
-__device__ __forceinline__ int64_t cu_sat_i64(double v) {
-    if (v != v)
-        return 0;
-    if (v >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (v <= -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)v;
-}
-
 /* ---- stores: from the widened value ----------------------------------- */
 template <typename T> struct cu_store;
 
@@ -53,7 +44,7 @@ template <> struct cu_store<cu_bool> {
 #define CU_INT_STORE(T)                                                       \
     template <> struct cu_store<T> {                                          \
         __device__ static T from(int64_t v) { return (T)v; }                  \
-        __device__ static T from(double v) { return (T)cu_sat_i64(v); }       \
+        __device__ static T from(double v) { return (T)ch_sat_i64(v); }       \
     };
 CU_INT_STORE(int8_t)
 CU_INT_STORE(uint8_t)

@@ -9,6 +9,7 @@
  */
 #include "backend.h"
 #include "plan.h"
+#include "scalar_math.h"
 
 #include <string.h>
 
@@ -29,7 +30,7 @@ ch_status cu_elementwise(const ch_ew_args *w) {
     a.scalar_pos = w->scalar_pos;
     a.scalar_f = w->scalar_f, a.scalar_i = w->scalar_i;
     a.lo = w->lo, a.hi = w->hi;
-    a.lo_i = cu_saturate_i64(w->lo), a.hi_i = cu_saturate_i64(w->hi);
+    a.lo_i = ch_sat_i64(w->lo), a.hi_i = ch_sat_i64(w->hi);
     a.dt[0] = out->dt;
     a.ptr[0] = cu_base(out);
 

@@ -36,7 +36,7 @@ template <> struct ew_conv<double> {
 };
 template <> struct ew_conv<int64_t> {
     __device__ static int64_t from_i(int64_t v) { return v; }
-    __device__ static int64_t from_f(double v) { return cu_sat_i64(v); }
+    __device__ static int64_t from_f(double v) { return ch_sat_i64(v); }
 };
 
 /* Element `off` of data of dtype dt, in the compute type CT. */

@@ -6,6 +6,27 @@ char *cu_base(const ch_tensor *t) {
     return (char *)t->data + t->offset * (int64_t)cu_dtype_size(t->dt);
 }
 
+int cu_dense(const ch_tensor *t, int dt, int64_t n, int dev) {
+    if (!t || (!t->data && t->numel) || t->dt != dt || t->numel != n || t->dev != dev)
+        return 0;
+    int64_t s = 1;
+    for (int i = t->nd - 1; i >= 0; i--) {
+        if (t->dim[i] > 1 && t->stride[i] != s)
+            return 0;
+        s *= t->dim[i];
+    }
+    return 1;
+}
+
+int cu_dense_as(const ch_tensor *t, const ch_tensor *ref) {
+    if (!cu_dense(t, ref->dt, ref->numel, ref->dev) || t->nd != ref->nd)
+        return 0;
+    for (int i = 0; i < t->nd; i++)
+        if (t->dim[i] != ref->dim[i])
+            return 0;
+    return 1;
+}
+
 /* The collapsing is cu_ew_plan_init's (plan_elementwise.c); a cu_geom keeps
  * two operands and calls the layout contiguous only when every operand
  * steps by one element (no broadcast stride 0). */

@@ -17,28 +17,15 @@ static int states_of(int kind, const ch_opt_args *u) {
     }
 }
 
-static int dense_like(const ch_tensor *t, const ch_tensor *p) {
-    if (!t || (!t->data && t->numel) || t->dt != p->dt || t->dev != p->dev || t->numel != p->numel ||
-        t->nd != p->nd)
-        return 0;
-    int64_t s = 1;
-    for (int i = t->nd - 1; i >= 0; i--) {
-        if (t->dim[i] != p->dim[i] || (t->dim[i] > 1 && t->stride[i] != s))
-            return 0;
-        s *= t->dim[i];
-    }
-    return 1;
-}
-
 ch_status cu_opt_update(int kind, const ch_opt_args *u) {
     const char *fn = u->name ? u->name : "optimizer update";
     const ch_tensor *p = u->param;
-    if (!p || (p->dt != CH_FLOAT32 && p->dt != CH_FLOAT64) || !dense_like(p, p))
+    if (!p || (p->dt != CH_FLOAT32 && p->dt != CH_FLOAT64) || !cu_dense_as(p, p))
         return cu_fail(CH_ERR_INTERNAL, "%s: the GPU updates a contiguous float32 or float64 parameter", fn);
     int ns = states_of(kind, u);
-    int ok = dense_like(u->grad, p);
+    int ok = cu_dense_as(u->grad, p);
     for (int j = 0; j < ns; j++)
-        ok = ok && dense_like(u->state[j], p);
+        ok = ok && cu_dense_as(u->state[j], p);
     if (!ok)
         return cu_fail(CH_ERR_INTERNAL, "%s: the gradient and the states must be contiguous, of the parameter's "
                        "dtype, shape and device", fn);

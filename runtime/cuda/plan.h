@@ -44,9 +44,6 @@ typedef struct cu_ew_plan {
 } cu_ew_plan;
 void cu_ew_plan_init(cu_ew_plan *p, int nd, const int64_t *dim, int nops, const int64_t *const *strides);
 
-/* Float to int64 with the CPU's rule: saturating, NaN gives 0. */
-int64_t cu_saturate_i64(double v);
-
 /* ---- reductions (plan_reduce.c) ------------------------------------------- */
 typedef struct cu_reduce_plan {
     int64_t rows;                 /* outputs: product of the kept extents */

@@ -18,16 +18,6 @@ int cu_broadcast_strides(int xnd, const int64_t *xdim, const int64_t *xstride, i
     return 0;
 }
 
-int64_t cu_saturate_i64(double v) {
-    if (v != v)
-        return 0;
-    if (v >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (v <= -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)v;
-}
-
 void cu_ew_plan_init(cu_ew_plan *p, int nd, const int64_t *dim, int nops, const int64_t *const *strides) {
     p->nops = nops;
     p->numel = 1;

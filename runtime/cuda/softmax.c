@@ -9,19 +9,6 @@
  */
 #include "backend.h"
 
-/* t is a live contiguous tensor of dtype dt with n elements on device dev. */
-static int dense(const ch_tensor *t, int dt, int64_t n, int dev) {
-    if (!t || (!t->data && t->numel) || t->dt != dt || t->numel != n || t->dev != dev)
-        return 0;
-    int64_t s = 1;
-    for (int i = t->nd - 1; i >= 0; i--) {
-        if (t->dim[i] > 1 && t->stride[i] != s)
-            return 0;
-        s *= t->dim[i];
-    }
-    return 1;
-}
-
 ch_status cu_softmax(int kind, const ch_softmax_args *s) {
     const char *fn = s->name ? s->name : "softmax";
     const ch_tensor *x = s->x;
@@ -29,13 +16,14 @@ ch_status cu_softmax(int kind, const ch_softmax_args *s) {
         return cu_fail(CH_ERR_INTERNAL, "%s: the GPU computes float32 or float64 rows", fn);
     int dt = x->dt, dev = x->dev;
     int64_t n = s->O * s->N * s->I, rows = s->O * s->I;
-    int ok = s->O >= 0 && s->N >= 0 && s->I >= 0 && dense(x, dt, n, dev);
+    int ok = s->O >= 0 && s->N >= 0 && s->I >= 0 && cu_dense(x, dt, n, dev);
     if (kind == CU_SOFTMAX_SCE) {
-        ok = ok && dense(s->out, dt, rows, dev) && dense(s->labels, CH_INT64, rows, dev);
-        ok = ok && (!s->weight || dense(s->weight, dt, s->N, dev));
-        ok = ok && (!s->grad || dense(s->grad, dt, n, dev)) && (!s->prob || dense(s->prob, dt, n, dev));
+        ok = ok && cu_dense(s->out, dt, rows, dev) && cu_dense(s->labels, CH_INT64, rows, dev);
+        ok = ok && (!s->weight || cu_dense(s->weight, dt, s->N, dev));
+        ok = ok && (!s->grad || cu_dense(s->grad, dt, n, dev));
+        ok = ok && (!s->prob || cu_dense(s->prob, dt, n, dev));
     } else {
-        ok = ok && dense(s->out, dt, n, dev) && (kind != CU_SOFTMAX_BWD || dense(s->gy, dt, n, dev));
+        ok = ok && cu_dense(s->out, dt, n, dev) && (kind != CU_SOFTMAX_BWD || cu_dense(s->gy, dt, n, dev));
     }
     if (!ok)
         return cu_fail(CH_ERR_INTERNAL, "%s: the operands must be contiguous, of one float dtype and of the "

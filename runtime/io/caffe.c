@@ -111,9 +111,18 @@ static int in_range(const ch_caffe_net *net, int i) { return i >= 0 && i < ch_ca
 
 static const char *or_empty(const char *s) { return s ? s : ""; }
 
+/* Field f of layer i in whichever of the two layer lists the net uses
+ * (V1LayerParameter and LayerParameter share these field names). */
+#define LAYER_FIELD(net, i, f) ((net)->v1 ? v1_at((net), (i))->f : layer_at((net), (i))->f)
+
+/* The k-th of a layer's n blob names ("" when unnamed), NULL out of range. */
+static const char *nth_name(char *const *names, size_t n, int k) {
+    return k >= 0 && (size_t)k < n ? or_empty(names[k]) : NULL;
+}
+
 const char *ch_caffe_layer_name(const ch_caffe_net *net, int i) {
     if (!in_range(net, i)) return NULL;
-    return net->v1 ? or_empty(v1_at(net, i)->name) : or_empty(layer_at(net, i)->name);
+    return or_empty(LAYER_FIELD(net, i, name));
 }
 
 /* V1 layer types under the names the `layer` list uses. */
@@ -151,28 +160,23 @@ const char *ch_caffe_layer_type(const ch_caffe_net *net, int i) {
 }
 
 int ch_caffe_layer_bottom_count(const ch_caffe_net *net, int i) {
-    if (!in_range(net, i)) return 0;
-    return (int)(net->v1 ? v1_at(net, i)->n_bottom : layer_at(net, i)->n_bottom);
+    return in_range(net, i) ? (int)LAYER_FIELD(net, i, n_bottom) : 0;
 }
 
 const char *ch_caffe_layer_bottom(const ch_caffe_net *net, int i, int k) {
-    if (k < 0 || k >= ch_caffe_layer_bottom_count(net, i)) return NULL;
-    return or_empty(net->v1 ? v1_at(net, i)->bottom[k] : layer_at(net, i)->bottom[k]);
+    return in_range(net, i) ? nth_name(LAYER_FIELD(net, i, bottom), LAYER_FIELD(net, i, n_bottom), k) : NULL;
 }
 
 int ch_caffe_layer_top_count(const ch_caffe_net *net, int i) {
-    if (!in_range(net, i)) return 0;
-    return (int)(net->v1 ? v1_at(net, i)->n_top : layer_at(net, i)->n_top);
+    return in_range(net, i) ? (int)LAYER_FIELD(net, i, n_top) : 0;
 }
 
 const char *ch_caffe_layer_top(const ch_caffe_net *net, int i, int k) {
-    if (k < 0 || k >= ch_caffe_layer_top_count(net, i)) return NULL;
-    return or_empty(net->v1 ? v1_at(net, i)->top[k] : layer_at(net, i)->top[k]);
+    return in_range(net, i) ? nth_name(LAYER_FIELD(net, i, top), LAYER_FIELD(net, i, n_top), k) : NULL;
 }
 
 int ch_caffe_layer_blob_count(const ch_caffe_net *net, int i) {
-    if (!in_range(net, i)) return 0;
-    return (int)(net->v1 ? v1_at(net, i)->n_blobs : layer_at(net, i)->n_blobs);
+    return in_range(net, i) ? (int)LAYER_FIELD(net, i, n_blobs) : 0;
 }
 
 static const char *layer_name(const ch_caffe_net *net, int i) { return ch_caffe_layer_name(net, i); }
@@ -181,7 +185,7 @@ ch_status ch_caffe_layer_blob(const ch_caffe_net *net, int i, int k, ch_tensor *
     if (!net || !result) return ch_fail(CH_ERR_ARG, "%s: NULL argument", FN);
     if (k < 0 || k >= ch_caffe_layer_blob_count(net, i))
         return ch_fail(CH_ERR_ARG, "%s: layer %d has no blob %d", FN, i, k);
-    const Caffe__BlobProto *b = net->v1 ? v1_at(net, i)->blobs[k] : layer_at(net, i)->blobs[k];
+    const Caffe__BlobProto *b = LAYER_FIELD(net, i, blobs[k]);
     int64_t dim[CH_MAX_DIMS];
     int nd;
     if (b->shape && b->shape->n_dim > 0) {
@@ -243,46 +247,22 @@ static const Caffe__SliceParameter SLICE0 = CAFFE__SLICE_PARAMETER__INIT;
 ch_status ch_caffe_layer_params(const ch_caffe_net *net, int i, ch_caffe_params *out) {
     if (!net || !out) return ch_fail(CH_ERR_ARG, "%s: NULL argument", FN);
     if (!in_range(net, i)) return ch_fail(CH_ERR_ARG, "%s: layer %d out of range", FN, i);
-    const Caffe__ConvolutionParameter *cv;
-    const Caffe__PoolingParameter *pl;
-    const Caffe__InnerProductParameter *ip;
-    const Caffe__LRNParameter *lrn;
-    const Caffe__ReLUParameter *relu;
-    const Caffe__DropoutParameter *dr;
-    const Caffe__EltwiseParameter *el;
-    const Caffe__ConcatParameter *ct;
-    const Caffe__SoftmaxParameter *sm;
-    const Caffe__SigmoidParameter *sg;
-    const Caffe__SliceParameter *sl;
+    const Caffe__ConvolutionParameter *cv = OR(LAYER_FIELD(net, i, convolution_param), CONV0);
+    const Caffe__PoolingParameter *pl = OR(LAYER_FIELD(net, i, pooling_param), POOL0);
+    const Caffe__InnerProductParameter *ip = OR(LAYER_FIELD(net, i, inner_product_param), IP0);
+    const Caffe__LRNParameter *lrn = OR(LAYER_FIELD(net, i, lrn_param), LRN0);
+    const Caffe__ReLUParameter *relu = OR(LAYER_FIELD(net, i, relu_param), RELU0);
+    const Caffe__DropoutParameter *dr = OR(LAYER_FIELD(net, i, dropout_param), DROP0);
+    const Caffe__EltwiseParameter *el = OR(LAYER_FIELD(net, i, eltwise_param), ELT0);
+    const Caffe__ConcatParameter *ct = OR(LAYER_FIELD(net, i, concat_param), CAT0);
+    const Caffe__SoftmaxParameter *sm = OR(LAYER_FIELD(net, i, softmax_param), SMAX0);
+    const Caffe__SigmoidParameter *sg = OR(LAYER_FIELD(net, i, sigmoid_param), SIG0);
+    const Caffe__SliceParameter *sl = OR(LAYER_FIELD(net, i, slice_param), SLICE0);
     const Caffe__BatchNormParameter *bn = &BN0;
     const Caffe__ScaleParameter *sc = &SCALE0;
     const Caffe__ReshapeParameter *rs = &RESHAPE0;
-    if (net->v1) {
-        const Caffe__V1LayerParameter *l = v1_at(net, i);
-        cv = OR(l->convolution_param, CONV0);
-        pl = OR(l->pooling_param, POOL0);
-        ip = OR(l->inner_product_param, IP0);
-        lrn = OR(l->lrn_param, LRN0);
-        relu = OR(l->relu_param, RELU0);
-        dr = OR(l->dropout_param, DROP0);
-        el = OR(l->eltwise_param, ELT0);
-        ct = OR(l->concat_param, CAT0);
-        sm = OR(l->softmax_param, SMAX0);
-        sg = OR(l->sigmoid_param, SIG0);
-        sl = OR(l->slice_param, SLICE0);
-    } else {
+    if (!net->v1) { /* V1 layers have none of these three */
         const Caffe__LayerParameter *l = layer_at(net, i);
-        cv = OR(l->convolution_param, CONV0);
-        pl = OR(l->pooling_param, POOL0);
-        ip = OR(l->inner_product_param, IP0);
-        lrn = OR(l->lrn_param, LRN0);
-        relu = OR(l->relu_param, RELU0);
-        dr = OR(l->dropout_param, DROP0);
-        el = OR(l->eltwise_param, ELT0);
-        ct = OR(l->concat_param, CAT0);
-        sm = OR(l->softmax_param, SMAX0);
-        sg = OR(l->sigmoid_param, SIG0);
-        sl = OR(l->slice_param, SLICE0);
         bn = OR(l->batch_norm_param, BN0);
         sc = OR(l->scale_param, SCALE0);
         rs = OR(l->reshape_param, RESHAPE0);

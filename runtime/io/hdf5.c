@@ -639,12 +639,7 @@ ch_status ch_h5_read_ex(ch_h5_file *f, const char *path, ch_tensor **result, cha
     H5Tclose(ftype);
     H5Sclose(space);
     H5Dclose(ds);
-    if (st != CH_OK) {
-        ch_tensor_release(t);
-        return st;
-    }
-    *result = t;
-    return CH_OK;
+    return ch_hand_over(st, t, result);
 }
 
 /* ---- enumeration ------------------------------------------------------------- */

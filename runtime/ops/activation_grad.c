@@ -33,10 +33,5 @@ ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const ch_ten
         ch_tensor_release(gx);
         gx = rounded;
     }
-    if (st != CH_OK) {
-        ch_tensor_release(gx);
-        return st;
-    }
-    *result = gx;
-    return CH_OK;
+    return ch_hand_over(st, gx, result);
 }

@@ -98,9 +98,7 @@ ch_status ch_batch_norm_backward(const ch_tensor *x, const ch_tensor *gamma, con
                                  const ch_tensor *mean, const ch_tensor *inv_std, ch_tensor **gx, ch_tensor **ggamma,
                                  ch_tensor **gbeta) {
     const char *fn = "batch_normalization_grad";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(gy, fn, "gy");
-    CH_TRY(ch_same_device(fn, "x", x, "gy", gy));
+    CH_TRY(ch_check_pair(fn, "x", x, "gy", gy));
     CH_TRY(check3(fn, "x", x, NULL));
     CH_TRY(check3(fn, "gy", gy, x));
     if (x->nd != 3 || !ch_same_shape(x, gy))

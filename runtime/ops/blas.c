@@ -35,9 +35,7 @@ static ch_status as_dtype(const ch_tensor *x, ch_dtype dt, ch_tensor **out) {
 
 ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int transb, ch_tensor **result) {
     static const char *fn = "matmul";
-    CH_CHECK_ARG(a, fn, "a");
-    CH_CHECK_ARG(b, fn, "b");
-    CH_TRY(ch_same_device(fn, "a", a, "b", b));
+    CH_TRY(ch_check_pair(fn, "a", a, "b", b));
     if (a->nd == 0 || b->nd == 0)
         return ch_fail(CH_ERR_SHAPE, "matmul: operand %s is 0-d (matmul needs at least 1-d operands; use mul for scalars)",
                        a->nd == 0 ? "a" : "b");
@@ -69,12 +67,7 @@ ch_status ch_matmul(const ch_tensor *a, const ch_tensor *b, int transa, int tran
     }
     ch_tensor_release(A);
     ch_tensor_release(B);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 ch_status ch_gemm(int transa, int transb, double alpha, const ch_tensor *a, const ch_tensor *b, double beta,
@@ -147,12 +140,7 @@ ch_status ch_linear(const ch_tensor *x, const ch_tensor *W, const ch_tensor *b, 
     ch_status st = b && y->numel ? ch_copy_into(y, b) : CH_OK;
     if (st == CH_OK)
         st = ch_gemm(0, 1, 1.0, x, W, b ? 1.0 : 0.0, y);
-    if (st != CH_OK) {
-        ch_tensor_release(y);
-        return st;
-    }
-    *result = y;
-    return CH_OK;
+    return ch_hand_over(st, y, result);
 }
 
 /* numpy.dot with a 0-d operand is a product with a scalar. */
@@ -161,9 +149,7 @@ static ch_status scalar_mul(const ch_tensor *x, const ch_tensor *s, ch_tensor **
 }
 
 ch_status ch_dot(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
-    CH_CHECK_ARG(a, "dot", "a");
-    CH_CHECK_ARG(b, "dot", "b");
-    CH_TRY(ch_same_device("dot", "a", a, "b", b));
+    CH_TRY(ch_check_pair("dot", "a", a, "b", b));
     if (a->nd == 0) return scalar_mul(b, a, result);
     if (b->nd == 0) return scalar_mul(a, b, result);
     if (b->nd <= 2) {
@@ -185,9 +171,7 @@ ch_status ch_dot(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
 ch_status ch_tensordot(const ch_tensor *a, const ch_tensor *b, const int32_t *axes_a, const int32_t *axes_b, int naxes,
                        ch_tensor **result) {
     static const char *fn = "tensordot";
-    CH_CHECK_ARG(a, fn, "a");
-    CH_CHECK_ARG(b, fn, "b");
-    CH_TRY(ch_same_device(fn, "a", a, "b", b));
+    CH_TRY(ch_check_pair(fn, "a", a, "b", b));
     if (naxes < 0 || naxes > a->nd || naxes > b->nd)
         return ch_fail(CH_ERR_ARG, "tensordot: %d contracted axes for a %d-d and a %d-d tensor", naxes, a->nd, b->nd);
     int ca[CH_MAX_DIMS], cb[CH_MAX_DIMS];
@@ -244,9 +228,7 @@ done:
 }
 
 ch_status ch_outer(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
-    CH_CHECK_ARG(a, "outer", "a");
-    CH_CHECK_ARG(b, "outer", "b");
-    CH_TRY(ch_same_device("outer", "a", a, "b", b));
+    CH_TRY(ch_check_pair("outer", "a", a, "b", b));
     int64_t sa[2] = {a->numel, 1}, sb[2] = {1, b->numel};
     ch_tensor *ra = NULL, *rb = NULL;
     ch_status st;

@@ -25,13 +25,18 @@ static ch_status check_same_dtype(const ch_tensor *a, const ch_tensor *b, const 
     return CH_OK;
 }
 
+/* nsp, the number of spatial axes, is 1..max. */
+static ch_status check_nsp(const char *fn, int nsp, int max) {
+    if (nsp < 1 || nsp > max)
+        return ch_fail(CH_ERR_ARG, "%s: the number of spatial axes must be 1..%d (got %d)", fn, max, nsp);
+    return CH_OK;
+}
+
 /* Fills the geometry common to all entry points; sizes are checked. */
 static ch_status geom_init(ch_conv_geom *g, const char *fn, int nsp, int64_t N, int64_t C, int64_t Cout, int groups,
                            const int64_t *in, const int64_t *out, const int64_t *k, const int64_t *stride,
                            const int64_t *pad, const int64_t *dilate) {
-    if (nsp < 1 || nsp > CH_MAX_DIMS - 2)
-        return ch_fail(CH_ERR_ARG, "%s: the number of spatial axes must be 1..%d (got %d)", fn, CH_MAX_DIMS - 2,
-                       nsp);
+    CH_TRY(check_nsp(fn, nsp, CH_MAX_DIMS - 2));
     if (groups < 1)
         return ch_fail(CH_ERR_ARG, "%s: groups must be positive (got %d)", fn, groups);
     if (C % groups != 0 || Cout % groups != 0)
@@ -90,16 +95,32 @@ static ch_status need_nd(const ch_tensor *t, int nd, const char *fn, const char 
     return CH_OK;
 }
 
+/* The operands of a convolution pass (a and b: x and W, gy and W, or x and
+ * gy): a float32 or float64, b (and the bias, when there is one) of a's
+ * dtype, nsp spatial axes, and (N, C, spatial...) shapes. */
+static ch_status check_operands(const char *fn, int nsp, const ch_tensor *a, const char *an, const ch_tensor *b,
+                                const char *bn, const ch_tensor *bias) {
+    CH_TRY(check_float(a, fn, an));
+    CH_TRY(check_same_dtype(a, b, fn, an, bn));
+    if (bias)
+        CH_TRY(check_same_dtype(a, bias, fn, an, "b"));
+    CH_TRY(check_nsp(fn, nsp, CH_MAX_DIMS - 2));
+    CH_TRY(need_nd(a, nsp + 2, fn, an));
+    return need_nd(b, nsp + 2, fn, bn);
+}
+
+/* dim = (d0, d1, *spatial): an (N, C, ...) or (Cout, Cg, ...) shape. */
+static void batch_shape(int64_t *dim, int64_t d0, int64_t d1, int nsp, const int64_t *spatial) {
+    dim[0] = d0;
+    dim[1] = d1;
+    memcpy(dim + 2, spatial, (size_t)nsp * sizeof *spatial);
+}
+
 /* The end of every front door: releases the n contiguous operands, and the
  * output on failure; hands the output over on success. */
 static ch_status finish(ch_status st, ch_tensor **c, int n, ch_tensor *out, ch_tensor **result) {
     ch_release_all(c, n);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tensor *b, int nsp, const int64_t *stride,
@@ -115,15 +136,7 @@ ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tenso
     }
     if (!result || !stride || !pad || !dilate || !out_size)
         return ch_fail(CH_ERR_ARG, "%s: NULL argument", fn);
-    CH_TRY(check_float(x, fn, "x"));
-    CH_TRY(check_same_dtype(x, w, fn, "x", "W"));
-    if (b)
-        CH_TRY(check_same_dtype(x, b, fn, "x", "b"));
-    if (nsp < 1 || nsp > CH_MAX_DIMS - 2)
-        return ch_fail(CH_ERR_ARG, "%s: the number of spatial axes must be 1..%d (got %d)", fn, CH_MAX_DIMS - 2,
-                       nsp);
-    CH_TRY(need_nd(x, nsp + 2, fn, "x"));
-    CH_TRY(need_nd(w, nsp + 2, fn, "W"));
+    CH_TRY(check_operands(fn, nsp, x, "x", w, "W", b));
     if (groups < 1 || x->dim[1] != w->dim[1] * groups)
         return ch_fail(CH_ERR_SHAPE, "%s: x has %lld channels but W expects %lld (W.shape[1]=%lld x groups=%d)", fn,
                        (long long)x->dim[1], (long long)(w->dim[1] * groups), (long long)w->dim[1], groups);
@@ -135,10 +148,7 @@ ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tenso
                      pad, dilate));
     CH_KERNEL(kernel, conv_forward, x->dev, fn);
     int64_t ydim[CH_MAX_DIMS];
-    ydim[0] = g.N;
-    ydim[1] = g.Cout;
-    for (int a = 0; a < nsp; a++)
-        ydim[2 + a] = out_size[a];
+    batch_shape(ydim, g.N, g.Cout, nsp, out_size);
     const ch_tensor *in[3] = {x, w, b};
     ch_tensor *c[3], *y = NULL;
     CH_TRY(ch_contiguous_all(in, b ? 3 : 2, (ch_dtype)x->dt, c));
@@ -150,22 +160,30 @@ ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tenso
     return finish(st, c, 3, y, result);
 }
 
+/* Both gradients' kernels: out from a and b (gy and W, or x and gy). */
+typedef ch_status gradient_kernel(const ch_conv_geom *g, const ch_tensor *a, const ch_tensor *b, ch_tensor *out);
+
+/* Runs a gradient kernel on a and b made contiguous, into a new tensor of
+ * shape dim (nd axes) on a's device. */
+static ch_status run_gradient(const ch_conv_geom *g, gradient_kernel *kernel, const ch_tensor *a, const ch_tensor *b,
+                              int nd, const int64_t *dim, ch_tensor **result) {
+    const ch_tensor *in[2] = {a, b};
+    ch_tensor *c[2], *out = NULL;
+    CH_TRY(ch_contiguous_all(in, 2, (ch_dtype)a->dt, c));
+    ch_status st = ch_tensor_new((ch_dtype)a->dt, nd, dim, a->dev, &out);
+    if (st == CH_OK)
+        st = kernel(g, c[0], c[1], out);
+    return finish(st, c, 2, out, result);
+}
+
 ch_status ch_conv_backward_data(const ch_tensor *gy, const ch_tensor *w, int nsp, const int64_t *stride,
                                 const int64_t *pad, const int64_t *dilate, const int64_t *in_size, int groups,
                                 ch_tensor **result) {
     static const char *fn = "convolution_backward_data";
-    CH_CHECK_ARG(gy, fn, "gy");
-    CH_CHECK_ARG(w, fn, "W");
-    CH_TRY(ch_same_device(fn, "gy", gy, "W", w));
+    CH_TRY(ch_check_pair(fn, "gy", gy, "W", w));
     if (!result || !stride || !pad || !dilate || !in_size)
         return ch_fail(CH_ERR_ARG, "%s: NULL argument", fn);
-    CH_TRY(check_float(gy, fn, "gy"));
-    CH_TRY(check_same_dtype(gy, w, fn, "gy", "W"));
-    if (nsp < 1 || nsp > CH_MAX_DIMS - 2)
-        return ch_fail(CH_ERR_ARG, "%s: the number of spatial axes must be 1..%d (got %d)", fn, CH_MAX_DIMS - 2,
-                       nsp);
-    CH_TRY(need_nd(gy, nsp + 2, fn, "gy"));
-    CH_TRY(need_nd(w, nsp + 2, fn, "W"));
+    CH_TRY(check_operands(fn, nsp, gy, "gy", w, "W", NULL));
     if (gy->dim[1] != w->dim[0])
         return ch_fail(CH_ERR_SHAPE, "%s: gy has %lld channels but W.shape[0] is %lld", fn, (long long)gy->dim[1],
                        (long long)w->dim[0]);
@@ -174,35 +192,18 @@ ch_status ch_conv_backward_data(const ch_tensor *gy, const ch_tensor *w, int nsp
                      w->dim + 2, stride, pad, dilate));
     CH_KERNEL(kernel, conv_backward_data, gy->dev, fn);
     int64_t xdim[CH_MAX_DIMS];
-    xdim[0] = g.N;
-    xdim[1] = g.C;
-    for (int a = 0; a < nsp; a++)
-        xdim[2 + a] = in_size[a];
-    const ch_tensor *in[2] = {gy, w};
-    ch_tensor *c[2], *gx = NULL;
-    CH_TRY(ch_contiguous_all(in, 2, (ch_dtype)gy->dt, c));
-    ch_status st = ch_tensor_new((ch_dtype)gy->dt, nsp + 2, xdim, gy->dev, &gx);
-    if (st == CH_OK)
-        st = kernel(&g, c[0], c[1], gx);
-    return finish(st, c, 2, gx, result);
+    batch_shape(xdim, g.N, g.C, nsp, in_size);
+    return run_gradient(&g, kernel, gy, w, nsp + 2, xdim, result);
 }
 
 ch_status ch_conv_backward_filter(const ch_tensor *x, const ch_tensor *gy, int nsp, const int64_t *stride,
                                   const int64_t *pad, const int64_t *dilate, const int64_t *ksize, int groups,
                                   ch_tensor **result) {
     static const char *fn = "convolution_backward_filter";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(gy, fn, "gy");
-    CH_TRY(ch_same_device(fn, "x", x, "gy", gy));
+    CH_TRY(ch_check_pair(fn, "x", x, "gy", gy));
     if (!result || !stride || !pad || !dilate || !ksize)
         return ch_fail(CH_ERR_ARG, "%s: NULL argument", fn);
-    CH_TRY(check_float(x, fn, "x"));
-    CH_TRY(check_same_dtype(x, gy, fn, "x", "gy"));
-    if (nsp < 1 || nsp > CH_MAX_DIMS - 2)
-        return ch_fail(CH_ERR_ARG, "%s: the number of spatial axes must be 1..%d (got %d)", fn, CH_MAX_DIMS - 2,
-                       nsp);
-    CH_TRY(need_nd(x, nsp + 2, fn, "x"));
-    CH_TRY(need_nd(gy, nsp + 2, fn, "gy"));
+    CH_TRY(check_operands(fn, nsp, x, "x", gy, "gy", NULL));
     if (x->dim[0] != gy->dim[0])
         return ch_fail(CH_ERR_SHAPE, "%s: x and gy have different batch sizes (%lld and %lld)", fn,
                        (long long)x->dim[0], (long long)gy->dim[0]);
@@ -211,17 +212,8 @@ ch_status ch_conv_backward_filter(const ch_tensor *x, const ch_tensor *gy, int n
                      pad, dilate));
     CH_KERNEL(kernel, conv_backward_filter, x->dev, fn);
     int64_t wdim[CH_MAX_DIMS];
-    wdim[0] = g.Cout;
-    wdim[1] = g.Cg;
-    for (int a = 0; a < nsp; a++)
-        wdim[2 + a] = ksize[a];
-    const ch_tensor *in[2] = {x, gy};
-    ch_tensor *c[2], *gw = NULL;
-    CH_TRY(ch_contiguous_all(in, 2, (ch_dtype)x->dt, c));
-    ch_status st = ch_tensor_new((ch_dtype)x->dt, nsp + 2, wdim, x->dev, &gw);
-    if (st == CH_OK)
-        st = kernel(&g, c[0], c[1], gw);
-    return finish(st, c, 2, gw, result);
+    batch_shape(wdim, g.Cout, g.Cg, nsp, ksize);
+    return run_gradient(&g, kernel, x, gy, nsp + 2, wdim, result);
 }
 
 ch_status ch_conv_im2col(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride, const int64_t *pad,
@@ -231,9 +223,7 @@ ch_status ch_conv_im2col(const ch_tensor *x, int nsp, const int64_t *ksize, cons
     if (!result || !ksize || !stride || !pad || !dilate || !out_size)
         return ch_fail(CH_ERR_ARG, "%s: NULL argument", fn);
     CH_TRY(check_float(x, fn, "x"));
-    if (nsp < 1 || nsp > (CH_MAX_DIMS - 2) / 2)
-        return ch_fail(CH_ERR_ARG, "%s: the number of spatial axes must be 1..%d (got %d)", fn,
-                       (CH_MAX_DIMS - 2) / 2, nsp);
+    CH_TRY(check_nsp(fn, nsp, (CH_MAX_DIMS - 2) / 2));
     CH_TRY(need_nd(x, nsp + 2, fn, "x"));
     ch_conv_geom g;
     CH_TRY(geom_init(&g, fn, nsp, x->dim[0], x->dim[1], 1, 1, x->dim + 2, out_size, ksize, stride, pad, dilate));
@@ -260,9 +250,7 @@ ch_status ch_conv_col2im(const ch_tensor *col, int nsp, const int64_t *stride, c
     if (!result || !stride || !pad || !dilate || !in_size)
         return ch_fail(CH_ERR_ARG, "%s: NULL argument", fn);
     CH_TRY(check_float(col, fn, "col"));
-    if (nsp < 1 || nsp > (CH_MAX_DIMS - 2) / 2)
-        return ch_fail(CH_ERR_ARG, "%s: the number of spatial axes must be 1..%d (got %d)", fn,
-                       (CH_MAX_DIMS - 2) / 2, nsp);
+    CH_TRY(check_nsp(fn, nsp, (CH_MAX_DIMS - 2) / 2));
     if (col->nd != 2 + 2 * nsp)
         return ch_fail(CH_ERR_SHAPE, "%s: col must be %d-d (N, C, *k, *out), got %d-d", fn, 2 + 2 * nsp, col->nd);
     ch_conv_geom g;
@@ -270,10 +258,7 @@ ch_status ch_conv_col2im(const ch_tensor *col, int nsp, const int64_t *stride, c
                      pad, dilate));
     CH_KERNEL(kernel, col2im, col->dev, fn);
     int64_t xdim[CH_MAX_DIMS];
-    xdim[0] = g.N;
-    xdim[1] = g.C;
-    for (int a = 0; a < nsp; a++)
-        xdim[2 + a] = in_size[a];
+    batch_shape(xdim, g.N, g.C, nsp, in_size);
     ch_tensor *cc = NULL, *x = NULL;
     CH_TRY(ch_contiguous_as(col, (ch_dtype)col->dt, &cc));
     ch_status st = ch_tensor_new((ch_dtype)col->dt, nsp + 2, xdim, col->dev, &x);

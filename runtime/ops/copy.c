@@ -35,12 +35,7 @@ ch_status ch_astype(const ch_tensor *x, ch_dtype dt, ch_tensor **result) {
     ch_tensor *t;
     CH_TRY(ch_tensor_new_like(x, dt, &t));
     ch_status st = ch_copy_any(t, x);
-    if (st != CH_OK) {
-        ch_tensor_release(t);
-        return st;
-    }
-    *result = t;
-    return CH_OK;
+    return ch_hand_over(st, t, result);
 }
 
 ch_status ch_contiguous(const ch_tensor *x, ch_tensor **result) {
@@ -72,12 +67,7 @@ ch_status ch_to_device(const ch_tensor *x, int device, ch_tensor **result) {
     ch_tensor *t;
     CH_TRY(ch_tensor_new((ch_dtype)x->dt, x->nd, x->dim, device, &t));
     ch_status st = ch_copy_any(t, x);
-    if (st != CH_OK) {
-        ch_tensor_release(t);
-        return st;
-    }
-    *result = t;
-    return CH_OK;
+    return ch_hand_over(st, t, result);
 }
 
 ch_status ch_copy_into(ch_tensor *dst, const ch_tensor *src) {

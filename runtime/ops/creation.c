@@ -17,12 +17,7 @@ ch_status ch_full(ch_dtype dt, int ndim, const int64_t *shape, double value, int
     ch_tensor *t;
     CH_TRY(ch_tensor_new(dt, ndim, shape, device, &t));
     ch_status st = ch_fill(t, value);
-    if (st != CH_OK) {
-        ch_tensor_release(t);
-        return st;
-    }
-    *result = t;
-    return CH_OK;
+    return ch_hand_over(st, t, result);
 }
 
 static ch_status from_flat(ch_tensor *t, int device, ch_tensor **result) {

@@ -160,10 +160,5 @@ ch_status ch_crf1d_argmax(const ch_tensor *cost, int T, ch_tensor *const *xs, ch
     free(len);
     ch_tensor_release(xc);
     ch_tensor_release(cc);
-    if (st != CH_OK) {
-        ch_tensor_release(po);
-        return st;
-    }
-    *path = po;
-    return CH_OK;
+    return ch_hand_over(st, po, path);
 }

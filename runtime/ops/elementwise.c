@@ -9,6 +9,7 @@
  * (cpu/elementwise.c, cuda/elementwise.cu) then runs one ch_ew_args.
  */
 #include "prologue.h"
+#include "../core/scalar_math.h"
 
 #include <math.h>
 
@@ -26,14 +27,6 @@ static ch_dtype compute_of(ch_dtype dt) {
     if (dt == CH_FLOAT64) return CH_FLOAT64;
     if (dt == CH_FLOAT32 || dt == CH_FLOAT16) return CH_FLOAT32;
     return CH_INT64;
-}
-
-/* Float to integer without C's undefined behaviour: NaN -> 0, saturating. */
-static int64_t f2i(double v) {
-    if (v != v) return 0;
-    if (v >= 9223372036854775807.0) return INT64_MAX;
-    if (v <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)v;
 }
 
 static bool bool_result_binary(int op) { return op >= CH_EQ; }
@@ -359,7 +352,7 @@ ch_status ch_binary_scalar(ch_binary_op op, const ch_tensor *a, double s, int sc
     else if (ct == CH_FLOAT64)
         w.scalar_f = s;
     else
-        w.scalar_i = f2i(s);
+        w.scalar_i = ch_sat_i64(s);
     st = run(&w, kernel, target, out, result);
     ch_tensor_release(ac);
     return st;
@@ -414,9 +407,7 @@ ch_status ch_where(const ch_tensor *cond, const ch_tensor *a, const ch_tensor *b
 
 /* ---- axpby --------------------------------------------------------------- */
 ch_status ch_axpby(double a, const ch_tensor *x, double b, ch_tensor *y) {
-    CH_CHECK_ARG(x, "axpby", "x");
-    CH_CHECK_ARG(y, "axpby", "y");
-    CH_TRY(ch_same_device("axpby", "x", x, "y", y));
+    CH_TRY(ch_check_pair("axpby", "x", x, "y", y));
     if (!ch_dtype_is_float((ch_dtype)y->dt))
         return ch_fail(CH_ERR_DTYPE, "axpby: y must be a float tensor (got %s)", ch_dtype_name((ch_dtype)y->dt));
     if (!ch_same_shape(x, y)) {

@@ -33,19 +33,12 @@ static ch_status load_ids(const ch_tensor *x, int64_t V, int has_ignore, int64_t
                          v, V, V - 1, has_ignore ? " or ignore_label" : "");
     }
     ch_tensor_release(host);
-    if (st != CH_OK) {
-        ch_tensor_release(ids);
-        return st;
-    }
-    *out = ids;
-    return CH_OK;
+    return ch_hand_over(st, ids, out);
 }
 
 ch_status ch_embed_id_forward(const ch_tensor *x, const ch_tensor *w, int has_ignore, int64_t ignore_label,
                               ch_tensor **result) {
-    CH_CHECK_ARG(x, "embed_id", "x");
-    CH_CHECK_ARG(w, "embed_id", "W");
-    CH_TRY(ch_same_device("embed_id", "x", x, "W", w));
+    CH_TRY(ch_check_pair("embed_id", "x", x, "W", w));
     if (!result)
         return ch_fail(CH_ERR_ARG, "embed_id: NULL result");
     CH_TRY(check_ids(x));
@@ -70,19 +63,12 @@ ch_status ch_embed_id_forward(const ch_tensor *x, const ch_tensor *w, int has_ig
         st = kernel(ids, wc, has_ignore, ignore_label, y);
     ch_tensor_release(ids);
     ch_tensor_release(wc);
-    if (st != CH_OK) {
-        ch_tensor_release(y);
-        return st;
-    }
-    *result = y;
-    return CH_OK;
+    return ch_hand_over(st, y, result);
 }
 
 ch_status ch_embed_id_backward(const ch_tensor *x, const ch_tensor *gy, int64_t n_vocab, int has_ignore,
                                int64_t ignore_label, ch_tensor **result) {
-    CH_CHECK_ARG(x, "embed_id", "x");
-    CH_CHECK_ARG(gy, "embed_id", "gy");
-    CH_TRY(ch_same_device("embed_id", "x", x, "gy", gy));
+    CH_TRY(ch_check_pair("embed_id", "x", x, "gy", gy));
     if (!result)
         return ch_fail(CH_ERR_ARG, "embed_id: NULL result");
     CH_TRY(check_ids(x));
@@ -116,10 +102,5 @@ ch_status ch_embed_id_backward(const ch_tensor *x, const ch_tensor *gy, int64_t 
         ch_tensor_release(gw);
         gw = h;
     }
-    if (st != CH_OK) {
-        ch_tensor_release(gw);
-        return st;
-    }
-    *result = gw;
-    return CH_OK;
+    return ch_hand_over(st, gw, result);
 }

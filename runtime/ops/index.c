@@ -26,19 +26,12 @@ static ch_status checked_indices(const ch_tensor *idx, int64_t n, int axis, cons
     if (st == CH_OK && bad)
         st = ch_fail(CH_ERR_ARG, "%s: index %lld is out of bounds for axis %d with size %lld", fn, (long long)v, axis,
                      (long long)n);
-    if (st != CH_OK) {
-        ch_tensor_release(t);
-        return st;
-    }
-    *out = t;
-    return CH_OK;
+    return ch_hand_over(st, t, out);
 }
 
 ch_status ch_take(const ch_tensor *x, const ch_tensor *indices, int axis, int flat, ch_tensor **result) {
     static const char *fn = "take";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(indices, fn, "indices");
-    CH_TRY(ch_same_device(fn, "x", x, "indices", indices));
+    CH_TRY(ch_check_pair(fn, "x", x, "indices", indices));
     if (flat) {
         int64_t len = x->numel;
         ch_tensor *f;
@@ -67,12 +60,7 @@ ch_status ch_take(const ch_tensor *x, const ch_tensor *indices, int axis, int fl
 done:
     ch_tensor_release(idx);
     ch_tensor_release(xc);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 /* Shape of an along-axis operation: idx's extent on axis, the broadcast of
@@ -100,9 +88,7 @@ static ch_status along_shape(const ch_tensor *x, const ch_tensor *idx, int *axis
 
 ch_status ch_take_along_axis(const ch_tensor *x, const ch_tensor *indices, int axis, ch_tensor **result) {
     static const char *fn = "take_along_axis";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(indices, fn, "indices");
-    CH_TRY(ch_same_device(fn, "x", x, "indices", indices));
+    CH_TRY(ch_check_pair(fn, "x", x, "indices", indices));
     int64_t sdim[CH_MAX_DIMS];
     CH_TRY(along_shape(x, indices, &axis, fn, sdim));
     CH_KERNEL(kernel, take_along_axis, x->dev, fn);
@@ -112,12 +98,7 @@ ch_status ch_take_along_axis(const ch_tensor *x, const ch_tensor *indices, int a
     if (st == CH_OK)
         st = kernel(x, idx, axis, out);
     ch_tensor_release(idx);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 /* values cast to target's dtype (a new reference); they must broadcast to
@@ -191,9 +172,7 @@ ch_status ch_scatter_add_along_axis(ch_tensor *target, int axis, const ch_tensor
 
 ch_status ch_masked_select(const ch_tensor *x, const ch_tensor *mask, ch_tensor **result) {
     static const char *fn = "masked_select";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(mask, fn, "mask");
-    CH_TRY(ch_same_device(fn, "x", x, "mask", mask));
+    CH_TRY(ch_check_pair(fn, "x", x, "mask", mask));
     if (mask->dt != CH_BOOL)
         return ch_fail(CH_ERR_DTYPE, "masked_select: mask must be a bool tensor (got %s)", ch_dtype_name((ch_dtype)mask->dt));
     int nd;
@@ -206,12 +185,7 @@ ch_status ch_masked_select(const ch_tensor *x, const ch_tensor *mask, ch_tensor 
     ch_tensor *out;
     CH_TRY(ch_tensor_new((ch_dtype)x->dt, 1, &n, x->dev, &out));
     ch_status st = kernel(x, mask, nd, dim, out);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 ch_status ch_nonzero(const ch_tensor *x, ch_tensor **result) {
@@ -225,10 +199,5 @@ ch_status ch_nonzero(const ch_tensor *x, ch_tensor **result) {
     int64_t odim[2] = {n, x->nd};
     CH_TRY(ch_tensor_new(CH_INT64, 2, odim, x->dev, &out));
     ch_status st = kernel(x, out);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }

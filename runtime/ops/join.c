@@ -181,12 +181,7 @@ ch_status ch_roll(const ch_tensor *x, int64_t shift, int axis, int flat, ch_tens
         dim[axis] = s;
         st = copy_to_box(out, x->nd, dim, out->stride, 0, x, x->stride, x->offset + (n - s) * x->stride[axis]);
     }
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 ch_status ch_tile(const ch_tensor *x, int n, const int64_t *reps, ch_tensor **result) {
@@ -232,12 +227,7 @@ ch_status ch_tile(const ch_tensor *x, int n, const int64_t *reps, ch_tensor **re
             pd[i] = odim[i];
         }
     }
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 ch_status ch_repeat(const ch_tensor *x, const int64_t *counts, int ncounts, int axis, int flat, ch_tensor **result) {
@@ -294,12 +284,7 @@ ch_status ch_repeat(const ch_tensor *x, const int64_t *counts, int ncounts, int 
             pos += c;
         }
     }
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 /* Source position of padded position o (o - before, possibly outside
@@ -357,10 +342,5 @@ ch_status ch_pad(const ch_tensor *x, const int64_t *pads, ch_pad_mode mode, doub
             }
         }
     }
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }

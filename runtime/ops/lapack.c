@@ -26,6 +26,13 @@ static ch_status square(const ch_tensor *x, const char *fn, const char *arg, int
     return CH_OK;
 }
 
+/* x, argument "x" of fn, is a usable tensor of square matrices. */
+static ch_status square_x(const char *fn, const ch_tensor *x) {
+    CH_CHECK_ARG(x, fn, "x");
+    int64_t n;
+    return square(x, fn, "x", &n);
+}
+
 /* Index of batch p as "[i, j]" for error messages ("" for one matrix). */
 static const char *batch_str(char *buf, size_t sz, const ch_tensor *x, int64_t p) {
     int nb = x->nd - 2;
@@ -50,22 +57,22 @@ static ch_status scratch_copy(const ch_tensor *x, ch_dtype dt, ch_tensor **out) 
     ch_tensor *t;
     CH_TRY(ch_tensor_new(dt, x->nd, x->dim, x->dev, &t));
     ch_status st = ch_copy_any(t, x);
-    if (st != CH_OK) {
-        ch_tensor_release(t);
-        return st;
-    }
-    *out = t;
-    return CH_OK;
+    return ch_hand_over(st, t, out);
 }
 
-/* Hands `w` (compute dtype) back as the result in dtype rdt. */
-static ch_status finish(ch_tensor *w, ch_dtype rdt, ch_tensor **result) {
+/* The last step: when st is CH_OK, hands `w` (compute dtype) back as the
+ * result in dtype rdt; otherwise releases it and returns st. */
+static ch_status finish(ch_status st, ch_tensor *w, ch_dtype rdt, ch_tensor **result) {
+    if (st != CH_OK) {
+        ch_tensor_release(w);
+        return st;
+    }
     if (w->dt == (int)rdt) {
         *result = w;
         return CH_OK;
     }
     ch_tensor *r;
-    ch_status st = ch_astype(w, rdt, &r);
+    st = ch_astype(w, rdt, &r);
     ch_tensor_release(w);
     if (st == CH_OK) *result = r;
     return st;
@@ -89,45 +96,32 @@ static ch_status factor_copy(const char *fn, const ch_tensor *x, ch_inv_kernel *
         st = ch_fail(CH_ERR_ARG, "%s: matrix is %s%s (%s%d%s)", fn, what, batch_str(b, sizeof b, x, bad), before, k,
                      after);
     }
-    if (st != CH_OK) {
-        ch_tensor_release(w);
-        return st;
-    }
-    return finish(w, rdt, result);
+    return finish(st, w, rdt, result);
 }
 
 ch_status ch_inv(const ch_tensor *x, ch_tensor **result) {
-    CH_CHECK_ARG(x, "inv", "x");
-    int64_t n;
-    CH_TRY(square(x, "inv", "x", &n));
+    CH_TRY(square_x("inv", x));
     CH_KERNEL(kernel, inv, x->dev, "inv");
     return factor_copy("inv", x, kernel, "singular", "pivot ", " is zero", result);
 }
 
 ch_status ch_det(const ch_tensor *x, ch_tensor **result) {
-    CH_CHECK_ARG(x, "det", "x");
-    int64_t n;
-    CH_TRY(square(x, "det", "x", &n));
+    CH_TRY(square_x("det", x));
     CH_KERNEL(kernel, det, x->dev, "det");
     ch_dtype xdt = (ch_dtype)x->dt, cdt = compute_dtype(xdt);
     ch_dtype rdt = xdt == CH_FLOAT16 ? CH_FLOAT16 : cdt;
-    ch_tensor *w, *out;
+    ch_tensor *w, *out = NULL;
     CH_TRY(scratch_copy(x, cdt, &w));
     ch_status st = ch_tensor_new(cdt, x->nd - 2, x->dim, x->dev, &out);
-    if (st == CH_OK) {
+    if (st == CH_OK)
         st = kernel(w, out);
-        if (st != CH_OK) ch_tensor_release(out);
-    }
     ch_tensor_release(w);
-    if (st != CH_OK) return st;
-    return finish(out, rdt, result);
+    return finish(st, out, rdt, result);
 }
 
 ch_status ch_solve(const ch_tensor *a, const ch_tensor *b, ch_tensor **result) {
     static const char *fn = "solve";
-    CH_CHECK_ARG(a, fn, "a");
-    CH_CHECK_ARG(b, fn, "b");
-    CH_TRY(ch_same_device(fn, "a", a, "b", b));
+    CH_TRY(ch_check_pair(fn, "a", a, "b", b));
     int64_t n;
     CH_TRY(square(a, fn, "a", &n));
     ch_dtype pdt = ch_promote((ch_dtype)a->dt, (ch_dtype)b->dt), cdt = compute_dtype(pdt);
@@ -185,17 +179,11 @@ done:
     ch_tensor_release(B);
     ch_tensor_release(Bm);
     ch_tensor_release(outm);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    return finish(out, rdt, result);
+    return finish(st, out, rdt, result);
 }
 
 ch_status ch_cholesky(const ch_tensor *x, ch_tensor **result) {
-    CH_CHECK_ARG(x, "cholesky", "x");
-    int64_t n;
-    CH_TRY(square(x, "cholesky", "x", &n));
+    CH_TRY(square_x("cholesky", x));
     CH_KERNEL(kernel, cholesky, x->dev, "cholesky");
     return factor_copy("cholesky", x, kernel, "not positive definite", "its leading minor of order ", " is not",
                        result);

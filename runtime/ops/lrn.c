@@ -55,10 +55,5 @@ ch_status ch_lrn_backward(const ch_tensor *x, const ch_tensor *y, const ch_tenso
     if (st == CH_OK)
         st = kernel(c[0], c[1], c[2], c[3], n / 2, alpha, beta, out);
     ch_release_all(c, 4);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *gx = out;
-    return CH_OK;
+    return ch_hand_over(st, out, gx);
 }

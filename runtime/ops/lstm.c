@@ -10,9 +10,7 @@
 
 static ch_status lstm_check(const char *fn, const ch_tensor *c_prev, const ch_tensor *x) {
     char b1[CH_SHAPE_BUF], b2[CH_SHAPE_BUF];
-    CH_CHECK_ARG(c_prev, fn, "c_prev");
-    CH_CHECK_ARG(x, fn, "x");
-    CH_TRY(ch_same_device(fn, "c_prev", c_prev, "x", x));
+    CH_TRY(ch_check_pair(fn, "c_prev", c_prev, "x", x));
     ch_dtype dt = (ch_dtype)x->dt;
     if (dt != CH_FLOAT32 && dt != CH_FLOAT64)
         return ch_fail(CH_ERR_DTYPE, "%s: x must be float32 or float64, got %s", fn, ch_dtype_name(dt));
@@ -69,9 +67,25 @@ static ch_status new_outputs(ch_dtype dt, int nd, const int64_t *const *dims, in
         out[i] = NULL;
     for (int i = 0; i < n && st == CH_OK; i++)
         st = ch_tensor_new(dt, nd, dims[i], dev, &out[i]);
-    if (st != CH_OK)
+    if (st != CH_OK) {
         ch_release_all(out, n);
+        for (int i = 0; i < n; i++)
+            out[i] = NULL;
+    }
     return st;
+}
+
+/* The end of every front door: releases the nci contiguous operands, and
+ * the n outputs on failure; hands out[i] over to *res[i] on success. */
+static ch_status finish(ch_status st, ch_tensor **ci, int nci, ch_tensor **out, int n, ch_tensor **const *res) {
+    ch_release_all(ci, nci);
+    if (st != CH_OK) {
+        ch_release_all(out, n);
+        return st;
+    }
+    for (int i = 0; i < n; i++)
+        *res[i] = out[i];
+    return CH_OK;
 }
 
 /* h's shape: c_prev's with x's batch. */
@@ -93,17 +107,9 @@ ch_status ch_lstm_forward(const ch_tensor *c_prev, const ch_tensor *x, ch_tensor
     ch_tensor *ci[2], *out[2];
     CH_TRY(ch_contiguous_all(in, 2, dt, ci));
     ch_status st = new_outputs(dt, c_prev->nd, dims, 2, x->dev, out);
-    if (st == CH_OK) {
+    if (st == CH_OK)
         st = kernel(ci[0], ci[1], out[0], out[1]);
-        if (st != CH_OK)
-            ch_release_all(out, 2);
-    }
-    ch_release_all(ci, 2);
-    if (st != CH_OK)
-        return st;
-    *c = out[0];
-    *h = out[1];
-    return CH_OK;
+    return finish(st, ci, 2, out, 2, (ch_tensor **[]){c, h});
 }
 
 ch_status ch_lstm_backward(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc, const ch_tensor *gh,
@@ -122,17 +128,9 @@ ch_status ch_lstm_backward(const ch_tensor *c_prev, const ch_tensor *x, const ch
     ch_tensor *ci[4], *out[2];
     CH_TRY(contiguous_opt(in, 4, dt, ci));
     ch_status st = new_outputs(dt, c_prev->nd, dims, 2, x->dev, out);
-    if (st == CH_OK) {
+    if (st == CH_OK)
         st = kernel(ci[0], ci[1], ci[2], ci[3], out[0], out[1]);
-        if (st != CH_OK)
-            ch_release_all(out, 2);
-    }
-    ch_release_all(ci, 4);
-    if (st != CH_OK)
-        return st;
-    *gc_prev = out[0];
-    *gx = out[1];
-    return CH_OK;
+    return finish(st, ci, 4, out, 2, (ch_tensor **[]){gc_prev, gx});
 }
 
 ch_status ch_lstm_grad_grad(const ch_tensor *c_prev, const ch_tensor *x, const ch_tensor *gc, const ch_tensor *gh,
@@ -155,17 +153,7 @@ ch_status ch_lstm_grad_grad(const ch_tensor *c_prev, const ch_tensor *x, const c
     ch_tensor *ci[6], *out[4];
     CH_TRY(contiguous_opt(in, 6, dt, ci));
     ch_status st = new_outputs(dt, c_prev->nd, dims, 4, x->dev, out);
-    if (st == CH_OK) {
+    if (st == CH_OK)
         st = kernel(ci[0], ci[1], ci[2], ci[3], ci[4], ci[5], out[0], out[1], out[2], out[3]);
-        if (st != CH_OK)
-            ch_release_all(out, 4);
-    }
-    ch_release_all(ci, 6);
-    if (st != CH_OK)
-        return st;
-    *g_c_prev = out[0];
-    *g_x = out[1];
-    *g_gc = out[2];
-    *g_gh = out[3];
-    return CH_OK;
+    return finish(st, ci, 6, out, 4, (ch_tensor **[]){g_c_prev, g_x, g_gc, g_gh});
 }

@@ -55,6 +55,48 @@ static ch_status new_planes(const ch_tensor *like, ch_dtype dt, int nsp, const i
     return ch_tensor_new(dt, nsp + 2, dim, like->dev, out);
 }
 
+/* The end of max pooling's routing passes (scatter: gy -> gx, gather:
+ * x -> y, a kernel of the same signature): src and indexes (as int32)
+ * made contiguous, the output (N, C, *spatial) allocated, the kernel run. */
+static ch_status run_route(const ch_pool_geom *geo, ch_max_pool_scatter_kernel *kernel, const ch_tensor *src,
+                           const ch_tensor *indexes, int nsp, const int64_t *spatial, ch_tensor **result) {
+    ch_tensor *sc = NULL, *ic = NULL, *out = NULL;
+    CH_TRY(ch_contiguous_as(src, (ch_dtype)src->dt, &sc));
+    ch_status st = ch_contiguous_as(indexes, CH_INT32, &ic);
+    if (st == CH_OK)
+        st = new_planes(src, (ch_dtype)src->dt, nsp, spatial, &out);
+    if (st == CH_OK)
+        st = kernel(geo, sc, ic, out);
+    ch_tensor_release(sc);
+    ch_tensor_release(ic);
+    return ch_hand_over(st, out, result);
+}
+
+/* Average pooling's opening checks: t usable and float, a result pointer,
+ * mode 0, 1 or 2. */
+static ch_status check_avg(const char *fn, const char *arg, const ch_tensor *t, int mode, ch_tensor **result) {
+    CH_CHECK_ARG(t, fn, arg);
+    if (!result)
+        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
+    if (mode < 0 || mode > 2)
+        return ch_fail(CH_ERR_ARG, "%s: mode must be 0, 1 or 2 (got %d)", fn, mode);
+    return check_float(fn, arg, t);
+}
+
+/* The end of both average-pooling passes (their kernels share one
+ * signature): src made contiguous, the output (N, C, *spatial) allocated,
+ * the kernel run. */
+static ch_status run_avg(const ch_pool_geom *g, ch_avg_pool_forward_kernel *kernel, int mode, const ch_tensor *src,
+                         int nsp, const int64_t *spatial, ch_tensor **result) {
+    ch_tensor *sc = NULL, *out = NULL;
+    CH_TRY(ch_contiguous_as(src, (ch_dtype)src->dt, &sc));
+    ch_status st = new_planes(src, (ch_dtype)src->dt, nsp, spatial, &out);
+    if (st == CH_OK)
+        st = kernel(g, mode, sc, out);
+    ch_tensor_release(sc);
+    return ch_hand_over(st, out, result);
+}
+
 static ch_status check_indexes(const char *fn, const ch_tensor *ix, const ch_tensor *g) {
     if (ch_dtype_is_float((ch_dtype)ix->dt) || ix->dt == CH_BOOL)
         return ch_fail(CH_ERR_DTYPE, "%s: indexes must be an integer tensor (got %s)", fn,
@@ -99,9 +141,7 @@ ch_status ch_max_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize,
 ch_status ch_max_pool_scatter(const ch_tensor *g, const ch_tensor *indexes, int nsp, const int64_t *ksize,
                               const int64_t *stride, const int64_t *pad, const int64_t *in_size, ch_tensor **result) {
     const char *fn = "max_pooling_grad";
-    CH_CHECK_ARG(g, fn, "gy");
-    CH_CHECK_ARG(indexes, fn, "indexes");
-    CH_TRY(ch_same_device(fn, "gy", g, "indexes", indexes));
+    CH_TRY(ch_check_pair(fn, "gy", g, "indexes", indexes));
     if (!result)
         return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
     CH_TRY(check_float(fn, "gy", g));
@@ -109,29 +149,13 @@ ch_status ch_max_pool_scatter(const ch_tensor *g, const ch_tensor *indexes, int 
     ch_pool_geom geo;
     CH_TRY(make_geom(fn, g, nsp, ksize, stride, pad, in_size, g->dim + 2, &geo));
     CH_KERNEL(kernel, max_pool_scatter, g->dev, fn);
-    ch_tensor *gc = NULL, *ic = NULL, *gx = NULL;
-    CH_TRY(ch_contiguous_as(g, (ch_dtype)g->dt, &gc));
-    ch_status st = ch_contiguous_as(indexes, CH_INT32, &ic);
-    if (st == CH_OK)
-        st = new_planes(g, (ch_dtype)g->dt, nsp, in_size, &gx);
-    if (st == CH_OK)
-        st = kernel(&geo, gc, ic, gx);
-    ch_tensor_release(gc);
-    ch_tensor_release(ic);
-    if (st != CH_OK) {
-        ch_tensor_release(gx);
-        return st;
-    }
-    *result = gx;
-    return CH_OK;
+    return run_route(&geo, kernel, g, indexes, nsp, in_size, result);
 }
 
 ch_status ch_max_pool_gather(const ch_tensor *x, const ch_tensor *indexes, int nsp, const int64_t *ksize,
                              const int64_t *stride, const int64_t *pad, ch_tensor **result) {
     const char *fn = "max_pooling_gather";
-    CH_CHECK_ARG(x, fn, "x");
-    CH_CHECK_ARG(indexes, fn, "indexes");
-    CH_TRY(ch_same_device(fn, "x", x, "indexes", indexes));
+    CH_TRY(ch_check_pair(fn, "x", x, "indexes", indexes));
     if (!result)
         return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
     CH_TRY(check_float(fn, "x", x));
@@ -142,71 +166,25 @@ ch_status ch_max_pool_gather(const ch_tensor *x, const ch_tensor *indexes, int n
     ch_pool_geom geo;
     CH_TRY(make_geom(fn, x, nsp, ksize, stride, pad, x->dim + 2, indexes->dim + 2, &geo));
     CH_KERNEL(kernel, max_pool_gather, x->dev, fn);
-    ch_tensor *xc = NULL, *ic = NULL, *y = NULL;
-    CH_TRY(ch_contiguous_as(x, (ch_dtype)x->dt, &xc));
-    ch_status st = ch_contiguous_as(indexes, CH_INT32, &ic);
-    if (st == CH_OK)
-        st = new_planes(x, (ch_dtype)x->dt, nsp, indexes->dim + 2, &y);
-    if (st == CH_OK)
-        st = kernel(&geo, xc, ic, y);
-    ch_tensor_release(xc);
-    ch_tensor_release(ic);
-    if (st != CH_OK) {
-        ch_tensor_release(y);
-        return st;
-    }
-    *result = y;
-    return CH_OK;
+    return run_route(&geo, kernel, x, indexes, nsp, indexes->dim + 2, result);
 }
 
 ch_status ch_avg_pool_forward(const ch_tensor *x, int nsp, const int64_t *ksize, const int64_t *stride,
                               const int64_t *pad, const int64_t *out_size, int mode, ch_tensor **result) {
     const char *fn = "average_pooling";
-    CH_CHECK_ARG(x, fn, "x");
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    if (mode < 0 || mode > 2)
-        return ch_fail(CH_ERR_ARG, "%s: mode must be 0, 1 or 2 (got %d)", fn, mode);
-    CH_TRY(check_float(fn, "x", x));
+    CH_TRY(check_avg(fn, "x", x, mode, result));
     ch_pool_geom g;
     CH_TRY(make_geom(fn, x, nsp, ksize, stride, pad, x->dim + 2, out_size, &g));
     CH_KERNEL(kernel, avg_pool_forward, x->dev, fn);
-    ch_tensor *xc = NULL, *y = NULL;
-    CH_TRY(ch_contiguous_as(x, (ch_dtype)x->dt, &xc));
-    ch_status st = new_planes(x, (ch_dtype)x->dt, nsp, out_size, &y);
-    if (st == CH_OK)
-        st = kernel(&g, mode, xc, y);
-    ch_tensor_release(xc);
-    if (st != CH_OK) {
-        ch_tensor_release(y);
-        return st;
-    }
-    *result = y;
-    return CH_OK;
+    return run_avg(&g, kernel, mode, x, nsp, out_size, result);
 }
 
 ch_status ch_avg_pool_backward(const ch_tensor *gy, int nsp, const int64_t *ksize, const int64_t *stride,
                                const int64_t *pad, const int64_t *in_size, int mode, ch_tensor **result) {
     const char *fn = "average_pooling_grad";
-    CH_CHECK_ARG(gy, fn, "gy");
-    if (!result)
-        return ch_fail(CH_ERR_ARG, "%s: NULL result", fn);
-    if (mode < 0 || mode > 2)
-        return ch_fail(CH_ERR_ARG, "%s: mode must be 0, 1 or 2 (got %d)", fn, mode);
-    CH_TRY(check_float(fn, "gy", gy));
+    CH_TRY(check_avg(fn, "gy", gy, mode, result));
     ch_pool_geom g;
     CH_TRY(make_geom(fn, gy, nsp, ksize, stride, pad, in_size, gy->dim + 2, &g));
     CH_KERNEL(kernel, avg_pool_backward, gy->dev, fn);
-    ch_tensor *gc = NULL, *gx = NULL;
-    CH_TRY(ch_contiguous_as(gy, (ch_dtype)gy->dt, &gc));
-    ch_status st = new_planes(gy, (ch_dtype)gy->dt, nsp, in_size, &gx);
-    if (st == CH_OK)
-        st = kernel(&g, mode, gc, gx);
-    ch_tensor_release(gc);
-    if (st != CH_OK) {
-        ch_tensor_release(gx);
-        return st;
-    }
-    *result = gx;
-    return CH_OK;
+    return run_avg(&g, kernel, mode, gy, nsp, in_size, result);
 }

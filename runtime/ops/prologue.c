@@ -21,6 +21,12 @@ ch_status ch_same_device(const char *fn, const char *an, const ch_tensor *a, con
                    device_str(db, sizeof db, b->dev));
 }
 
+ch_status ch_check_pair(const char *fn, const char *an, const ch_tensor *a, const char *bn, const ch_tensor *b) {
+    CH_TRY(ch_check_tensor(a, fn, an));
+    CH_TRY(ch_check_tensor(b, fn, bn));
+    return ch_same_device(fn, an, a, bn, b);
+}
+
 ch_status ch_want_float(const char *fn, const char *arg, const ch_tensor *t) {
     CH_TRY(ch_check_tensor(t, fn, arg));
     if (!ch_dtype_is_float((ch_dtype)t->dt))

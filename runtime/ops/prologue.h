@@ -14,6 +14,9 @@
  * names fn, both arguments and both devices. */
 ch_status ch_same_device(const char *fn, const char *an, const ch_tensor *a, const char *bn, const ch_tensor *b);
 
+/* a and b are usable tensors (ch_check_tensor) on one device. */
+ch_status ch_check_pair(const char *fn, const char *an, const ch_tensor *a, const char *bn, const ch_tensor *b);
+
 /* t is usable and has a float dtype (float16, float32, float64). */
 ch_status ch_want_float(const char *fn, const char *arg, const ch_tensor *t);
 /* t is usable and has dtype float32 or float64. */

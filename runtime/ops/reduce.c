@@ -40,12 +40,7 @@ static ch_status run_reduce(int op, const ch_tensor *xc, const bool *red, int on
     ch_tensor *out;
     CH_TRY(ch_tensor_new(arg ? CH_INT64 : (ch_dtype)xc->dt, ond, oshape, xc->dev, &out));
     ch_status st = kernel(op, xc, r, out);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 /* Casts t (consumed) to dtype dt when it differs. */
@@ -122,12 +117,7 @@ static ch_status var_impl(bool is_std, const ch_tensor *xc, const int32_t *axes,
         st = ch_unary(CH_SQRT, s, s, NULL);
     ch_tensor_release(mean);
     ch_tensor_release(d);
-    if (st != CH_OK) {
-        ch_tensor_release(s);
-        return st;
-    }
-    *result = s;
-    return CH_OK;
+    return ch_hand_over(st, s, result);
 }
 
 /* logsumexp: m + log(sum(exp(x - m))) with m the max, replaced by 0 where

@@ -110,6 +110,15 @@ static void args_init(ch_rnn_seq_args *a, const char *fn, int cell, int reverse,
     a->H = g->H;
 }
 
+/* The end of both passes: t[0, n_in) are the contiguous inputs, released
+ * here, and t[n_in, n) the outputs, released too on failure; g's offsets
+ * are freed.  Returns st. */
+static ch_status finish(ch_status st, seq_geom *g, ch_tensor **t, int n_in, int n) {
+    free(g->off);
+    ch_release_all(t, st == CH_OK ? n_in : n);
+    return st;
+}
+
 ch_status ch_rnn_seq_forward(ch_rnn_cell cell, int reverse, int T, const int64_t *batch, const ch_tensor *x,
                              const ch_tensor *h0, const ch_tensor *c0, const ch_tensor *wx, const ch_tensor *wh,
                              const ch_tensor *bx, const ch_tensor *bh, ch_tensor **y, ch_tensor **hy, ch_tensor **cy,
@@ -146,12 +155,7 @@ ch_status ch_rnn_seq_forward(ch_rnn_cell cell, int reverse, int T, const int64_t
         a.y = t[Y], a.hy = t[HY], a.cy = t[CY], a.ws = t[WS];
         st = kernel(&a);
     }
-    free(g.off);
-    if (st != CH_OK) {
-        ch_release_all(t, NT);
-        return st;
-    }
-    ch_release_all(t, Y);
+    CH_TRY(finish(st, &g, t, Y, NT));
     *y = t[Y];
     *hy = t[HY];
     if (cy) *cy = t[CY];
@@ -197,12 +201,7 @@ ch_status ch_rnn_seq_backward(ch_rnn_cell cell, int reverse, int T, const int64_
         a.gx = t[GX], a.gh0 = t[GH0], a.gc0 = t[GC0], a.gwx = t[GWX], a.gwh = t[GWH], a.gbx = t[GBX], a.gbh = t[GBH];
         st = kernel(&a);
     }
-    free(g.off);
-    if (st != CH_OK) {
-        ch_release_all(t, NT);
-        return st;
-    }
-    ch_release_all(t, GX);
+    CH_TRY(finish(st, &g, t, GX, NT));
     if (gh0) *gh0 = t[GH0];
     else ch_tensor_release(t[GH0]);
     if (gc0) *gc0 = t[GC0];

@@ -46,12 +46,7 @@ static ch_status indices_in_range(const char *fn, const ch_tensor *roi_indices, 
     ch_tensor *ic = NULL;
     CH_TRY(ch_contiguous_as(roi_indices, CH_INT64, &ic));
     ch_status st = check_index_range(fn, ic, R, n);
-    if (st != CH_OK) {
-        ch_tensor_release(ic);
-        return st;
-    }
-    *out = ic;
-    return CH_OK;
+    return ch_hand_over(st, ic, out);
 }
 
 /* Checks rois / roi_indices (on x's device) against an N-image batch and

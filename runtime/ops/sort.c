@@ -18,12 +18,7 @@ static ch_status sort_common(const ch_tensor *x, int axis, int descending, bool 
     ch_tensor *out;
     CH_TRY(ch_tensor_new(want_vals ? (ch_dtype)x->dt : CH_INT64, x->nd, x->dim, x->dev, &out));
     ch_status st = kernel(x, axis, descending, want_vals ? out : NULL, want_vals ? NULL : out);
-    if (st != CH_OK) {
-        ch_tensor_release(out);
-        return st;
-    }
-    *result = out;
-    return CH_OK;
+    return ch_hand_over(st, out, result);
 }
 
 ch_status ch_sort(const ch_tensor *x, int axis, int descending, ch_tensor **result) {

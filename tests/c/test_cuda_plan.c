@@ -60,8 +60,6 @@ static void test_ew_plan(void) {
     /* too many elements for 32-bit indices */
     plan3(&p, 2, I64(65536, 65536), I64(65536, 1), I64(65536, 1), NULL);
     CHECK(p.nd == 1 && p.dense && !p.index32);
-    CHECK(cu_saturate_i64(1e300) == INT64_MAX && cu_saturate_i64(-1e300) == INT64_MIN);
-    CHECK(cu_saturate_i64(0.0 / 0.0) == 0 && cu_saturate_i64(-2.9) == -2);
 }
 
 static void test_reduce_plan(void) {

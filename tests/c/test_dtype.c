@@ -1,9 +1,11 @@
 /* dtypes: names and sizes, NumPy's promotion table, weak scalars, and
- * float16 <-> float32 conversion (all 65536 halves, rounding). */
+ * float16 <-> float32 conversion (all 65536 halves, rounding), and the
+ * saturating float -> int64 conversion every device uses. */
 #include <math.h>
 #include <stdint.h>
 
 #include "check.h"
+#include "scalar_math.h"
 
 enum { B = CH_BOOL, I8 = CH_INT8, U8 = CH_UINT8, I16 = CH_INT16, I32 = CH_INT32, I64 = CH_INT64,
        F16 = CH_FLOAT16, F32 = CH_FLOAT32, F64 = CH_FLOAT64 };
@@ -131,5 +133,8 @@ int main(void) {
     ch_tensor_release(iv);
     ch_tensor_release(fv);
     CHECK_ERR(ch_astype(NULL, CH_INT32, &iv), CH_ERR_ARG, "astype", "NULL");
+    /* float -> int64: truncation, saturation, NaN -> 0 */
+    CHECK(ch_sat_i64(1e300) == INT64_MAX && ch_sat_i64(-1e300) == INT64_MIN);
+    CHECK(ch_sat_i64(0.0 / 0.0) == 0 && ch_sat_i64(-2.9) == -2);
     return check_done("test_dtype");
 }

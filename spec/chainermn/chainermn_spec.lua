@@ -5,6 +5,7 @@
 -- for the rest of the suite.  Tagged `mpi`; without mpirun (or Open MPI)
 -- those parts are pending.
 local H = require 'examples.helpers'
+local helpers = require 'helpers'
 local chainermn = require 'chainermn'
 local scatter = require 'chainermn.scatter_dataset'
 local serialize = require 'chainermn._serialize'
@@ -28,6 +29,14 @@ local function have_libmpi()
   return code == 0
 end
 
+-- Under ASan (make asan), memory errors stay fatal in the ranks but leaks
+-- are not checked there: Open MPI's plugins leak at MPI_Finalize and are
+-- unloaded before LeakSanitizer runs, so no suppression can name them.
+local function rank_asan_options()
+  if not helpers.under_asan() then return '' end
+  return "ASAN_OPTIONS='" .. (os.getenv('ASAN_OPTIONS') or '') .. ":detect_leaks=0' "
+end
+
 -- Runs the program (under mpirun when np is given) with a communicator
 -- `name`; returns its output and exit status.  One OpenMP thread per rank:
 -- the ranks share the machine's cores.
@@ -35,7 +44,7 @@ local function run_program(name, np, program)
   local env = string.format("LUA_PATH='%s' OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 " ..
     'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 ', package.path)
   local launcher = np and string.format('mpirun -np %d --oversubscribe ', np) or ''
-  return H.run(env .. 'timeout 120 ' .. launcher .. 'luajit ' .. (program or PROGRAM) .. ' ' .. name)
+  return H.run(env .. rank_asan_options() .. 'timeout 120 ' .. launcher .. helpers.lua_interpreter() .. ' ' .. (program or PROGRAM) .. ' ' .. name)
 end
 
 -- Asserts that every rank reported `check` ok.
@@ -49,7 +58,7 @@ end
 describe('chainermn #mpi', function()
   describe('without MPI calls', function()
     it('require does not load the MPI library', function()
-      local out, code = H.run(string.format("LUA_PATH='%s' luajit -e \"require 'chainermn'; " ..
+      local out, code = H.run(string.format("LUA_PATH='%s' " .. helpers.lua_interpreter() .. " -e \"require 'chainermn'; " ..
         "for l in io.lines('/proc/self/maps') do if l:find('libmpi') then print('loaded') end end\"", package.path))
       assert.are.equal(0, code, out)
       assert.are.equal('', out)
@@ -144,7 +153,7 @@ describe('chainermn #mpi', function()
         local exe = H.chainlua()
         if not H.exists(exe) then return pending('no chainlua executable at ' .. exe) end
         local dir = H.run('mktemp -d'):gsub('%s+$', '')
-        local launch = string.format("LUA_PATH='%s' OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " ..
+        local launch = string.format(rank_asan_options() .. "LUA_PATH='%s' OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " ..
           'OMP_NUM_THREADS=1 timeout 120 mpirun -np 2 --oversubscribe %s spec/chainermn/resume_program.lua %s %s ',
           package.path, exe, mode, dir)
         local out, code = H.run(launch .. 'first')

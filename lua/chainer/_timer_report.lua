@@ -61,13 +61,24 @@ function M.print(s, first_column, unit, file, fn)
     if auto_foreach then factor, unit = choose_unit(r.elapsed_time) end
     rows[#rows + 1] = { name, string.format('%3.2f%s', r.elapsed_time * factor, unit), tostring(r.occurrence) }
   end
-  local widths = { 0, 0, 0 }
+  return M.write_table(rows, file)
+end
+
+-- Writes rows (lists of strings, the header first) as right-aligned columns
+-- two spaces apart, as Chainer's hooks print their reports, on file (default
+-- io.stdout; false: nowhere).  Returns the text.  (The memory profile hook
+-- prints its table with it too.)
+function M.write_table(rows, file)
+  local widths = {}
   for _, row in ipairs(rows) do
-    for i = 1, 3 do widths[i] = math.max(widths[i], #row[i]) end
+    for i = 1, #row do widths[i] = math.max(widths[i] or 0, #row[i]) end
   end
-  local fmt = string.format('%%%ds  %%%ds  %%%ds', widths[1], widths[2], widths[3])
   local lines = {}
-  for i, row in ipairs(rows) do lines[i] = string.format(fmt, row[1], row[2], row[3]) end
+  for r, row in ipairs(rows) do
+    local cells = {}
+    for i = 1, #row do cells[i] = string.rep(' ', widths[i] - #row[i]) .. row[i] end
+    lines[r] = table.concat(cells, '  ')
+  end
   local text = table.concat(lines, '\n') .. '\n'
   if file ~= false then
     local f = file or io.stdout

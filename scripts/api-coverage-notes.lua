@@ -127,12 +127,6 @@ return {
       CUDAProfileHook = absent('brackets each function with NVTX ranges for nvprof; chainlua does not ' ..
         'link NVTX (Nsight Systems traces the CUDA kernels without it)'),
     },
-    ['chainer.utils'] = {
-      final = absent('marks a method that subclasses may not override, checked by a Python metaclass ' ..
-        'when a subclass is created; a chainlua subclass gets its methods one assignment at a time ' ..
-        'after extend, so there is no moment where such a check could run'),
-      enable_final = absent('the switch for `final` (see final)'),
-    },
     ['chainer.backend'] = {
       ChainerxDevice = absent(CHAINERX),
       from_chx = absent(CHAINERX),
@@ -168,8 +162,8 @@ return {
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',
     '- **Theano and Python formats**: `links.TheanoFunction`; the pickle datasets.',
     '- **Python-only libraries and mechanisms**: `DaliIterator` (NVIDIA DALI\'s Python pipelines),',
-    '  `utils.final`/`enable_final` (a metaclass check), `MultiprocessParallelUpdater` (one Python process',
-    '  per GPU; ParallelUpdater and ChainerMN cover the same ground).',
+    '  `MultiprocessParallelUpdater` (one Python process per GPU; ParallelUpdater and ChainerMN cover',
+    '  the same ground).',
     '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
     '  limit (chainlua calls no workspace-taking cuDNN algorithm), `CUDAProfileHook` (NVTX).',
     '  None is what a ported model or training script calls.',

@@ -9,16 +9,22 @@ local M = {}
 M.UNITS = { sec = 1, ms = 1e3, us = 1e6, ns = 1e9 }
 
 -- { names = {names in first-seen order}, [name] = {elapsed_time = seconds, occurrence = n} }
-function M.summary(history)
+-- from history entries {name, seconds}.  With `fields` (a list of names),
+-- entry {name, v1, v2, ...} adds v1 to fields[1], v2 to fields[2], ...
+-- (the memory profile hook sums used and acquired bytes this way).
+local TIME_FIELDS = { 'elapsed_time' }
+function M.summary(history, fields)
+  fields = fields or TIME_FIELDS
   local out, names = {}, {}
   for _, e in ipairs(history) do
     local r = out[e[1]]
     if not r then
-      r = { elapsed_time = 0, occurrence = 0 }
+      r = { occurrence = 0 }
+      for _, f in ipairs(fields) do r[f] = 0 end
       out[e[1]] = r
       names[#names + 1] = e[1]
     end
-    r.elapsed_time = r.elapsed_time + e[2]
+    for i, f in ipairs(fields) do r[f] = r[f] + e[i + 1] end
     r.occurrence = r.occurrence + 1
   end
   out.names = names

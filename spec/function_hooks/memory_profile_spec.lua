@@ -22,11 +22,7 @@ function Outer:forward(inputs)
   return { inner.array + 1 }                  -- 400 more bytes
 end
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert.is_false(ok)
-  return tostring(e)
-end
+local err_of = require('helpers').err_of
 
 describe('function_hooks.CupyMemoryProfileHook', function()
   before_each(function() collectgarbage() collectgarbage() end)

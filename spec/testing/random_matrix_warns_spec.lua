@@ -5,11 +5,7 @@ local T = chainer.tensor
 local testing = require 'chainer.testing'
 local warnings = require 'chainer.utils.warnings'
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert.is_false(ok)
-  return tostring(e)
-end
+local err_of = require('helpers').err_of
 
 describe('testing.fix_random', function()
   it('draws from the stream seeded with 100 and restores every state afterwards', function()

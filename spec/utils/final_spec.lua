@@ -3,11 +3,7 @@ local chainer = require 'chainer'
 local utils = chainer.utils
 local testing = require 'chainer.testing'
 
-local function err_of(f, ...)
-  local ok, e = pcall(f, ...)
-  assert.is_false(ok)
-  return tostring(e)
-end
+local err_of = require('helpers').err_of
 
 describe('chainer.utils.final', function()
   it('refuses an override of a final method at every depth below enable_final', function()

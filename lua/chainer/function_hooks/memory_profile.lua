@@ -112,21 +112,9 @@ function CupyMemoryProfileHook:total_acquired_bytes() return self._total_acquire
 -- { names = {function names in first-seen order},
 --   [name] = {used_bytes = n, acquired_bytes = n, occurrence = n} }
 -- (every call, nested ones too, as Chainer's summary).
+local FIELDS = { 'used_bytes', 'acquired_bytes' }
 function CupyMemoryProfileHook:summary()
-  local out, names = {}, {}
-  for _, e in ipairs(self.call_history) do
-    local r = out[e[1]]
-    if not r then
-      r = { used_bytes = 0, acquired_bytes = 0, occurrence = 0 }
-      out[e[1]] = r
-      names[#names + 1] = e[1]
-    end
-    r.used_bytes = r.used_bytes + e[2]
-    r.acquired_bytes = r.acquired_bytes + e[3]
-    r.occurrence = r.occurrence + 1
-  end
-  out.names = names
-  return out
+  return report.summary(self.call_history, FIELDS)
 end
 
 -- Chainer's _choose_unit: the largest unit in which size is at least 1.

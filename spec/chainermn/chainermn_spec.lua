@@ -75,6 +75,16 @@ describe('chainermn #mpi', function()
       assert.matches('create_communicator: the name must be a string (got number)', err(3), 1, true)
     end)
 
+    it('exports the communicators\' class as CommunicatorBase, also under chainermn.communicators', function()
+      local Base = chainermn.CommunicatorBase
+      assert.are.equal(require('chainermn.communicator'), Base)
+      for _, m in ipairs { 'bcast_obj', 'allreduce', 'bcast_data', 'multi_node_mean_grad', 'send', 'gather' } do
+        assert.are.equal('function', type(Base[m]), m)
+      end
+      assert.are.equal(Base, chainermn.communicators.CommunicatorBase)
+      assert.are.equal(chainermn.create_communicator, chainermn.communicators.create_communicator)
+    end)
+
     it('splits like Chainer: equal lengths may overlap, otherwise disjoint and covering', function()
       assert.are.same({ { 0, 4 }, { 3, 7 }, { 6, 10 } }, scatter.ranges(10, 3, true))
       assert.are.same({ { 0, 4 }, { 4, 7 }, { 7, 10 } }, scatter.ranges(10, 3, false))

@@ -57,6 +57,24 @@ function A.node(cls, from, keys)
   return f
 end
 
+-- Every ROI node's forward: the kernel call call(x) (returning the C status,
+-- its result in T.box) on the input in float32 / float64, the result in the
+-- input's dtype.  Errors blame the caller of the node's forward.
+function A.compute(input, call)
+  local x, dt = A.f32(input)
+  T.check(call(x), 4)
+  return A.back(T.wrap(T.box[0]), dt)
+end
+
+-- Gives each class in grads (class -> the class of its gradient node) a
+-- backward that applies a new gradient node, with the node's fields keys,
+-- to gy: every ROI function's gradients are such chains.
+function A.set_gradients(keys, grads)
+  for cls, grad_cls in pairs(grads) do
+    cls.backward = function(self, idx, gys) return { A.node(grad_cls, self, keys):apply({ gys[1] })[1] } end
+  end
+end
+
 -- ---- the checks both argument forms share ------------------------------
 -- (level: as error()'s, seen from the parser that calls them)
 -- x: a float (N, C, H, W) tensor.

@@ -55,6 +55,19 @@ local function assert_check(out, check, ranks)
   end
 end
 
+-- One test per entry of checks, all reading the output of one run of the
+-- program (run(), made by the first test that needs it) on `ranks` ranks.
+local function it_checks(checks, ranks, run)
+  local out, code
+  for _, check in ipairs(checks) do
+    it(check, function()
+      if not out then out, code = run() end
+      assert.are.equal(0, code, out)
+      assert_check(out, check, ranks)
+    end)
+  end
+end
+
 describe('chainermn #mpi', function()
   describe('without MPI calls', function()
     it('require does not load the MPI library', function()
@@ -123,22 +136,8 @@ describe('chainermn #mpi', function()
       it('needs Open MPI', function() pending('libmpi.so is not installed (scripts/install-deps installs Open MPI)') end)
       return
     end
-    local out, code
-    for _, check in ipairs(CHECKS) do
-      it(check, function()
-        if not out then out, code = run_program('flat') end
-        assert.are.equal(0, code, out)
-        assert_check(out, check, 1)
-      end)
-    end
-    local tools_out, tools_code
-    for _, check in ipairs(TOOLS_CHECKS) do
-      it(check, function()
-        if not tools_out then tools_out, tools_code = run_program('flat', nil, TOOLS_PROGRAM) end
-        assert.are.equal(0, tools_code, tools_out)
-        assert_check(tools_out, check, 1)
-      end)
-    end
+    it_checks(CHECKS, 1, function() return run_program('flat') end)
+    it_checks(TOOLS_CHECKS, 1, function() return run_program('flat', nil, TOOLS_PROGRAM) end)
   end)
 
   describe('a rank that fails', function()
@@ -185,22 +184,8 @@ describe('chainermn #mpi', function()
         it('needs mpirun', function() pending('mpirun is not installed (scripts/install-deps installs Open MPI)') end)
         return
       end
-      local out, code
-      for _, check in ipairs(CHECKS) do
-        it(check, function()
-          if not out then out, code = run_program(name, 2) end
-          assert.are.equal(0, code, out)
-          assert_check(out, check, 2)
-        end)
-      end
-      local tools_out, tools_code
-      for _, check in ipairs(TOOLS_CHECKS) do
-        it(check, function()
-          if not tools_out then tools_out, tools_code = run_program(name, 2, TOOLS_PROGRAM) end
-          assert.are.equal(0, tools_code, tools_out)
-          assert_check(tools_out, check, 2)
-        end)
-      end
+      it_checks(CHECKS, 2, function() return run_program(name, 2) end)
+      it_checks(TOOLS_CHECKS, 2, function() return run_program(name, 2, TOOLS_PROGRAM) end)
     end)
   end
 end)

@@ -71,6 +71,34 @@ describe('F.linear hot path', function()
     end
   end)
 
+  it('cuts a batch against a wide layer into the same column pieces on 1, 2 and 3 threads', function()
+    -- batch 100 against 800- and 1600-wide layers: the products of
+    -- forward (x W^T) and backward (gy W) are cut by columns (gemm_blocks)
+    local function run(nt)
+      chainer.set_num_threads(nt)
+      T.random.seed(25)
+      local l1 = chainer.links.Linear(300, 1600)
+      local l2 = chainer.links.Linear(1600, 800)
+      local l3 = chainer.links.Linear(800, 10)
+      local x = chainer.Variable(T.random.uniform(-1, 1, { 100, 300 }))
+      local t = T.random.randint(0, 10, { 100 }, 'int32')
+      local y = l3(F.relu(l2(F.relu(l1(x)))))
+      F.softmax_cross_entropy(y, t):backward()
+      return { y.array, x.grad, l1.W.grad, l2.W.grad, l3.W.grad, l2.b.grad }
+    end
+    local r1, r2, r3 = run(1), run(2), run(3)
+    for i = 1, #r1 do
+      assert.is_true(same(r1[i], r2[i]), 'output ' .. i .. ' differs between 1 and 2 threads')
+      assert.is_true(same(r1[i], r3[i]), 'output ' .. i .. ' differs between 1 and 3 threads')
+    end
+    -- and the pieces make up the product (against float64)
+    chainer.set_num_threads(2)
+    T.random.seed(26)
+    local a, w = T.random.uniform(-1, 1, { 100, 300 }), T.random.uniform(-1, 1, { 1600, 300 })
+    local ref = T.matmul(a, w, { transb = true })
+    assert.is_true(close(ref, T.matmul(a:astype('float64'), w:astype('float64'), { transb = true }):astype('float32'), 1e-5))
+  end)
+
   it('keeps large matrix products independent of the thread count', function()
     T.random.seed(24)
     local shapes = { { 100, 784, 1000 }, { 1000, 100, 784 }, { 250, 97, 1001 }, { 57, 1000, 999 }, { 191, 400, 191 } }

@@ -43,8 +43,8 @@ function W.mlp()
   local opt = optimizers.SGD { lr = 0.01 }:setup(model)
   local x = T.random.uniform(-1, 1, { 100, 784 }, 'float32')
   local step = train_step(model, opt, x, labels(100, 10))
-  local times = B.time(step, q and 3 or 20, opts.warmup, opts.reps)
-  return { unit = 'samples/s', per_iter = 100, times = times,
+  local times, cpu = B.time(step, q and 3 or 20, opts.warmup, opts.reps)
+  return { unit = 'samples/s', per_iter = 100, times = times, cpu_times = cpu,
     gemm_flop_per_iter = 2 * 100 * (784 * 1000 + 1000 * 1000 + 1000 * 10) * 3 - 2 * 100 * 784 * 1000 }
 end
 

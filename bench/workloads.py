@@ -82,8 +82,8 @@ def mlp():
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     x = torch.rand(100, 784) * 2 - 1
     t = torch.randint(0, 10, (100,))
-    times = timed(train_step(model, opt, x, t), 3 if quick else 20, warmup)
-    return dict(unit='samples/s', per_iter=100, times=times)
+    times, cpu = timed_cpu(train_step(model, opt, x, t), 3 if quick else 20, warmup, 1 if quick else reps)
+    return dict(unit='samples/s', per_iter=100, times=times, cpu_times=cpu)
 
 
 class LeNet(nn.Module):

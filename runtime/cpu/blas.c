@@ -107,6 +107,38 @@ static void gemm_block(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A,
 #define GEMM_ALIGN 48
 /* Products below this many multiply-adds stay on one thread. */
 #define GEMM_PAR_MIN ((int64_t)1 << 21)
+/* Short products (fewer rows than COL_SPLIT_ROWS: a batch against a layer's
+ * weights) are cut into column pieces instead, COL_SPLIT_COLS columns or
+ * more each, at multiples of COL_ALIGN. */
+#define COL_SPLIT_ROWS 192
+#define COL_SPLIT_COLS 384
+#define COL_ALIGN 64
+
+/* Clears C[i0:i0+m, j0:j0+n] (for a beta = 0 product run with beta = 1). */
+static void clear_block(bool f32, void *Cp, int64_t ldc, int64_t i0, int64_t m, int64_t j0, int64_t n) {
+    size_t z = f32 ? 4 : 8;
+    char *c = (char *)Cp + (size_t)(i0 * ldc + j0) * z;
+    if (n == ldc)
+        memset(c, 0, (size_t)(m * n) * z);
+    else
+        for (int64_t i = 0; i < m; i++) memset(c + (size_t)(i * ldc) * z, 0, (size_t)n * z);
+}
+
+/* One block of a product cut into pieces: piece q of `pieces`, by rows or by
+ * columns; cleared first when `clear` (each thread clears the part it
+ * computes, so the clearing runs in parallel and leaves the block in that
+ * thread's cache). */
+static void gemm_piece(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
+                       const void *B, int64_t M, int64_t N, int64_t K, double alpha, double beta, bool clear,
+                       void *Cp, int64_t ldc, bool by_cols, int64_t pieces, int64_t q) {
+    int64_t len = by_cols ? N : M, align = by_cols ? COL_ALIGN : GEMM_ALIGN;
+    int64_t lo = len * q / pieces / align * align;
+    int64_t hi = q + 1 == pieces ? len : len * (q + 1) / pieces / align * align;
+    if (hi <= lo) return;
+    int64_t i0 = by_cols ? 0 : lo, m = by_cols ? M : hi - lo, j0 = by_cols ? lo : 0, n = by_cols ? hi - lo : N;
+    if (clear) clear_block(f32, Cp, ldc, i0, m, j0, n);
+    gemm_block(f32, ta, lda, A, tb, ldb, B, i0, m, j0, n, K, alpha, beta, Cp, ldc);
+}
 
 /* gemm through BLAS with results independent of the thread count.
  * OpenBLAS's own threading cuts C at points that depend on the number of
@@ -122,33 +154,57 @@ static void gemm_block(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A,
  * instead changed float32 results at every alignment tried).  The blocks run in one OpenMP region: one fork/join
  * per product instead of OpenBLAS's spin-waits between its threads, which on
  * a busy machine waited out a descheduled worker again and again (a
- * 1000x1000x100 product took 36 ms with 2 threads instead of 2.4 ms). */
+ * 1000x1000x100 product took 36 ms with 2 threads instead of 2.4 ms).
+ *
+ * Short products (M < COL_SPLIT_ROWS, N >= 2 * COL_SPLIT_COLS: a batch of
+ * 100 against a 1000-wide layer) are cut into column pieces instead: every
+ * band of rows would pack all of B (the layer's weights) again for a few
+ * rows, where a column piece packs only its share of B and repacks the
+ * short A.  Column cuts do change the rounding, so these products are cut
+ * at the same points on any thread count, one thread included (the pieces
+ * depend on N only: an even count of about COL_SPLIT_COLS columns or more).
+ * `clear`: a beta = 0 product whose C the pieces clear themselves. */
 static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
-                        const void *B, int64_t M, int64_t N, int64_t K, double alpha, double beta, void *Cp,
-                        int64_t ldc) {
+                        const void *B, int64_t M, int64_t N, int64_t K, double alpha, double beta, bool clear,
+                        void *Cp, int64_t ldc) {
 #ifdef _OPENMP
     int threads = omp_in_parallel() ? 1 : ch_threads();
 #else
     int threads = 1;
 #endif
+    bool big = M * N * K >= GEMM_PAR_MIN;
+    if (big && M < COL_SPLIT_ROWS && N >= 2 * COL_SPLIT_COLS) {
+        int64_t pieces = 2 * (N / (2 * COL_SPLIT_COLS));
+        int team = threads < pieces ? threads : (int)pieces;
+        if (team <= 1) {
+            for (int64_t q = 0; q < pieces; q++)
+                gemm_piece(f32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, clear, Cp, ldc, true, pieces, q);
+            return;
+        }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(team)
+        for (int64_t q = 0; q < pieces; q++)
+            gemm_piece(f32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, clear, Cp, ldc, true, pieces, q);
+#endif
+        return;
+    }
     int64_t pieces = M / GEMM_ALIGN;
     if (pieces > threads) pieces = threads;
     if (threads <= 1) {
         /* one thread, or inside a parallel region: BLAS runs single-threaded */
+        if (clear) clear_block(f32, Cp, ldc, 0, M, 0, N);
         gemm_block(f32, ta, lda, A, tb, ldb, B, 0, M, 0, N, K, alpha, beta, Cp, ldc);
         return;
     }
 #ifdef _OPENMP
-    if (pieces >= 2 && M * N * K >= GEMM_PAR_MIN) {
+    if (pieces >= 2 && big) {
 #pragma omp parallel for schedule(static) num_threads((int)pieces)
-        for (int64_t q = 0; q < pieces; q++) {
-            int64_t lo = M * q / pieces / GEMM_ALIGN * GEMM_ALIGN;
-            int64_t hi = q + 1 == pieces ? M : M * (q + 1) / pieces / GEMM_ALIGN * GEMM_ALIGN;
-            if (hi > lo) gemm_block(f32, ta, lda, A, tb, ldb, B, lo, hi - lo, 0, N, K, alpha, beta, Cp, ldc);
-        }
+        for (int64_t q = 0; q < pieces; q++)
+            gemm_piece(f32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, clear, Cp, ldc, false, pieces, q);
         return;
     }
     /* small product: serial, and BLAS kept on one thread for this call */
+    if (clear) clear_block(f32, Cp, ldc, 0, M, 0, N);
     omp_set_num_threads(1);
     gemm_block(f32, ta, lda, A, tb, ldb, B, 0, M, 0, N, K, alpha, beta, Cp, ldc);
     omp_set_num_threads(threads);
@@ -226,19 +282,14 @@ static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *
                            (float *)Cp, ldc))
         return;
 #endif
-    if (beta == 0.0 && M * N >= ZERO_OURSELVES) {
-        /* OpenBLAS clears C for beta = 0 with one scalar store per element
-         * (sgemm_beta: 0.3 ms for a 1000x1000 gradient); memset is several
-         * times faster and beta = 1 then skips that pass.  0 + x == x, so
-         * the result is the same bit for bit. */
-        size_t row = (size_t)N * (f32 ? 4 : 8);
-        if (ldc == N)
-            memset(Cp, 0, row * (size_t)M);
-        else
-            for (int64_t i = 0; i < M; i++) memset((char *)Cp + (size_t)(i * ldc) * (f32 ? 4 : 8), 0, row);
-        beta = 1.0;
-    }
-    gemm_blocks(f32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, Cp, ldc);
+    /* OpenBLAS clears C for beta = 0 with one scalar store per element
+     * (sgemm_beta: 0.3 ms for a 1000x1000 gradient); memset is several times
+     * faster and beta = 1 then skips that pass.  0 + x == x, so the result
+     * is the same bit for bit.  gemm_blocks clears each piece on the thread
+     * that computes it. */
+    bool clear = beta == 0.0 && M * N >= ZERO_OURSELVES;
+    if (clear) beta = 1.0;
+    gemm_blocks(f32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, clear, Cp, ldc);
 }
 
 /* Describes the last two axes of x (or a 1-D x as a row or a column). */

@@ -13,8 +13,17 @@ local function close(a, b, tol) testing.assert_allclose(a, b, { rtol = tol, atol
 
 describe('F.linear hot path', function()
   local threads0
-  before_each(function() threads0 = chainer.get_num_threads() end)
-  after_each(function() chainer.set_num_threads(threads0) end)
+  -- a fixed count: on a busy machine adaptive threads would run "2 threads" on one
+  local env = os.getenv('CHAINLUA_ADAPTIVE_THREADS')
+  local adaptive0 = not (env == '0' or env == 'off' or env == 'false')
+  before_each(function()
+    threads0 = chainer.get_num_threads()
+    chainer.set_adaptive_threads(false)
+  end)
+  after_each(function()
+    chainer.set_num_threads(threads0)
+    chainer.set_adaptive_threads(adaptive0)
+  end)
 
   it('matches matmul + b for batch 1 (gemv), strided b, transposed x, float64 and no bias', function()
     T.random.seed(21)
@@ -52,23 +61,45 @@ describe('F.linear hot path', function()
     for i = 1, 4 do assert.is_true(same(a[i], b[i]), 'gradient ' .. i) end
   end)
 
-  it('computes the MLP forward and gradients bit for bit alike on 1, 2 and 3 threads', function()
+  -- One step of an MLP of the given widths (batch 100) on 1, 2 and 3 threads:
+  -- the output, the input gradient and every parameter gradient, bit for bit.
+  local function same_on_1_2_3_threads(widths, seed)
     local function run(nt)
       chainer.set_num_threads(nt)
-      T.random.seed(23)
-      local l1 = chainer.links.Linear(300, 200)
-      local l2 = chainer.links.Linear(200, 10)
-      local x = T.random.uniform(-1, 1, { 100, 300 })
+      T.random.seed(seed)
+      local layers = {}
+      for i = 1, #widths - 1 do layers[i] = chainer.links.Linear(widths[i], widths[i + 1]) end
+      local x = chainer.Variable(T.random.uniform(-1, 1, { 100, widths[1] }))
       local t = T.random.randint(0, 10, { 100 }, 'int32')
-      local y = l2(F.relu(l1(x)))
+      local y = x
+      for i, l in ipairs(layers) do y = i > 1 and l(F.relu(y)) or l(y) end
       F.softmax_cross_entropy(y, t):backward()
-      return { y.array, l1.W.grad, l1.b.grad, l2.W.grad, l2.b.grad }
+      local r = { y.array, x.grad }
+      for _, l in ipairs(layers) do r[#r + 1] = l.W.grad; r[#r + 1] = l.b.grad end
+      return r
     end
     local r1, r2, r3 = run(1), run(2), run(3)
     for i = 1, #r1 do
       assert.is_true(same(r1[i], r2[i]), 'output ' .. i .. ' differs between 1 and 2 threads')
       assert.is_true(same(r1[i], r3[i]), 'output ' .. i .. ' differs between 1 and 3 threads')
     end
+  end
+
+  it('computes the MLP forward and gradients bit for bit alike on 1, 2 and 3 threads', function()
+    same_on_1_2_3_threads({ 300, 200, 10 }, 23)
+  end)
+
+  it('cuts a batch against a wide layer into the same column pieces on 1, 2 and 3 threads', function()
+    -- the benchmark's MLP, batch 100 against 1000-wide layers: the products of
+    -- forward (x W^T) and backward (gy W) are cut by columns (gemm_blocks),
+    -- where a cut that moved with the thread count would change the last bits
+    same_on_1_2_3_threads({ 784, 1000, 1000, 10 }, 25)
+    -- and the pieces make up the product (against float64)
+    chainer.set_num_threads(2)
+    T.random.seed(26)
+    local a, w = T.random.uniform(-1, 1, { 100, 300 }), T.random.uniform(-1, 1, { 1600, 300 })
+    local ref = T.matmul(a, w, { transb = true })
+    assert.is_true(close(ref, T.matmul(a:astype('float64'), w:astype('float64'), { transb = true }):astype('float32'), 1e-5))
   end)
 
   it('keeps large matrix products independent of the thread count', function()

@@ -15,7 +15,10 @@
 --       forward, softmax cross entropy, backward, SGD; without and with
 --       static_graph on the MLP's forward),
 --       mlp_small, mlp_small_static (the same step on a 784-100-10 MLP at
---       batch 8, where the per-node work is a larger share)
+--       batch 8, where the per-node work is a larger share),
+--       infer_b1 (bench/'s MLP at batch 1 under no_backprop_mode, the
+--       `infer` workload), infer_tiny (the same calls on a 16-16-16-10 MLP:
+--       the framework's share of a batch-1 call without the weights' reads)
 local chainer = require 'chainer'
 local F = require 'chainer.functions'
 local T = chainer.tensor
@@ -100,6 +103,23 @@ elseif mode:match('^mlp_') then
     loss:backward()
     opt:update()
   end
+elseif mode == 'infer_b1' or mode == 'infer_tiny' then
+  package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. package.path
+  local L = chainer.links
+  local Net, d_in
+  if mode == 'infer_tiny' then
+    Net = chainer.Chain:extend('ProbeTinyMLP')
+    function Net:init() self.l1 = L.Linear(16, 16) self.l2 = L.Linear(16, 16) self.l3 = L.Linear(16, 10) end
+    function Net:forward(x) return self.l3(F.relu(self.l2(F.relu(self.l1(x))))) end
+    d_in = 16
+  else
+    Net, d_in = require('bench').MLP(), 784
+  end
+  T.random.seed(0)
+  local model = Net()
+  local x = T.random.uniform(-1, 1, { 1, d_in }, 'float32')
+  local function call() return model(x) end
+  body = function() chainer.no_backprop_mode(call) end
 else
   error('probe: unknown mode ' .. mode)
 end

@@ -110,6 +110,15 @@ static inline bool ch_cpu_avx2_fma(void) {
     }
     return ok;
 }
+/* ... and AVX-512 (the batch-1 rows of cpu/gemv_rows.h). */
+static inline bool ch_cpu_avx512f(void) {
+    static int ok = -1;
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+    }
+    return ok;
+}
 #endif
 
 /* The last step of a function that makes one tensor: on success hand t

@@ -212,6 +212,7 @@ static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A
 }
 
 #include "gemm_skinny.h"
+#include "gemv_rows.h"
 
 /* C(MxN, ldc) = alpha * A(MxK) @ B(KxN) + beta * C, with gemv for one-row
  * and one-column products.  A and B are in BLAS layout (trans, ld). */
@@ -247,6 +248,12 @@ static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *
     if (M == 1) {
         /* y(N) = op(B)^T x: x is A's only row, y is C's only row */
         int64_t incx = ta == CblasNoTrans ? 1 : lda;
+#ifdef GEMV_ROWS_HAVE
+        /* B holds op(B)^T's rows: y[j] = dot(row j, x) (a Linear at batch 1) */
+        if (f32 && tb == CblasTrans && incx == 1 &&
+            gemv_rows((const float *)B, ldb, (const float *)A, N, K, (float)alpha, (float)beta, (float *)Cp))
+            return;
+#endif
         if (beta == 0.0) memset(Cp, 0, (size_t)N * (f32 ? 4 : 8));
         CBLAS_TRANSPOSE t = tb == CblasNoTrans ? CblasTrans : CblasNoTrans;
         int64_t rows = tb == CblasNoTrans ? K : N, cols = tb == CblasNoTrans ? N : K;

@@ -43,6 +43,39 @@ describe('F.linear hot path', function()
     end
   end)
 
+  it('computes batch-1 float32 rows (runtime/cpu/gemv_rows.h) on every shape, stride, alpha and beta', function()
+    T.random.seed(25)
+    -- row counts around the 8-row tile and the thread split, lengths around 16 lanes
+    for _, s in ipairs({ { 1, 1 }, { 7, 15 }, { 9, 16 }, { 203, 1001 }, { 1000, 784 }, { 130, 33 } }) do
+      local N, K = s[1], s[2]
+      local Wwide = T.random.uniform(-1, 1, { N, K + 3 })
+      local W = Wwide:slice({ nil, nil }, { 0, K })      -- rows K + 3 floats apart
+      local x = T.random.uniform(-1, 1, { 1, K })
+      local b = T.random.uniform(-1, 1, { N })
+      local ref = T.matmul(x:astype('float64'), W:astype('float64'):transpose()) + b:astype('float64')
+      local tol = 1e-5 * math.sqrt(K)
+      assert.is_true(close(F.linear(x, W, b).array:astype('float64'), ref, tol), N .. 'x' .. K)
+      local y = T.full({ 1, N }, 0.5)
+      T.gemm(y, x, W, { transb = true, alpha = 2, beta = 3 })
+      local want = T.matmul(x:astype('float64'), W:astype('float64'):transpose()) * 2 + 1.5
+      assert.is_true(close(y:astype('float64'), want, 2 * tol), 'gemm ' .. N .. 'x' .. K)
+    end
+  end)
+
+  it('computes batch-1 products bit for bit alike on 1, 2 and 3 threads', function()
+    T.random.seed(26)
+    local W = T.random.uniform(-1, 1, { 1000, 784 })
+    local x = T.random.uniform(-1, 1, { 1, 784 })
+    local b = T.random.uniform(-1, 1, { 1000 })
+    local ys = {}
+    for nt = 1, 3 do
+      chainer.set_num_threads(nt)
+      ys[nt] = F.linear(x, W, b).array
+    end
+    assert.is_true(same(ys[1], ys[2]), '1 and 2 threads differ')
+    assert.is_true(same(ys[1], ys[3]), '1 and 3 threads differ')
+  end)
+
   it('gives the same gradients without a graph as with double backprop', function()
     T.random.seed(22)
     local x = T.random.uniform(-1, 1, { 6, 5 })

@@ -85,14 +85,23 @@ static bool blas_layout(mat_desc *m) {
             }                                                                               \
     } while (0)
 
-/* One single-threaded BLAS gemm on the block C[i0:i0+m, j0:j0+n]. */
+/* One single-threaded BLAS gemm on the block C[i0:i0+m, j0:j0+n].  With
+ * `zero`, beta must be 0: the block is cleared here first and BLAS adds to
+ * it (see mm_kernel). */
 static void gemm_block(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
                        const void *B, int64_t i0, int64_t m, int64_t j0, int64_t n, int64_t K, double alpha,
-                       double beta, void *Cp, int64_t ldc) {
+                       double beta, bool zero, void *Cp, int64_t ldc) {
     size_t z = f32 ? 4 : 8;
     const void *a = (const char *)A + (size_t)(ta == CblasNoTrans ? i0 * lda : i0) * z;
     const void *b = (const char *)B + (size_t)(tb == CblasNoTrans ? j0 : j0 * ldb) * z;
     void *c = (char *)Cp + (size_t)(i0 * ldc + j0) * z;
+    if (zero) {
+        if (ldc == n)
+            memset(c, 0, (size_t)(m * n) * z);
+        else
+            for (int64_t i = 0; i < m; i++) memset((char *)c + (size_t)(i * ldc) * z, 0, (size_t)n * z);
+        beta = 1.0;
+    }
     if (f32)
         cblas_sgemm(CblasRowMajor, ta, tb, (blasint)m, (blasint)n, (blasint)K, (float)alpha, a, (blasint)lda, b,
                     (blasint)ldb, (float)beta, c, (blasint)ldc);
@@ -123,8 +132,8 @@ static void gemm_block(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A,
  * a busy machine waited out a descheduled worker again and again (a
  * 1000x1000x100 product took 36 ms with 2 threads instead of 2.4 ms). */
 static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
-                        const void *B, int64_t M, int64_t N, int64_t K, double alpha, double beta, void *Cp,
-                        int64_t ldc) {
+                        const void *B, int64_t M, int64_t N, int64_t K, double alpha, double beta, bool zero,
+                        void *Cp, int64_t ldc) {
 #ifdef _OPENMP
     int threads = omp_in_parallel() ? 1 : ch_threads();
 #else
@@ -134,7 +143,7 @@ static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A
     if (pieces > threads) pieces = threads;
     if (threads <= 1) {
         /* one thread, or inside a parallel region: BLAS runs single-threaded */
-        gemm_block(f32, ta, lda, A, tb, ldb, B, 0, M, 0, N, K, alpha, beta, Cp, ldc);
+        gemm_block(f32, ta, lda, A, tb, ldb, B, 0, M, 0, N, K, alpha, beta, zero, Cp, ldc);
         return;
     }
 #ifdef _OPENMP
@@ -143,13 +152,13 @@ static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A
         for (int64_t q = 0; q < pieces; q++) {
             int64_t lo = M * q / pieces / GEMM_ALIGN * GEMM_ALIGN;
             int64_t hi = q + 1 == pieces ? M : M * (q + 1) / pieces / GEMM_ALIGN * GEMM_ALIGN;
-            if (hi > lo) gemm_block(f32, ta, lda, A, tb, ldb, B, lo, hi - lo, 0, N, K, alpha, beta, Cp, ldc);
+            if (hi > lo) gemm_block(f32, ta, lda, A, tb, ldb, B, lo, hi - lo, 0, N, K, alpha, beta, zero, Cp, ldc);
         }
         return;
     }
     /* small product: serial, and BLAS kept on one thread for this call */
     omp_set_num_threads(1);
-    gemm_block(f32, ta, lda, A, tb, ldb, B, 0, M, 0, N, K, alpha, beta, Cp, ldc);
+    gemm_block(f32, ta, lda, A, tb, ldb, B, 0, M, 0, N, K, alpha, beta, zero, Cp, ldc);
     omp_set_num_threads(threads);
 #endif
 }
@@ -225,19 +234,14 @@ static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *
                            (float *)Cp, ldc))
         return;
 #endif
-    if (beta == 0.0 && M * N >= ZERO_OURSELVES) {
-        /* OpenBLAS clears C for beta = 0 with one scalar store per element
-         * (sgemm_beta: 0.3 ms for a 1000x1000 gradient); memset is several
-         * times faster and beta = 1 then skips that pass.  0 + x == x, so
-         * the result is the same bit for bit. */
-        size_t row = (size_t)N * (f32 ? 4 : 8);
-        if (ldc == N)
-            memset(Cp, 0, row * (size_t)M);
-        else
-            for (int64_t i = 0; i < M; i++) memset((char *)Cp + (size_t)(i * ldc) * (f32 ? 4 : 8), 0, row);
-        beta = 1.0;
-    }
-    gemm_blocks(f32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, Cp, ldc);
+    /* OpenBLAS clears C for beta = 0 with one scalar store per element
+     * (sgemm_beta: 0.3 ms for a 1000x1000 gradient); memset is several times
+     * faster and beta = 1 then skips that pass.  0 + x == x, so the result
+     * is the same bit for bit.  Each thread clears its own band of rows:
+     * a new result's first touch (page faults, the kernel's zeroing) is then
+     * shared between the threads instead of running on one before them. */
+    bool zero = beta == 0.0 && M * N >= ZERO_OURSELVES;
+    gemm_blocks(f32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, zero, Cp, ldc);
 }
 
 /* Describes the last two axes of x (or a 1-D x as a row or a column). */

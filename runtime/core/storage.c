@@ -19,9 +19,9 @@
  * for transparent huge pages.  Touching fresh memory costs a page fault per
  * 4 KiB, and on a virtual machine every fault exits to the hypervisor: on
  * the dev VM a new 4 MiB matmul result took 25 ms of faults against 9 ms of
- * arithmetic (issue 19); with huge pages it is one fault per 2 MiB.  Only
- * whole 2 MiB ranges inside the block can become huge pages, and only when
- * touched, so resident memory does not grow.
+ * arithmetic (issue 19); with huge pages it is one fault per 2 MiB.  A huge
+ * page becomes resident as a whole when touched, so only the 2 MiB ranges
+ * that the request fills are marked.
  */
 #include "internal.h"
 
@@ -89,6 +89,7 @@ void *ch_cpu_alloc(size_t nbytes) {
         nbytes = ALIGN;
     if (nbytes < SMALL_MAX)
         return malloc(nbytes);
+    size_t want = nbytes;
     if (nbytes >= CACHE_MIN) {
         size_t rounded;
         int c = size_class(nbytes, &rounded);
@@ -108,11 +109,13 @@ void *ch_cpu_alloc(size_t nbytes) {
     void *p = NULL;
     size_t padded = (nbytes + ALIGN - 1) / ALIGN * ALIGN;
 #ifdef MADV_HUGEPAGE
-    if (padded >= HUGE_MIN) {
+    if (want >= HUGE_MIN) {
         if (posix_memalign(&p, HUGE_MIN, padded) != 0)
             return NULL;
-        /* advice only: without THP the block works the same */
-        madvise(p, padded / HUGE_MIN * HUGE_MIN, MADV_HUGEPAGE);
+        /* Advice only (without THP the block works the same), and only for
+         * the whole 2 MiB ranges of the bytes asked for: the size class's
+         * slack after them, never touched, stays off the resident set. */
+        madvise(p, want / HUGE_MIN * HUGE_MIN, MADV_HUGEPAGE);
         return p;
     }
 #endif

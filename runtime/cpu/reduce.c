@@ -56,6 +56,8 @@ static int64_t rk_tile_width(int64_t O, int64_t I) {
 #define RK_FAST_EXTREME(x, n, ismax, m) rs_extreme_run((x), (n), (ismax), (m))
 #define RK_FAST_ARG(x, n, ismax, v, i) rs_arg_run((x), (n), (ismax), (v), (i))
 #define RK_FAST_SUM_ROWS(x, nrows, ld, w, acc) rs_sum_rows((x), (nrows), (ld), (w), (acc))
+#define RK_FAST_ARG_ROWS(x, nrows, ld, w, ismax, base, v, i) \
+    rs_arg_rows((x), (nrows), (ld), (w), (ismax), (base), (v), (i))
 #endif
 #define RK_LOWEST (-INFINITY)
 #define RK_HIGHEST INFINITY

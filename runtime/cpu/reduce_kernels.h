@@ -15,10 +15,10 @@
  * partials and then combined in order, so the blocking -- and the float
  * result -- never depends on the number of threads.
  * An instance may set RK_FAST_SUM(x, n), RK_FAST_EXTREME(x, n, ismax, &m)
- * RK_FAST_ARG(x, n, ismax, &v, &i) and RK_FAST_SUM_ROWS(x, nrows, ld, w,
- * acc) (and RK_FAST_OK()) to vector versions of sum_run, max/min_run,
- * arg_run and the leaves of sum_rows that return the same bits
- * (reduce_simd.h).
+ * RK_FAST_ARG(x, n, ismax, &v, &i), RK_FAST_SUM_ROWS(x, nrows, ld, w, acc)
+ * and RK_FAST_ARG_ROWS (arg_rows' arguments) (and RK_FAST_OK()) to vector
+ * versions of sum_run, max/min_run, arg_run, the leaves of sum_rows and
+ * arg_rows that return the same bits (reduce_simd.h).
  */
 #ifndef RK_T
 #error "define RK_T and RK_NAME before including reduce_kernels.h"
@@ -182,6 +182,12 @@ RK_STATIC void RK_NAME(arg_run)(const RK_T *x, int64_t n, int ismax, int64_t bas
 
 RK_STATIC RK_ROWS_TARGET void RK_NAME(arg_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, int ismax, int64_t base,
                               RK_T *accv, int64_t *acci) {
+#ifdef RK_FAST_ARG_ROWS
+    if (RK_FAST_OK()) {
+        RK_FAST_ARG_ROWS(x, nrows, ld, w, ismax, base, accv, acci);
+        return;
+    }
+#endif
     for (int64_t j = 0; j < w; j++) {
         accv[j] = x[j];
         acci[j] = base;
@@ -417,3 +423,4 @@ RK_STATIC void RK_NAME(cum_pass)(int prod, const RK_T *x, int64_t O, int64_t R, 
 #undef RK_FAST_EXTREME
 #undef RK_FAST_ARG
 #undef RK_FAST_SUM_ROWS
+#undef RK_FAST_ARG_ROWS

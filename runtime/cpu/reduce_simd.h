@@ -24,7 +24,8 @@
  *
  * Argmax and argmin.  The first position of the extreme is one answer
  * whatever the order of the search: lanes keep positions, and a NaN again
- * leaves the answer to the portable loop.
+ * leaves the answer to the portable loop.  Over rows, each column keeps its
+ * order; eight rows pass through registers per read of the accumulators.
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define RS_HAVE 1
@@ -135,6 +136,54 @@ static RS_TARGET void rs_sum_rows(const float *x, int64_t nrows, int64_t ld, int
         for (int64_t r = 0; r < nrows; r++)
             s += x[r * ld + j];
         acc[j] = s;
+    }
+}
+
+/* The rows kernel of argmax/argmin (reduce_kernels.h's arg_rows): for each
+ * column, the (value, position) of its extreme over nrows rows, the first
+ * one in row order, a NaN sticking.  Eight rows at a time pass through
+ * registers before the accumulators are read and written again. */
+static RS_TARGET void rs_arg_rows(const float *x, int64_t nrows, int64_t ld, int64_t w, bool ismax, int64_t base,
+                                  float *accv, int64_t *acci) {
+    for (int64_t j = 0; j < w; j++) {
+        accv[j] = x[j];
+        acci[j] = base;
+    }
+    for (int64_t r0 = 1; r0 < nrows; r0 += 8) {
+        int nr = nrows - r0 < 8 ? (int)(nrows - r0) : 8;
+        const float *rows = x + r0 * ld;
+        __m256i at = _mm256_set1_epi64x(base + r0);
+        int64_t j = 0;
+        for (; j + 8 <= w; j += 8) {
+            __m256 b = _mm256_loadu_ps(accv + j);
+            __m256 took = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+            for (int k = 0; k < nr; k++) {
+                __m256 v = _mm256_loadu_ps(rows + k * ld + j);
+                __m256 better = ismax ? _mm256_cmp_ps(v, b, _CMP_GT_OQ) : _mm256_cmp_ps(v, b, _CMP_LT_OQ);
+                __m256 take = _mm256_andnot_ps(_mm256_cmp_ps(b, b, _CMP_UNORD_Q),
+                                               _mm256_or_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q), better));
+                b = _mm256_blendv_ps(b, v, take);
+                took = _mm256_blendv_ps(took, _mm256_castsi256_ps(_mm256_set1_epi32(k)), take);
+            }
+            _mm256_storeu_ps(accv + j, b);
+            /* positions where a row of this group won: base + r0 + k */
+            __m256i t = _mm256_castps_si256(took);
+            __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(t));
+            __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(t, 1));
+            __m256i none = _mm256_set1_epi64x(-1);
+            _mm256_maskstore_epi64((long long *)(acci + j), _mm256_xor_si256(_mm256_cmpeq_epi64(lo, none), none),
+                                   _mm256_add_epi64(lo, at));
+            _mm256_maskstore_epi64((long long *)(acci + j + 4), _mm256_xor_si256(_mm256_cmpeq_epi64(hi, none), none),
+                                   _mm256_add_epi64(hi, at));
+        }
+        for (; j < w; j++)
+            for (int k = 0; k < nr; k++) {
+                float v = rows[k * ld + j], b = accv[j];
+                if (b == b && (v != v || (ismax ? v > b : v < b))) {
+                    accv[j] = v;
+                    acci[j] = base + r0 + k;
+                }
+            }
     }
 }
 

@@ -25,26 +25,29 @@ if os.getenv('GCPAUSE') then collectgarbage('setpause', tonumber(os.getenv('GCPA
 local mode = arg[1] or 'node'
 local n = tonumber(arg[2]) or 1000
 
-local body
-if mode == 'node' then
+-- The graph both node modes record: 50 multiply-adds h = h * a + b on
+-- 10-element Variables; returns its forward and its inputs x, a, b.
+local function mul_add_chain()
   local a = chainer.Variable(T.full({ 10 }, 1.001))
   local b = chainer.Variable(T.full({ 10 }, 0.001))
   local x = chainer.Variable(T.full({ 10 }, 0.5))
-  body = function()
+  return function()
     local h = x
     for _ = 1, 50 do h = h * a + b end
-    local loss = F.sum(h)
+    return h
+  end, x, a, b
+end
+
+local body
+if mode == 'node' then
+  local forward, x, a, b = mul_add_chain()
+  body = function()
+    local loss = F.sum(forward())
     loss:backward()
     x:cleargrad() a:cleargrad() b:cleargrad()
   end
 elseif mode == 'var_mul_add' then
-  local a = chainer.Variable(T.full({ 10 }, 1.001))
-  local b = chainer.Variable(T.full({ 10 }, 0.001))
-  local x = chainer.Variable(T.full({ 10 }, 0.5))
-  body = function()
-    local h = x
-    for _ = 1, 50 do h = h * a + b end
-  end
+  body = mul_add_chain()
 elseif mode == 'tensor_add' then
   local a, b = T.full({ 10 }, 1.0), T.full({ 10 }, 2.0)
   body = function() for _ = 1, 100 do T.add(a, b) end end

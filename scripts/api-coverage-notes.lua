@@ -50,29 +50,17 @@ return {
       BackendConfig = different('the device matrix is built in: FunctionTestCase and LinkTestCase run ' ..
         'on the CPU and, when present, the GPU (docs/testing.md)'),
       inject_backend_tests = different('see BackendConfig'),
-      assert_warns = absent('Python\'s warnings module; chainlua\'s warnings are lines on stderr, and ' ..
-        'the helpers that write them have an `output` a spec can swap for a capture'),
-      patch = absent('unittest.mock.patch; busted has stub, spy and mock'),
+      patch = absent('unittest.mock.patch (autospec by default: calls checked against the real signature); ' ..
+        'busted\'s stub, spy and mock replace a table\'s field for one test and restore it, and Lua ' ..
+        'functions have no signature to check'),
       run_module = absent('runs pytest on one file; `busted FILE` does that'),
-      with_requires = absent('skips a test unless a pip package is installed; no Lua equivalent'),
-      without_requires = absent('see with_requires'),
-      fix_random = absent('a pytest decorator seeding NumPy/CuPy per test; a spec seeds with ' ..
-        '`chainer.tensor.random.seed(n)`'),
-      generate_seed = absent('see fix_random'),
       distribution_unittest = absent('a pytest class generator; spec/distributions checks every ' ..
         'distribution against closed forms and finite differences'),
-      generate_matrix = absent('a random matrix with given singular values for Chainer\'s linear ' ..
-        'algebra tests; not provided'),
     },
     chainermn = {
-      CommunicatorBase = absent('the communicators share one Lua class (lua/chainermn/' ..
-        'communicator.lua), not exported as a base to subclass'),
-      DataSizeError = absent('raised by ChainerMN when a pickled dataset is too large to send; ' ..
-        'chainlua sends no dataset (every rank loads its own copy, root sends the order)'),
-    },
-    ['chainermn.communicators'] = {
-      CommunicatorBase = absent('see chainermn.CommunicatorBase'),
-      create_communicator = different('`chainermn.create_communicator` (no communicators submodule)'),
+      DataSizeError = absent('raised by ChainerMN\'s scatter_dataset when the pickled dataset exceeds ' ..
+        'max_buf_len; chainlua\'s scatter_dataset sends no dataset (every rank loads its own copy, root ' ..
+        'sends the order), and its only size limit, MPI\'s 2 GiB per call, is an error naming the collective'),
     },
     ['chainermn.datasets'] = { DataSizeError = absent('see chainermn.DataSizeError') },
     ['chainer.Variable'] = VARIABLE_NOTES,
@@ -85,18 +73,14 @@ return {
       forward_cpu = different('a subclass defines them; FunctionNode:forward then dispatches on the ' ..
         'inputs\' device as Chainer\'s does (there is no default method to inherit)'),
       forward_gpu = different('see forward_cpu'),
+      output_data = different('a method, `node:output_data()` (a Chainer property computed on each read; ' ..
+        'FunctionNode keeps its fields plain for the speed of apply)'),
       local_function_hooks = different('nil until node:add_hook(hook, name) creates it (Chainer: an ' ..
         'empty OrderedDict)'),
       lazy_grad_sum = different('chainlua reads `chainer.config.lazy_grad_sum` in backprop; a node has ' ..
         'no copy of it'),
-      output_data = absent('the retained output arrays: use `node:get_retained_outputs()` (Variables) ' ..
-        'or, in an old-style chainer.Function, `self:output_data()`'),
       backward_accumulate = absent('backprop.lua owns gradient accumulation (one mechanism, ' ..
         'ARCHITECTURE.md section 6); a node cannot override how its input gradients are summed'),
-      is_elementwise = absent('a hint that ChainerX\'s and static_graph\'s fusion read; nothing in ' ..
-        'chainlua reads it'),
-      stack = absent('the Python traceback Chainer records in debug mode; chainlua\'s debug mode raises ' ..
-        'at the failing function with the Lua traceback'),
     },
     ['chainer.UpdateRule'] = { update_core_chainerx = absent(CHAINERX) },
     ['chainer.training.updaters.StandardUpdater'] = {
@@ -142,15 +126,6 @@ return {
     ['chainer.function_hooks'] = {
       CUDAProfileHook = absent('brackets each function with NVTX ranges for nvprof; chainlua does not ' ..
         'link NVTX (Nsight Systems traces the CUDA kernels without it)'),
-      CupyMemoryProfileHook = absent('needs cumulative allocation counters in the CUDA caching allocator ' ..
-        '(CuPy\'s memory hooks); chainlua\'s pool reports live and cached bytes ' ..
-        '(`cuda.memory_pool():used_bytes()`), not bytes requested per call'),
-    },
-    ['chainer.utils'] = {
-      final = absent('marks a method that subclasses may not override, checked by a Python metaclass ' ..
-        'when a subclass is created; a chainlua subclass gets its methods one assignment at a time ' ..
-        'after extend, so there is no moment where such a check could run'),
-      enable_final = absent('the switch for `final` (see final)'),
     },
     ['chainer.backend'] = {
       ChainerxDevice = absent(CHAINERX),
@@ -187,20 +162,18 @@ return {
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',
     '- **Theano and Python formats**: `links.TheanoFunction`; the pickle datasets.',
     '- **Python-only libraries and mechanisms**: `DaliIterator` (NVIDIA DALI\'s Python pipelines),',
-    '  `utils.final`/`enable_final` (a metaclass check), `MultiprocessParallelUpdater` (one Python process',
-    '  per GPU; ParallelUpdater and ChainerMN cover the same ground).',
+    '  `MultiprocessParallelUpdater` (one Python process per GPU; ParallelUpdater and ChainerMN cover',
+    '  the same ground).',
     '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
-    '  limit, `CUDAProfileHook` (NVTX) and `CupyMemoryProfileHook` (cumulative allocator counters).',
-    '  Each would need new C runtime support; none is what a ported model or training script calls.',
-    '- **pytest and Python helpers of chainer.testing**: `assert_warns`, `patch`, `run_module`,',
-    '  `with_requires`/`without_requires`, `fix_random`/`generate_seed`, `distribution_unittest`,',
-    '  `generate_matrix` (busted and `chainer.tensor.random.seed` cover their uses).',
-    '- **ChainerMN internals**: `CommunicatorBase` and `DataSizeError` are not exported.',
+    '  limit (chainlua calls no workspace-taking cuDNN algorithm), `CUDAProfileHook` (NVTX).',
+    '  None is what a ported model or training script calls.',
+    '- **pytest and Python helpers of chainer.testing**: `patch` (busted\'s stub, spy and mock),',
+    '  `run_module` (`busted FILE`), `distribution_unittest` (spec/distributions).',
+    '- **ChainerMN**: `DataSizeError` (chainlua\'s scatter_dataset sends no pickled dataset).',
     '- **Members of the core classes** (the class sections above): ChainerX/iDeep conversions',
     '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`), the experimental memory layouts',
-    '  (`layout`, `as_layout`, `input_layouts`, ...), and four FunctionNode internals: `output_data`',
-    '  (use `get_retained_outputs()`), `backward_accumulate` (backprop owns accumulation),',
-    '  `is_elementwise` and `stack` (fusion hint and debug traceback).',
+    '  (`layout`, `as_layout`, `input_layouts`, ...) and FunctionNode\'s `backward_accumulate`',
+    '  (backprop owns accumulation).',
     '',
     'The name list covers the modules above and the members of the 16 classes listed; other',
     'classes\' members (every link\'s, every extension\'s) are checked by their own specs against',

@@ -66,7 +66,13 @@ do
   INSTANCES['chainer.Chain'] = model
   INSTANCES['chainer.ChainList'] = function() return chainer.ChainList(chainer.links.Linear(2, 2)) end
   INSTANCES['chainer.Sequential'] = function() return chainer.Sequential(chainer.links.Linear(2, 2), F.relu) end
-  INSTANCES['chainer.FunctionNode'] = function() return variable().creator_node or variable().creator end
+  -- made in debug mode, where a node records its `stack` (nil otherwise, as Chainer's None)
+  INSTANCES['chainer.FunctionNode'] = function()
+    return chainer.using_config('debug', true, function()
+      local v = variable()
+      return v.creator_node or v.creator
+    end)
+  end
   INSTANCES['chainer.Optimizer'] = function() return (optimizer()) end
   INSTANCES['chainer.UpdateRule'] = function()
     local _, m = optimizer()

@@ -9,16 +9,22 @@ local M = {}
 M.UNITS = { sec = 1, ms = 1e3, us = 1e6, ns = 1e9 }
 
 -- { names = {names in first-seen order}, [name] = {elapsed_time = seconds, occurrence = n} }
-function M.summary(history)
+-- from history entries {name, seconds}.  With `fields` (a list of names),
+-- entry {name, v1, v2, ...} adds v1 to fields[1], v2 to fields[2], ...
+-- (the memory profile hook sums used and acquired bytes this way).
+local TIME_FIELDS = { 'elapsed_time' }
+function M.summary(history, fields)
+  fields = fields or TIME_FIELDS
   local out, names = {}, {}
   for _, e in ipairs(history) do
     local r = out[e[1]]
     if not r then
-      r = { elapsed_time = 0, occurrence = 0 }
+      r = { occurrence = 0 }
+      for _, f in ipairs(fields) do r[f] = 0 end
       out[e[1]] = r
       names[#names + 1] = e[1]
     end
-    r.elapsed_time = r.elapsed_time + e[2]
+    for i, f in ipairs(fields) do r[f] = r[f] + e[i + 1] end
     r.occurrence = r.occurrence + 1
   end
   out.names = names
@@ -61,13 +67,24 @@ function M.print(s, first_column, unit, file, fn)
     if auto_foreach then factor, unit = choose_unit(r.elapsed_time) end
     rows[#rows + 1] = { name, string.format('%3.2f%s', r.elapsed_time * factor, unit), tostring(r.occurrence) }
   end
-  local widths = { 0, 0, 0 }
+  return M.write_table(rows, file)
+end
+
+-- Writes rows (lists of strings, the header first) as right-aligned columns
+-- two spaces apart, as Chainer's hooks print their reports, on file (default
+-- io.stdout; false: nowhere).  Returns the text.  (The memory profile hook
+-- prints its table with it too.)
+function M.write_table(rows, file)
+  local widths = {}
   for _, row in ipairs(rows) do
-    for i = 1, 3 do widths[i] = math.max(widths[i], #row[i]) end
+    for i = 1, #row do widths[i] = math.max(widths[i] or 0, #row[i]) end
   end
-  local fmt = string.format('%%%ds  %%%ds  %%%ds', widths[1], widths[2], widths[3])
   local lines = {}
-  for i, row in ipairs(rows) do lines[i] = string.format(fmt, row[1], row[2], row[3]) end
+  for r, row in ipairs(rows) do
+    local cells = {}
+    for i = 1, #row do cells[i] = string.rep(' ', widths[i] - #row[i]) .. row[i] end
+    lines[r] = table.concat(cells, '  ')
+  end
   local text = table.concat(lines, '\n') .. '\n'
   if file ~= false then
     local f = file or io.stdout

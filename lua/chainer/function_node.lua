@@ -46,6 +46,12 @@ FunctionNode.outputs = false
 -- (what retain_inputs/retain_outputs set; false: nothing retained)
 FunctionNode._input_indexes_to_retain = false
 FunctionNode._output_indexes_to_retain = false
+-- Chainer's hint that every output is computed element by element from
+-- inputs of one shape; when true, apply checks that the outputs share one
+-- shape, as Chainer's does.
+FunctionNode.is_elementwise = false
+-- `stack`: in debug mode (chainer.config.debug), the traceback of where the
+-- node was applied (a string, shown in its debug errors); nil otherwise.
 
 function FunctionNode:label() return getmetatable(self).__name end
 
@@ -147,6 +153,22 @@ function FunctionNode:get_retained_outputs()
     ret[k] = v
   end
   return ret
+end
+
+-- output_data(): the retained output tensors by output position (nil at the
+-- positions not retained), as Chainer's output_data property; an error when
+-- no output was retained.  get_retained_outputs gives them as Variables.
+function FunctionNode:output_data()
+  local data = rawget(self, '_retained_output_data')
+  local outs = self.outputs
+  if not data or not outs then
+    error(string.format('%s: output_data: retained output data is gone (call retain_outputs in forward)',
+      self:label()), 2)
+  end
+  local idx = self._output_indexes_to_retain
+  local out = {}
+  for k = 1, #idx do out[idx[k]] = data[k] end
+  return out
 end
 
 -- Removes this node from the graph: its outputs forget their creator.
@@ -374,6 +396,21 @@ local function bad_output(f, outs)
   end
 end
 
+local function check_elementwise_outputs(f, outs)
+  local s1 = outs[1].shape
+  for j = 2, #outs do
+    local sj = outs[j].shape
+    local same = #sj == #s1
+    for d = 1, #s1 do if sj[d] ~= s1[d] then same = false end end
+    if not same then
+      local shapes = {}
+      for k = 1, #outs do shapes[k] = T.shape_str(outs[k].shape) end
+      error(string.format('%s: an elementwise function returned outputs with different shapes (%s)',
+        f:label(), table.concat(shapes, ', ')), 3)
+    end
+  end
+end
+
 -- Applies the function to a table of Variables/tensors; returns a table of
 -- output Variables.
 function FunctionNode:apply(inputs)
@@ -419,6 +456,7 @@ function FunctionNode:apply(inputs)
   end
   if type(outs) ~= 'table' or (outs[1] ~= nil and not is_tensor(outs[1])) then bad_output(self, outs) end
   local nout = #outs
+  if nout > 1 and self.is_elementwise then check_elementwise_outputs(self, outs) end
   if tracer then tracer:node(self, template, inputs, in_data, outs) end
 
   if config.debug then

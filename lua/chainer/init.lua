@@ -118,6 +118,7 @@ local utils_helpers = {
   get_conv_outsize = 'conv', get_deconv_outsize = 'conv',
   force_array = 'array', force_type = 'array', size_of_shape = 'array', sum_to = 'array',
   experimental = 'experimental', get_order = 'sparse', nondeterministic = 'nondeterministic',
+  final = 'final', enable_final = 'final',
 }
 chainer.utils = setmetatable({}, {
   __index = function(t, k)

@@ -55,10 +55,9 @@ end
 
 -- Gives every parameter the mean over the ranks of its gradient in the
 -- finished exchange `f`; a parameter that had no gradient then gets none.
-local function install(model, f, size)
+local function install(model, f)
   local given = {}
   for _, g in ipairs(f.groups) do
-    T.mul(g.buffer, 1 / size, g.buffer)   -- the sum / size, in place
     local targets = { entries = {} }
     for i, e in ipairs(g.entries) do
       local p = e.param
@@ -90,11 +89,11 @@ function DoubleBuffer:exchange(model)
       error(string.format('multi_node_mean_grad: %d %s elements are more than one MPI call moves', g.numel, g.dtype), 3)
     end
     g.buffer = self:_buffer(g.dtype, g.numel)
-    sync.pack(g, g.buffer)
+    sync.pack(g, g.buffer, 1 / comm.size)   -- each gradient / size on its way in: the sum is the mean
     for i, e in ipairs(g.entries) do g.entries[i] = { param = e.param, shape = e.tensor.shape } end
   end
   self.turn = 3 - self.turn
-  if previous then install(model, previous, comm.size) end
+  if previous then install(model, previous) end
   local requests = ffi.new('MPI_Request[?]', math.max(#groups, 1))
   for i, g in ipairs(groups) do
     mpi.check(comm._L.MPI_Iallreduce(sync.IN_PLACE, sync.pointer(g.buffer), g.numel, mpi.datatype(g.dtype),

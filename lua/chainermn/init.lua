@@ -66,6 +66,16 @@ function chainermn.create_communicator(name, opts)
   return comm
 end
 
+-- The class of every communicator create_communicator returns (ChainerMN's
+-- abstract base of its communicators): getmetatable(comm) == CommunicatorBase,
+-- and a wrapper may derive from it (setmetatable(obj, {__index = CommunicatorBase})).
+chainermn.CommunicatorBase = Communicator
+-- ChainerMN's chainermn.communicators namespace
+chainermn.communicators = {
+  CommunicatorBase = Communicator,
+  create_communicator = chainermn.create_communicator,
+}
+
 chainermn.create_multi_node_optimizer = MultiNodeOptimizer.create
 chainermn.scatter_dataset = scatter.scatter_dataset
 chainermn.scatter_index = scatter.scatter_index

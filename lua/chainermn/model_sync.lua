@@ -81,12 +81,20 @@ local function by_dtype(list)
 end
 
 -- Copies between the tensors and one packed buffer (contiguous CPU tensors
--- are copied byte for byte; others through a contiguous copy).
-local function pack(group, buf)
+-- are copied byte for byte; others through a contiguous copy).  pack's
+-- `scale`, when given, multiplies on the way in: the copy and the scaling
+-- are one pass over the gradients instead of two.
+local function pack(group, buf, scale)
   local dst, off = pointer(buf), 0
   for _, e in ipairs(group.entries) do
-    local t = e.tensor.is_contiguous and e.tensor or e.tensor:contiguous()
-    ffi.copy(dst + off, pointer(t), t.nbytes)
+    local t = e.tensor
+    if scale then
+      local n = t.size
+      T.mul(t, scale, buf:as_strided({ n }, { 1 }, buf.ptr.offset + off / t.itemsize):view(t.shape))
+    else
+      t = t.is_contiguous and t or t:contiguous()
+      ffi.copy(dst + off, pointer(t), t.nbytes)
+    end
     off = off + t.nbytes
   end
 end
@@ -120,19 +128,18 @@ local function packing_buffer(comm, dtype, numel)
 end
 
 -- Runs `transfer(ptr, count, dtype)` on every parameter tensor, packed into
--- one buffer per dtype (flat) or one by one (naive); `after(tensor)` runs on
--- the same memory (the buffer, or the contiguous parameter) before it is
--- unpacked.
-local function each_buffer(fn, comm, list, transfer, after)
+-- one buffer per dtype (flat) or one by one (naive).  `scale` (a number or
+-- nil) multiplies every value: on the way into the packed buffer, or in place
+-- after the transfer of an unpacked one.
+local function each_buffer(fn, comm, list, transfer, scale)
   if comm._pack then
     for _, g in ipairs(by_dtype(list)) do
       if g.numel > 2147483647 then   -- the same layout on every rank: all raise here
         error(string.format('%s: %d %s elements are more than one MPI call moves', fn, g.numel, g.dtype), 4)
       end
       local buf = packing_buffer(comm, g.dtype, g.numel)
-      pack(g, buf)
+      pack(g, buf, scale)
       transfer(pointer(buf), g.numel, g.dtype)
-      if after then after(buf) end
       unpack(g, buf)
     end
   else
@@ -140,7 +147,7 @@ local function each_buffer(fn, comm, list, transfer, after)
       local g = { entries = { e } }
       local t = e.tensor.is_contiguous and e.tensor or e.tensor:contiguous()
       transfer(pointer(t), t.size, t.dtype)
-      if after then after(t) end
+      if scale then T.mul(t, scale, t) end
       if t ~= e.tensor then unpack(g, t) end
     end
   end
@@ -198,10 +205,15 @@ end
 M.by_dtype, M.pack, M.unpack, M.pointer = by_dtype, pack, unpack, pointer
 
 -- multi_node_mean_grad(comm, model, zero_fill): every gradient becomes its
--- mean over the ranks (sum with MPI_Allreduce in place, then / size).
+-- mean over the ranks.  Packed (flat, hierarchical): each gradient times
+-- 1/size on its way into the buffer, then the sum with MPI_Allreduce in
+-- place, so the buffer is read and written once less than summing first and
+-- scaling after; with a power-of-two size the two orders give the same bits.
+-- Unpacked (naive): the sum in place, then times 1/size, as ChainerMN's
+-- `recvbuf *= 1.0 / size`.
 function M.multi_node_mean_grad(comm, model, zero_fill)
   local list = M.gradients(comm, model, zero_fill)
-  local L, size = comm._L, comm.size
+  local L = comm._L
   each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)
     if comm._intra then
       hierarchical_sum(comm, ptr, count, mpi.datatype(dtype))
@@ -209,11 +221,7 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
       mpi.check(L.MPI_Allreduce(IN_PLACE, ptr, count, mpi.datatype(dtype), mpi.op('sum'), comm._comm),
         'MPI_Allreduce')
     end
-  end, function(t)
-    -- times the reciprocal, as ChainerMN's `recvbuf *= 1.0 / size`, in place
-    -- (a float dtype keeps its dtype under a number)
-    T.mul(t, 1 / size, t)
-  end)
+  end, 1 / comm.size)   -- a float dtype keeps its dtype under a number
 end
 
 return M

@@ -12,6 +12,7 @@
  */
 #include "../core/internal.h"
 #include "../core/kernels.h"
+#include "gemm.h"
 
 #include <cblas.h>
 #ifdef _OPENMP
@@ -465,3 +466,14 @@ done:
     return st;
 }
 
+
+/* gemm.h: the thread-count-independent products the other CPU kernels use. */
+void ch_cpu_sgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t M, int64_t N, int64_t K, float alpha,
+                  const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    gemm_blocks(true, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, false, C, ldc);
+}
+
+void ch_cpu_dgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t M, int64_t N, int64_t K, double alpha,
+                  const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc) {
+    gemm_blocks(false, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, false, C, ldc);
+}

@@ -6,9 +6,10 @@
  * per-thread scratch buffer that lives as long as the thread (no malloc per
  * call), and one gemm per group writes straight into the (N, Cout, *out)
  * output.  1x1 convolutions with stride 1 and no padding use x itself as
- * the column matrix.  The batch is spread over OpenMP threads; BLAS runs
- * single-threaded inside them (OpenBLAS's OpenMP build detects the parallel
- * region), and gets all threads when the batch is too small to split.
+ * the column matrix.  The batch is spread over OpenMP threads, each
+ * product a single-threaded BLAS call; when the batch is too small to split,
+ * the products are cut into row bands (cpu/gemm.h), so that no result
+ * depends on the thread count.
  * float32 picks per shape: Winograd F(2x2, 3x3) for 3x3 stride-1 layers of
  * 32+ channels (all three passes, conv_winograd.h), the direct
  * AVX2 kernels for short reductions (conv_direct.h), else im2col + gemm.
@@ -18,7 +19,7 @@
 #include "../core/internal.h"
 #include "../core/kernels.h"
 
-#include <cblas.h>
+#include "gemm.h"
 #include <stdlib.h>
 
 #ifdef _OPENMP
@@ -82,7 +83,7 @@ static int64_t conv_group_size(const conv_geom *g) {
 
 #define CV_T float
 #define CV_NAME(n) n##_f32
-#define CV_GEMM cblas_sgemm
+#define CV_GEMM ch_cpu_sgemm
 #include "conv_kernels.h"
 #undef CV_T
 #undef CV_NAME
@@ -90,7 +91,7 @@ static int64_t conv_group_size(const conv_geom *g) {
 
 #define CV_T double
 #define CV_NAME(n) n##_f64
-#define CV_GEMM cblas_dgemm
+#define CV_GEMM ch_cpu_dgemm
 #include "conv_kernels.h"
 #undef CV_T
 #undef CV_NAME

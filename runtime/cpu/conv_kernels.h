@@ -232,7 +232,7 @@ static int CV_NAME(forward_chunk)(const conv_geom *g, const CV_T *x, const CV_T 
         beta = 1;
     }
     for (int64_t gi = 0; gi < g->groups; gi++)
-        CV_GEMM(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Cog, (int)wide, (int)Kg, 1, w + gi * Cog * Kg,
+        CV_GEMM(CblasNoTrans, CblasNoTrans, (int)Cog, (int)wide, (int)Kg, 1, w + gi * Cog * Kg,
                 (int)Kg, col + gi * Kg * wide, (int)wide, beta, out + gi * Cog * ldo, (int)ldo);
     if (cn > 1) {
         for (int64_t i = 0; i < cn; i++)
@@ -274,7 +274,7 @@ static int CV_NAME(data_chunk)(const conv_geom *g, const CV_T *gy, const CV_T *w
     if (cn == 1 && g->direct) {
         CV_T *gxn = gx + n0 * g->C * g->Pin;
         for (int64_t gi = 0; gi < g->groups; gi++)
-            CV_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kg, (int)P, (int)Cog, 1, w + gi * Cog * Kg, (int)Kg,
+            CV_GEMM(CblasTrans, CblasNoTrans, (int)Kg, (int)P, (int)Cog, 1, w + gi * Cog * Kg, (int)Kg,
                     gyc + gi * Cog * P, (int)P, 0, gxn + gi * Kg * P, (int)P);
         return 0;
     }
@@ -282,7 +282,7 @@ static int CV_NAME(data_chunk)(const conv_geom *g, const CV_T *gy, const CV_T *w
     if (!col)
         return 1;
     for (int64_t gi = 0; gi < g->groups; gi++)
-        CV_GEMM(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kg, (int)wide, (int)Cog, 1, w + gi * Cog * Kg, (int)Kg,
+        CV_GEMM(CblasTrans, CblasNoTrans, (int)Kg, (int)wide, (int)Cog, 1, w + gi * Cog * Kg, (int)Kg,
                 gyc + gi * Cog * wide, (int)wide, 0, col + gi * Kg * wide, (int)wide);
     for (int64_t i = 0; i < cn; i++) {
         CV_T *gxn = gx + (n0 + i) * g->C * g->Pin;
@@ -295,7 +295,7 @@ static int CV_NAME(data_chunk)(const conv_geom *g, const CV_T *gy, const CV_T *w
 /* Runs body(chunk) over the batch cut into chunks of conv_group_size
  * images: over OpenMP threads when there are several chunks (each thread
  * with its own scratch, BLAS single-threaded inside), otherwise on this
- * thread with a multi-threaded BLAS. */
+ * thread, the product cut into row bands over the threads (cpu/gemm.h). */
 static int CV_NAME(forward)(const conv_geom *g, const CV_T *x, const CV_T *w, const CV_T *b, CV_T *y) {
     int64_t cn = conv_group_size(g), N = g->N, nch = (N + cn - 1) / cn;
     int failed = 0;
@@ -333,7 +333,7 @@ static int CV_NAME(filter_chunk)(const conv_geom *g, const CV_T *x, const CV_T *
     if (!gyc)
         return 1;
     for (int64_t gi = 0; gi < g->groups; gi++)
-        CV_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Cog, (int)Kg, (int)wide, 1, gyc + gi * Cog * wide,
+        CV_GEMM(CblasNoTrans, CblasTrans, (int)Cog, (int)Kg, (int)wide, 1, gyc + gi * Cog * wide,
                 (int)wide, col + gi * Kg * wide, (int)wide, 0, dst + gi * Cog * Kg, (int)Kg);
     return 0;
 }

@@ -187,7 +187,7 @@ static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, 
         /* 16 independent gemms: one per thread at a time, BLAS single-threaded
          * inside the parallel region */
         CH_PAR_FOR(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p->Co, (int)T, (int)p->Ci, 1.0f,
+            ch_cpu_sgemm(CblasNoTrans, CblasNoTrans, (int)p->Co, (int)T, (int)p->Ci, 1.0f,
                         U + (int64_t)xi * p->Co * p->Ci, (int)p->Ci, V + (int64_t)xi * p->Ci * T, (int)T, 0.0f,
                         M + (int64_t)xi * p->Co * T, (int)T);
         });
@@ -290,7 +290,7 @@ static int wg_conv_backward_filter(const conv_geom *g, const float *x, const flo
         wg_input(&p, x, n0, cb, T, V);
         wg_grad_output(&p, gy, n0, cb, T, Gt);
         CH_PAR_FOR(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)Co, (int)Ci, (int)T, 1.0f,
+            ch_cpu_sgemm(CblasNoTrans, CblasTrans, (int)Co, (int)Ci, (int)T, 1.0f,
                         Gt + (int64_t)xi * Co * T, (int)T, V + (int64_t)xi * Ci * T, (int)T, beta,
                         dU + (int64_t)xi * Co * Ci, (int)Ci);
         });

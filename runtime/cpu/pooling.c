@@ -86,6 +86,15 @@ ch_status ch_cpu_max_pool_forward(const ch_pool_geom *g, const ch_tensor *x, ch_
     return CH_OK;
 }
 
+/* Every output window (od, oh, ow) of a plane, o its flat index. */
+#define FOR_EACH_WINDOW(g, ...)                                                 \
+    int64_t o = 0;                                                              \
+    for (int64_t od = 0; od < (g).out[0]; od++)                                 \
+        for (int64_t oh = 0; oh < (g).out[1]; oh++)                             \
+            for (int64_t ow = 0; ow < (g).out[2]; ow++, o++) {                  \
+                __VA_ARGS__                                                     \
+            }
+
 /* ---- scatter / gather by window positions ------------------------------ */
 /* Window positions decoded once per call: tab[3 i .. 3 i + 2] = (kd, kh, kw)
  * of flat position i (no integer division per element). */
@@ -117,20 +126,16 @@ static inline int64_t window_cell(const pool_geom *g, const int64_t *tab, int64_
 #define SCATTER(T)                                                                                  \
     static void scatter_##T(const pool_geom g, const int64_t *tab, const void *gy_v, const int32_t *ix, void *gx_v) {  \
         const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                              \
-        int par = par_ok(&g, g.planes * (g.out_n + g.in_n));      \
+        int par = par_ok(&g, g.planes * (g.out_n + g.in_n));                                        \
         CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                      \
             T *gp = gx + pl * g.in_n;                                                               \
             const T *yp = gy + pl * g.out_n;                                                        \
             const int32_t *ip = ix + pl * g.out_n;                                                  \
             memset(gp, 0, sizeof(T) * (size_t)g.in_n);                                              \
-            int64_t o = 0;                                                                          \
-            for (int64_t od = 0; od < g.out[0]; od++)                                               \
-                for (int64_t oh = 0; oh < g.out[1]; oh++)                                           \
-                    for (int64_t ow = 0; ow < g.out[2]; ow++, o++) {                                \
-                        int64_t c = window_cell(&g, tab, od, oh, ow, ip[o]);                             \
-                        if (c >= 0)                                                                 \
-                            gp[c] += yp[o];                                                         \
-                    }                                                                               \
+            FOR_EACH_WINDOW(g,                                                                      \
+                int64_t c = window_cell(&g, tab, od, oh, ow, ip[o]);                                \
+                if (c >= 0)                                                                         \
+                    gp[c] += yp[o];)                                                                \
         });                                                                                         \
     }
 SCATTER(float)
@@ -139,18 +144,14 @@ SCATTER(double)
 #define GATHER(T)                                                                                   \
     static void gather_##T(const pool_geom g, const int64_t *tab, const void *x_v, const int32_t *ix, void *y_v) {     \
         const T *x = (const T *)x_v; T *y = (T *)y_v;                                                                  \
-        int par = par_ok(&g, g.planes * g.out_n);                 \
+        int par = par_ok(&g, g.planes * g.out_n);                                                   \
         CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                      \
             const T *xp = x + pl * g.in_n;                                                          \
             T *yp = y + pl * g.out_n;                                                               \
             const int32_t *ip = ix + pl * g.out_n;                                                  \
-            int64_t o = 0;                                                                          \
-            for (int64_t od = 0; od < g.out[0]; od++)                                               \
-                for (int64_t oh = 0; oh < g.out[1]; oh++)                                           \
-                    for (int64_t ow = 0; ow < g.out[2]; ow++, o++) {                                \
-                        int64_t c = window_cell(&g, tab, od, oh, ow, ip[o]);                             \
-                        yp[o] = c >= 0 ? xp[c] : (T)0;                                              \
-                    }                                                                               \
+            FOR_EACH_WINDOW(g,                                                                      \
+                int64_t c = window_cell(&g, tab, od, oh, ow, ip[o]);                                \
+                yp[o] = c >= 0 ? xp[c] : (T)0;)                                                     \
         });                                                                                         \
     }
 GATHER(float)
@@ -205,53 +206,41 @@ static inline double avg_div(const pool_geom *g, int mode, int64_t od, int64_t o
     if (hi > (g).in[a])                        \
         hi = (g).in[a];
 
+/* The rows of window (od, oh, ow) clipped to the input: each row's offset
+ * in the plane, and its cells [w0, w1). */
+#define FOR_EACH_WINDOW_ROW(g, ...)                                             \
+    WINDOW_RANGE(g, 0, od, d0, d1)                                              \
+    WINDOW_RANGE(g, 1, oh, h0, h1)                                              \
+    WINDOW_RANGE(g, 2, ow, w0, w1)                                              \
+    for (int64_t d = d0; d < d1; d++)                                           \
+        for (int64_t h = h0; h < h1; h++) {                                     \
+            int64_t row = (d * (g).in[1] + h) * (g).in[2];                       \
+            __VA_ARGS__                                                         \
+        }
+
 #define AVGPOOL(T)                                                                                         \
     static void avgpool_fwd_##T(const pool_geom g, int mode, const void *x_v, void *y_v) {                \
         const T *x = (const T *)x_v; T *y = (T *)y_v;                                                     \
-        int par = par_ok(&g, g.planes * g.out_n * g.kn);                 \
+        int par = par_ok(&g, g.planes * g.out_n * g.kn);                                                   \
         CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                             \
             const T *xp = x + pl * g.in_n;                                                                 \
             T *yp = y + pl * g.out_n;                                                                      \
-            int64_t o = 0;                                                                                 \
-            for (int64_t od = 0; od < g.out[0]; od++)                                                      \
-                for (int64_t oh = 0; oh < g.out[1]; oh++)                                                  \
-                    for (int64_t ow = 0; ow < g.out[2]; ow++, o++) {                                       \
-                        WINDOW_RANGE(g, 0, od, d0, d1)                                                     \
-                        WINDOW_RANGE(g, 1, oh, h0, h1)                                                     \
-                        WINDOW_RANGE(g, 2, ow, w0, w1)                                                     \
-                        T acc = 0;                                                                         \
-                        for (int64_t d = d0; d < d1; d++)                                                  \
-                            for (int64_t h = h0; h < h1; h++) {                                            \
-                                const T *row = xp + (d * g.in[1] + h) * g.in[2];                           \
-                                for (int64_t w = w0; w < w1; w++)                                          \
-                                    acc += row[w];                                                         \
-                            }                                                                              \
-                        yp[o] = (T)(acc / (T)avg_div(&g, mode, od, oh, ow));                               \
-                    }                                                                                      \
+            FOR_EACH_WINDOW(g,                                                                             \
+                T acc = 0;                                                                                 \
+                FOR_EACH_WINDOW_ROW(g, for (int64_t w = w0; w < w1; w++) acc += xp[row + w];)              \
+                yp[o] = (T)(acc / (T)avg_div(&g, mode, od, oh, ow));)                                      \
         });                                                                                                \
     }                                                                                                      \
     static void avgpool_bwd_##T(const pool_geom g, int mode, const void *gy_v, void *gx_v) {              \
         const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                 \
-        int par = par_ok(&g, g.planes * g.out_n * g.kn);                 \
+        int par = par_ok(&g, g.planes * g.out_n * g.kn);                                                   \
         CH_PAR_FOR(par, int64_t pl = 0; pl < g.planes; pl++, {                                             \
             T *gp = gx + pl * g.in_n;                                                                      \
             const T *yp = gy + pl * g.out_n;                                                               \
             memset(gp, 0, sizeof(T) * (size_t)g.in_n);                                                     \
-            int64_t o = 0;                                                                                 \
-            for (int64_t od = 0; od < g.out[0]; od++)                                                      \
-                for (int64_t oh = 0; oh < g.out[1]; oh++)                                                  \
-                    for (int64_t ow = 0; ow < g.out[2]; ow++, o++) {                                       \
-                        WINDOW_RANGE(g, 0, od, d0, d1)                                                     \
-                        WINDOW_RANGE(g, 1, oh, h0, h1)                                                     \
-                        WINDOW_RANGE(g, 2, ow, w0, w1)                                                     \
-                        T v = (T)(yp[o] / (T)avg_div(&g, mode, od, oh, ow));                               \
-                        for (int64_t d = d0; d < d1; d++)                                                  \
-                            for (int64_t h = h0; h < h1; h++) {                                            \
-                                T *row = gp + (d * g.in[1] + h) * g.in[2];                                 \
-                                for (int64_t w = w0; w < w1; w++)                                          \
-                                    row[w] += v;                                                           \
-                            }                                                                              \
-                    }                                                                                      \
+            FOR_EACH_WINDOW(g,                                                                             \
+                T v = (T)(yp[o] / (T)avg_div(&g, mode, od, oh, ow));                                       \
+                FOR_EACH_WINDOW_ROW(g, for (int64_t w = w0; w < w1; w++) gp[row + w] += v;))               \
         });                                                                                                \
     }
 AVGPOOL(float)

@@ -19,6 +19,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What every kernel here reads: the sizes of the image planes x or gx
+ * (N, C, H, W) and of the per-ROI planes y or gy (R, C, OH, OW), the ROIs
+ * and their images, the argmax (written by the forward max kernels, read by
+ * their scatter and gather; NULL where there is none) and the parameters. */
+typedef struct roi_job {
+    const double *rois;
+    const int64_t *idx;
+    int32_t *argmax;
+    int64_t R, C, N, H, W, OH, OW;
+    double scale;
+    int64_t sh, sw;
+} roi_job;
+
+static roi_job roi_job_of(const ch_tensor *planes, const ch_tensor *per_roi, const ch_tensor *rois,
+                          const ch_tensor *roi_indices, const ch_tensor *argmax, double scale, int64_t sampling_h,
+                          int64_t sampling_w) {
+    roi_job job = {
+        .rois = rois ? (const double *)ch_base(rois) : NULL,
+        .idx = (const int64_t *)ch_base(roi_indices),
+        .argmax = argmax ? (int32_t *)ch_base(argmax) : NULL,
+        .R = per_roi->dim[0], .C = planes->dim[1], .N = planes->dim[0], .H = planes->dim[2], .W = planes->dim[3],
+        .OH = per_roi->dim[2], .OW = per_roi->dim[3],
+        .scale = scale, .sh = sampling_h, .sw = sampling_w,
+    };
+    return job;
+}
+
 static inline int par_ok(int64_t items, int64_t work) {
     return items > 1 && work >= CH_PARALLEL_GRAIN && ch_threads() > 1;
 }
@@ -30,6 +57,46 @@ static inline void zero_planes(void *gx, size_t size, int64_t N, int64_t C, int6
         memset((char *)gx + (size_t)((n * C + c) * HW) * size, 0, size * (size_t)HW);
 }
 
+/* ---- the loops every kernel is made of --------------------------------- */
+/* NAME_T(job, in, out) for one element type T; BODY sees in (const T *) and
+ * out (T *): x and y, or gy and gx. */
+#define ROI_KERNEL(NAME, T, ...)                                                                           \
+    static void NAME##_##T(const roi_job *job, const void *in_v, void *out_v) {                             \
+        const T *in = (const T *)in_v;                                                                       \
+        T *out = (T *)out_v;                                                                                 \
+        __VA_ARGS__;                                                                                         \
+    }
+
+/* A forward kernel's loop: over (roi, channel) pairs, in parallel when the
+ * work is large enough; binds r, c, rc = r * C + c and xp, the pair's plane
+ * of the input. */
+#define FOR_EACH_ROI_CHANNEL(work, ...)                                                                    \
+    CH_PAR_FOR(par_ok(job->R * job->C, work), int64_t rc = 0; rc < job->R * job->C; rc++, {                 \
+        int64_t r = rc / job->C, c = rc % job->C;                                                            \
+        const __typeof__(*in) *xp = in + (job->idx[r] * job->C + c) * job->H * job->W;                       \
+        __VA_ARGS__                                                                                          \
+    })
+
+/* A gradient kernel's loop: over channels, in parallel; clears the channel's
+ * planes of gx, then binds, for every ROI r, gp (the plane of gx it adds
+ * into) and src (its plane of gy). */
+#define FOR_EACH_CHANNEL_ROI(work, ...)                                                                    \
+    CH_PAR_FOR(par_ok(job->C, work), int64_t c = 0; c < job->C; c++, {                                      \
+        zero_planes(out, sizeof(*out), job->N, job->C, c, job->H * job->W);                                  \
+        for (int64_t r = 0; r < job->R; r++) {                                                               \
+            __typeof__(*out) *gp = out + (job->idx[r] * job->C + c) * job->H * job->W;                       \
+            const __typeof__(*in) *src = in + (r * job->C + c) * job->OH * job->OW;                          \
+            __VA_ARGS__                                                                                      \
+        }                                                                                                    \
+    })
+
+/* Every output cell (i, j) of a ROI's plane. */
+#define FOR_EACH_CELL(...)                                                                                 \
+    for (int64_t i = 0; i < job->OH; i++)                                                                   \
+        for (int64_t j = 0; j < job->OW; j++) {                                                              \
+            __VA_ARGS__                                                                                      \
+        }
+
 /* ---- ROI max / average pooling ------------------------------------------ */
 /* The bins of one ROI: corners rounded half to even (Python's round()), a
  * span of max(end - start + extra, 1) cells: extra is 1 for roi_pooling_2d,
@@ -39,15 +106,17 @@ typedef struct pool_geom {
     double bh, bw;
 } pool_geom;
 
-static inline void pool_geometry(const double *b, double scale, int64_t OH, int64_t OW, int64_t extra, pool_geom *g) {
+static inline void pool_geometry(const roi_job *job, int64_t r, int64_t extra, pool_geom *g) {
+    const double *b = job->rois + 4 * r;
+    double scale = job->scale;
     int64_t y0 = (int64_t)nearbyint(b[0] * scale), x0 = (int64_t)nearbyint(b[1] * scale);
     int64_t y1 = (int64_t)nearbyint(b[2] * scale), x1 = (int64_t)nearbyint(b[3] * scale);
     int64_t sh = y1 - y0 + extra, sw = x1 - x0 + extra;
     int64_t rh = sh > 1 ? sh : 1, rw = sw > 1 ? sw : 1;
     g->y0 = y0;
     g->x0 = x0;
-    g->bh = (double)rh / (double)OH;
-    g->bw = (double)rw / (double)OW;
+    g->bh = (double)rh / (double)job->OH;
+    g->bw = (double)rw / (double)job->OW;
 }
 
 /* Bin b of a ROI starting at `start` with bins of `bin` cells covers
@@ -58,93 +127,93 @@ static inline void bin_range(int64_t b, double bin, int64_t start, int64_t size,
     *hi = e < 0 ? 0 : (e > size ? size : e);
 }
 
+/* Every bin (i, j) of ROI r, extending its span by EXTRA cells, with the
+ * cells [h0, h1) x [w0, w1) it covers. */
+#define FOR_EACH_POOL_BIN(EXTRA, ...)                                                                      \
+    pool_geom g;                                                                                             \
+    pool_geometry(job, r, EXTRA, &g);                                                                        \
+    for (int64_t i = 0; i < job->OH; i++) {                                                                 \
+        int64_t h0, h1;                                                                                      \
+        bin_range(i, g.bh, g.y0, job->H, &h0, &h1);                                                          \
+        for (int64_t j = 0; j < job->OW; j++) {                                                              \
+            int64_t w0, w1;                                                                                  \
+            bin_range(j, g.bw, g.x0, job->W, &w0, &w1);                                                      \
+            __VA_ARGS__                                                                                      \
+        }                                                                                                    \
+    }
+
 /* y and argmax of both max poolings, NAME_T: the ROI span's EXTRA cells
  * (1 for roi_pooling_2d, 0 for Chainer 7's) and what an empty bin gives,
  * EMPTY (0 and -inf, as in Chainer), with argmax -1.  Both are constants of
  * the instance: the bin loop is the hot one. */
 #define ROI_MAX(T, NAME, EXTRA, EMPTY)                                                                     \
-    static void NAME##_##T(const void *x_v, const double *rois, const int64_t *idx, int64_t R, int64_t C,     \
-                           int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, void *y_v,            \
-                           int32_t *am) {                                                                   \
-        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                       \
-        int par = par_ok(R * C, R * C * H * W);                                                             \
-        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
-            int64_t r = rc / C, c = rc % C;                                                                 \
-            pool_geom g;                                                                                    \
-            pool_geometry(rois + 4 * r, scale, OH, OW, EXTRA, &g);                                          \
-            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
-            T *yp = y + rc * OH * OW;                                                                       \
-            int32_t *ap = am + rc * OH * OW;                                                                \
-            for (int64_t i = 0; i < OH; i++) {                                                              \
-                int64_t h0, h1;                                                                             \
-                bin_range(i, g.bh, g.y0, H, &h0, &h1);                                                      \
-                for (int64_t j = 0; j < OW; j++) {                                                          \
-                    int64_t w0, w1;                                                                         \
-                    bin_range(j, g.bw, g.x0, W, &w0, &w1);                                                  \
-                    T best = (T)EMPTY;                                                                       \
-                    int64_t bi = -1;                                                                        \
-                    for (int64_t h = h0; h < h1; h++)                                                       \
-                        for (int64_t w = w0; w < w1; w++) {                                                 \
-                            T v = xp[h * W + w];                                                            \
-                            if (bi < 0 || v > best) { /* the first maximum, as numpy's argmax */            \
-                                best = v;                                                                   \
-                                bi = h * W + w;                                                             \
-                            }                                                                               \
-                        }                                                                                   \
-                    yp[i * OW + j] = best;                                                                  \
-                    ap[i * OW + j] = (int32_t)bi;                                                           \
-                }                                                                                           \
-            }                                                                                               \
-        });                                                                                                 \
-    }
+    ROI_KERNEL(NAME, T, FOR_EACH_ROI_CHANNEL(job->R * job->C * job->H * job->W,                              \
+        T *yp = out + rc * job->OH * job->OW;                                                                \
+        int32_t *ap = job->argmax + rc * job->OH * job->OW;                                                  \
+        FOR_EACH_POOL_BIN(EXTRA,                                                                             \
+            T best = (T)EMPTY;                                                                               \
+            int64_t bi = -1;                                                                                 \
+            for (int64_t h = h0; h < h1; h++)                                                                \
+                for (int64_t w = w0; w < w1; w++) {                                                          \
+                    T v = xp[h * job->W + w];                                                                \
+                    if (bi < 0 || v > best) { /* the first maximum, as numpy's argmax */                     \
+                        best = v;                                                                            \
+                        bi = h * job->W + w;                                                                 \
+                    }                                                                                        \
+                }                                                                                            \
+            yp[i * job->OW + j] = best;                                                                      \
+            ap[i * job->OW + j] = (int32_t)bi;)))
 ROI_MAX(float, roi_max_pool, 1, 0)
 ROI_MAX(double, roi_max_pool, 1, 0)
 ROI_MAX(float, roi_max_pooling, 0, -INFINITY)
 ROI_MAX(double, roi_max_pooling, 0, -INFINITY)
 
-/* Runs NAME_float or NAME_double of the ROI_MAX instances on x, y, argmax. */
-#define RUN_ROI_MAX(NAME, x, rois, roi_indices, spatial_scale, y, argmax)                                       \
-    CH_FLOAT_KERNEL((x)->dt, NAME)(ch_base(x), (const double *)ch_base(rois), (const int64_t *)ch_base(roi_indices), \
-                                   (y)->dim[0], (x)->dim[1], (x)->dim[2], (x)->dim[3], (y)->dim[2], (y)->dim[3],   \
-                                   spatial_scale, (y)->data, (int32_t *)(argmax)->data)
-
+/* gx = gy summed at the argmax cells. */
 #define ROI_SCATTER(T)                                                                                     \
-    static void roi_scatter_##T(const void *g_v, const int32_t *am, const int64_t *idx, int64_t R, int64_t C, \
-                                int64_t HW, int64_t OHW, int64_t N, void *gx_v) {                             \
-        const T *g = (const T *)g_v; T *gx = (T *)gx_v;                                                       \
-        int par = par_ok(C, R * C * OHW + N * C * HW);                                                      \
-        CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
-            zero_planes(gx, sizeof(T), N, C, c, HW);                                                        \
-            for (int64_t r = 0; r < R; r++) {                                                               \
-                T *gp = gx + (idx[r] * C + c) * HW;                                                         \
-                const T *src = g + (r * C + c) * OHW;                                                       \
-                const int32_t *ap = am + (r * C + c) * OHW;                                                 \
-                for (int64_t o = 0; o < OHW; o++)                                                           \
-                    if (ap[o] >= 0 && ap[o] < HW)                                                           \
-                        gp[ap[o]] += src[o];                                                                \
-            }                                                                                               \
-        });                                                                                                 \
-    }
+    ROI_KERNEL(roi_scatter, T, FOR_EACH_CHANNEL_ROI(job->R * job->C * job->OH * job->OW + job->N * job->C * job->H * job->W, \
+        const int32_t *ap = job->argmax + (r * job->C + c) * job->OH * job->OW;                              \
+        for (int64_t o = 0; o < job->OH * job->OW; o++)                                                      \
+            if (ap[o] >= 0 && ap[o] < job->H * job->W)                                                       \
+                gp[ap[o]] += src[o];))
 ROI_SCATTER(float)
 ROI_SCATTER(double)
 
+/* y = x at the argmax cells (0 out of range). */
 #define ROI_GATHER(T)                                                                                      \
-    static void roi_gather_##T(const void *x_v, const int32_t *am, const int64_t *idx, int64_t R, int64_t C,  \
-                               int64_t HW, int64_t OHW, void *y_v) {                                          \
-        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                         \
-        int par = par_ok(R * C, R * C * OHW);                                                               \
-        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
-            int64_t r = rc / C, c = rc % C;                                                                 \
-            const T *xp = x + (idx[r] * C + c) * HW;                                                        \
-            const int32_t *ap = am + rc * OHW;                                                              \
-            for (int64_t o = 0; o < OHW; o++)                                                               \
-                y[rc * OHW + o] = (ap[o] >= 0 && ap[o] < HW) ? xp[ap[o]] : (T)0;                            \
-        });                                                                                                 \
-    }
+    ROI_KERNEL(roi_gather, T, FOR_EACH_ROI_CHANNEL(job->R * job->C * job->OH * job->OW,                      \
+        const int32_t *ap = job->argmax + rc * job->OH * job->OW;                                            \
+        for (int64_t o = 0; o < job->OH * job->OW; o++)                                                      \
+            out[rc * job->OH * job->OW + o] = (ap[o] >= 0 && ap[o] < job->H * job->W) ? xp[ap[o]] : (T)0;))
 ROI_GATHER(float)
 ROI_GATHER(double)
 
-/* ---- ROIAlign (average) -------------------------------------------------- */
+/* Chainer 7's ROI average pooling: the bin means (0 for an empty bin). */
+#define ROI_AVG(T)                                                                                         \
+    ROI_KERNEL(roi_avg, T, FOR_EACH_ROI_CHANNEL(job->R * job->C * job->H * job->W,                           \
+        FOR_EACH_POOL_BIN(0,                                                                                 \
+            double acc = 0;                                                                                  \
+            for (int64_t h = h0; h < h1; h++)                                                                \
+                for (int64_t w = w0; w < w1; w++)                                                            \
+                    acc += (double)xp[h * job->W + w];                                                       \
+            int64_t n = (h1 - h0) * (w1 - w0);                                                               \
+            out[(rc * job->OH + i) * job->OW + j] = (h1 > h0 && w1 > w0) ? (T)(acc / (double)n) : (T)0;)))
+ROI_AVG(float)
+ROI_AVG(double)
+
+/* Its gradient: each bin's gy spread evenly over its cells. */
+#define ROI_AVG_BACK(T)                                                                                    \
+    ROI_KERNEL(roi_avg_back, T, FOR_EACH_CHANNEL_ROI(job->R * job->C * job->H * job->W + job->N * job->C * job->H * job->W, \
+        FOR_EACH_POOL_BIN(0,                                                                                 \
+            if (h1 <= h0 || w1 <= w0)                                                                        \
+                continue;                                                                                    \
+            T v = (T)((double)src[i * job->OW + j] / (double)((h1 - h0) * (w1 - w0)));                       \
+            for (int64_t h = h0; h < h1; h++)                                                                \
+                for (int64_t w = w0; w < w1; w++)                                                            \
+                    gp[h * job->W + w] += v;)))
+ROI_AVG_BACK(float)
+ROI_AVG_BACK(double)
+
+/* ---- ROIAlign (average and max) ----------------------------------------- */
 /* The bilinear neighbours and weights of sample point (y, x) in an H x W
  * plane, or 0 when the point lies more than one cell outside. */
 typedef struct tap4 {
@@ -200,19 +269,19 @@ typedef struct align_geom {
     int64_t gh, gw;
 } align_geom;
 
-static inline void align_geometry(const double *b, double scale, int64_t OH, int64_t OW, int64_t sh, int64_t sw,
-                                  align_geom *g) {
-    g->y0 = b[0] * scale;
-    g->x0 = b[1] * scale;
-    double rh = b[2] * scale - g->y0, rw = b[3] * scale - g->x0;
+static inline void align_geometry(const roi_job *job, int64_t r, align_geom *g) {
+    const double *b = job->rois + 4 * r;
+    g->y0 = b[0] * job->scale;
+    g->x0 = b[1] * job->scale;
+    double rh = b[2] * job->scale - g->y0, rw = b[3] * job->scale - g->x0;
     if (rh < 1.0)
         rh = 1.0;
     if (rw < 1.0)
         rw = 1.0;
-    g->bh = rh / (double)OH;
-    g->bw = rw / (double)OW;
-    g->gh = sh > 0 ? sh : (int64_t)ceil(rh / (double)OH);
-    g->gw = sw > 0 ? sw : (int64_t)ceil(rw / (double)OW);
+    g->bh = rh / (double)job->OH;
+    g->bw = rw / (double)job->OW;
+    g->gh = job->sh > 0 ? job->sh : (int64_t)ceil(rh / (double)job->OH);
+    g->gw = job->sw > 0 ? job->sw : (int64_t)ceil(rw / (double)job->OW);
 }
 
 /* One coordinate of sample `sample` (of `samples`) in bin `cell`: the
@@ -221,343 +290,171 @@ static inline double align_coord(double origin, double bin, int64_t cell, int64_
     return origin + (double)cell * bin + ((double)sample + 0.5) * bin / (double)samples;
 }
 
-#define ROI_ALIGN(T)                                                                                       \
-    static void roi_align_##T(const void *x_v, const double *rois, const int64_t *idx, int64_t R, int64_t C,  \
-                              int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,         \
-                              int64_t sw, void *y_v) {                                                        \
-        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                         \
-        int par = par_ok(R * C, R * C * OH * OW * 4);                                                       \
-        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
-            int64_t r = rc / C, c = rc % C;                                                                 \
-            align_geom g;                                                                                   \
-            align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                        \
-            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
-            double count = (double)(g.gh * g.gw);                                                           \
-            for (int64_t i = 0; i < OH; i++)                                                                \
-                for (int64_t j = 0; j < OW; j++) {                                                          \
-                    double acc = 0;                                                                         \
-                    for (int64_t iy = 0; iy < g.gh; iy++) {                                                 \
-                        double yy = align_coord(g.y0, g.bh, i, iy, g.gh);                                   \
-                        for (int64_t ix = 0; ix < g.gw; ix++) {                                             \
-                            double xx = align_coord(g.x0, g.bw, j, ix, g.gw);                               \
-                            tap4 t;                                                                         \
-                            if (bilinear_taps(yy, xx, H, W, &t))                                            \
-                                acc += taps_dot_##T(&t, xp);                                                \
-                        }                                                                                   \
-                    }                                                                                       \
-                    y[(rc * OH + i) * OW + j] = count > 0 ? (T)(acc / count) : (T)0;                        \
-                }                                                                                           \
-        });                                                                                                 \
+/* Every sample (iy, ix) of bin (i, j) that falls in the image, with its
+ * bilinear taps t. */
+#define FOR_EACH_SAMPLE(...)                                                                               \
+    for (int64_t iy = 0; iy < g.gh; iy++) {                                                                 \
+        double yy = align_coord(g.y0, g.bh, i, iy, g.gh);                                                    \
+        for (int64_t ix = 0; ix < g.gw; ix++) {                                                              \
+            tap4 t;                                                                                          \
+            if (bilinear_taps(yy, align_coord(g.x0, g.bw, j, ix, g.gw), job->H, job->W, &t)) {               \
+                __VA_ARGS__                                                                                  \
+            }                                                                                                \
+        }                                                                                                    \
     }
-ROI_ALIGN(float)
-ROI_ALIGN(double)
 
-#define ROI_ALIGN_BACK(T)                                                                                  \
-    static void roi_align_back_##T(const void *gy_v, const double *rois, const int64_t *idx, int64_t R,       \
-                                   int64_t C, int64_t N, int64_t H, int64_t W, int64_t OH, int64_t OW,        \
-                                   double scale, int64_t sh, int64_t sw, void *gx_v) {                        \
-        const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                     \
-        int par = par_ok(C, R * C * OH * OW * 4 + N * C * H * W);                                           \
-        CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
-            zero_planes(gx, sizeof(T), N, C, c, H * W);                                                     \
-            for (int64_t r = 0; r < R; r++) {                                                               \
-                align_geom g;                                                                               \
-                align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                    \
-                T *gp = gx + (idx[r] * C + c) * H * W;                                                      \
-                const T *src = gy + (r * C + c) * OH * OW;                                                  \
-                double count = (double)(g.gh * g.gw);                                                       \
-                if (count <= 0)                                                                             \
-                    continue;                                                                               \
-                for (int64_t i = 0; i < OH; i++)                                                            \
-                    for (int64_t j = 0; j < OW; j++) {                                                      \
-                        double v = (double)src[i * OW + j] / count;                                         \
-                        for (int64_t iy = 0; iy < g.gh; iy++) {                                             \
-                            double yy = align_coord(g.y0, g.bh, i, iy, g.gh);                               \
-                            for (int64_t ix = 0; ix < g.gw; ix++) {                                         \
-                                tap4 t;                                                                     \
-                                if (bilinear_taps(yy, align_coord(g.x0, g.bw, j, ix, g.gw), H, W, &t))      \
-                                    taps_add_##T(&t, gp, v);                                                \
-                            }                                                                               \
-                        }                                                                                   \
-                    }                                                                                       \
-            }                                                                                               \
-        });                                                                                                 \
-    }
-ROI_ALIGN_BACK(float)
-ROI_ALIGN_BACK(double)
-
-/* ---- kernels ----------------------------------------------------------- */
-ch_status ch_cpu_roi_max_pool_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
-                                 double spatial_scale, ch_tensor *y, ch_tensor *argmax) {
-    RUN_ROI_MAX(roi_max_pool, x, rois, roi_indices, spatial_scale, y, argmax);
-    return CH_OK;
-}
-
-ch_status ch_cpu_roi_max_pool_2d_scatter(const ch_tensor *gy, const ch_tensor *roi_indices, const ch_tensor *argmax,
-                                         ch_tensor *gx) {
-    int64_t R = gy->dim[0], C = gy->dim[1], OHW = gy->dim[2] * gy->dim[3];
-    int64_t n = gx->dim[0], HW = gx->dim[2] * gx->dim[3];
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    CH_FLOAT_KERNEL(gy->dt, roi_scatter)(ch_base(gy), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW, n,
-            gx->data);
-    return CH_OK;
-}
-
-ch_status ch_cpu_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *roi_indices, const ch_tensor *argmax,
-                                        ch_tensor *y) {
-    int64_t R = argmax->dim[0], C = x->dim[1];
-    int64_t HW = x->dim[2] * x->dim[3], OHW = argmax->dim[2] * argmax->dim[3];
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    CH_FLOAT_KERNEL(x->dt, roi_gather)(ch_base(x), (const int32_t *)ch_base(argmax), ip, R, C, HW, OHW, y->data);
-    return CH_OK;
-}
-
-ch_status ch_cpu_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
-                                      double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor *y) {
-    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
-    const double *rp = (const double *)ch_base(rois);
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    CH_FLOAT_KERNEL(x->dt, roi_align)(ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h, sampling_w,
-            y->data);
-    return CH_OK;
-}
-
-ch_status ch_cpu_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor *rois,
-                                               const ch_tensor *roi_indices, double spatial_scale, int64_t sampling_h,
-                                               int64_t sampling_w, ch_tensor *gx) {
-    int64_t R = gy->dim[0], C = gy->dim[1], n = gx->dim[0], h = gx->dim[2], w = gx->dim[3];
-    const double *rp = (const double *)ch_base(rois);
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    CH_FLOAT_KERNEL(gy->dt, roi_align_back)(ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
-            spatial_scale, sampling_h, sampling_w, gx->data);
-    return CH_OK;
-}
-
-/* ---- Chainer 7's ROI average pooling ----------------------------------- */
-#define ROI_AVG(T)                                                                                         \
-    static void roi_avg_##T(const void *x_v, const double *rois, const int64_t *idx, int64_t R, int64_t C,    \
-                            int64_t H, int64_t W, int64_t OH, int64_t OW, double scale, void *y_v) {          \
-        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                         \
-        int par = par_ok(R * C, R * C * H * W);                                                             \
-        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
-            int64_t r = rc / C, c = rc % C;                                                                 \
-            pool_geom g;                                                                                    \
-            pool_geometry(rois + 4 * r, scale, OH, OW, 0, &g);                                                 \
-            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
-            for (int64_t i = 0; i < OH; i++) {                                                              \
-                int64_t h0, h1;                                                                             \
-                bin_range(i, g.bh, g.y0, H, &h0, &h1);                                                      \
-                for (int64_t j = 0; j < OW; j++) {                                                          \
-                    int64_t w0, w1;                                                                         \
-                    bin_range(j, g.bw, g.x0, W, &w0, &w1);                                                  \
-                    double acc = 0;                                                                         \
-                    for (int64_t h = h0; h < h1; h++)                                                       \
-                        for (int64_t w = w0; w < w1; w++)                                                   \
-                            acc += (double)xp[h * W + w];                                                   \
-                    int64_t n = (h1 - h0) * (w1 - w0);                                                      \
-                    y[(rc * OH + i) * OW + j] = (h1 > h0 && w1 > w0) ? (T)(acc / (double)n) : (T)0;         \
-                }                                                                                           \
-            }                                                                                               \
-        });                                                                                                 \
-    }
-ROI_AVG(float)
-ROI_AVG(double)
-
-#define ROI_AVG_BACK(T)                                                                                    \
-    static void roi_avg_back_##T(const void *gy_v, const double *rois, const int64_t *idx, int64_t R,         \
-                                 int64_t C, int64_t N, int64_t H, int64_t W, int64_t OH, int64_t OW,          \
-                                 double scale, void *gx_v) {                                                  \
-        const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                     \
-        int par = par_ok(C, R * C * H * W + N * C * H * W);                                                 \
-        CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
-            zero_planes(gx, sizeof(T), N, C, c, H * W);                                                     \
-            for (int64_t r = 0; r < R; r++) {                                                               \
-                pool_geom g;                                                                                \
-                pool_geometry(rois + 4 * r, scale, OH, OW, 0, &g);                                             \
-                T *gp = gx + (idx[r] * C + c) * H * W;                                                      \
-                const T *src = gy + (r * C + c) * OH * OW;                                                  \
-                for (int64_t i = 0; i < OH; i++) {                                                          \
-                    int64_t h0, h1;                                                                         \
-                    bin_range(i, g.bh, g.y0, H, &h0, &h1);                                                  \
-                    for (int64_t j = 0; j < OW; j++) {                                                      \
-                        int64_t w0, w1;                                                                     \
-                        bin_range(j, g.bw, g.x0, W, &w0, &w1);                                              \
-                        if (h1 <= h0 || w1 <= w0)                                                           \
-                            continue;                                                                       \
-                        T v = (T)((double)src[i * OW + j] / (double)((h1 - h0) * (w1 - w0)));               \
-                        for (int64_t h = h0; h < h1; h++)                                                   \
-                            for (int64_t w = w0; w < w1; w++)                                               \
-                                gp[h * W + w] += v;                                                         \
-                    }                                                                                       \
-                }                                                                                           \
-            }                                                                                               \
-        });                                                                                                 \
-    }
-ROI_AVG_BACK(float)
-ROI_AVG_BACK(double)
-
-/* ---- ROIAlign with max ----------------------------------------------------- */
-/* Sample (iy, ix) of bin (i, j): the same points ROIAlign averages. */
-static inline void align_point(const align_geom *g, int64_t i, int64_t j, int64_t iy, int64_t ix, double *yy,
-                               double *xx) {
-    *yy = align_coord(g->y0, g->bh, i, iy, g->gh);
-    *xx = align_coord(g->x0, g->bw, j, ix, g->gw);
-}
-
-#define ROI_MAX_ALIGN(T)                                                                                   \
-    static void roi_max_align_##T(const void *x_v, const double *rois, const int64_t *idx, int64_t R,         \
-                                  int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, double scale,      \
-                                  int64_t sh, int64_t sw, void *y_v, int32_t *am) {                           \
-        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                         \
-        int par = par_ok(R * C, R * C * OH * OW * 4);                                                       \
-        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
-            int64_t r = rc / C, c = rc % C;                                                                 \
-            align_geom g;                                                                                   \
-            align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                        \
-            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
-            for (int64_t i = 0; i < OH; i++)                                                                \
-                for (int64_t j = 0; j < OW; j++) {                                                          \
-                    double best = -INFINITY; /* no sample in the image: -inf, as in Chainer */              \
-                    int64_t bi = -1;                                                                        \
-                    for (int64_t iy = 0; iy < g.gh; iy++)                                                   \
-                        for (int64_t ix = 0; ix < g.gw; ix++) {                                             \
-                            double yy, xx;                                                                  \
-                            tap4 t;                                                                         \
-                            align_point(&g, i, j, iy, ix, &yy, &xx);                                        \
-                            if (!bilinear_taps(yy, xx, H, W, &t))                                           \
-                                continue;                                                                   \
-                            double v = taps_dot_##T(&t, xp);                                                \
-                            if (v > best) { /* strict: the first maximum */                                 \
-                                best = v;                                                                   \
-                                bi = iy * g.gw + ix;                                                        \
-                            }                                                                               \
-                        }                                                                                   \
-                    y[(rc * OH + i) * OW + j] = (T)best;                                                    \
-                    am[(rc * OH + i) * OW + j] = (int32_t)bi;                                               \
-                }                                                                                           \
-        });                                                                                                 \
-    }
-ROI_MAX_ALIGN(float)
-ROI_MAX_ALIGN(double)
+/* Every output cell (i, j) of ROI r, with the ROI's sampling geometry g. */
+#define FOR_EACH_ALIGN_CELL(...)                                                                           \
+    align_geom g;                                                                                            \
+    align_geometry(job, r, &g);                                                                              \
+    FOR_EACH_CELL(__VA_ARGS__)
 
 /* The bilinear taps of the argmax sample a of bin (i, j); 0 when none. */
 static inline int argmax_taps(const align_geom *g, int64_t i, int64_t j, int32_t a, int64_t H, int64_t W, tap4 *t) {
     if (a < 0 || a >= g->gh * g->gw)
         return 0;
-    double yy, xx;
-    align_point(g, i, j, a / g->gw, a % g->gw, &yy, &xx);
+    double yy = align_coord(g->y0, g->bh, i, a / g->gw, g->gh), xx = align_coord(g->x0, g->bw, j, a % g->gw, g->gw);
     return bilinear_taps(yy, xx, H, W, t);
 }
 
+/* ROIAlign with average: the mean of the bin's samples (outside ones count
+ * as 0). */
+#define ROI_ALIGN(T)                                                                                       \
+    ROI_KERNEL(roi_align, T, FOR_EACH_ROI_CHANNEL(job->R * job->C * job->OH * job->OW * 4,                   \
+        FOR_EACH_ALIGN_CELL(                                                                                 \
+            double count = (double)(g.gh * g.gw);                                                            \
+            double acc = 0;                                                                                  \
+            FOR_EACH_SAMPLE(acc += taps_dot_##T(&t, xp);)                                                    \
+            out[(rc * job->OH + i) * job->OW + j] = count > 0 ? (T)(acc / count) : (T)0;)))
+ROI_ALIGN(float)
+ROI_ALIGN(double)
+
+#define ROI_ALIGN_BACK(T)                                                                                  \
+    ROI_KERNEL(roi_align_back, T, FOR_EACH_CHANNEL_ROI(job->R * job->C * job->OH * job->OW * 4 + job->N * job->C * job->H * job->W, \
+        FOR_EACH_ALIGN_CELL(                                                                                 \
+            double count = (double)(g.gh * g.gw);                                                            \
+            if (count <= 0)                                                                                  \
+                continue;                                                                                    \
+            double v = (double)src[i * job->OW + j] / count;                                                 \
+            FOR_EACH_SAMPLE(taps_add_##T(&t, gp, v);))))
+ROI_ALIGN_BACK(float)
+ROI_ALIGN_BACK(double)
+
+/* ROIAlign with max: y and argmax, the first sample with the largest
+ * interpolated value (-inf and -1 when no sample is in the image, as in
+ * Chainer). */
+#define ROI_MAX_ALIGN(T)                                                                                   \
+    ROI_KERNEL(roi_max_align, T, FOR_EACH_ROI_CHANNEL(job->R * job->C * job->OH * job->OW * 4,               \
+        FOR_EACH_ALIGN_CELL(                                                                                 \
+            double best = -INFINITY;                                                                         \
+            int64_t bi = -1;                                                                                 \
+            FOR_EACH_SAMPLE(                                                                                 \
+                double v = taps_dot_##T(&t, xp);                                                             \
+                if (v > best) { /* strict: the first maximum */                                              \
+                    best = v;                                                                                \
+                    bi = iy * g.gw + ix;                                                                     \
+                })                                                                                           \
+            out[(rc * job->OH + i) * job->OW + j] = (T)best;                                                 \
+            job->argmax[(rc * job->OH + i) * job->OW + j] = (int32_t)bi;)))
+ROI_MAX_ALIGN(float)
+ROI_MAX_ALIGN(double)
+
+/* Its scatter: gy added to the argmax samples' bilinear neighbours. */
 #define ROI_MAX_ALIGN_SCATTER(T)                                                                           \
-    static void roi_max_align_scatter_##T(const void *gy_v, const int32_t *am, const double *rois,           \
-                                          const int64_t *idx, int64_t R, int64_t C, int64_t N, int64_t H,    \
-                                          int64_t W, int64_t OH, int64_t OW, double scale, int64_t sh,       \
-                                          int64_t sw, void *gx_v) {                                          \
-        const T *gy = (const T *)gy_v; T *gx = (T *)gx_v;                                                    \
-        int par = par_ok(C, R * C * OH * OW * 4 + N * C * H * W);                                           \
-        CH_PAR_FOR(par, int64_t c = 0; c < C; c++, {                                                        \
-            zero_planes(gx, sizeof(T), N, C, c, H * W);                                                     \
-            for (int64_t r = 0; r < R; r++) {                                                               \
-                align_geom g;                                                                               \
-                align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                    \
-                T *gp = gx + (idx[r] * C + c) * H * W;                                                      \
-                const T *src = gy + (r * C + c) * OH * OW;                                                  \
-                const int32_t *ap = am + (r * C + c) * OH * OW;                                             \
-                for (int64_t i = 0; i < OH; i++)                                                            \
-                    for (int64_t j = 0; j < OW; j++) {                                                      \
-                        tap4 t;                                                                             \
-                        if (argmax_taps(&g, i, j, ap[i * OW + j], H, W, &t))                                \
-                            taps_add_##T(&t, gp, (double)src[i * OW + j]);                                  \
-                    }                                                                                       \
-            }                                                                                               \
-        });                                                                                                 \
-    }
+    ROI_KERNEL(roi_max_align_scatter, T,                                                                     \
+               FOR_EACH_CHANNEL_ROI(job->R * job->C * job->OH * job->OW * 4 + job->N * job->C * job->H * job->W, \
+        const int32_t *ap = job->argmax + (r * job->C + c) * job->OH * job->OW;                              \
+        FOR_EACH_ALIGN_CELL(                                                                                 \
+            tap4 t;                                                                                          \
+            if (argmax_taps(&g, i, j, ap[i * job->OW + j], job->H, job->W, &t))                              \
+                taps_add_##T(&t, gp, (double)src[i * job->OW + j]);)))
 ROI_MAX_ALIGN_SCATTER(float)
 ROI_MAX_ALIGN_SCATTER(double)
 
+/* Its gather: x interpolated at the argmax samples (0 where none). */
 #define ROI_MAX_ALIGN_GATHER(T)                                                                            \
-    static void roi_max_align_gather_##T(const void *x_v, const int32_t *am, const double *rois,                \
-                                         const int64_t *idx, int64_t R, int64_t C, int64_t H, int64_t W,        \
-                                         int64_t OH, int64_t OW, double scale, int64_t sh, int64_t sw,          \
-                                         void *y_v) {                                                           \
-        const T *x = (const T *)x_v; T *y = (T *)y_v;                                                           \
-        int par = par_ok(R * C, R * C * OH * OW * 4);                                                       \
-        CH_PAR_FOR(par, int64_t rc = 0; rc < R * C; rc++, {                                                 \
-            int64_t r = rc / C, c = rc % C;                                                                 \
-            align_geom g;                                                                                   \
-            align_geometry(rois + 4 * r, scale, OH, OW, sh, sw, &g);                                        \
-            const T *xp = x + (idx[r] * C + c) * H * W;                                                     \
-            for (int64_t i = 0; i < OH; i++)                                                                \
-                for (int64_t j = 0; j < OW; j++) {                                                          \
-                    tap4 t;                                                                                 \
-                    double v = 0;                                                                           \
-                    if (argmax_taps(&g, i, j, am[(rc * OH + i) * OW + j], H, W, &t))                        \
-                        v = taps_dot_##T(&t, xp);                                                           \
-                    y[(rc * OH + i) * OW + j] = (T)v;                                                       \
-                }                                                                                           \
-        });                                                                                                 \
-    }
+    ROI_KERNEL(roi_max_align_gather, T, FOR_EACH_ROI_CHANNEL(job->R * job->C * job->OH * job->OW * 4,        \
+        FOR_EACH_ALIGN_CELL(                                                                                 \
+            tap4 t;                                                                                          \
+            double v = 0;                                                                                    \
+            if (argmax_taps(&g, i, j, job->argmax[(rc * job->OH + i) * job->OW + j], job->H, job->W, &t))   \
+                v = taps_dot_##T(&t, xp);                                                                    \
+            out[(rc * job->OH + i) * job->OW + j] = (T)v;)))
 ROI_MAX_ALIGN_GATHER(float)
 ROI_MAX_ALIGN_GATHER(double)
 
-/* ---- kernels (Chainer 7 pooling, max align) -------------------------------- */
+/* ---- kernels ----------------------------------------------------------- */
+typedef void roi_kernel(const roi_job *job, const void *in, void *out);
+
+/* Runs a float or double instance on `in` (x or gy) into `out` (y or gx). */
+static ch_status run(roi_kernel *kernel, roi_job job, const ch_tensor *in, ch_tensor *out) {
+    kernel(&job, ch_base(in), out->data);
+    return CH_OK;
+}
+
+ch_status ch_cpu_roi_max_pool_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                 double spatial_scale, ch_tensor *y, ch_tensor *argmax) {
+    return run(CH_FLOAT_KERNEL(x->dt, roi_max_pool), roi_job_of(x, y, rois, roi_indices, argmax, spatial_scale, 0, 0),
+               x, y);
+}
+
+ch_status ch_cpu_roi_max_pool_2d_scatter(const ch_tensor *gy, const ch_tensor *roi_indices, const ch_tensor *argmax,
+                                         ch_tensor *gx) {
+    return run(CH_FLOAT_KERNEL(gy->dt, roi_scatter), roi_job_of(gx, gy, NULL, roi_indices, argmax, 0, 0, 0), gy, gx);
+}
+
+ch_status ch_cpu_roi_max_pool_2d_gather(const ch_tensor *x, const ch_tensor *roi_indices, const ch_tensor *argmax,
+                                        ch_tensor *y) {
+    return run(CH_FLOAT_KERNEL(x->dt, roi_gather), roi_job_of(x, argmax, NULL, roi_indices, argmax, 0, 0, 0), x, y);
+}
+
+ch_status ch_cpu_roi_average_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
+                                      double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor *y) {
+    roi_job job = roi_job_of(x, y, rois, roi_indices, NULL, spatial_scale, sampling_h, sampling_w);
+    return run(CH_FLOAT_KERNEL(x->dt, roi_align), job, x, y);
+}
+
+ch_status ch_cpu_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor *rois,
+                                               const ch_tensor *roi_indices, double spatial_scale, int64_t sampling_h,
+                                               int64_t sampling_w, ch_tensor *gx) {
+    roi_job job = roi_job_of(gx, gy, rois, roi_indices, NULL, spatial_scale, sampling_h, sampling_w);
+    return run(CH_FLOAT_KERNEL(gy->dt, roi_align_back), job, gy, gx);
+}
+
 ch_status ch_cpu_roi_max_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
                                     double spatial_scale, ch_tensor *y, ch_tensor *argmax) {
-    RUN_ROI_MAX(roi_max_pooling, x, rois, roi_indices, spatial_scale, y, argmax);
-    return CH_OK;
+    roi_job job = roi_job_of(x, y, rois, roi_indices, argmax, spatial_scale, 0, 0);
+    return run(CH_FLOAT_KERNEL(x->dt, roi_max_pooling), job, x, y);
 }
 
 ch_status ch_cpu_roi_average_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
                                         double spatial_scale, ch_tensor *y) {
-    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
-    const double *rp = (const double *)ch_base(rois);
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    CH_FLOAT_KERNEL(x->dt, roi_avg)(ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, y->data);
-    return CH_OK;
+    return run(CH_FLOAT_KERNEL(x->dt, roi_avg), roi_job_of(x, y, rois, roi_indices, NULL, spatial_scale, 0, 0), x, y);
 }
 
 ch_status ch_cpu_roi_average_pooling_2d_backward(const ch_tensor *gy, const ch_tensor *rois,
                                                  const ch_tensor *roi_indices, double spatial_scale, ch_tensor *gx) {
-    int64_t R = gy->dim[0], C = gy->dim[1], n = gx->dim[0], h = gx->dim[2], w = gx->dim[3];
-    const double *rp = (const double *)ch_base(rois);
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    CH_FLOAT_KERNEL(gy->dt, roi_avg_back)(ch_base(gy), rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3], spatial_scale,
-            gx->data);
-    return CH_OK;
+    roi_job job = roi_job_of(gx, gy, rois, roi_indices, NULL, spatial_scale, 0, 0);
+    return run(CH_FLOAT_KERNEL(gy->dt, roi_avg_back), job, gy, gx);
 }
 
 ch_status ch_cpu_roi_max_align_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
                                   double spatial_scale, int64_t sampling_h, int64_t sampling_w, ch_tensor *y,
                                   ch_tensor *argmax) {
-    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
-    const double *rp = (const double *)ch_base(rois);
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    CH_FLOAT_KERNEL(x->dt, roi_max_align)(ch_base(x), rp, ip, R, C, H, W, OH, OW, spatial_scale, sampling_h,
-            sampling_w, y->data, (int32_t *)argmax->data);
-    return CH_OK;
+    roi_job job = roi_job_of(x, y, rois, roi_indices, argmax, spatial_scale, sampling_h, sampling_w);
+    return run(CH_FLOAT_KERNEL(x->dt, roi_max_align), job, x, y);
 }
 
 ch_status ch_cpu_roi_max_align_2d_scatter(const ch_tensor *gy, const ch_tensor *rois, const ch_tensor *roi_indices,
                                           const ch_tensor *argmax, double spatial_scale, int64_t sampling_h,
                                           int64_t sampling_w, ch_tensor *gx) {
-    int64_t R = gy->dim[0], C = gy->dim[1], n = gx->dim[0], h = gx->dim[2], w = gx->dim[3];
-    const double *rp = (const double *)ch_base(rois);
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    const int32_t *ap = (const int32_t *)ch_base(argmax);
-    CH_FLOAT_KERNEL(gy->dt, roi_max_align_scatter)(ch_base(gy), ap, rp, ip, R, C, n, h, w, gy->dim[2], gy->dim[3],
-            spatial_scale, sampling_h, sampling_w, gx->data);
-    return CH_OK;
+    roi_job job = roi_job_of(gx, gy, rois, roi_indices, argmax, spatial_scale, sampling_h, sampling_w);
+    return run(CH_FLOAT_KERNEL(gy->dt, roi_max_align_scatter), job, gy, gx);
 }
 
 ch_status ch_cpu_roi_max_align_2d_gather(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,
                                          const ch_tensor *argmax, double spatial_scale, int64_t sampling_h,
                                          int64_t sampling_w, ch_tensor *y) {
-    int64_t R = y->dim[0], C = x->dim[1], H = x->dim[2], W = x->dim[3], OH = y->dim[2], OW = y->dim[3];
-    const double *rp = (const double *)ch_base(rois);
-    const int64_t *ip = (const int64_t *)ch_base(roi_indices);
-    const int32_t *ap = (const int32_t *)ch_base(argmax);
-    CH_FLOAT_KERNEL(x->dt, roi_max_align_gather)(ch_base(x), ap, rp, ip, R, C, H, W, OH, OW, spatial_scale,
-            sampling_h, sampling_w, y->data);
-    return CH_OK;
+    roi_job job = roi_job_of(x, y, rois, roi_indices, argmax, spatial_scale, sampling_h, sampling_w);
+    return run(CH_FLOAT_KERNEL(x->dt, roi_max_align_gather), job, x, y);
 }

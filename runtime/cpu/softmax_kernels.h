@@ -3,6 +3,25 @@
  * softmax.c once per element type with SM_T, SM_NAME, SM_EXP, SM_LOG set.
  */
 
+#ifndef SM_FOR_EACH_ITEM
+/* Runs the statements for every item of an (O, N, I) softmax: an outer
+ * position and a tile of up to SM_TILE inner columns, bound as base (its
+ * offset, o N I + i0) and w (its width); in parallel when the work is large. */
+#define SM_FOR_EACH_ITEM(O, N, I, ...)                                          \
+    do {                                                                        \
+        int64_t tiles_ = ((I) + SM_TILE - 1) / SM_TILE, items_ = (O) * tiles_;  \
+        if ((N) == 0 || items_ == 0)                                            \
+            break;                                                              \
+        int par_ = (O) * (N) * (I) > CH_PARALLEL_GRAIN && items_ > 1;           \
+        CH_PAR_FOR(par_, int64_t k = 0; k < items_; k++, {                      \
+            int64_t i0 = (k % tiles_) * SM_TILE;                                \
+            int64_t w = (I) - i0 < SM_TILE ? (I) - i0 : SM_TILE;                \
+            int64_t base = (k / tiles_) * (N) * (I) + i0;                       \
+            __VA_ARGS__                                                         \
+        });                                                                     \
+    } while (0)
+#endif
+
 /* One item: outer position o, columns [i0, i0 + w). */
 static void SM_NAME(sm_item)(const SM_T *x, SM_T *y, int64_t N, int64_t I, int64_t w, int lg) {
     if (w == 1 && I == 1) {
@@ -81,16 +100,7 @@ static void SM_NAME(sm_item)(const SM_T *x, SM_T *y, int64_t N, int64_t I, int64
 }
 
 static void SM_NAME(softmax_fwd)(const SM_T *x, SM_T *y, int64_t O, int64_t N, int64_t I, int lg) {
-    int64_t tiles = (I + SM_TILE - 1) / SM_TILE;
-    int64_t items = O * tiles;
-    if (N == 0 || items == 0) return;
-    int par = O * N * I > CH_PARALLEL_GRAIN && items > 1;
-    CH_PAR_FOR(par, int64_t k = 0; k < items; k++, {
-        int64_t o = k / tiles, i0 = (k % tiles) * SM_TILE;
-        int64_t w = I - i0 < SM_TILE ? I - i0 : SM_TILE;
-        int64_t base = o * N * I + i0;
-        SM_NAME(sm_item)(x + base, y + base, N, I, w, lg);
-    });
+    SM_FOR_EACH_ITEM(O, N, I, SM_NAME(sm_item)(x + base, y + base, N, I, w, lg););
 }
 
 /* Gradient of one item. */
@@ -119,16 +129,7 @@ static void SM_NAME(sm_grad_item)(const SM_T *y, const SM_T *gy, SM_T *gx, int64
 
 static void SM_NAME(softmax_bwd)(const SM_T *y, const SM_T *gy, SM_T *gx, int64_t O, int64_t N, int64_t I,
                                  int lg) {
-    int64_t tiles = (I + SM_TILE - 1) / SM_TILE;
-    int64_t items = O * tiles;
-    if (N == 0 || items == 0) return;
-    int par = O * N * I > CH_PARALLEL_GRAIN && items > 1;
-    CH_PAR_FOR(par, int64_t k = 0; k < items; k++, {
-        int64_t o = k / tiles, i0 = (k % tiles) * SM_TILE;
-        int64_t w = I - i0 < SM_TILE ? I - i0 : SM_TILE;
-        int64_t base = o * N * I + i0;
-        SM_NAME(sm_grad_item)(y + base, gy + base, gx + base, N, I, w, lg);
-    });
+    SM_FOR_EACH_ITEM(O, N, I, SM_NAME(sm_grad_item)(y + base, gy + base, gx + base, N, I, w, lg););
 }
 
 #undef SM_T

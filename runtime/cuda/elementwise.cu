@@ -140,6 +140,23 @@ template <typename CT, typename F> __device__ __forceinline__ void ew_loop1(cons
 #define EW_MIN CH_SM_MIN
 
 /* ---- kernels ---------------------------------------------------------------- */
+/* The comparisons and logical ops, written the same for every compute type;
+ * any other op: nothing. */
+template <typename T> __device__ __forceinline__ void ew_compare(const cu_ew_plan &p, const cu_ew_args &a) {
+    switch (a.op) {
+    case CH_EQ: ew_loop2<T>(p, a, [](T x, T y) { return x == y; }); break;
+    case CH_NE: ew_loop2<T>(p, a, [](T x, T y) { return x != y; }); break;
+    case CH_LT: ew_loop2<T>(p, a, [](T x, T y) { return x < y; }); break;
+    case CH_LE: ew_loop2<T>(p, a, [](T x, T y) { return x <= y; }); break;
+    case CH_GT: ew_loop2<T>(p, a, [](T x, T y) { return x > y; }); break;
+    case CH_GE: ew_loop2<T>(p, a, [](T x, T y) { return x >= y; }); break;
+    case CH_LOGICAL_AND: ew_loop2<T>(p, a, [](T x, T y) { return x != 0 && y != 0; }); break;
+    case CH_LOGICAL_OR: ew_loop2<T>(p, a, [](T x, T y) { return x != 0 || y != 0; }); break;
+    case CH_LOGICAL_XOR: ew_loop2<T>(p, a, [](T x, T y) { return (x != 0) != (y != 0); }); break;
+    default: break;
+    }
+}
+
 template <typename T> __global__ void ew_binary_float(cu_ew_plan p, cu_ew_args a) {
     switch (a.op) {
     case CH_ADD: ew_loop2<T>(p, a, [](T x, T y) { return x + y; }); break;
@@ -156,16 +173,7 @@ template <typename T> __global__ void ew_binary_float(cu_ew_plan p, cu_ew_args a
     case CH_HYPOT: ew_loop2<T>(p, a, [](T x, T y) { return (T)hypot(x, y); }); break;
     case CH_ZETA: ew_loop2<T>(p, a, [](T x, T y) { return (T)ch_zeta((double)x, (double)y); }); break;
     case CH_POLYGAMMA: ew_loop2<T>(p, a, [](T x, T y) { return (T)ch_polygamma((double)x, (double)y); }); break;
-    case CH_EQ: ew_loop2<T>(p, a, [](T x, T y) { return x == y; }); break;
-    case CH_NE: ew_loop2<T>(p, a, [](T x, T y) { return x != y; }); break;
-    case CH_LT: ew_loop2<T>(p, a, [](T x, T y) { return x < y; }); break;
-    case CH_LE: ew_loop2<T>(p, a, [](T x, T y) { return x <= y; }); break;
-    case CH_GT: ew_loop2<T>(p, a, [](T x, T y) { return x > y; }); break;
-    case CH_GE: ew_loop2<T>(p, a, [](T x, T y) { return x >= y; }); break;
-    case CH_LOGICAL_AND: ew_loop2<T>(p, a, [](T x, T y) { return x != 0 && y != 0; }); break;
-    case CH_LOGICAL_OR: ew_loop2<T>(p, a, [](T x, T y) { return x != 0 || y != 0; }); break;
-    case CH_LOGICAL_XOR: ew_loop2<T>(p, a, [](T x, T y) { return (x != 0) != (y != 0); }); break;
-    default: break;
+    default: ew_compare<T>(p, a); break;
     }
 }
 
@@ -181,16 +189,7 @@ __global__ void ew_binary_int(cu_ew_plan p, cu_ew_args a) {
     case CH_POW: ew_loop2<T>(p, a, [](T x, T y) { return ch_i_pow(x, y); }); break;
     case CH_MAXIMUM: ew_loop2<T>(p, a, [](T x, T y) { return x > y ? x : y; }); break;
     case CH_MINIMUM: ew_loop2<T>(p, a, [](T x, T y) { return x < y ? x : y; }); break;
-    case CH_EQ: ew_loop2<T>(p, a, [](T x, T y) { return x == y; }); break;
-    case CH_NE: ew_loop2<T>(p, a, [](T x, T y) { return x != y; }); break;
-    case CH_LT: ew_loop2<T>(p, a, [](T x, T y) { return x < y; }); break;
-    case CH_LE: ew_loop2<T>(p, a, [](T x, T y) { return x <= y; }); break;
-    case CH_GT: ew_loop2<T>(p, a, [](T x, T y) { return x > y; }); break;
-    case CH_GE: ew_loop2<T>(p, a, [](T x, T y) { return x >= y; }); break;
-    case CH_LOGICAL_AND: ew_loop2<T>(p, a, [](T x, T y) { return x != 0 && y != 0; }); break;
-    case CH_LOGICAL_OR: ew_loop2<T>(p, a, [](T x, T y) { return x != 0 || y != 0; }); break;
-    case CH_LOGICAL_XOR: ew_loop2<T>(p, a, [](T x, T y) { return (x != 0) != (y != 0); }); break;
-    default: break; /* DIV, ARCTAN2, HYPOT, ZETA and POLYGAMMA never compute in int64 */
+    default: ew_compare<T>(p, a); break; /* DIV, ARCTAN2, HYPOT, ZETA and POLYGAMMA never compute in int64 */
     }
 }
 

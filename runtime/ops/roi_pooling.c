@@ -241,16 +241,27 @@ static ch_status plan_indices_only(const char *fn, const ch_tensor *roi_indices,
     return plan_tensors(p, in, argmax, out_dim, 0);
 }
 
+/* Both ROI max poolings' forward: roi_pooling_2d's (a span of end - start + 1
+ * cells, empty bins 0) and, with chainer7, roi_max_pooling_2d's (end - start,
+ * -inf); their kernels share a type. */
+static ch_status max_pool_forward(const char *fn, int chainer7, const ch_tensor *x, const ch_tensor *rois,
+                                  const ch_tensor *roi_indices, int64_t outh, int64_t outw, double spatial_scale,
+                                  ch_tensor **y, ch_tensor **argmax) {
+    CH_TRY(check_forward(fn, y && argmax, x, outh, outw));
+    const ch_kernel_table *table = ch_kernels(x->dev);
+    ch_roi_max_pool_2d_kernel *kernel = chainer7 ? table->roi_max_pooling_2d : table->roi_max_pool_2d;
+    if (!kernel)
+        return ch_no_kernel(fn, x->dev);
+    roi_plan p;
+    CH_TRY(plan_forward(fn, x, rois, roi_indices, outh, outw, 1, &p));
+    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, p.out, p.out_argmax), y, argmax);
+}
+
 /* ---- roi_pooling_2d (Fast R-CNN) and roi_average_align_2d ----------------- */
 
 ch_status ch_roi_max_pool_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
                              int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax) {
-    const char *fn = "roi_pooling_2d";
-    CH_TRY(check_forward(fn, y && argmax, x, outh, outw));
-    CH_KERNEL(kernel, roi_max_pool_2d, x->dev, fn);
-    roi_plan p;
-    CH_TRY(plan_forward(fn, x, rois, roi_indices, outh, outw, 1, &p));
-    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, p.out, p.out_argmax), y, argmax);
+    return max_pool_forward("roi_pooling_2d", 0, x, rois, roi_indices, outh, outw, spatial_scale, y, argmax);
 }
 
 ch_status ch_roi_max_pool_2d_scatter(const ch_tensor *g, const ch_tensor *roi_indices, const ch_tensor *argmax,
@@ -302,12 +313,7 @@ ch_status ch_roi_average_align_2d_backward(const ch_tensor *gy, const ch_tensor 
 
 ch_status ch_roi_max_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices, int64_t outh,
                                 int64_t outw, double spatial_scale, ch_tensor **y, ch_tensor **argmax) {
-    const char *fn = "roi_max_pooling_2d";
-    CH_TRY(check_forward(fn, y && argmax, x, outh, outw));
-    CH_KERNEL(kernel, roi_max_pooling_2d, x->dev, fn);
-    roi_plan p;
-    CH_TRY(plan_forward(fn, x, rois, roi_indices, outh, outw, 1, &p));
-    return plan_finish(&p, kernel(p.in, p.a.rois, p.a.idx, spatial_scale, p.out, p.out_argmax), y, argmax);
+    return max_pool_forward("roi_max_pooling_2d", 1, x, rois, roi_indices, outh, outw, spatial_scale, y, argmax);
 }
 
 ch_status ch_roi_average_pooling_2d(const ch_tensor *x, const ch_tensor *rois, const ch_tensor *roi_indices,

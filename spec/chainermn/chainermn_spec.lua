@@ -55,6 +55,19 @@ local function assert_check(out, check, ranks)
   end
 end
 
+-- One test per entry of checks, all reading the output of one run of the
+-- program (run(), made by the first test that needs it) on `ranks` ranks.
+local function it_checks(checks, ranks, run)
+  local out, code
+  for _, check in ipairs(checks) do
+    it(check, function()
+      if not out then out, code = run() end
+      assert.are.equal(0, code, out)
+      assert_check(out, check, ranks)
+    end)
+  end
+end
+
 describe('chainermn #mpi', function()
   describe('without MPI calls', function()
     it('require does not load the MPI library', function()
@@ -73,6 +86,16 @@ describe('chainermn #mpi', function()
         1, true)
       assert.matches("create_communicator: unknown option 'bad'", err('flat', { bad = 1 }), 1, true)
       assert.matches('create_communicator: the name must be a string (got number)', err(3), 1, true)
+    end)
+
+    it('exports the communicators\' class as CommunicatorBase, also under chainermn.communicators', function()
+      local Base = chainermn.CommunicatorBase
+      assert.are.equal(require('chainermn.communicator'), Base)
+      for _, m in ipairs { 'bcast_obj', 'allreduce', 'bcast_data', 'multi_node_mean_grad', 'send', 'gather' } do
+        assert.are.equal('function', type(Base[m]), m)
+      end
+      assert.are.equal(Base, chainermn.communicators.CommunicatorBase)
+      assert.are.equal(chainermn.create_communicator, chainermn.communicators.create_communicator)
     end)
 
     it('splits like Chainer: equal lengths may overlap, otherwise disjoint and covering', function()
@@ -113,22 +136,8 @@ describe('chainermn #mpi', function()
       it('needs Open MPI', function() pending('libmpi.so is not installed (scripts/install-deps installs Open MPI)') end)
       return
     end
-    local out, code
-    for _, check in ipairs(CHECKS) do
-      it(check, function()
-        if not out then out, code = run_program('flat') end
-        assert.are.equal(0, code, out)
-        assert_check(out, check, 1)
-      end)
-    end
-    local tools_out, tools_code
-    for _, check in ipairs(TOOLS_CHECKS) do
-      it(check, function()
-        if not tools_out then tools_out, tools_code = run_program('flat', nil, TOOLS_PROGRAM) end
-        assert.are.equal(0, tools_code, tools_out)
-        assert_check(tools_out, check, 1)
-      end)
-    end
+    it_checks(CHECKS, 1, function() return run_program('flat') end)
+    it_checks(TOOLS_CHECKS, 1, function() return run_program('flat', nil, TOOLS_PROGRAM) end)
   end)
 
   describe('a rank that fails', function()
@@ -175,22 +184,8 @@ describe('chainermn #mpi', function()
         it('needs mpirun', function() pending('mpirun is not installed (scripts/install-deps installs Open MPI)') end)
         return
       end
-      local out, code
-      for _, check in ipairs(CHECKS) do
-        it(check, function()
-          if not out then out, code = run_program(name, 2) end
-          assert.are.equal(0, code, out)
-          assert_check(out, check, 2)
-        end)
-      end
-      local tools_out, tools_code
-      for _, check in ipairs(TOOLS_CHECKS) do
-        it(check, function()
-          if not tools_out then tools_out, tools_code = run_program(name, 2, TOOLS_PROGRAM) end
-          assert.are.equal(0, tools_code, tools_out)
-          assert_check(tools_out, check, 2)
-        end)
-      end
+      it_checks(CHECKS, 2, function() return run_program(name, 2) end)
+      it_checks(TOOLS_CHECKS, 2, function() return run_program(name, 2, TOOLS_PROGRAM) end)
     end)
   end
 end)

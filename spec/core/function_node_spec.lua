@@ -182,6 +182,53 @@ describe('debug mode', function()
   end)
 end)
 
+describe('FunctionNode members', function()
+  -- Two outputs, 2x and 3x; retains the second.
+  local Two = chainer.FunctionNode:extend('Two')
+  function Two:forward(inputs)
+    self:retain_outputs({ 2 })
+    return { inputs[1] * 2, inputs[1] * 3 }
+  end
+
+  it('output_data gives the retained outputs by position, and refuses when none was retained', function()
+    local node = Two()
+    node:apply({ Variable(T.array({ 1, 2 })) })
+    local od = node:output_data()
+    assert.is_nil(od[1])
+    assert.are.same({ 3, 6 }, od[2]:tolist())
+    assert.truthy(err_of(function() return MulAdd():output_data() end)
+      :find('MulAdd: output_data: retained output data is gone', 1, true))
+    -- a node applied without recording a graph keeps nothing
+    local plain = Two()
+    plain:apply({ T.array({ 1, 2 }) })
+    assert.truthy(err_of(function() return plain:output_data() end):find('retained output data is gone', 1, true))
+  end)
+
+  it('is_elementwise is false by default; when true, outputs of different shapes are refused', function()
+    assert.is_false(Two().is_elementwise)
+    local Bad = chainer.FunctionNode:extend('Bad')
+    Bad.is_elementwise = true
+    function Bad:forward(inputs) return { inputs[1], inputs[1]:reshape({ 1, 2 }) } end
+    assert.truthy(err_of(function() return Bad():apply({ T.array({ 1, 2 }) }) end)
+      :find('Bad: an elementwise function returned outputs with different shapes ((2,), (1, 2))', 1, true))
+    local Good = chainer.FunctionNode:extend('Good')
+    Good.is_elementwise = true
+    function Good:forward(inputs) return { inputs[1] * 2, inputs[1] * 3 } end
+    assert.are.equal(2, #Good():apply({ T.array({ 1, 2 }) }))
+  end)
+
+  it('stack is the traceback of where the node was applied in debug mode, nil otherwise', function()
+    local x = Variable(T.array({ 1, 2 }))
+    local node = Two()
+    node:apply({ x })
+    assert.is_nil(node.stack)
+    local debug_node = Two()
+    chainer.using_config('debug', true, function() debug_node:apply({ x }) end)
+    assert.are.equal('string', type(debug_node.stack))
+    assert.truthy(debug_node.stack:find('function_node_spec.lua', 1, true))
+  end)
+end)
+
 describe('function hooks', function()
   it('a global hook sees every node, forward and backward', function()
     local Count = chainer.FunctionHook:extend('Count')

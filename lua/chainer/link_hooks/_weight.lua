@@ -1,7 +1,7 @@
 -- link_hooks/_weight.lua: what the weight-rewriting link hooks share
 -- (SpectralNormalization, WeightStandardization): finding the weight,
 -- initialising a lazy one from the first input, and swapping the weight
--- for its normalized Variable during one forward.
+-- for its normalized Variable during one forward; the options they share.
 local class = require 'chainer.class'
 
 local M = {}
@@ -15,6 +15,29 @@ function M.weight_of(hook_name, link, weight_name, level)
       W == nil and '' or ' (it is a ' .. type(W) .. ')'), (level or 2) + 1)
   end
   return W
+end
+
+-- The eps option of a hook's constructor (default `default`, at least 0);
+-- errors blame the caller of the constructor.
+function M.eps_option(hook_name, eps, default)
+  if eps == nil then eps = default end
+  if type(eps) ~= 'number' or eps < 0 then
+    error(hook_name .. ': eps must be a number >= 0 (got ' .. tostring(eps) .. ')', 4)
+  end
+  return eps
+end
+
+-- The weight_name ('W') and name options of a hook's parsed arguments a:
+-- both strings; returns weight_name.
+function M.weight_name_option(hook_name, a)
+  local weight_name = a.weight_name or 'W'
+  if type(weight_name) ~= 'string' then
+    error(hook_name .. ': weight_name must be a string (got ' .. type(weight_name) .. ')', 4)
+  end
+  if a.name ~= nil and type(a.name) ~= 'string' then
+    error(hook_name .. ': name must be a string (got ' .. type(a.name) .. ')', 4)
+  end
+  return weight_name
 end
 
 function M.is_initialized(W) return W._data ~= nil end

@@ -40,21 +40,11 @@ function SN:init(...)
   if not positive_integer(n) then
     error(NAME .. ': n_power_iteration must be an integer >= 1 (got ' .. tostring(n) .. ')', 3)
   end
-  local eps = a.eps
-  if eps == nil then eps = 1e-6 end
-  if type(eps) ~= 'number' or eps < 0 then
-    error(NAME .. ': eps must be a number >= 0 (got ' .. tostring(eps) .. ')', 3)
-  end
+  local eps = W_.eps_option(NAME, a.eps, 1e-6)
   if a.factor ~= nil and (type(a.factor) ~= 'number' or a.factor <= 0) then
     error(NAME .. ': factor must be a positive number or nil (got ' .. tostring(a.factor) .. ')', 3)
   end
-  local weight_name = a.weight_name or 'W'
-  if type(weight_name) ~= 'string' then
-    error(NAME .. ': weight_name must be a string (got ' .. type(weight_name) .. ')', 3)
-  end
-  if a.name ~= nil and type(a.name) ~= 'string' then
-    error(NAME .. ': name must be a string (got ' .. type(a.name) .. ')', 3)
-  end
+  local weight_name = W_.weight_name_option(NAME, a)
   rawset(self, 'n_power_iteration', n)
   rawset(self, 'eps', eps)
   rawset(self, 'use_gamma', a.use_gamma and true or false)

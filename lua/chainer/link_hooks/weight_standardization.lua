@@ -25,18 +25,8 @@ local SIGNATURE = args.signature { 'eps', 'weight_name', 'name' }
 
 function WS:init(...)
   local a = args.parse(NAME, SIGNATURE, select('#', ...), ...)
-  local eps = a.eps
-  if eps == nil then eps = 1e-5 end
-  if type(eps) ~= 'number' or eps < 0 then
-    error(NAME .. ': eps must be a number >= 0 (got ' .. tostring(eps) .. ')', 3)
-  end
-  local weight_name = a.weight_name or 'W'
-  if type(weight_name) ~= 'string' then
-    error(NAME .. ': weight_name must be a string (got ' .. type(weight_name) .. ')', 3)
-  end
-  if a.name ~= nil and type(a.name) ~= 'string' then
-    error(NAME .. ': name must be a string (got ' .. type(a.name) .. ')', 3)
-  end
+  local eps = W_.eps_option(NAME, a.eps, 1e-5)
+  local weight_name = W_.weight_name_option(NAME, a)
   self.eps = eps
   self.weight_name = weight_name
   if a.name ~= nil then self.name = a.name end

@@ -608,6 +608,7 @@ return {
     ["name"] = { "name", "Metadata. `label` is Chainer's `\"(2, 3), float32\"`.", "docs/autograd.md" },
     ["ndim"] = { "ndim", "Metadata. `label` is Chainer's `\"(2, 3), float32\"`.", "docs/autograd.md" },
     ["node"] = { "node", "The FunctionNode that made the Variable, and the Variable's VariableNode.", "docs/autograd.md" },
+    ["output_data"] = { "output_data()", "(a method; Chainer's property): the retained output tensors", "docs/autograd.md" },
     ["print_report"] = { "print_report(unit, file)", "Chainer's table (`FunctionName`,", "docs/autograd.md" },
     ["rank"] = { "rank", "Metadata. `label` is Chainer's `\"(2, 3), float32\"`.", "docs/autograd.md" },
     ["register"] = { "hook:register()", "/`hook:unregister()`.", "docs/autograd.md" },

@@ -434,4 +434,13 @@ function M.unary_kernel(kernel)
   end
 end
 
+-- The same for a two-input kernel ch_X(a, b, &out) (dot, outer, solve).
+function M.binary_kernel(kernel)
+  return function(a, b)
+    a, b = M.as_tensor(a), M.as_tensor(b)
+    check(kernel(a.ptr, b.ptr, box), 2)
+    return wrap(box[0])
+  end
+end
+
 return M

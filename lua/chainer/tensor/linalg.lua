@@ -36,11 +36,7 @@ end
 methods.gemm_ = M.gemm
 
 -- numpy.dot
-function M.dot(a, b)
-  a, b = as_tensor(a), as_tensor(b)
-  check(C.ch_dot(a.ptr, b.ptr, box), 2)
-  return wrap(box[0])
-end
+M.dot = M.binary_kernel(C.ch_dot)
 methods.dot = M.dot
 
 local axes_a_buf = ffi.new('int32_t[16]')
@@ -82,11 +78,7 @@ end
 methods.tensordot = M.tensordot
 
 -- numpy.outer: the flattened a times the flattened b, as a matrix.
-function M.outer(a, b)
-  a, b = as_tensor(a), as_tensor(b)
-  check(C.ch_outer(a.ptr, b.ptr, box), 2)
-  return wrap(box[0])
-end
+M.outer = M.binary_kernel(C.ch_outer)
 methods.outer = M.outer
 
 -- numpy.trace: the sum of the main diagonal (over the first two axes).
@@ -119,11 +111,7 @@ end
 M.fft, M.ifft = fourier(0), fourier(1)
 
 -- solve(a, b): x with a @ x = b; b is (..., n) or (..., n, k).
-function M.solve(a, b)
-  a, b = as_tensor(a), as_tensor(b)
-  check(C.ch_solve(a.ptr, b.ptr, box), 2)
-  return wrap(box[0])
-end
+M.solve = M.binary_kernel(C.ch_solve)
 methods.solve = M.solve
 
 return M

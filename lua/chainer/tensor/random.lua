@@ -84,25 +84,27 @@ end
 -- Every sampler takes its shape as a table ({3, 4}) or as numbers (3, 4)
 -- after its own parameters: rand(3, 4), normal(0, 1, 3, 4); see M.dims.
 
--- uniform(low, high, shape, [dtype], [device]): values in [low, high).
-function R.uniform(low, high, ...)
-  local shape, dtype, device = M.dims(...)
-  low, high = check_num(low or 0, 'uniform', 'low'), check_num(high or 1, 'uniform', 'high')
-  local t = new(float_code(dtype, 'uniform'), shape, device, 'uniform')
-  check(C.ch_random_uniform(t.ptr, low, high), 2)
-  return t
+-- A float sampler fn(a, b, shape, [dtype], [device]) of two numeric
+-- parameters, named and defaulted by params {{name, default}, {name,
+-- default}}, filled by kernel(t, a, b).
+local function float_sampler(fn, params, kernel)
+  local an, ad, bn, bd = params[1][1], params[1][2], params[2][1], params[2][2]
+  return function(a, b, ...)
+    local shape, dtype, device = M.dims(...)
+    a, b = check_num(a or ad, fn, an), check_num(b or bd, fn, bn)
+    local t = new(float_code(dtype, fn), shape, device, fn)
+    check(kernel(t.ptr, a, b), 2)
+    return t
+  end
 end
+
+-- uniform(low, high, shape, [dtype], [device]): values in [low, high).
+R.uniform = float_sampler('uniform', { { 'low', 0 }, { 'high', 1 } }, C.ch_random_uniform)
 
 function R.rand(...) return R.uniform(0, 1, ...) end
 
 -- normal(mean, std, shape, [dtype], [device])
-function R.normal(mean, std, ...)
-  local shape, dtype, device = M.dims(...)
-  mean, std = check_num(mean or 0, 'normal', 'mean'), check_num(std or 1, 'normal', 'std')
-  local t = new(float_code(dtype, 'normal'), shape, device, 'normal')
-  check(C.ch_random_normal(t.ptr, mean, std), 2)
-  return t
-end
+R.normal = float_sampler('normal', { { 'mean', 0 }, { 'std', 1 } }, C.ch_random_normal)
 
 function R.randn(...) return R.normal(0, 1, ...) end
 

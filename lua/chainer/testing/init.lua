@@ -6,6 +6,9 @@
 --   testing.save_and_load / _npz / _hdf5                 (serializer.lua)
 --   testing.get_trainer_with_mock_updater                (training.lua)
 --   testing.unary_math_function_unittest                 (unary_math_function_test.lua)
+--   testing.fix_random / generate_seed                   (random.lua)
+--   testing.generate_matrix                              (matrix.lua)
+--   testing.assert_warns / with_requires / without_requires (helper.lua)
 -- x and y may be tensors, Variables, numbers or nested Lua tables; they
 -- must have the same shape (a number or 1-element y is broadcast).  Passes
 -- when |x - y| <= atol + rtol * |y| everywhere (NaN equals NaN).
@@ -92,6 +95,10 @@ local LAZY = {
   LinkInitializersTestCase = 'chainer.testing.function_link',
   InitializerArgument = 'chainer.testing.function_link', FunctionTestError = 'chainer.testing.function_link',
   LinkTestError = 'chainer.testing.function_link',
+  fix_random = 'chainer.testing.random', generate_seed = 'chainer.testing.random',
+  generate_matrix = 'chainer.testing.matrix',
+  assert_warns = 'chainer.testing.helper', with_requires = 'chainer.testing.helper',
+  without_requires = 'chainer.testing.helper',
 }
 require('chainer._lazy')(M, { oracle = 'chainer.testing.oracle' }, LAZY)
 

@@ -19,6 +19,15 @@ end
 -- Whether x is a dataset iterator (a table with :next()).
 function M.is_iterator(x) return type(x) == 'table' and type(x.next) == 'function' end
 
+-- Chainer's "one X or a dict with 'main'": {main = value} when is_one(value),
+-- value itself when it is a table whose main is_one accepts; else the
+-- error message, blaming the caller of the constructor that calls this.
+function M.main_table(value, is_one, message)
+  if is_one(value) then return { main = value } end
+  if type(value) ~= 'table' or not is_one(value.main) then error(message, 4) end
+  return value
+end
+
 -- Finalizes every iterator of a {name = iterator} table that can be.
 function M.finalize_iterators(iterators)
   for _, k in ipairs(M.sorted_keys(iterators)) do

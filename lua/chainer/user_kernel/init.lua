@@ -218,6 +218,18 @@ local function finish(b, outs)
   return unpack(outs)
 end
 
+-- Runs a bound call where its arrays live: the CUDA backend's `runner`
+-- (run_elementwise, run_reduce) or the kernel's CPU translation, with the
+-- call's geometry; returns its outputs.
+local function run_on_device(kernel, runner, b, geometry, outs)
+  if b.device >= 0 then
+    require('chainer.user_kernel.cuda_backend')[runner](kernel, b, geometry)
+  else
+    kernel:run_cpu(b, geometry)
+  end
+  return finish(b, outs)
+end
+
 ---------------------------------------------------------------------------
 -- CPU geometry
 ---------------------------------------------------------------------------
@@ -407,13 +419,7 @@ function Elementwise:__call(...)
   end
   local outs = make_outputs(self, b, shape, nargs)
   self.given_outputs = nil
-  if b.device >= 0 then
-    local G = require 'chainer.user_kernel.cuda_backend'
-    G.run_elementwise(self, b, shape)
-  else
-    self:run_cpu(b, shape)
-  end
-  return finish(b, outs)
+  return run_on_device(self, 'run_elementwise', b, shape, outs)
 end
 
 -- The CUDA source a call with these arguments compiles (any device; for
@@ -576,13 +582,7 @@ function Reduction:__call(...)
     if n_reduced == 0 and n_out > 0 then kerr(self.name, 'zero-size reduction without an identity') end
   end
   if self.source_only then return require('chainer.user_kernel.cuda_backend').prepare_reduce(self, b, geom).src end
-  if b.device >= 0 then
-    local G = require 'chainer.user_kernel.cuda_backend'
-    G.run_reduce(self, b, geom)
-  else
-    self:run_cpu(b, geom)
-  end
-  return finish(b, outs)
+  return run_on_device(self, 'run_reduce', b, geom, outs)
 end
 
 -- The CUDA source a call with these arguments compiles (any device).

@@ -4,11 +4,14 @@
 -- Setting chainer.disable_experimental_feature_warning = true silences it,
 -- as Chainer's flag of the same name (also read from the environment
 -- variable CHAINER_DISABLE_EXPERIMENTAL_FEATURE_WARNING=1 at load time).
+local warnings = require 'chainer.utils.warnings'
+
 local M = {}
 
 local warned = {}
 
--- Where the warnings go; a spec may swap it for a capture.
+-- Where the warnings go unless chainer.utils.warnings is catching them; a
+-- spec may swap it for a capture.
 M.output = io.stderr
 
 local function disabled()
@@ -27,8 +30,8 @@ function M.experimental(api_name)
   end
   if disabled() or warned[api_name] then return false end
   warned[api_name] = true
-  M.output:write('FutureWarning: ', api_name,
-    ' is experimental. Signatures and behaviors may change in the future.\n')
+  warnings.warn('FutureWarning', api_name ..
+    ' is experimental. Signatures and behaviors may change in the future.', M.output)
   return true
 end
 

@@ -2,9 +2,12 @@
 -- chainer.config.warn_nondeterministic is true, that f_name runs code whose
 -- result may differ between runs (atomic additions on a GPU), as Chainer's
 -- helper of the same name.  Functions call it on their nondeterministic path.
+local warnings = require 'chainer.utils.warnings'
+
 local M = {}
 
--- Where the warnings go; a spec may swap it for a capture.
+-- Where the warnings go unless chainer.utils.warnings is catching them; a
+-- spec may swap it for a capture.
 M.output = io.stderr
 
 -- Returns true when it wrote the warning.
@@ -13,8 +16,8 @@ function M.nondeterministic(f_name)
     error('nondeterministic: f_name must be a string (got ' .. type(f_name) .. ')', 2)
   end
   if not require('chainer.config').config.warn_nondeterministic then return false end
-  M.output:write('UserWarning: Potentially non-deterministic code is being executed while ',
-    'config.warn_nondeterministic set. Source: ', f_name, '\n')
+  warnings.warn('UserWarning', 'Potentially non-deterministic code is being executed while ' ..
+    'config.warn_nondeterministic set. Source: ' .. f_name, M.output)
   return true
 end
 

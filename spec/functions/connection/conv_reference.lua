@@ -35,6 +35,33 @@ end
 
 local function tup(v, n, d) if v == nil then v = d end if type(v) == 'number' then local t = {} for i = 1, n do t[i] = v end return t end return v end
 
+-- What both references read: x's and W's shapes, the number of spatial
+-- axes and the per-axis stride, pad and dilate, and groups.
+local function geometry(x, W, opts)
+  local xs, ws = x.shape, W.shape
+  local nsp = #xs - 2
+  return xs, ws, nsp, tup(opts.stride, nsp, 1), tup(opts.pad, nsp, 0), tup(opts.dilate, nsp, 1), opts.groups or 1
+end
+
+-- The flat offset, in a grid of extents dims, of the cell pos * s - p +
+-- k * d on every axis; nil when it lies outside.
+local function tap(pos, k, s, p, d, dims)
+  local off = 0
+  for a = 1, #dims do
+    local i = pos[a] * s[a] - p[a] + k[a] * d[a]
+    if i < 0 or i >= dims[a] then return nil end
+    off = off * dims[a] + i
+  end
+  return off
+end
+
+-- The flat result y (N, Cout, *out) as a tensor of x's dtype.
+local function output(y, x, N, Cout, out)
+  local shape = { N, Cout }
+  for a = 1, #out do shape[a + 2] = out[a] end
+  return T.array(y, x.dtype):reshape(shape)
+end
+
 function R.outsize(size, k, s, p, d, cover_all)
   local dk = k + (k - 1) * (d - 1)
   if cover_all then return math.floor((size + 2 * p - dk + s - 1) / s) + 1 end
@@ -44,17 +71,14 @@ end
 -- y = conv(x, W) + b; opts: stride, pad, dilate, groups, cover_all
 function R.conv(x, W, b, opts)
   opts = opts or {}
-  local xs, ws = x.shape, W.shape
-  local nsp = #xs - 2
-  local s, p, d = tup(opts.stride, nsp, 1), tup(opts.pad, nsp, 0), tup(opts.dilate, nsp, 1)
-  local G = opts.groups or 1
+  local xs, ws, nsp, s, p, d, G = geometry(x, W, opts)
   local N, Cin, Cout, Cg = xs[1], xs[2], ws[1], ws[2]
   local out = {}
   for a = 1, nsp do out[a] = R.outsize(xs[a + 2], ws[a + 2], s[a], p[a], d[a], opts.cover_all) end
   local xf, wf = flat(x), flat(W)
   local bf = b and flat(b)
-  local ksz = {}
-  for a = 1, nsp do ksz[a] = ws[a + 2] end
+  local insz, ksz = {}, {}
+  for a = 1, nsp do insz[a] = xs[a + 2] ksz[a] = ws[a + 2] end
   local Pin, Kk, P = prod(xs, 3, #xs), prod(ws, 3, #ws), prod(out, 1, nsp)
   local y = {}
   local Coutg = Cout / G
@@ -69,13 +93,8 @@ function R.conv(x, W, b, opts)
           local ci = g * Cg + c
           local ki = 0
           each(ksz, function(k)
-            local off, ok = 0, true
-            for a = 1, nsp do
-              local i = o[a] * s[a] - p[a] + k[a] * d[a]
-              if i < 0 or i >= xs[a + 2] then ok = false break end
-              off = off * xs[a + 2] + i
-            end
-            if ok then
+            local off = tap(o, k, s, p, d, insz)
+            if off then
               acc = acc + xf[(n * Cin + ci) * Pin + off + 1] * wf[(co * Cg + c) * Kk + ki + 1]
             end
             ki = ki + 1
@@ -86,19 +105,14 @@ function R.conv(x, W, b, opts)
       end)
     end
   end
-  local shape = { N, Cout }
-  for a = 1, nsp do shape[a + 2] = out[a] end
-  return T.array(y, x.dtype):reshape(shape)
+  return output(y, x, N, Cout, out)
 end
 
 -- y = deconv(x, W) + b (the adjoint of conv in x); W (Cin, Cout/g, *k);
 -- opts: stride, pad, dilate, groups, outsize
 function R.deconv(x, W, b, opts)
   opts = opts or {}
-  local xs, ws = x.shape, W.shape
-  local nsp = #xs - 2
-  local s, p, d = tup(opts.stride, nsp, 1), tup(opts.pad, nsp, 0), tup(opts.dilate, nsp, 1)
-  local G = opts.groups or 1
+  local xs, ws, nsp, s, p, d, G = geometry(x, W, opts)
   local N, Cin, Cog = xs[1], xs[2], ws[2]
   local Cout = Cog * G
   local Cing = Cin / G
@@ -122,13 +136,8 @@ function R.deconv(x, W, b, opts)
           local co = g * Cog + c
           local ki = 0
           each(ksz, function(k)
-            local off, ok = 0, true
-            for a = 1, nsp do
-              local o = iv[a] * s[a] - p[a] + k[a] * d[a]
-              if o < 0 or o >= out[a] then ok = false break end
-              off = off * out[a] + o
-            end
-            if ok then
+            local off = tap(iv, k, s, p, d, out)
+            if off then
               local yi = (n * Cout + co) * P + off + 1
               y[yi] = y[yi] + xv * wf[(ci * Cog + c) * Kk + ki + 1]
             end
@@ -146,9 +155,7 @@ function R.deconv(x, W, b, opts)
       y[yi] = y[yi] + bf[co + 1]
     end end end
   end
-  local shape = { N, Cout }
-  for a = 1, nsp do shape[a + 2] = out[a] end
-  return T.array(y, x.dtype):reshape(shape)
+  return output(y, x, N, Cout, out)
 end
 
 function R.errors_with(f, ...)

@@ -33,22 +33,30 @@ end
 
 local function tr(x) return x:swapaxes(x.ndim - 2, x.ndim - 1) end
 
+-- The reference: the dense product, with the transpositions of o.
+local function dense_product(a, b, o)
+  if o.transa then a = tr(a) end
+  if o.transb then b = tr(b) end
+  return T.matmul(a, b)
+end
+
+-- The shapes of the data (6 entries) and of the dense operand (a matrix
+-- of shape m), each with a batch axis of 2 in front when o.batched.
+local function operand_shapes(o, m)
+  if o.batched then return { 2, 6 }, { 2, m[1], m[2] } end
+  return { 6 }, m
+end
+
 function_spec.describe('F.sparse_matmul (sparse a)', {
   fn = function(data, b, o) return F.sparse_matmul(coo(data, o.batched), b, o.transa, o.transb) end,
   inputs = function(dt, o)
     local nd = o.batched and { 2 } or {}
     local bshape = o.transb and { 2, 4 } or { 4, 2 }
     if o.transa then bshape = o.transb and { 2, 3 } or { 3, 2 } end
-    local ds, bs = { 6 }, bshape
-    if o.batched then ds, bs = { 2, 6 }, { 2, bshape[1], bshape[2] } end
+    local ds, bs = operand_shapes(o, bshape)
     return { T.random.uniform(-1, 1, ds, dt), T.random.uniform(-1, 1, bs, dt) }
   end,
-  reference = function(data, b, o)
-    local a = dense(data, o.batched)
-    if o.transa then a = tr(a) end
-    if o.transb then b = tr(b) end
-    return T.matmul(a, b)
-  end,
+  reference = function(data, b, o) return dense_product(dense(data, o.batched), b, o) end,
   double_backward = true,
   cases = {
     { name = 'a.b', opts = {} },
@@ -63,16 +71,10 @@ function_spec.describe('F.sparse_matmul (sparse b)', {
   inputs = function(dt, o)
     local ashape = o.transb and { 2, 4 } or { 2, 3 }
     if o.transa then ashape = { ashape[2], ashape[1] } end
-    local ds, as = { 6 }, ashape
-    if o.batched then ds, as = { 2, 6 }, { 2, ashape[1], ashape[2] } end
+    local ds, as = operand_shapes(o, ashape)
     return { T.random.uniform(-1, 1, as, dt), T.random.uniform(-1, 1, ds, dt) }
   end,
-  reference = function(a, data, o)
-    local b = dense(data, o.batched)
-    if o.transa then a = tr(a) end
-    if o.transb then b = tr(b) end
-    return T.matmul(a, b)
-  end,
+  reference = function(a, data, o) return dense_product(a, dense(data, o.batched), o) end,
   double_backward = true,
   cases = {
     { name = 'a.b', opts = {} },

@@ -5,6 +5,7 @@ local F = require 'chainer.functions'
 local T = chainer.tensor
 local function_spec = require 'chainer.testing.function_spec'
 local R = require 'functions.pooling._ref'
+local RR = require 'functions.pooling._roi_ref'
 
 -- ROIs (y_min, x_min, y_max, x_max) on a 7 x 6 image: one inside, one
 -- with fractional corners, one degenerate, one reaching past the border,
@@ -14,93 +15,12 @@ local IDX = { 0, 1, 0, 1 }
 local function rois() return T.array(ROIS, 'float32') end
 local function idx() return T.array(IDX, 'int32') end
 
-local function round_half_even(v)
-  local f = math.floor(v)
-  local d = v - f
-  if d > 0.5 then return f + 1 elseif d < 0.5 then return f end
-  return (f % 2 == 0) and f or f + 1
-end
-
-local function pair(v) if type(v) == 'table' then return v[1], v[2] end return v, v end
-
--- Plain-loop reference of the pooling functions: op 'max' or 'mean'.
+local pair = RR.pair
 local function ref_pool(x, outh, outw, scale, op)
-  local xs = x:totable()
-  local s = x.shape
-  local H, W = s[3], s[4]
-  local out = {}
-  for r, b in ipairs(rois():totable()) do
-    local y0, x0 = round_half_even(b[1] * scale), round_half_even(b[2] * scale)
-    local y1, x1 = round_half_even(b[3] * scale), round_half_even(b[4] * scale)
-    local bh, bw = math.max(y1 - y0, 1) / outh, math.max(x1 - x0, 1) / outw
-    out[r] = {}
-    for c = 1, s[2] do
-      local plane = xs[IDX[r] + 1][c]
-      out[r][c] = {}
-      for i = 0, outh - 1 do
-        local h0 = math.min(math.max(math.floor(i * bh) + y0, 0), H)
-        local h1 = math.min(math.max(math.ceil((i + 1) * bh) + y0, 0), H)
-        out[r][c][i + 1] = {}
-        for j = 0, outw - 1 do
-          local w0 = math.min(math.max(math.floor(j * bw) + x0, 0), W)
-          local w1 = math.min(math.max(math.ceil((j + 1) * bw) + x0, 0), W)
-          local best, sum, n = -math.huge, 0, 0
-          for h = h0, h1 - 1 do
-            for w = w0, w1 - 1 do
-              local v = plane[h + 1][w + 1]
-              best, sum, n = math.max(best, v), sum + v, n + 1
-            end
-          end
-          if op == 'max' then out[r][c][i + 1][j + 1] = best
-          else out[r][c][i + 1][j + 1] = n > 0 and sum / n or 0 end
-        end
-      end
-    end
-  end
-  return T.array(out, x.dtype)
+  return RR.pool(x, rois():totable(), IDX, outh, outw, scale, 0, op, -math.huge)
 end
-
--- Plain-loop reference of ROIAlign with max.
 local function ref_max_align(x, outh, outw, scale, sr)
-  local xs = x:totable()
-  local s = x.shape
-  local H, W = s[3], s[4]
-  local function at(plane, y, xx)
-    if y < -1 or y > H or xx < -1 or xx > W then return nil end
-    y, xx = math.min(math.max(y, 0), H - 1), math.min(math.max(xx, 0), W - 1)
-    local yl, xl = math.floor(y), math.floor(xx)
-    local yh, xh = math.min(yl + 1, H - 1), math.min(xl + 1, W - 1)
-    local ly, lx = y - yl, xx - xl
-    return (1 - ly) * (1 - lx) * plane[yl + 1][xl + 1] + (1 - ly) * lx * plane[yl + 1][xh + 1]
-      + ly * (1 - lx) * plane[yh + 1][xl + 1] + ly * lx * plane[yh + 1][xh + 1]
-  end
-  local out = {}
-  for r, b in ipairs(rois():totable()) do
-    local y0, x0 = b[1] * scale, b[2] * scale
-    local rh, rw = math.max(b[3] * scale - y0, 1), math.max(b[4] * scale - x0, 1)
-    local bh, bw = rh / outh, rw / outw
-    local gh = sr and sr[1] or math.ceil(rh / outh)
-    local gw = sr and sr[2] or math.ceil(rw / outw)
-    out[r] = {}
-    for c = 1, s[2] do
-      local plane = xs[IDX[r] + 1][c]
-      out[r][c] = {}
-      for i = 0, outh - 1 do
-        out[r][c][i + 1] = {}
-        for j = 0, outw - 1 do
-          local best = -math.huge
-          for iy = 0, gh - 1 do
-            for ix = 0, gw - 1 do
-              local v = at(plane, y0 + i * bh + (iy + 0.5) * bh / gh, x0 + j * bw + (ix + 0.5) * bw / gw)
-              if v and v > best then best = v end
-            end
-          end
-          out[r][c][i + 1][j + 1] = best
-        end
-      end
-    end
-  end
-  return T.array(out, x.dtype)
+  return RR.align(x, rois():totable(), IDX, outh, outw, scale, sr, 'max')
 end
 
 local CASES = {
@@ -140,16 +60,10 @@ function_spec.describe('F.roi_max_align_2d', {
   inputs = function(dt) return { T.random.uniform(-1, 1, { 2, 2, 7, 6 }, dt) } end,
   reference = function(x, o)
     local oh, ow = pair(o.outsize)
-    local sr = o.sampling_ratio
-    if type(sr) == 'number' then sr = { sr, sr } end
-    return ref_max_align(x, oh, ow, o.scale, sr)
+    return ref_max_align(x, oh, ow, o.scale, o.sampling_ratio)
   end,
   double_backward = true,
-  cases = {
-    { name = '2x2 scale 1', opts = { outsize = 2, scale = 1.0 } },
-    { name = '3x2 scale 0.6 sampling 2', opts = { outsize = { 3, 2 }, scale = 0.6, sampling_ratio = 2 } },
-    { name = '2x3 sampling {1, 3}', opts = { outsize = { 2, 3 }, scale = 1.0, sampling_ratio = { 1, 3 } } },
-  },
+  cases = RR.ALIGN_CASES,
 })
 
 describe('F.roi_max_pooling_2d / F.roi_average_pooling_2d', function()

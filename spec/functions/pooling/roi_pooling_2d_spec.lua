@@ -4,6 +4,7 @@ local F = require 'chainer.functions'
 local T = chainer.tensor
 local function_spec = require 'chainer.testing.function_spec'
 local R = require 'functions.pooling._ref'
+local RR = require 'functions.pooling._roi_ref'
 
 -- ROIs (y_min, x_min, y_max, x_max) on a 7 x 6 image, some reaching
 -- outside it, one degenerate, one for image 1.
@@ -12,100 +13,18 @@ local IDX = { 0, 1, 0, 1, 0 }
 local function rois(dt) return T.array(ROIS, dt or 'float32') end
 local function idx() return T.array(IDX, 'int32') end
 
-local function round_half_even(v)
-  local f = math.floor(v)
-  local d = v - f
-  if d > 0.5 then return f + 1 elseif d < 0.5 then return f end
-  return (f % 2 == 0) and f or f + 1
-end
-
--- Plain-loop references written from the algorithm's description.
 local function ref_max(x, outh, outw, scale)
-  local xs = x:totable()
-  local s = x.shape
-  local H, W = s[3], s[4]
-  local out = {}
-  for r, b in ipairs(rois():totable()) do   -- the float32 values the kernel sees
-    local y0, x0 = round_half_even(b[1] * scale), round_half_even(b[2] * scale)
-    local y1, x1 = round_half_even(b[3] * scale), round_half_even(b[4] * scale)
-    local rh, rw = math.max(y1 - y0 + 1, 1), math.max(x1 - x0 + 1, 1)
-    local bh, bw = rh / outh, rw / outw
-    out[r] = {}
-    for c = 1, s[2] do
-      local plane = xs[IDX[r] + 1][c]
-      out[r][c] = {}
-      for i = 0, outh - 1 do
-        local h0 = math.min(math.max(math.floor(i * bh) + y0, 0), H)
-        local h1 = math.min(math.max(math.ceil((i + 1) * bh) + y0, 0), H)
-        out[r][c][i + 1] = {}
-        for j = 0, outw - 1 do
-          local w0 = math.min(math.max(math.floor(j * bw) + x0, 0), W)
-          local w1 = math.min(math.max(math.ceil((j + 1) * bw) + x0, 0), W)
-          local best = nil
-          for h = h0, h1 - 1 do
-            for w = w0, w1 - 1 do
-              local v = plane[h + 1][w + 1]
-              if best == nil or v > best then best = v end
-            end
-          end
-          out[r][c][i + 1][j + 1] = best or 0
-        end
-      end
-    end
-  end
-  return T.array(out, x.dtype)
+  return RR.pool(x, rois():totable(), IDX, outh, outw, scale, 1, 'max', 0)
 end
-
 local function ref_align(x, outh, outw, scale, sr)
-  local xs = x:totable()
-  local s = x.shape
-  local H, W = s[3], s[4]
-  local function at(plane, y, xx)
-    if y < -1 or y > H or xx < -1 or xx > W then return 0 end
-    y, xx = math.max(y, 0), math.max(xx, 0)
-    local yl, xl = math.floor(y), math.floor(xx)
-    local yh, xh
-    if yl >= H - 1 then yl, yh, y = H - 1, H - 1, H - 1 else yh = yl + 1 end
-    if xl >= W - 1 then xl, xh, xx = W - 1, W - 1, W - 1 else xh = xl + 1 end
-    local ly, lx = y - yl, xx - xl
-    local hy, hx = 1 - ly, 1 - lx
-    return hy * hx * plane[yl + 1][xl + 1] + hy * lx * plane[yl + 1][xh + 1]
-      + ly * hx * plane[yh + 1][xl + 1] + ly * lx * plane[yh + 1][xh + 1]
-  end
-  local out = {}
-  for r, b in ipairs(rois():totable()) do   -- the float32 values the kernel sees
-    local y0, x0 = b[1] * scale, b[2] * scale
-    local rh, rw = math.max(b[3] * scale - y0, 1), math.max(b[4] * scale - x0, 1)
-    local bh, bw = rh / outh, rw / outw
-    local gh = sr and sr[1] or math.ceil(rh / outh)
-    local gw = sr and sr[2] or math.ceil(rw / outw)
-    out[r] = {}
-    for c = 1, s[2] do
-      local plane = xs[IDX[r] + 1][c]
-      out[r][c] = {}
-      for i = 0, outh - 1 do
-        out[r][c][i + 1] = {}
-        for j = 0, outw - 1 do
-          local acc = 0
-          for iy = 0, gh - 1 do
-            for ix = 0, gw - 1 do
-              acc = acc + at(plane, y0 + i * bh + (iy + 0.5) * bh / gh, x0 + j * bw + (ix + 0.5) * bw / gw)
-            end
-          end
-          out[r][c][i + 1][j + 1] = acc / (gh * gw)
-        end
-      end
-    end
-  end
-  return T.array(out, x.dtype)
+  return RR.align(x, rois():totable(), IDX, outh, outw, scale, sr, 'mean')
 end
 
 function_spec.describe('F.roi_pooling_2d', {
   fn = function(x, o) return F.roi_pooling_2d(x, rois(), idx(), o.outsize, o.scale) end,
   inputs = function(dt) return { R.distinct({ 2, 3, 7, 6 }, dt) } end,
   reference = function(x, o)
-    local oh, ow = o.outsize, o.outsize
-    if type(oh) == 'table' then oh, ow = oh[1], oh[2] end
+    local oh, ow = RR.pair(o.outsize)
     return ref_max(x, oh, ow, o.scale)
   end,
   double_backward = true,
@@ -122,18 +41,11 @@ function_spec.describe('F.roi_average_align_2d', {
   end,
   inputs = function(dt) return { T.random.uniform(-1, 1, { 2, 2, 7, 6 }, dt) } end,
   reference = function(x, o)
-    local oh, ow = o.outsize, o.outsize
-    if type(oh) == 'table' then oh, ow = oh[1], oh[2] end
-    local sr = o.sampling_ratio
-    if type(sr) == 'number' then sr = { sr, sr } end
-    return ref_align(x, oh, ow, o.scale, sr)
+    local oh, ow = RR.pair(o.outsize)
+    return ref_align(x, oh, ow, o.scale, o.sampling_ratio)
   end,
   double_backward = true,
-  cases = {
-    { name = '2x2 scale 1', opts = { outsize = 2, scale = 1.0 } },
-    { name = '3x2 scale 0.6 sampling 2', opts = { outsize = { 3, 2 }, scale = 0.6, sampling_ratio = 2 } },
-    { name = '2x3 sampling {1, 3}', opts = { outsize = { 2, 3 }, scale = 1.0, sampling_ratio = { 1, 3 } } },
-  },
+  cases = RR.ALIGN_CASES,
 })
 
 local function grad_of(fn, x)

@@ -58,6 +58,14 @@ function L.labels_fit_scores(fn, yd, td, level)
   end
 end
 
+-- A vector t with one entry per row of x: shape (N,) for x (N, ...).
+function L.one_per_row(fn, targ, t, xarg, x, level)
+  if t.ptr.nd ~= 1 or t.shape[1] ~= x.shape[1] then
+    error(string.format('%s: %s must have shape (%d,) to match %s of shape %s, got %s', fn, targ, x.shape[1], xarg,
+      T.shape_str(x.shape), T.shape_str(t.shape)), (level or 2) + 1)
+  end
+end
+
 function L.ndim(fn, arg, d, nd, level)
   if d.ptr.nd ~= nd then
     error(string.format('%s: %s must be %d-d, got shape %s', fn, arg, nd, T.shape_str(d.shape)), (level or 2) + 1)

@@ -7,6 +7,7 @@ local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local Variable = require 'chainer.variable'
 local H = require 'chainer.functions.math._helpers'
+local checks = require 'chainer.functions.loss._checks'
 
 local U = {}
 
@@ -102,6 +103,25 @@ function U.batch_mean_tensor(loss, n) return (T.sum(loss) * (1 / math.max(1, n))
 function U.mean_all(x)
   local d = Variable.as_array(x)
   return F('sum')(x) * (1 / math.max(1, tonumber(d.ptr.numel)))
+end
+
+-- A loss of the difference d = x0 - x1 alone (absolute_error, squared_error
+-- and their means): a FunctionNode class spec.class whose forward is
+-- spec.forward(node, d) and whose gradients are gx0 = spec.gx0(node, gy) and
+-- gx1 = -gx0, and the public function spec.name(x0, x1) (x0 float, x1 of
+-- its shape and dtype).  Returns the class and the function.
+function U.difference_loss(spec)
+  local cls = FunctionNode:extend(spec.class)
+  function cls:forward(inputs) return { spec.forward(self, inputs[1] - inputs[2]) } end
+  function cls:backward(idx, gys)
+    local gx0 = spec.gx0(self, gys[1])
+    return { gx0, -gx0 }
+  end
+  local function public(x0, x1)
+    checks.x0_x1(spec.name, x0, x1)
+    return setmetatable({}, cls):apply({ x0, x1 })[1]
+  end
+  return cls, public
 end
 
 return U

@@ -65,10 +65,7 @@ function M.contrastive(x0, x1, y, margin, reduce)
   local o = args.parse(FN, SIGNATURE, 2, margin, reduce)
   checks.ndim(FN, 'x0', a, 2)
   checks.pair(FN, 'x0', a, 'x1', b)
-  if yd.ptr.nd ~= 1 or yd.shape[1] ~= a.shape[1] then
-    error(string.format('%s: y must have shape (%d,) to match x0 of shape %s, got %s', FN, a.shape[1],
-      T.shape_str(a.shape), T.shape_str(yd.shape)), 2)
-  end
+  checks.one_per_row(FN, 'y', yd, 'x0', a)
   local m = o.margin
   if m == nil then m = 1 end
   if type(m) ~= 'number' or m <= 0 then

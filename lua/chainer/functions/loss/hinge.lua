@@ -48,10 +48,7 @@ function M.hinge(x, t, norm, reduce)
   local xd, td = args.float_array(FN, 'x', x), args.int_array(FN, 't', t)
   local o = args.parse(FN, SIGNATURE, 2, norm, reduce)
   checks.ndim(FN, 'x', xd, 2)
-  if td.ptr.nd ~= 1 or td.shape[1] ~= xd.shape[1] then
-    error(string.format('%s: t must have shape (%d,) to match x of shape %s, got %s', FN, xd.shape[1],
-      T.shape_str(xd.shape), T.shape_str(td.shape)), 2)
-  end
+  checks.one_per_row(FN, 't', td, 'x', xd)
   local nrm = o.norm or 'L1'
   if nrm ~= 'L1' and nrm ~= 'L2' then
     error(string.format("%s: norm must be 'L1' or 'L2' (got %s)", FN, tostring(nrm)), 2)

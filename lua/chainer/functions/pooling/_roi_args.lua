@@ -40,13 +40,6 @@ function A.pair(fn, name, v, level)
   error(string.format('%s: %s must be an integer or a table {h, w} (got %s)', fn, name, tostring(v)), level)
 end
 
--- The kernels take float32 / float64: float16 is computed in float32 and
--- rounded back (as the other ROI functions).
-function A.f32(x)
-  if x.dtype == 'float16' then return x:astype('float32'), 'float16' end
-  return x, nil
-end
-function A.back(y, dt) if dt then return y:astype(dt) end return y end
 
 -- A new node of class cls with from's fields keys: a function node's
 -- gradient node (the same ROIs, sizes, argmax), or the first node of a call
@@ -55,6 +48,19 @@ function A.node(cls, from, keys)
   local f = setmetatable({}, cls)
   for _, k in ipairs(keys) do f[k] = from[k] end
   return f
+end
+
+-- Every ROI node's forward: the kernel call call(x) on the input in float32
+-- / float64, the result in the input's dtype (pooling's shared wrapper).
+A.compute = require('chainer.functions.pooling._util').compute
+
+-- Gives each class in grads (class -> the class of its gradient node) a
+-- backward that applies a new gradient node, with the node's fields keys,
+-- to gy: every ROI function's gradients are such chains.
+function A.set_gradients(keys, grads)
+  for cls, grad_cls in pairs(grads) do
+    cls.backward = function(self, idx, gys) return { A.node(grad_cls, self, keys):apply({ gys[1] })[1] } end
+  end
 end
 
 -- ---- the checks both argument forms share ------------------------------

@@ -21,12 +21,22 @@ local U = {}
 local box2 = ffi.new('ch_tensor*[1]')
 local i64 = Window.i64
 
--- float16 runs through float32.
+-- The pooling kernels (ROI ones too) take float32 / float64: float16 runs
+-- through float32 and is rounded back.
 local function f32(x)
   if x.dtype == 'float16' then return x:astype('float32'), 'float16' end
   return x, nil
 end
 local function back(y, dt) if dt then return y:astype(dt) end return y end
+
+-- The kernel call call(x) (returning the C status, its result in T.box) on
+-- x so converted; the result in x's dtype.  Errors blame the caller of the
+-- function calling compute (which must not tail-call it: `return (...)`).
+function U.compute(x, call)
+  local xx, dt = f32(x)
+  check(call(xx), 4)
+  return back(wrap(box[0]), dt)
+end
 
 -- ---- arguments --------------------------------------------------------
 -- x must be a float (N, C, *nsp) tensor.
@@ -80,30 +90,30 @@ function U.max_pool(x, geo)
 end
 
 function U.scatter(g, ix, geo)
-  local gg, dt = f32(g)
-  check(C.ch_max_pool_scatter(gg.ptr, ix.ptr, geo.nsp, i64(1, geo.k), i64(2, geo.s), i64(3, geo.p),
-    i64(4, geo.in_size), box), 3)
-  return back(wrap(box[0]), dt)
+  return (U.compute(g, function(gg)
+    return C.ch_max_pool_scatter(gg.ptr, ix.ptr, geo.nsp, i64(1, geo.k), i64(2, geo.s), i64(3, geo.p),
+      i64(4, geo.in_size), box)
+  end))
 end
 
 function U.gather(x, ix, geo)
-  local xx, dt = f32(x)
-  check(C.ch_max_pool_gather(xx.ptr, ix.ptr, geo.nsp, i64(1, geo.k), i64(2, geo.s), i64(3, geo.p), box), 3)
-  return back(wrap(box[0]), dt)
+  return (U.compute(x, function(xx)
+    return C.ch_max_pool_gather(xx.ptr, ix.ptr, geo.nsp, i64(1, geo.k), i64(2, geo.s), i64(3, geo.p), box)
+  end))
 end
 
 function U.avg_pool(x, geo, mode)
-  local xx, dt = f32(x)
-  check(C.ch_avg_pool_forward(xx.ptr, geo.nsp, i64(1, geo.k), i64(2, geo.s), i64(3, geo.p), i64(4, geo.out_size),
-    mode, box), 3)
-  return back(wrap(box[0]), dt)
+  return (U.compute(x, function(xx)
+    return C.ch_avg_pool_forward(xx.ptr, geo.nsp, i64(1, geo.k), i64(2, geo.s), i64(3, geo.p),
+      i64(4, geo.out_size), mode, box)
+  end))
 end
 
 function U.avg_spread(g, geo, mode)
-  local gg, dt = f32(g)
-  check(C.ch_avg_pool_backward(gg.ptr, geo.nsp, i64(1, geo.k), i64(2, geo.s), i64(3, geo.p), i64(4, geo.in_size),
-    mode, box), 3)
-  return back(wrap(box[0]), dt)
+  return (U.compute(g, function(gg)
+    return C.ch_avg_pool_backward(gg.ptr, geo.nsp, i64(1, geo.k), i64(2, geo.s), i64(3, geo.p),
+      i64(4, geo.in_size), mode, box)
+  end))
 end
 
 -- ---- nodes ---------------------------------------------------------------

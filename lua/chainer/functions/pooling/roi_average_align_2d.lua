@@ -17,8 +17,7 @@ local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local ROIArgs = require 'chainer.functions.pooling._roi_args'
 
-local C, check, box, wrap = T.C, T.check, T.box, T.wrap
-local f32, back = ROIArgs.f32, ROIArgs.back
+local C = T.C
 
 local M = {}
 
@@ -29,28 +28,22 @@ local AlignGrad = FunctionNode:extend('ROIAverageAlign2DGrad')
 M.ROIAverageAlign2D, M.ROIAverageAlign2DGrad = Align, AlignGrad
 
 local KEPT = { 'rois', 'roi_indices', 'outh', 'outw', 'spatial_scale', 'sh', 'sw', 'x_shape' }
-local function node(cls, from) return ROIArgs.node(cls, from, KEPT) end
+ROIArgs.set_gradients(KEPT, { [Align] = AlignGrad, [AlignGrad] = Align })
 
 function Align:forward(inputs)
-  local x, dt = f32(inputs[1])
-  self.x_shape = x.shape
-  check(C.ch_roi_average_align_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
-    self.spatial_scale, self.sh, self.sw, box), 3)
-  return { back(wrap(box[0]), dt) }
-end
-function Align:backward(idx, gys)
-  return { node(AlignGrad, self):apply({ gys[1] })[1] }
+  self.x_shape = inputs[1].shape
+  return { ROIArgs.compute(inputs[1], function(x)
+    return C.ch_roi_average_align_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
+      self.spatial_scale, self.sh, self.sw, T.box)
+  end) }
 end
 
 function AlignGrad:forward(inputs)
-  local g, dt = f32(inputs[1])
   local s = self.x_shape
-  check(C.ch_roi_average_align_2d_backward(g.ptr, self.rois.ptr, self.roi_indices.ptr, s[1], s[3], s[4],
-    self.spatial_scale, self.sh, self.sw, box), 3)
-  return { back(wrap(box[0]), dt) }
-end
-function AlignGrad:backward(idx, gys)
-  return { node(Align, self):apply({ gys[1] })[1] }
+  return { ROIArgs.compute(inputs[1], function(g)
+    return C.ch_roi_average_align_2d_backward(g.ptr, self.rois.ptr, self.roi_indices.ptr, s[1], s[3], s[4],
+      self.spatial_scale, self.sh, self.sw, T.box)
+  end) }
 end
 
 local function ratio(v)

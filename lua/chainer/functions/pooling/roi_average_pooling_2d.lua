@@ -14,7 +14,7 @@ local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local ROIArgs = require 'chainer.functions.pooling._roi_args'
 
-local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+local C = T.C
 
 local M = {}
 
@@ -26,26 +26,22 @@ local Pool = FunctionNode:extend('ROIAveragePooling2D')
 local PoolGrad = FunctionNode:extend('ROIAveragePooling2DGrad')
 M.ROIAveragePooling2D, M.ROIAveragePooling2DGrad = Pool, PoolGrad
 
+ROIArgs.set_gradients(KEPT, { [Pool] = PoolGrad, [PoolGrad] = Pool })
+
 function Pool:forward(inputs)
-  local x, dt = ROIArgs.f32(inputs[1])
-  self.x_shape = x.shape
-  check(C.ch_roi_average_pooling_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
-    self.spatial_scale, box), 3)
-  return { ROIArgs.back(wrap(box[0]), dt) }
-end
-function Pool:backward(idx, gys)
-  return { ROIArgs.node(PoolGrad, self, KEPT):apply({ gys[1] })[1] }
+  self.x_shape = inputs[1].shape
+  return { ROIArgs.compute(inputs[1], function(x)
+    return C.ch_roi_average_pooling_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
+      self.spatial_scale, T.box)
+  end) }
 end
 
 function PoolGrad:forward(inputs)
   local s = self.x_shape
-  local g, dt = ROIArgs.f32(inputs[1])
-  check(C.ch_roi_average_pooling_2d_backward(g.ptr, self.rois.ptr, self.roi_indices.ptr, s[1], s[3], s[4],
-    self.spatial_scale, box), 3)
-  return { ROIArgs.back(wrap(box[0]), dt) }
-end
-function PoolGrad:backward(idx, gys)
-  return { ROIArgs.node(Pool, self, KEPT):apply({ gys[1] })[1] }
+  return { ROIArgs.compute(inputs[1], function(g)
+    return C.ch_roi_average_pooling_2d_backward(g.ptr, self.rois.ptr, self.roi_indices.ptr, s[1], s[3], s[4],
+      self.spatial_scale, T.box)
+  end) }
 end
 
 function M.roi_average_pooling_2d(x, rois, ...)

@@ -17,7 +17,7 @@ local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local ROIArgs = require 'chainer.functions.pooling._roi_args'
 
-local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+local C, wrap = T.C, T.wrap
 
 local M = {}
 
@@ -33,38 +33,31 @@ local Scatter = FunctionNode:extend('ROIMaxAlign2DScatter')
 local Gather = FunctionNode:extend('ROIMaxAlign2DGather')
 M.ROIMaxAlign2D, M.ROIMaxAlign2DScatter, M.ROIMaxAlign2DGather = Align, Scatter, Gather
 
+ROIArgs.set_gradients(KEPT, { [Align] = Scatter, [Scatter] = Gather, [Gather] = Scatter })
+
 function Align:forward(inputs)
-  local x, dt = ROIArgs.f32(inputs[1])
-  self.x_shape = x.shape
-  check(C.ch_roi_max_align_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw, self.spatial_scale,
-    self.sh, self.sw, box, argmax_box), 3)
-  local y = wrap(box[0])
+  self.x_shape = inputs[1].shape
+  local y = ROIArgs.compute(inputs[1], function(x)
+    return C.ch_roi_max_align_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
+      self.spatial_scale, self.sh, self.sw, T.box, argmax_box)
+  end)
   self.argmax = wrap(argmax_box[0])
-  return { ROIArgs.back(y, dt) }
-end
-function Align:backward(idx, gys)
-  return { ROIArgs.node(Scatter, self, KEPT):apply({ gys[1] })[1] }
+  return { y }
 end
 
 function Scatter:forward(inputs)
   local s = self.x_shape
-  local g, dt = ROIArgs.f32(inputs[1])
-  check(C.ch_roi_max_align_2d_scatter(g.ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr, s[1],
-    s[3], s[4], self.spatial_scale, self.sh, self.sw, box), 3)
-  return { ROIArgs.back(wrap(box[0]), dt) }
-end
-function Scatter:backward(idx, gys)
-  return { ROIArgs.node(Gather, self, KEPT):apply({ gys[1] })[1] }
+  return { ROIArgs.compute(inputs[1], function(g)
+    return C.ch_roi_max_align_2d_scatter(g.ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr, s[1],
+      s[3], s[4], self.spatial_scale, self.sh, self.sw, T.box)
+  end) }
 end
 
 function Gather:forward(inputs)
-  local x, dt = ROIArgs.f32(inputs[1])
-  check(C.ch_roi_max_align_2d_gather(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr,
-    self.spatial_scale, self.sh, self.sw, box), 3)
-  return { ROIArgs.back(wrap(box[0]), dt) }
-end
-function Gather:backward(idx, gys)
-  return { ROIArgs.node(Scatter, self, KEPT):apply({ gys[1] })[1] }
+  return { ROIArgs.compute(inputs[1], function(x)
+    return C.ch_roi_max_align_2d_gather(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.argmax.ptr,
+      self.spatial_scale, self.sh, self.sw, T.box)
+  end) }
 end
 
 function M.roi_max_align_2d(x, rois, ...)

@@ -15,7 +15,7 @@ local FunctionNode = require 'chainer.function_node'
 local ROIArgs = require 'chainer.functions.pooling._roi_args'
 local ROIPool = require 'chainer.functions.pooling.roi_pooling_2d'
 
-local C, check, box, wrap = T.C, T.check, T.box, T.wrap
+local C, wrap = T.C, T.wrap
 
 local M = {}
 
@@ -27,18 +27,16 @@ local argmax_box = ffi.new('ch_tensor*[1]')
 local ROIMaxPooling2D = FunctionNode:extend('ROIMaxPooling2D')
 M.ROIMaxPooling2D = ROIMaxPooling2D
 
-function ROIMaxPooling2D:forward(inputs)
-  local x, dt = ROIArgs.f32(inputs[1])
-  check(C.ch_roi_max_pooling_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
-    self.spatial_scale, box, argmax_box), 3)
-  local y = wrap(box[0])
-  self.argmax = wrap(argmax_box[0])
-  self.x_shape = x.shape
-  return { ROIArgs.back(y, dt) }
-end
+ROIArgs.set_gradients(ROIPool.KEPT, { [ROIMaxPooling2D] = ROIPool.ROIMaxScatter })
 
-function ROIMaxPooling2D:backward(idx, gys)
-  return { ROIArgs.node(ROIPool.ROIMaxScatter, self, ROIPool.KEPT):apply({ gys[1] })[1] }
+function ROIMaxPooling2D:forward(inputs)
+  local y = ROIArgs.compute(inputs[1], function(x)
+    return C.ch_roi_max_pooling_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
+      self.spatial_scale, T.box, argmax_box)
+  end)
+  self.argmax = wrap(argmax_box[0])
+  self.x_shape = inputs[1].shape
+  return { y }
 end
 
 function M.roi_max_pooling_2d(x, rois, ...)

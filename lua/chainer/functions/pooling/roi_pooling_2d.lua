@@ -21,8 +21,7 @@ local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
 local ROIArgs = require 'chainer.functions.pooling._roi_args'
 
-local C, check, box, wrap = T.C, T.check, T.box, T.wrap
-local f32, back = ROIArgs.f32, ROIArgs.back
+local C, wrap = T.C, T.wrap
 
 local M = {}
 
@@ -37,38 +36,30 @@ M.ROIPooling2D, M.ROIMaxScatter, M.ROIMaxGather = ROIPooling2D, ROIMaxScatter, R
 
 -- what the scatter / gather nodes keep (roi_max_pooling_2d's scatter too)
 M.KEPT = { 'rois', 'roi_indices', 'argmax', 'x_shape' }
-local function node(cls, from) return ROIArgs.node(cls, from, M.KEPT) end
+ROIArgs.set_gradients(M.KEPT, { [ROIPooling2D] = ROIMaxScatter, [ROIMaxScatter] = ROIMaxGather,
+  [ROIMaxGather] = ROIMaxScatter })
 
 function ROIPooling2D:forward(inputs)
-  local x, dt = f32(inputs[1])
-  check(C.ch_roi_max_pool_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
-    self.spatial_scale, box, box2), 3)
-  local y = wrap(box[0])
+  local y = ROIArgs.compute(inputs[1], function(x)
+    return C.ch_roi_max_pool_2d(x.ptr, self.rois.ptr, self.roi_indices.ptr, self.outh, self.outw,
+      self.spatial_scale, T.box, box2)
+  end)
   self.argmax = wrap(box2[0])
-  self.x_shape = x.shape
-  return { back(y, dt) }
-end
-function ROIPooling2D:backward(idx, gys)
-  return { node(ROIMaxScatter, self):apply({ gys[1] })[1] }
+  self.x_shape = inputs[1].shape
+  return { y }
 end
 
 function ROIMaxScatter:forward(inputs)
-  local g, dt = f32(inputs[1])
   local s = self.x_shape
-  check(C.ch_roi_max_pool_2d_scatter(g.ptr, self.roi_indices.ptr, self.argmax.ptr, s[1], s[3], s[4], box), 3)
-  return { back(wrap(box[0]), dt) }
-end
-function ROIMaxScatter:backward(idx, gys)
-  return { node(ROIMaxGather, self):apply({ gys[1] })[1] }
+  return { ROIArgs.compute(inputs[1], function(g)
+    return C.ch_roi_max_pool_2d_scatter(g.ptr, self.roi_indices.ptr, self.argmax.ptr, s[1], s[3], s[4], T.box)
+  end) }
 end
 
 function ROIMaxGather:forward(inputs)
-  local x, dt = f32(inputs[1])
-  check(C.ch_roi_max_pool_2d_gather(x.ptr, self.roi_indices.ptr, self.argmax.ptr, box), 3)
-  return { back(wrap(box[0]), dt) }
-end
-function ROIMaxGather:backward(idx, gys)
-  return { node(ROIMaxScatter, self):apply({ gys[1] })[1] }
+  return { ROIArgs.compute(inputs[1], function(x)
+    return C.ch_roi_max_pool_2d_gather(x.ptr, self.roi_indices.ptr, self.argmax.ptr, T.box)
+  end) }
 end
 
 function M.roi_pooling_2d(x, rois, a3, a4, a5, a6)

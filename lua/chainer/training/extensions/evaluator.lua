@@ -27,10 +27,8 @@ end
 
 function Evaluator:init(iterator, target, ...)
   local opts = args.parse_at(3, 'Evaluator', SIGNATURE, select('#', ...), ...)
-  if is_iterator(iterator) then iterator = { main = iterator }
-  elseif type(iterator) ~= 'table' or not is_iterator(iterator.main) then
-    error('Evaluator: iterator must be an iterator or a table {main = iterator, ...}', 3)
-  end
+  iterator = util.main_table(iterator, is_iterator,
+    'Evaluator: iterator must be an iterator or a table {main = iterator, ...}')
   if type(target) == 'table' and target._is_link then target = { main = target }
   elseif type(target) ~= 'table' or target.main == nil then
     error('Evaluator: target must be a Link or a table {main = link, ...}', 3)

@@ -36,14 +36,10 @@ local SIGNATURE = args.signature({ 'converter', 'device', 'loss_func', 'loss_sca
 
 function StandardUpdater:init(iterator, optimizer, ...)
   local opts = args.parse_at(3, 'StandardUpdater', SIGNATURE, select('#', ...), ...)
-  if is_iterator(iterator) then iterator = { main = iterator }
-  elseif type(iterator) ~= 'table' or not is_iterator(iterator.main) then
-    error('StandardUpdater: iterator must be an iterator (with :next()) or a table {main = iterator, ...}', 3)
-  end
-  if is_optimizer(optimizer) then optimizer = { main = optimizer }
-  elseif type(optimizer) ~= 'table' or not is_optimizer(optimizer.main) then
-    error('StandardUpdater: optimizer must be an optimizer (set up with :setup(model)) or a table {main = optimizer, ...}', 3)
-  end
+  iterator = util.main_table(iterator, is_iterator,
+    'StandardUpdater: iterator must be an iterator (with :next()) or a table {main = iterator, ...}')
+  optimizer = util.main_table(optimizer, is_optimizer,
+    'StandardUpdater: optimizer must be an optimizer (set up with :setup(model)) or a table {main = optimizer, ...}')
   self._iterators = iterator
   self._optimizers = optimizer
   self.converter = opts.converter or default_converter

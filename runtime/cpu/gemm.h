@@ -1,0 +1,19 @@
+/* gemm.h -- row-major BLAS products for the CPU kernels, with results that
+ * do not depend on the thread count (cpu/blas.c: BLAS runs single-threaded,
+ * on row bands fixed by the shapes).  A kernel calls these instead of
+ * cblas_?gemm: OpenBLAS's own threading cuts the product where the thread
+ * count says, and so changes the last bits of the result with it; with
+ * adaptive threads (core/threads.c) that count follows the machine's load.
+ * Inside an OpenMP region they are one single-threaded BLAS call. */
+#ifndef CH_CPU_GEMM_H
+#define CH_CPU_GEMM_H
+
+#include <cblas.h>
+#include <stdint.h>
+
+void ch_cpu_sgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t M, int64_t N, int64_t K, float alpha,
+                  const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+void ch_cpu_dgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t M, int64_t N, int64_t K, double alpha,
+                  const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
+
+#endif

@@ -14,7 +14,7 @@
  * (RK_RUN_PIECE elements, RK_ROW_PIECE rows), reduced in parallel into
  * partials and then combined in order, so the blocking -- and the float
  * result -- never depends on the number of threads.
- * An instance may set RK_FAST_SUM(x, n), RK_FAST_EXTREME(x, n, ismax, &m)
+ * An instance may set RK_FAST_SUM(x, n), RK_FAST_EXTREME(x, n, ismax, &m),
  * RK_FAST_ARG(x, n, ismax, &v, &i), RK_FAST_SUM_ROWS(x, nrows, ld, w, acc)
  * and RK_FAST_ARG_ROWS (arg_rows' arguments) (and RK_FAST_OK()) to vector
  * versions of sum_run, max/min_run, arg_run, the leaves of sum_rows and
@@ -64,7 +64,8 @@ RK_STATIC RK_T RK_NAME(sum_run)(const RK_T *x, int64_t n) {
 
 /* Pairwise over rows: acc[0..w) = sum of nrows rows (leading dimension ld). */
 /* ws: scratch for one w-wide row per recursion level (rk_depth levels). */
-RK_STATIC RK_ROWS_TARGET void RK_NAME(sum_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc, RK_T *ws) {
+RK_STATIC RK_ROWS_TARGET void RK_NAME(sum_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc,
+                                                RK_T *ws) {
     if (nrows <= 8) {
 #ifdef RK_FAST_SUM_ROWS
         if (RK_FAST_OK()) {
@@ -138,7 +139,8 @@ RK_STATIC RK_ROWS_TARGET void RK_NAME(prod_rows)(const RK_T *x, int64_t nrows, i
             m = CMP(x[i], m) ? x[i] : m;                                        \
         return m;                                                               \
     }                                                                           \
-    RK_STATIC RK_ROWS_TARGET void RK_NAME(NAME##_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) { \
+    RK_STATIC RK_ROWS_TARGET void RK_NAME(NAME##_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, \
+                                                       RK_T *acc) {                                      \
         for (int64_t j = 0; j < w; j++)                                         \
             acc[j] = INIT;                                                      \
         for (int64_t r = 0; r < nrows; r++) {                                   \
@@ -180,8 +182,8 @@ RK_STATIC void RK_NAME(arg_run)(const RK_T *x, int64_t n, int ismax, int64_t bas
     *bi = base + at;
 }
 
-RK_STATIC RK_ROWS_TARGET void RK_NAME(arg_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, int ismax, int64_t base,
-                              RK_T *accv, int64_t *acci) {
+RK_STATIC RK_ROWS_TARGET void RK_NAME(arg_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, int ismax,
+                                                int64_t base, RK_T *accv, int64_t *acci) {
 #ifdef RK_FAST_ARG_ROWS
     if (RK_FAST_OK()) {
         RK_FAST_ARG_ROWS(x, nrows, ld, w, ismax, base, accv, acci);

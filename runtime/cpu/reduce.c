@@ -18,6 +18,14 @@ enum { RK_SUM = 0, RK_PROD, RK_MAX, RK_MIN, RK_ARGMAX, RK_ARGMIN };
 #define RK_RUN_PIECE 65536   /* fixed piece of a long contiguous run */
 #define RK_ROW_PIECE 2048    /* fixed piece of a tall row block */
 
+/* The rows kernels (one column per lane, any vector width gives the same
+ * bits) are compiled twice, for AVX2 and for the baseline, and the CPU
+ * picks one at load time: 256-bit lanes take max over the first axis of a
+ * (1000, 10000) matrix from 2.5 to 1.9 ms (one thread, median CPU time). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define RK_ROWS_TARGET __attribute__((target_clones("avx2", "default")))
+#endif
+
 /* Recursion levels of the pairwise row sum for n rows (leaves of 8). */
 static int64_t rk_depth(int64_t n) {
     int64_t d = 1;
@@ -38,8 +46,19 @@ static int64_t rk_tile_width(int64_t O, int64_t I) {
     return per < I ? per : I;
 }
 
+#include "reduce_simd.h"
+
 #define RK_T float
 #define RK_NAME(x) x##_f32
+#ifdef RS_HAVE
+#define RK_FAST_OK() ch_cpu_avx2_fma()
+#define RK_FAST_SUM(x, n) rs_sum_run((x), (n), RK_LEAF)
+#define RK_FAST_EXTREME(x, n, ismax, m) rs_extreme_run((x), (n), (ismax), (m))
+#define RK_FAST_ARG(x, n, ismax, v, i) rs_arg_run((x), (n), (ismax), (v), (i))
+#define RK_FAST_SUM_ROWS(x, nrows, ld, w, acc) rs_sum_rows((x), (nrows), (ld), (w), (acc))
+#define RK_FAST_ARG_ROWS(x, nrows, ld, w, ismax, base, v, i) \
+    rs_arg_rows((x), (nrows), (ld), (w), (ismax), (base), (v), (i))
+#endif
 #define RK_LOWEST (-INFINITY)
 #define RK_HIGHEST INFINITY
 #define RK_ISNAN(v) ((v) != (v))

@@ -14,6 +14,11 @@
  * (RK_RUN_PIECE elements, RK_ROW_PIECE rows), reduced in parallel into
  * partials and then combined in order, so the blocking -- and the float
  * result -- never depends on the number of threads.
+ * An instance may set RK_FAST_SUM(x, n), RK_FAST_EXTREME(x, n, ismax, &m),
+ * RK_FAST_ARG(x, n, ismax, &v, &i), RK_FAST_SUM_ROWS(x, nrows, ld, w, acc)
+ * and RK_FAST_ARG_ROWS (arg_rows' arguments) (and RK_FAST_OK()) to vector
+ * versions of sum_run, max/min_run, arg_run, the leaves of sum_rows and
+ * arg_rows that return the same bits (reduce_simd.h).
  */
 #ifndef RK_T
 #error "define RK_T and RK_NAME before including reduce_kernels.h"
@@ -22,11 +27,18 @@
 #ifndef RK_STATIC
 #define RK_STATIC static __attribute__((unused))
 #endif
+#ifndef RK_ROWS_TARGET
+#define RK_ROWS_TARGET
+#endif
 
 /* Pairwise summation (NumPy's scheme): runs up to RK_LEAF are summed with 8
  * interleaved accumulators, longer ones split in two.  The error grows like
  * O(log n) instead of O(n). */
 RK_STATIC RK_T RK_NAME(sum_run)(const RK_T *x, int64_t n) {
+#ifdef RK_FAST_SUM
+    if (RK_FAST_OK())
+        return RK_FAST_SUM(x, n);
+#endif
     if (n < 8) {
         RK_T s = 0;
         for (int64_t i = 0; i < n; i++)
@@ -52,8 +64,15 @@ RK_STATIC RK_T RK_NAME(sum_run)(const RK_T *x, int64_t n) {
 
 /* Pairwise over rows: acc[0..w) = sum of nrows rows (leading dimension ld). */
 /* ws: scratch for one w-wide row per recursion level (rk_depth levels). */
-RK_STATIC void RK_NAME(sum_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc, RK_T *ws) {
+RK_STATIC RK_ROWS_TARGET void RK_NAME(sum_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc,
+                                                RK_T *ws) {
     if (nrows <= 8) {
+#ifdef RK_FAST_SUM_ROWS
+        if (RK_FAST_OK()) {
+            RK_FAST_SUM_ROWS(x, nrows, ld, w, acc);
+            return;
+        }
+#endif
         /* rows are added in order, two per sweep over the accumulator */
         int64_t r = 0;
         for (int64_t j = 0; j < w; j++)
@@ -90,7 +109,7 @@ RK_STATIC RK_T RK_NAME(prod_run)(const RK_T *x, int64_t n) {
     return s;
 }
 
-RK_STATIC void RK_NAME(prod_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) {
+RK_STATIC RK_ROWS_TARGET void RK_NAME(prod_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) {
     for (int64_t j = 0; j < w; j++)
         acc[j] = 1;
     for (int64_t r = 0; r < nrows; r++)
@@ -120,7 +139,8 @@ RK_STATIC void RK_NAME(prod_rows)(const RK_T *x, int64_t nrows, int64_t ld, int6
             m = CMP(x[i], m) ? x[i] : m;                                        \
         return m;                                                               \
     }                                                                           \
-    RK_STATIC void RK_NAME(NAME##_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, RK_T *acc) { \
+    RK_STATIC RK_ROWS_TARGET void RK_NAME(NAME##_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, \
+                                                       RK_T *acc) {                                      \
         for (int64_t j = 0; j < w; j++)                                         \
             acc[j] = INIT;                                                      \
         for (int64_t r = 0; r < nrows; r++) {                                   \
@@ -136,6 +156,12 @@ RK_EXTREME_RUN(min_run, RK_LT, RK_HIGHEST)
 /* argmax/argmin of a run: the first occurrence of the extreme, or the first
  * NaN (NumPy).  *bv gets the value so that pieces can be combined. */
 RK_STATIC void RK_NAME(arg_run)(const RK_T *x, int64_t n, int ismax, int64_t base, RK_T *bv, int64_t *bi) {
+#ifdef RK_FAST_ARG
+    if (RK_FAST_OK() && RK_FAST_ARG(x, n, ismax, bv, bi)) {
+        *bi += base;
+        return;
+    }
+#endif
     RK_T best = x[0];
     int64_t at = 0;
     if (!RK_ISNAN(best)) {
@@ -156,21 +182,35 @@ RK_STATIC void RK_NAME(arg_run)(const RK_T *x, int64_t n, int ismax, int64_t bas
     *bi = base + at;
 }
 
-RK_STATIC void RK_NAME(arg_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, int ismax, int64_t base,
-                              RK_T *accv, int64_t *acci) {
+RK_STATIC RK_ROWS_TARGET void RK_NAME(arg_rows)(const RK_T *x, int64_t nrows, int64_t ld, int64_t w, int ismax,
+                                                int64_t base, RK_T *accv, int64_t *acci) {
+#ifdef RK_FAST_ARG_ROWS
+    if (RK_FAST_OK()) {
+        RK_FAST_ARG_ROWS(x, nrows, ld, w, ismax, base, accv, acci);
+        return;
+    }
+#endif
     for (int64_t j = 0; j < w; j++) {
         accv[j] = x[j];
         acci[j] = base;
     }
     for (int64_t r = 1; r < nrows; r++) {
         const RK_T *row = x + r * ld;
-        for (int64_t j = 0; j < w; j++) {
-            RK_T v = row[j], b = accv[j];
-            if (!RK_ISNAN(b) && (RK_ISNAN(v) || (ismax ? v > b : v < b))) {
-                accv[j] = v;
-                acci[j] = base + r;
+        /* branch-free, so that it vectorises */
+        if (ismax)
+            for (int64_t j = 0; j < w; j++) {
+                RK_T v = row[j], b = accv[j];
+                bool take = !RK_ISNAN(b) && (RK_ISNAN(v) || v > b);
+                accv[j] = take ? v : b;
+                acci[j] = take ? base + r : acci[j];
             }
-        }
+        else
+            for (int64_t j = 0; j < w; j++) {
+                RK_T v = row[j], b = accv[j];
+                bool take = !RK_ISNAN(b) && (RK_ISNAN(v) || v < b);
+                accv[j] = take ? v : b;
+                acci[j] = take ? base + r : acci[j];
+            }
     }
 }
 
@@ -188,8 +228,14 @@ RK_STATIC RK_T RK_NAME(run)(int kop, const RK_T *x, int64_t n) {
     switch (kop) {
     case RK_SUM: return RK_NAME(sum_run)(x, n);
     case RK_PROD: return RK_NAME(prod_run)(x, n);
-    case RK_MAX: return RK_NAME(max_run)(x, n);
-    default: return RK_NAME(min_run)(x, n);
+    default: {
+#ifdef RK_FAST_EXTREME
+        RK_T m;
+        if (RK_FAST_OK() && RK_FAST_EXTREME(x, n, kop == RK_MAX, &m))
+            return m;
+#endif
+        return kop == RK_MAX ? RK_NAME(max_run)(x, n) : RK_NAME(min_run)(x, n);
+    }
     }
 }
 
@@ -375,3 +421,8 @@ RK_STATIC void RK_NAME(cum_pass)(int prod, const RK_T *x, int64_t O, int64_t R, 
 #undef RK_LOWEST
 #undef RK_HIGHEST
 #undef RK_ISNAN
+#undef RK_FAST_SUM
+#undef RK_FAST_EXTREME
+#undef RK_FAST_ARG
+#undef RK_FAST_SUM_ROWS
+#undef RK_FAST_ARG_ROWS

@@ -98,6 +98,11 @@ size_t ch_small_blocks_cached(void);
 /* CPU allocator with a cache of large blocks (see storage.c). */
 void *ch_cpu_alloc(size_t nbytes);
 void ch_cpu_free(void *p, size_t nbytes);
+/* c = alpha op(a) op(b) + beta c on raw row-major float32 (f32) or float64
+ * buffers through the thread-count-independent path of T.matmul
+ * (cpu/blas.c). */
+void ch_cpu_gemm_rows(bool f32, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A,
+                      int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc);
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The CPU runs AVX2 and FMA: the target of the hand-vectorised float32

@@ -412,6 +412,15 @@ done:
 }
 
 
+/* The same product on raw row-major buffers, for other CPU kernels
+ * (rnn_seq.c): row-blocked threads instead of OpenBLAS's own, results
+ * independent of the thread count. */
+void ch_cpu_gemm_rows(bool f32, bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const void *A,
+                      int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc) {
+    mm_kernel(f32 ? CH_FLOAT32 : CH_FLOAT64, ta ? CblasTrans : CblasNoTrans, lda, A, tb ? CblasTrans : CblasNoTrans,
+              ldb, B, M, N, K, alpha, beta, C, ldc);
+}
+
 /* The gemm kernel (core/kernels.h): c = alpha op(a) op(b) + beta c for 2-d
  * a, b, c of one dtype (float32/float64), any strides; operands that fit no
  * BLAS layout are copied, c is written in place. */

@@ -20,6 +20,13 @@ static inline void RK_NAME(rk_gemm)(int ta, int tb, int64_t M, int64_t Nn, int64
             for (int64_t j = 0; j < Nn; j++) Cm[i * ldc + j] = beta == 0 ? 0 : beta * Cm[i * ldc + j];
         return;
     }
+    if (M * Nn * K >= RK_SERIAL_MAX_MNK) {
+        /* the whole-sequence products (input projection, gx, gWx, gWh):
+         * chainlua's row-blocked threads, not OpenBLAS's, whose spin-waits
+         * stall on a descheduled worker when a neighbour keeps a core busy */
+        ch_cpu_gemm_rows(sizeof(RK_T) == 4, ta, tb, M, Nn, K, 1.0, A, lda, Bm, ldb, beta, Cm, ldc);
+        return;
+    }
     RK_GEMM(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M, (blasint)Nn,
             (blasint)K, (RK_T)1, A, (blasint)lda, Bm, (blasint)ldb, beta, Cm, (blasint)ldc);
 }

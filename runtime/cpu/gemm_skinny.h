@@ -229,6 +229,17 @@ static SK_TARGET void sk_rank_rows(const float *A, int64_t ra, int64_t ka, const
 
 #define SK_KB 256 /* rows of B per block (a block of 256 x 200 floats stays in L2) */
 
+/* S[i][c..w) += A[i][0..kb) B[0..kb)[c..w) for all M rows (S is M x w):
+ * 16-column strips of 4-row tiles, then the last columns */
+static SK_TARGET void sk_axpy_strips(const float *A, int64_t lda, const float *Bk, int64_t ldb, int64_t M, int64_t kb,
+                                     int64_t c, int64_t w, float *S) {
+    for (; c + 16 <= w; c += 16)
+        for (int64_t i = 0; i < M; i += 4)
+            sk_rank_tile2(A + i * lda, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, S + i * w + c, w);
+    for (int64_t i = 0; i < M; i += 4)
+        sk_rank_rows(A + i * lda, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, w - c, S + i * w + c, w);
+}
+
 /* columns [c0, c1) of C; S: M x (c1 - c0) scratch */
 static SK_TARGET void sk_axpy_cols(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t M, int64_t K,
                                    int64_t c0, int64_t c1, float alpha, float beta, float *C, int64_t ldc, float *S) {
@@ -238,15 +249,7 @@ static SK_TARGET void sk_axpy_cols(const float *A, int64_t lda, const float *B, 
         int64_t kb = k0 + SK_KB < K ? SK_KB : K - k0;
         /* column strips outside, rows inside: a strip of the block (kb
          * rows x 16 columns) stays in L1 for all the row tiles */
-        const float *Bk = B + k0 * ldb + c0;
-        int64_t c = 0;
-        for (; c + 16 <= w; c += 16)
-            for (int64_t i = 0; i < M; i += 4)
-                sk_rank_tile2(A + i * lda + k0, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, S + i * w + c,
-                              w);
-        for (int64_t i = 0; i < M; i += 4)
-            sk_rank_rows(A + i * lda + k0, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, w - c,
-                         S + i * w + c, w);
+        sk_axpy_strips(A + k0, lda, B + k0 * ldb + c0, ldb, M, kb, 0, w, S);
     }
     for (int64_t i = 0; i < M; i++) {
         int64_t c = 0;

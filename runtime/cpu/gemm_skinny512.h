@@ -108,15 +108,7 @@ static SK_TARGET512 void sk_axpy_cols512(const float *A, int64_t lda, const floa
             for (int64_t i = 0; i < M; i += 8)
                 sk_rank_tile512(A + i * lda + k0, lda, 1, Bk + c, ldb, kb, M - i < 8 ? (int)(M - i) : 8,
                                 S + i * w + c, w);
-        int64_t c = w32;
-        for (; c + 16 <= w; c += 16)
-            for (int64_t i = 0; i < M; i += 4)
-                sk_rank_tile2(A + i * lda + k0, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, S + i * w + c,
-                              w);
-        if (c < w)
-            for (int64_t i = 0; i < M; i += 4)
-                sk_rank_rows(A + i * lda + k0, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, w - c,
-                             S + i * w + c, w);
+        sk_axpy_strips(A + k0, lda, Bk, ldb, M, kb, w32, w, S);
     }
     for (int64_t i = 0; i < M; i++) {
         int64_t c = 0;

@@ -1,6 +1,6 @@
 -- bench/workloads.lua: the chainlua side of `make bench` (bench/run).
 --   luajit bench/workloads.lua WORKLOAD
--- WORKLOAD: mlp, lenet, lstm, node, infer (issue 8), resnet18, vgg (issue 19)
+-- WORKLOAD: mlp, lenet, lstm, nstep_lstm, node, infer (issue 8), resnet18, vgg (issue 19)
 -- and micro (issue 2:
 -- elementwise add/sum of 10^7 float32, sgemm 1024/2048, small ops).
 -- Prints one line `RESULT {json}` with the per-iteration seconds of each
@@ -177,8 +177,49 @@ function W.lstm()
     opt:update()
   end
   model:reset_state()
-  local times = B.time(update, q and 1 or 4, opts.warmup, opts.reps)
-  return { unit = 'words/s', per_iter = bptt * batch, times = times }
+  local times, cpu = B.time(update, q and 1 or 4, opts.warmup, opts.reps)
+  return { unit = 'words/s', per_iter = bptt * batch, times = times, cpu_times = cpu }
+end
+
+-- 3b. The same language model with L.NStepLSTM (2 layers) over the 35
+-- steps: the 20 sequences of 35 words embedded at once, the LSTM over the
+-- whole sequence, one output product over all 700 rows, mean softmax
+-- cross entropy; the state carried (without its graph) to the next
+-- iteration as truncated BPTT does.  PyTorch: nn.LSTM(200, 200,
+-- num_layers=2).  words/s
+local NStepLM = chainer.Chain:extend('BenchNStepLM')
+function NStepLM:init(n_vocab, n_units)
+  self.embed = L.EmbedID(n_vocab, n_units)
+  self.rnn = L.NStepLSTM(2, n_units, n_units, 0)
+  self.out = L.Linear(n_units, n_vocab)
+end
+-- words: (batch * bptt) int32, sequence after sequence; cuts: the row
+-- offsets that split them into sequences
+function NStepLM:forward(hx, cx, words, cuts)
+  local xs = F.split_axis(self.embed(words), cuts, 0)
+  local hy, cy, ys = self.rnn(hx, cx, xs)
+  return self.out(F.concat(ys, 0)), hy, cy
+end
+
+function W.nstep_lstm()
+  local vocab, units, bptt, batch = 10000, 200, 35, 20
+  local model = NStepLM(vocab, units)
+  local opt = optimizers.SGD { lr = 1.0 }:setup(model)
+  -- sequence b's words at rows b*bptt .. (b+1)*bptt-1; targets: the next word
+  local words, targets = labels(batch * bptt, vocab), labels(batch * bptt, vocab)
+  local cuts = {}
+  for b = 1, batch - 1 do cuts[b] = b * bptt end
+  local hx, cx
+  local function update()
+    local logits, hy, cy = model(hx, cx, words, cuts)
+    local loss = F.softmax_cross_entropy(logits, targets)
+    model:cleargrads()
+    loss:backward()
+    hx, cx = hy.array, cy.array
+    opt:update()
+  end
+  local times, cpu = B.time(update, q and 1 or 4, opts.warmup, opts.reps)
+  return { unit = 'words/s', per_iter = bptt * batch, times = times, cpu_times = cpu }
 end
 
 -- 4. Per-node overhead: h = h * a + b, 50 times on 10-element tensors,

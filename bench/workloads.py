@@ -225,8 +225,41 @@ def lstm():
         loss.backward()
         model.detach_state()
         opt.step()
-    times = timed(update, 1 if quick else 4, warmup)
-    return dict(unit='words/s', per_iter=bptt * batch, times=times)
+    times, cpu = timed_cpu(update, 1 if quick else 4, warmup, reps)
+    return dict(unit='words/s', per_iter=bptt * batch, times=times, cpu_times=cpu)
+
+
+class NStepLM(nn.Module):
+    """The same language model with nn.LSTM (2 layers) over the whole sequence."""
+
+    def __init__(self, n_vocab, n_units):
+        super().__init__()
+        self.embed = nn.Embedding(n_vocab, n_units)
+        self.rnn = nn.LSTM(n_units, n_units, num_layers=2)
+        self.out = nn.Linear(n_units, n_vocab)
+
+    def forward(self, words, state):
+        ys, state = self.rnn(self.embed(words), state)
+        return self.out(ys.reshape(-1, ys.shape[-1])), state
+
+
+def nstep_lstm():
+    vocab, units, bptt, batch = 10000, 200, 35, 20
+    model = NStepLM(vocab, units)
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    words = torch.randint(0, vocab, (bptt, batch))  # time-major, as nn.LSTM takes it
+    targets = torch.randint(0, vocab, (bptt * batch,))
+    state = [None]
+
+    def update():
+        logits, st = model(words, state[0])
+        loss = F.cross_entropy(logits, targets)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        state[0] = tuple(s.detach() for s in st)
+        opt.step()
+    times, cpu = timed_cpu(update, 1 if quick else 4, warmup, reps)
+    return dict(unit='words/s', per_iter=bptt * batch, times=times, cpu_times=cpu)
 
 
 def node():
@@ -289,7 +322,7 @@ def micro():
 
 if __name__ == '__main__':
     name = sys.argv[1] if len(sys.argv) > 1 else 'mlp'
-    fn = {'mlp': mlp, 'lenet': lenet, 'lstm': lstm, 'node': node, 'infer': infer, 'micro': micro,
+    fn = {'mlp': mlp, 'lenet': lenet, 'lstm': lstm, 'nstep_lstm': nstep_lstm, 'node': node, 'infer': infer, 'micro': micro,
           'resnet18': resnet18, 'vgg': vgg}.get(name)
     if fn is None:
         sys.exit('workloads.py: unknown workload %s' % name)

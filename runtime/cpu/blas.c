@@ -521,13 +521,15 @@ done:
 }
 
 
-/* gemm.h: the thread-count-independent products the other CPU kernels use. */
+/* gemm.h: the same products on raw row-major buffers for the other CPU
+ * kernels (convolution, the whole-sequence RNN layers): mm_kernel's path,
+ * so their results do not depend on the thread count either. */
 void ch_cpu_sgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t M, int64_t N, int64_t K, float alpha,
                   const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
-    gemm_blocks(true, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, false, C, ldc);
+    mm_kernel(CH_FLOAT32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, C, ldc);
 }
 
 void ch_cpu_dgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t M, int64_t N, int64_t K, double alpha,
                   const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc) {
-    gemm_blocks(false, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, false, C, ldc);
+    mm_kernel(CH_FLOAT64, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, C, ldc);
 }

@@ -48,8 +48,10 @@ static inline void sk_store(float *c, float sum, float alpha, float beta) {
 
 /* C[0..nr)[0..8*nv) = alpha * acc + beta * C for a tile held in registers */
 static SK_TARGET inline void sk_store_vec(float *c, __m256 v, float alpha, float beta) {
+    /* one explicit FMA: the AVX-512 tiles store the same way, and the
+     * compiler cannot contract the two forms differently */
     v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
-    if (beta != 0.0f) v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(c)));
+    if (beta != 0.0f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(c), v);
     _mm256_storeu_ps(c, v);
 }
 
@@ -227,6 +229,17 @@ static SK_TARGET void sk_rank_rows(const float *A, int64_t ra, int64_t ka, const
 
 #define SK_KB 256 /* rows of B per block (a block of 256 x 200 floats stays in L2) */
 
+/* S[i][c..w) += A[i][0..kb) B[0..kb)[c..w) for all M rows (S is M x w):
+ * 16-column strips of 4-row tiles, then the last columns */
+static SK_TARGET void sk_axpy_strips(const float *A, int64_t lda, const float *Bk, int64_t ldb, int64_t M, int64_t kb,
+                                     int64_t c, int64_t w, float *S) {
+    for (; c + 16 <= w; c += 16)
+        for (int64_t i = 0; i < M; i += 4)
+            sk_rank_tile2(A + i * lda, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, S + i * w + c, w);
+    for (int64_t i = 0; i < M; i += 4)
+        sk_rank_rows(A + i * lda, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, w - c, S + i * w + c, w);
+}
+
 /* columns [c0, c1) of C; S: M x (c1 - c0) scratch */
 static SK_TARGET void sk_axpy_cols(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t M, int64_t K,
                                    int64_t c0, int64_t c1, float alpha, float beta, float *C, int64_t ldc, float *S) {
@@ -236,15 +249,7 @@ static SK_TARGET void sk_axpy_cols(const float *A, int64_t lda, const float *B, 
         int64_t kb = k0 + SK_KB < K ? SK_KB : K - k0;
         /* column strips outside, rows inside: a strip of the block (kb
          * rows x 16 columns) stays in L1 for all the row tiles */
-        const float *Bk = B + k0 * ldb + c0;
-        int64_t c = 0;
-        for (; c + 16 <= w; c += 16)
-            for (int64_t i = 0; i < M; i += 4)
-                sk_rank_tile2(A + i * lda + k0, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, S + i * w + c,
-                              w);
-        for (int64_t i = 0; i < M; i += 4)
-            sk_rank_rows(A + i * lda + k0, lda, 1, Bk + c, ldb, kb, M - i < 4 ? (int)(M - i) : 4, w - c,
-                         S + i * w + c, w);
+        sk_axpy_strips(A + k0, lda, B + k0 * ldb + c0, ldb, M, kb, 0, w, S);
     }
     for (int64_t i = 0; i < M; i++) {
         int64_t c = 0;
@@ -281,26 +286,36 @@ static SK_TARGET void sk_outer_tile2(const float *A, int64_t lda, const float *B
     if (nr > 3) sk_store_vec(C + 3 * ldc, s30, alpha, beta), sk_store_vec(C + 3 * ldc + 8, s31, alpha, beta);
 }
 
+/* rows m..m+nr-1 (nr <= 4), columns [c0, N) of C (c0 a multiple of 16);
+ * S: 4 x (N - c0) scratch for the columns past the last multiple of 16 */
+static SK_TARGET void sk_outer_block(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t N, int64_t K,
+                                     int64_t m, int nr, int64_t c0, float alpha, float beta, float *C, int64_t ldc,
+                                     float *S) {
+    int64_t n16 = c0 + (N - c0) / 16 * 16, w = N - n16;
+    for (int64_t c = c0; c < n16; c += 16) sk_outer_tile2(A + m, lda, B + c, ldb, K, nr, alpha, beta, C + m * ldc + c, ldc);
+    if (w > 0) {
+        memset(S, 0, (size_t)(4 * w) * sizeof *S);
+        sk_rank_rows(A + m, 1, lda, B + n16, ldb, K, nr, w, S, w);
+        for (int r = 0; r < nr; r++)
+            for (int64_t j = 0; j < w; j++) sk_store(C + (m + r) * ldc + n16 + j, S[r * w + j], alpha, beta);
+    }
+}
+
 /* rows [m0, m1) of C, four at a time; S: 4 x N scratch for the columns
  * past the last multiple of 16 */
 static SK_TARGET void sk_outer_rows(const float *A, int64_t lda, const float *B, int64_t ldb, int64_t N, int64_t K,
                                     int64_t m0, int64_t m1, float alpha, float beta, float *C, int64_t ldc, float *S) {
-    int64_t n16 = N / 16 * 16, w = N - n16;
     for (int64_t m = m0; m < m1; m += 4) {
         int nr = m1 - m < 4 ? (int)(m1 - m) : 4;
         /* C is read and written once (gW: 8 MB from L3): fetch the next
          * four rows for writing while these are computed */
         for (int64_t r = m + 4; r < m + 8 && r < m1; r++)
             for (int64_t j = 0; j < N; j += 16) __builtin_prefetch(C + r * ldc + j, 1, 3);
-        for (int64_t c = 0; c < n16; c += 16) sk_outer_tile2(A + m, lda, B + c, ldb, K, nr, alpha, beta, C + m * ldc + c, ldc);
-        if (w > 0) {
-            memset(S, 0, (size_t)(4 * w) * sizeof *S);
-            sk_rank_rows(A + m, 1, lda, B + n16, ldb, K, nr, w, S, w);
-            for (int r = 0; r < nr; r++)
-                for (int64_t j = 0; j < w; j++) sk_store(C + (m + r) * ldc + n16 + j, S[r * w + j], alpha, beta);
-        }
+        sk_outer_block(A, lda, B, ldb, N, K, m, nr, 0, alpha, beta, C, ldc, S);
     }
 }
+
+#include "gemm_skinny512.h"
 
 /* Where these kernels beat OpenBLAS (1 thread, interleaved A/B on the
  * 2-core Zen 3 VM): with a big operand of thousands of rows (the output
@@ -322,6 +337,7 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
     int threads = 1;
 #endif
     int par = threads > 1 && M * N * K >= GEMM_PAR_MIN;
+    bool wide = sk_avx512();
     if (ta == CblasNoTrans && tb == CblasTrans && M <= 32 && N >= SK_DOT_MIN_N && K >= 32) {
         if (par) {
             int64_t parts = threads;
@@ -343,10 +359,10 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
 #pragma omp parallel for schedule(static) num_threads(threads)
             for (int64_t q = 0; q < parts; q++) {
                 int64_t c0 = N * q / parts / 16 * 16, c1 = q + 1 == parts ? N : N * (q + 1) / parts / 16 * 16;
-                if (c1 > c0) sk_axpy_cols(A, lda, B, ldb, M, K, c0, c1, alpha, beta, C, ldc, S + M * c0);
+                if (c1 > c0) (wide ? sk_axpy_cols512 : sk_axpy_cols)(A, lda, B, ldb, M, K, c0, c1, alpha, beta, C, ldc, S + M * c0);
             }
         } else {
-            sk_axpy_cols(A, lda, B, ldb, M, K, 0, N, alpha, beta, C, ldc, S); /* one part: every column */
+            (wide ? sk_axpy_cols512 : sk_axpy_cols)(A, lda, B, ldb, M, K, 0, N, alpha, beta, C, ldc, S); /* one part */
         }
         free(S);
         return true;
@@ -359,10 +375,10 @@ static bool gemm_skinny(CBLAS_TRANSPOSE ta, int64_t lda, const float *A, CBLAS_T
 #pragma omp parallel for schedule(static) num_threads(threads)
             for (int64_t q = 0; q < parts; q++) {
                 int64_t m0 = M * q / parts / 4 * 4, m1 = q + 1 == parts ? M : M * (q + 1) / parts / 4 * 4;
-                if (m1 > m0) sk_outer_rows(A, lda, B, ldb, N, K, m0, m1, alpha, beta, C, ldc, S + 4 * N * q);
+                if (m1 > m0) (wide ? sk_outer_rows512 : sk_outer_rows)(A, lda, B, ldb, N, K, m0, m1, alpha, beta, C, ldc, S + 4 * N * q);
             }
         } else {
-            sk_outer_rows(A, lda, B, ldb, N, K, 0, M, alpha, beta, C, ldc, S); /* one part: every row */
+            (wide ? sk_outer_rows512 : sk_outer_rows)(A, lda, B, ldb, N, K, 0, M, alpha, beta, C, ldc, S); /* one part */
         }
         free(S);
         return true;

@@ -12,7 +12,7 @@
 #include "../core/internal.h"
 #include "../core/kernels.h"
 
-#include <cblas.h>
+#include "gemm.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -48,12 +48,14 @@ static void rk_serial_end(int nt) {
 #define RK_TANH rnn_tanhf
 #define RK_SIG rnn_sigmoidf
 #define RK_GEMM cblas_sgemm
+#define RK_GEMM_ROWS ch_cpu_sgemm
 #include "rnn_seq_kernels.h"
 #define RK_T double
 #define RK_NAME(n) n##_f64
 #define RK_TANH tanh
 #define RK_SIG rnn_sigmoid
 #define RK_GEMM cblas_dgemm
+#define RK_GEMM_ROWS ch_cpu_dgemm
 #include "rnn_seq_kernels.h"
 
 #define P(t, TY) ((t) ? (TY *)ch_base(t) : NULL)

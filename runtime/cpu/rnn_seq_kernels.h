@@ -1,7 +1,8 @@
 /*
  * rnn_seq_kernels.h -- typed whole-sequence RNN/LSTM/GRU layers, included
  * by rnn_seq.c once per element type with RK_T, RK_NAME, RK_TANH, RK_SIG,
- * RK_GEMM.
+ * RK_GEMM (small per-step products) and RK_GEMM_ROWS (the whole-sequence ones,
+ * cpu/gemm.h).
  *
  * Workspace rows (one per row of x), RK_WS(cell, H) wide:
  *   LSTM  [a i f o] activated gates (4H) | tanh(c) (H) | c_prev (H) | h_prev (H)
@@ -18,6 +19,14 @@ static inline void RK_NAME(rk_gemm)(int ta, int tb, int64_t M, int64_t Nn, int64
     if (K <= 0) {
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < Nn; j++) Cm[i * ldc + j] = beta == 0 ? 0 : beta * Cm[i * ldc + j];
+        return;
+    }
+    if (M * Nn * K >= RK_SERIAL_MAX_MNK) {
+        /* the whole-sequence products (input projection, gx, gWx, gWh):
+         * chainlua's row-blocked threads, not OpenBLAS's, whose spin-waits
+         * stall on a descheduled worker when a neighbour keeps a core busy */
+        RK_GEMM_ROWS(ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, Nn, K, 1, A, lda, Bm, ldb, beta, Cm,
+                     ldc);
         return;
     }
     RK_GEMM(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (blasint)M, (blasint)Nn,
@@ -202,3 +211,4 @@ static void RK_NAME(rk_colsum)(const RK_T *a, int64_t N, int64_t GH, RK_T *out) 
 #undef RK_TANH
 #undef RK_SIG
 #undef RK_GEMM
+#undef RK_GEMM_ROWS

@@ -5,7 +5,9 @@
 -- against a float64 product on shapes that hit the full tiles and every
 -- remainder (odd rows, columns not a multiple of the tile width, reductions
 -- not a multiple of 8), with alpha and beta, and bit for bit across thread
--- counts (tolerance: float32 rounding of sums of up to ~4000 terms).
+-- counts (tolerance: float32 rounding of sums of up to ~4000 terms).  On a CPU
+-- with AVX-512 the bulk runs the wider tiles of gemm_skinny512.h and the
+-- remainders the AVX2 ones.
 local chainer = require 'chainer'
 local T = chainer.tensor
 local testing = require 'chainer.testing'
@@ -34,6 +36,9 @@ local cases = {
   { 'outer (20x4100)^T . 20x200', { 20, 4100 }, { 20, 200 }, { transa = true } },
   { 'outer M % 4, N % 16, N % 8', { 13, 4099 }, { 13, 205 }, { transa = true, beta = 1 } },
   { 'outer with alpha and beta', { 32, 4097 }, { 32, 40 }, { transa = true, alpha = -1.5, beta = 0.25 } },
+  -- the AVX-512 tiles' remainders (32-column tiles, then 16-column ones)
+  { 'axpy 32- and 16-column strips', { 9, 2050 }, { 2050, 250 }, { beta = 1 } },
+  { 'outer 32- and 16-column tiles', { 20, 4107 }, { 20, 240 }, { transa = true, alpha = 0.75, beta = 0.5 } },
 }
 
 describe('skinny float32 gemm (no packing)', function()

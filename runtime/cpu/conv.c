@@ -20,6 +20,7 @@
 #include "../core/kernels.h"
 
 #include "gemm.h"
+#include <pthread.h>
 #include <stdlib.h>
 
 #ifdef _OPENMP
@@ -32,18 +33,44 @@ typedef ch_conv_geom conv_geom; /* core/kernels.h; filled and checked by ops/con
 /* Three slots per thread (column matrix, gathered gy; the direct
  * kernels' frame, output rows and data-gradient partials), grown on demand and
  * kept for the thread's life: convolutions run every iteration with the
- * same shapes, so after the first call no allocation happens. */
-static _Thread_local void *scratch_buf[3];
-static _Thread_local size_t scratch_cap[3];
+ * same shapes, so after the first call no allocation happens.  A thread
+ * that ends (an OpenMP team shrinking after set_num_threads) frees its
+ * slots through the pthread key's destructor. */
+typedef struct conv_scratch_slots {
+    void *buf[3];
+    size_t cap[3];
+} conv_scratch_slots;
+
+static _Thread_local conv_scratch_slots *scratch_slots;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_key_once = PTHREAD_ONCE_INIT;
+
+static void scratch_slots_free(void *p) {
+    conv_scratch_slots *s = (conv_scratch_slots *)p;
+    for (int i = 0; i < 3; i++)
+        free(s->buf[i]);
+    free(s);
+}
+
+static void scratch_key_create(void) { pthread_key_create(&scratch_key, scratch_slots_free); }
 
 static void *conv_scratch(int slot, size_t nbytes) {
-    if (nbytes > scratch_cap[slot]) {
-        free(scratch_buf[slot]);
-        size_t cap = (nbytes + 63) & ~(size_t)63;
-        scratch_buf[slot] = aligned_alloc(64, cap);
-        scratch_cap[slot] = scratch_buf[slot] ? cap : 0;
+    conv_scratch_slots *s = scratch_slots;
+    if (!s) {
+        pthread_once(&scratch_key_once, scratch_key_create);
+        s = (conv_scratch_slots *)calloc(1, sizeof *s);
+        if (!s)
+            return NULL;
+        pthread_setspecific(scratch_key, s);
+        scratch_slots = s;
     }
-    return scratch_buf[slot];
+    if (nbytes > s->cap[slot]) {
+        free(s->buf[slot]);
+        size_t cap = (nbytes + 63) & ~(size_t)63;
+        s->buf[slot] = aligned_alloc(64, cap);
+        s->cap[slot] = s->buf[slot] ? cap : 0;
+    }
+    return s->buf[slot];
 }
 
 /* Filter-gradient chunking: chunks of cn images, at most 8 MB of column

@@ -41,7 +41,7 @@ enum {
     G_SCALAR,          /* numpy.core.multiarray.scalar */
     G_FROMBUFFER,      /* numpy.core.numeric._frombuffer (protocol 5) */
     G_ENCODE,          /* _codecs.encode: protocol 2's bytes */
-    G_BYTES,           /* builtins.bytes: protocol 2's b'' */
+    G_BYTES,           /* builtins.bytes, bytearray: b'' at protocol 2, bytearray at 2 to 4 */
 };
 
 static const struct {
@@ -59,6 +59,8 @@ static const struct {
     { "_codecs", "encode", G_ENCODE },
     { "__builtin__", "bytes", G_BYTES },
     { "builtins", "bytes", G_BYTES },
+    { "__builtin__", "bytearray", G_BYTES },
+    { "builtins", "bytearray", G_BYTES },
 };
 
 typedef struct node {
@@ -647,11 +649,15 @@ static ch_status op_reduce(vm *m) {
     case G_SCALAR: return reduce_scalar(m, args);
     case G_FROMBUFFER: return reduce_frombuffer(m, args);
     case G_ENCODE: return reduce_encode(m, args);
-    case G_BYTES: {
-        if (at(m, args)->u.c.n != 0)
-            return bad(m, "bytes(...) is only accepted without arguments (protocol 2's b'')");
+    case G_BYTES: { /* bytes() / bytearray() or bytearray(b'...'): bytes (Lua has one string type) */
+        node *a = at(m, args);
+        if (a->u.c.n > 1 || (a->u.c.n == 1 && !is_kind(m, a->u.c.items[0], CH_PICKLE_BYTES)))
+            return bad(m, "bytes and bytearray are only accepted with no argument or one bytes argument");
         int32_t v = -1;
-        CH_TRY(new_string(m, CH_PICKLE_BYTES, "", 0, &v));
+        if (a->u.c.n == 0)
+            CH_TRY(new_string(m, CH_PICKLE_BYTES, "", 0, &v));
+        else
+            CH_TRY(new_string(m, CH_PICKLE_BYTES, at(m, a->u.c.items[0])->u.s.p, at(m, a->u.c.items[0])->u.s.n, &v));
         return push(m, v);
     }
     default: return bad(m, "numpy.ndarray cannot be called directly");

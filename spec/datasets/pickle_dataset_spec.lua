@@ -227,6 +227,19 @@ describe('PickleDatasetWriter', function()
     end
   end)
 
+  it("reads NumPy 2's module names (numpy._core) as well as NumPy 1's", function()
+    for _, proto in ipairs({ 3, 5 }) do
+      local w = D.open_pickle_dataset_writer(path, proto)
+      w:write(T.arange(4, 'int16'))
+      w:close()
+      local bytes = IO.read_file(path)
+      local renamed, n = bytes:gsub('cnumpy%.core%.', 'cnumpy._core.')
+      assert.is_true(n >= 1)
+      IO.write_file(path, renamed)
+      check_tensor(D.open_pickle_dataset(path)[1], 'int16', { 4 }, { 0, 1, 2, 3 })
+    end
+  end)
+
   it('refuses what has no pickle form, and bad protocols', function()
     local w = D.open_pickle_dataset_writer(path)
     local loop = {}

@@ -89,6 +89,24 @@ describe('PickleDataset', function()
     errors_with(function() return ds:get_example(1) end, "PickleDataset: '" .. FIXTURE .. "' is closed")
   end)
 
+  it("feeds a MultiprocessIterator's forked workers (the mapped file is shared safely)", function()
+    local path = IO.tmp('.pkl')
+    local w = D.open_pickle_dataset_writer(path)
+    for i = 1, 12 do w:write({ T.full({ 2, 3 }, i, 'float32'), i, 'n' .. i }) end
+    w:close()
+    local ds = D.open_pickle_dataset(path)
+    local iter = chainer.iterators.MultiprocessIterator(ds, 12, { n_processes = 2, shuffle = false, loop = false })
+    local batch = iter:next()
+    for i = 1, 12 do
+      check_tensor(batch[i][1], 'float32', { 2, 3 }, { i, i, i, i, i, i })
+      assert.are.equal(i, batch[i][2])
+      assert.are.equal('n' .. i, batch[i][3])
+    end
+    iter:finalize()
+    ds:close()
+    os.remove(path)
+  end)
+
   it('an empty file is an empty dataset', function()
     local path = IO.tmp('.pkl')
     IO.write_file(path, '')

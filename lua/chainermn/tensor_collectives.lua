@@ -11,6 +11,7 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
 local msg = require 'chainermn._message'
+local DataSizeError = require('chainermn.errors').DataSizeError
 local Communicator = require 'chainermn.communicator'
 
 local HEADER = msg.HEADER
@@ -63,7 +64,9 @@ local function layout(shapes, dtype, fn)
     counts[i - 1], displs[i - 1] = k * itemsize, elements * itemsize
     elements = elements + k
   end
-  if elements * itemsize > msg.INT_MAX then error(fn .. ': the tensors are too large to move (over 2 GiB)', 3) end
+  if elements * itemsize > msg.INT_MAX then
+    DataSizeError.raise(fn, 'the tensors together', elements * itemsize, msg.INT_MAX)
+  end
   return counts, displs, elements
 end
 

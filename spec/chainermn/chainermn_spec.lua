@@ -20,7 +20,7 @@ local TOOLS_CHECKS = { 'double buffering float64', 'double buffering float32', '
   'multi node iterator', 'synchronized iterator', 'generic evaluator', 'observation aggregator', 'early stopping',
   'mnbn model', 'n step rnn' }
 local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
-  'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
+  'data size errors', 'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
   'refusals' }
 
 local function have(cmd) local _, code = H.run('command -v ' .. cmd) return code == 0 end

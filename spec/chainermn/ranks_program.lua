@@ -177,6 +177,14 @@ check('data size errors', function()
     if size > 1 then
       expect_size_error('allgather', 'allgather', 160 * size, 'allgather: the tensors together are too large',
         pcall(comm.allgather, comm, T.zeros({ 20 }, 'float64')))
+      -- scatter: the root finds the parts too large together, the others learn it from the root
+      expect_size_error('scatter', 'scatter', rank == 0 and 160 * size or nil, rank == 0 and
+        'scatter: the tensors together are too large' or "scatter: the root's (rank 0) tensors together are too large",
+        pcall(comm.scatter, comm, rank == 0 and (function()
+          local parts = {}
+          for r = 1, size do parts[r] = T.zeros({ 20 }, 'float64') end
+          return parts
+        end)() or nil, 0))
     end
     -- send_obj: the sender raises, and so does the receiver
     local nxt, prev = (rank + 1) % size, (rank - 1) % size

@@ -75,11 +75,7 @@ local function concat(...)
   return out
 end
 
-local function numel(shape)
-  local n = 1
-  for _, d in ipairs(shape) do n = n * d end
-  return n
-end
+local numel = require('chainer.utils.array').size_of_shape
 
 local function shape_text(s) return T.shape_str(s) end
 
@@ -239,21 +235,17 @@ local function expect_shape(self, v, shape, what)
   end
 end
 
-function checks.batch_shape(self)
-  local got = self:_dist().batch_shape
-  if not same_shape(got, self.shape) then
-    error(string.format('%s: batch_shape is %s, expected %s', tostring(getmetatable(self).__name),
-      shape_text(got), shape_text(self.shape)), 0)
+-- The distribution's field `name` (a shape) against the expected one.
+local function check_shape_field(self, name, expected)
+  local got = self:_dist()[name]
+  if not same_shape(got, expected) then
+    error(string.format('%s: %s is %s, expected %s', tostring(getmetatable(self).__name), name,
+      shape_text(got), shape_text(expected)), 0)
   end
 end
 
-function checks.event_shape(self)
-  local got = self:_dist().event_shape
-  if not same_shape(got, self.event_shape) then
-    error(string.format('%s: event_shape is %s, expected %s', tostring(getmetatable(self).__name),
-      shape_text(got), shape_text(self.event_shape)), 0)
-  end
-end
+function checks.batch_shape(self) check_shape_field(self, 'batch_shape', self.shape) end
+function checks.event_shape(self) check_shape_field(self, 'event_shape', self.event_shape) end
 
 function checks.support(self)
   local got = self:_dist().support

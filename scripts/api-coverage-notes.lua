@@ -50,19 +50,7 @@ return {
       BackendConfig = different('the device matrix is built in: FunctionTestCase and LinkTestCase run ' ..
         'on the CPU and, when present, the GPU (docs/testing.md)'),
       inject_backend_tests = different('see BackendConfig'),
-      patch = absent('unittest.mock.patch (autospec by default: calls checked against the real signature); ' ..
-        'busted\'s stub, spy and mock replace a table\'s field for one test and restore it, and Lua ' ..
-        'functions have no signature to check'),
-      run_module = absent('runs pytest on one file; `busted FILE` does that'),
-      distribution_unittest = absent('a pytest class generator; spec/distributions checks every ' ..
-        'distribution against closed forms and finite differences'),
     },
-    chainermn = {
-      DataSizeError = absent('raised by ChainerMN\'s scatter_dataset when the pickled dataset exceeds ' ..
-        'max_buf_len; chainlua\'s scatter_dataset sends no dataset (every rank loads its own copy, root ' ..
-        'sends the order), and its only size limit, MPI\'s 2 GiB per call, is an error naming the collective'),
-    },
-    ['chainermn.datasets'] = { DataSizeError = absent('see chainermn.DataSizeError') },
     ['chainer.Variable'] = VARIABLE_NOTES,
     ['chainer.Parameter'] = PARAMETER_NOTES,
     ['chainer.Link'] = LINK_NOTES, ['chainer.Chain'] = LINK_NOTES, ['chainer.ChainList'] = LINK_NOTES,
@@ -79,8 +67,6 @@ return {
         'empty OrderedDict)'),
       lazy_grad_sum = different('chainlua reads `chainer.config.lazy_grad_sum` in backprop; a node has ' ..
         'no copy of it'),
-      backward_accumulate = absent('backprop.lua owns gradient accumulation (one mechanism, ' ..
-        'ARCHITECTURE.md section 6); a node cannot override how its input gradients are summed'),
     },
     ['chainer.UpdateRule'] = { update_core_chainerx = absent(CHAINERX) },
     ['chainer.training.updaters.StandardUpdater'] = {
@@ -160,13 +146,9 @@ return {
     '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
     '  limit (chainlua calls no workspace-taking cuDNN algorithm), `CUDAProfileHook` (NVTX).',
     '  None is what a ported model or training script calls.',
-    '- **pytest and Python helpers of chainer.testing**: `patch` (busted\'s stub, spy and mock),',
-    '  `run_module` (`busted FILE`), `distribution_unittest` (spec/distributions).',
-    '- **ChainerMN**: `DataSizeError` (chainlua\'s scatter_dataset sends no pickled dataset).',
     '- **Members of the core classes** (the class sections above): ChainerX/iDeep conversions',
     '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`), the experimental memory layouts',
-    '  (`layout`, `as_layout`, `input_layouts`, ...) and FunctionNode\'s `backward_accumulate`',
-    '  (backprop owns accumulation).',
+    '  (`layout`, `as_layout`, `input_layouts`, ...).',
     '',
     'The name list covers the modules above and the members of the 16 classes listed; other',
     'classes\' members (every link\'s, every extension\'s) are checked by their own specs against',

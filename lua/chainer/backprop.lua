@@ -134,7 +134,8 @@ local function gradients_as_tensors(st)
 end
 
 local function runs_on_tensors(st, f)
-  return st.on_tensors and f.backward_tensors ~= nil and rawget(f, 'local_function_hooks') == nil
+  -- (false where a class defines backward_accumulate: function_node.lua)
+  return st.on_tensors and f.backward_tensors and rawget(f, 'local_function_hooks') == nil
 end
 
 -- The heap: parallel arrays of functions and keys; a key orders by rank
@@ -287,8 +288,9 @@ local function accumulate(st, f, i, x, gx, gt, owned)
   end
 end
 
--- f:backward(idx, gys) with the function hooks around it; returns its table.
-local function call_backward(f, ins, gys, nout, idx)
+-- f:backward(idx, gys), or f:backward_accumulate(idx, gys, gins) when gins
+-- is given, with the function hooks around it; returns its table.
+local function call_backward(f, ins, gys, nout, idx, gins)
   local hooked = global_hooks[1] ~= nil or rawget(f, 'local_function_hooks') ~= nil
   local hooks, in_data, out_grad
   if hooked then
@@ -298,34 +300,48 @@ local function call_backward(f, ins, gys, nout, idx)
     for j = 1, nout do out_grad[j] = gys[j] and gys[j]._data or nil end
     for h = 1, #hooks do hooks[h]:backward_preprocess(f, in_data, out_grad) end
   end
-  local gxs = f:backward(idx, gys)
+  local gxs
+  if gins then gxs = f:backward_accumulate(idx, gys, gins) else gxs = f:backward(idx, gys) end
   if hooked then
     for h = 1, #hooks do hooks[h]:backward_postprocess(f, in_data, out_grad) end
   end
   if type(gxs) ~= 'table' then
-    error(string.format('%s: backward must return a table of gradients (got %s)', f:label(), type(gxs)), 0)
+    error(string.format('%s: %s must return a table of gradients (got %s)', f:label(),
+      gins and 'backward_accumulate' or 'backward', type(gxs)), 0)
   end
   return gxs
 end
 
--- Chainer accepts gradients for every input, or one per target index.  A
--- field `n` says which (#inputs or #targets); without it a table is read
--- the second way only when it holds an entry at a position that is not a
--- target (and nothing past the targets).  True for the second way.
-local function per_target(gxs, idx, nt, nin)
-  local gn = gxs.n
-  if gn ~= nil then return gn ~= nin and gn == nt end
-  if nt == nin then return false end
-  local maxn = table.maxn(gxs)
-  if maxn > nt then return false end
-  local is_target = {}
-  for k = 1, nt do is_target[idx[k]] = true end
-  for k = 1, maxn do
-    if gxs[k] ~= nil and not is_target[k] then return true end
+local default_accumulate = FunctionNode.backward_accumulate
+
+-- What a class's own backward_accumulate receives as grad_inputs: for each
+-- target, the gradient its input has received so far (on this traversal,
+-- or for backward a Variable's existing .grad), taken from the node, since
+-- the method returns the sum; nil where none, and at every position after
+-- the first where one input is given twice.
+local function take_input_grads(st, ins, idx, nt)
+  local id = st.id
+  local gins = { n = nt }
+  for k = 1, nt do
+    local x = ins[idx[k]]
+    local g
+    if x._bp == id then
+      g = x._grad or nil
+      x._grad, x._gown = false, false
+    elseif st.load_if_new then
+      local r = x._vref
+      local v = r and r[1]
+      if v and v._grad_var then
+        g = v._grad_var
+        v._grad_var = false
+      end
+    end
+    gins[k] = as_gvar(g)
   end
-  return false
+  return gins
 end
 
+local per_target = FunctionNode._per_target
 
 -- backward on Variables: the output gradients become Variables, the
 -- results are checked and accumulated.
@@ -341,8 +357,18 @@ local function backward_on_variables(st, f, ins, outs, idx, nt)
   end
 
   if nt > 0 then
-    local gxs = call_backward(f, ins, gys, nout, idx)
-    local aligned = per_target(gxs, idx, nt, #ins)
+    local gxs, aligned
+    if f.backward_accumulate == default_accumulate then
+      gxs = call_backward(f, ins, gys, nout, idx)
+      aligned = per_target(gxs, idx, nt, #ins)
+    else
+      gxs = call_backward(f, ins, gys, nout, idx, take_input_grads(st, ins, idx, nt))
+      if table.maxn(gxs) > nt then
+        error(string.format('%s: backward_accumulate must return one gradient per target input (%d; got %d)',
+          f:label(), nt, table.maxn(gxs)), 0)
+      end
+      aligned = true
+    end
     for k = 1, nt do
       local i = idx[k]
       local gx

@@ -80,6 +80,81 @@ function FunctionNode:backward(target_input_indexes, grad_outputs)
   return {}
 end
 
+-- backward returns gradients for every input, or one per target index.  A
+-- field `n` says which (#inputs or #targets); without it a table is read
+-- the second way only when it holds an entry at a position that is not a
+-- target (and nothing past the targets).  True for the second way.
+-- (backprop.lua and static_graph's replay read backward's results this way.)
+local function per_target(gxs, idx, nt, nin)
+  local gn = gxs.n
+  if gn ~= nil then return gn ~= nin and gn == nt end
+  if nt == nin then return false end
+  local maxn = table.maxn(gxs)
+  if maxn > nt then return false end
+  local is_target = {}
+  for k = 1, nt do is_target[idx[k]] = true end
+  for k = 1, maxn do
+    if gxs[k] ~= nil and not is_target[k] then return true end
+  end
+  return false
+end
+FunctionNode._per_target = per_target
+
+local add_variables -- basic_math.add, loaded on first use (a require cycle otherwise)
+
+-- backward_accumulate(target_input_indexes, grad_outputs, grad_inputs):
+-- the gradients of the target inputs with the ones other paths gave them
+-- already added: grad_inputs[k] is what target k (input
+-- target_input_indexes[k]) has received so far, nil where nothing; the
+-- result has one entry per target (nil: no gradient).  This default calls
+-- backward and adds, as Chainer's does.  A class may define its own to
+-- fuse the sum into its gradient computation (an op that computes gx into
+-- the existing sum); backprop calls it only when a class defines one, so
+-- nodes that do not pay nothing.  An input given at two positions receives
+-- its sum at the first of them only.  Define it on the class: a class that
+-- defines it no longer runs its backward_tensors (see __subclassed below).
+function FunctionNode:backward_accumulate(target_input_indexes, grad_outputs, grad_inputs)
+  local gxs = self:backward(target_input_indexes, grad_outputs)
+  if type(gxs) ~= 'table' then
+    error(string.format('%s: backward must return a table of gradients (got %s)', self:label(), type(gxs)), 2)
+  end
+  local nt = #target_input_indexes
+  local aligned = per_target(gxs, target_input_indexes, nt, #self.inputs)
+  local out = { n = nt }
+  for k = 1, nt do
+    local gx = gxs[aligned and k or target_input_indexes[k]]
+    local gin = grad_inputs[k]
+    if gin == nil then
+      out[k] = gx
+    elseif gx == nil then
+      out[k] = gin
+    else
+      add_variables = add_variables or require('chainer.functions.math.basic_math').add
+      out[k] = add_variables(gx, gin)
+    end
+  end
+  return out
+end
+local default_backward_accumulate = FunctionNode.backward_accumulate
+
+-- Keeps backprop's per-node cost where it was: a class that defines
+-- backward_accumulate, or a subclass of one, takes backprop's Variable
+-- path (which checks for the override) even when it inherits a
+-- backward_tensors, because that fast path does not look for the override.
+-- extend calls this for every new subclass; it watches what the class
+-- defines afterwards.
+function FunctionNode.__subclassed(parent, cls)
+  local mt = getmetatable(cls)
+  local define = mt.__newindex
+  mt.__newindex = function(c, k, v)
+    define(c, k, v)
+    if (k == 'backward_accumulate' or k == 'backward_tensors') and c.backward_tensors
+        and c.backward_accumulate ~= default_backward_accumulate then
+      rawset(c, 'backward_tensors', false)
+    end
+  end
+end
+
 -- An op may also define the same gradients on tensors, for speed:
 --
 --   function Op:backward_tensors(target_input_indexes, grad_outputs, grad_inputs, own)

@@ -6,6 +6,7 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
 local serialize = require 'chainermn._serialize'
+local DataSizeError = require('chainermn.errors').DataSizeError
 
 local M = {}
 
@@ -13,6 +14,7 @@ M.INT_MAX = 2147483647   -- the largest element count one MPI call takes
 M.MAX_DIMS = 16
 M.HEADER = 2 + M.MAX_DIMS   -- int64s per tensor header: dtype code, ndim, dims
 M.REFUSED = -1              -- a header's dtype code when the sender's argument was bad
+M.TOO_LARGE = -2            -- a length sent in place of one that MPI cannot take (DataSizeError)
 
 -- pointer(t): a char * to t's first element.
 function M.pointer(t) return ffi.cast('char *', t.ptr.data) + t.ptr.offset * t.itemsize end
@@ -98,11 +100,12 @@ function M.describe(t)
 end
 
 -- encode(v, fn) -> bytes, or nil and the reason (sent as a refusal, so
--- that the other ranks raise too instead of waiting).
+-- that the other ranks raise too instead of waiting): a message, or a
+-- DataSizeError when the bytes are more than one MPI call takes.
 function M.encode(v, fn)
   local ok, s = pcall(serialize.encode, v)
   if not ok then return nil, fn .. ': ' .. tostring(s):gsub('^chainermn: ', '') end
-  if #s > M.INT_MAX then return nil, fn .. ': the value is too large to send (' .. #s .. ' bytes)' end
+  if #s > M.INT_MAX then return nil, DataSizeError.new(fn, 'the value', #s, M.INT_MAX) end
   return s
 end
 

@@ -13,6 +13,7 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
 local msg = require 'chainermn._message'
+local DataSizeError = require('chainermn.errors').DataSizeError
 
 local Communicator = {}
 Communicator.__index = Communicator
@@ -195,10 +196,16 @@ function Communicator:bcast_obj(v, root)
   local L = self._L
   local s, problem
   if self.rank == root then s, problem = encode(v, 'bcast_obj') end
-  local len = ffi.new('int64_t[1]', s and #s or -1)
+  -- the length, -1 for a value that cannot be sent, minus the size of one
+  -- too large for MPI (the other ranks raise DataSizeError too)
+  local len = ffi.new('int64_t[1]', s and #s or DataSizeError.is(problem) and -problem.size or -1)
   mpi.check(L.MPI_Bcast(len, 1, mpi.datatype('int64'), root, self._comm), 'MPI_Bcast')
   local n = tonumber(len[0])
-  if n < 0 then error(problem or ('bcast_obj: the root (rank ' .. root .. ') passed a value that cannot be sent'), 2) end
+  if n < 0 then
+    if problem then error(problem, 2) end
+    if n < -1 then DataSizeError.raise('bcast_obj', "the root's (rank " .. root .. ') value', -n, msg.INT_MAX) end
+    error('bcast_obj: the root (rank ' .. root .. ') passed a value that cannot be sent', 2)
+  end
   local buf = ffi.new('char[?]', math.max(n, 1))
   if s then ffi.copy(buf, s, n) end
   mpi.check(L.MPI_Bcast(buf, n, mpi.byte(), root, self._comm), 'MPI_Bcast')
@@ -212,18 +219,21 @@ end
 local function gather_bytes(self, fn, s, problem, root)
   local L, size = self._L, self.size
   local lens = ffi.new('int[?]', size)
-  local mine = ffi.new('int[1]', s and #s or -1)
+  local mine = ffi.new('int[1]', s and #s or DataSizeError.is(problem) and msg.TOO_LARGE or -1)
   mpi.check(L.MPI_Allgather(mine, 1, mpi.datatype('int32'), lens, 1, mpi.datatype('int32'), self._comm),
     'MPI_Allgather')
   local displs, total = ffi.new('int[?]', size), 0
   for r = 0, size - 1 do
     if lens[r] < 0 then
-      error(r == self.rank and problem or string.format('%s: rank %d passed a value that cannot be sent', fn, r), 3)
+      if r == self.rank then error(problem, 3) end
+      if lens[r] == msg.TOO_LARGE then DataSizeError.raise(fn, 'rank ' .. r .. "'s value", nil, msg.INT_MAX) end
+      error(string.format('%s: rank %d passed a value that cannot be sent', fn, r), 3)
     end
     displs[r] = total
     total = total + lens[r]
-    if total > msg.INT_MAX then error(fn .. ': the values are too large to gather (over 2 GiB)', 3) end
   end
+  -- (the same sum on every rank: all raise)
+  if total > msg.INT_MAX then DataSizeError.raise(fn, 'the values together', total, msg.INT_MAX) end
   local receives = root == nil or self.rank == root
   local out = ffi.new('char[?]', receives and math.max(total, 1) or 1)
   if root == nil then
@@ -261,27 +271,44 @@ function Communicator:scatter_obj(values, root)
       local total = 0
       for r = 1, size do
         local s, why = encode(values[r], 'scatter_obj')
+        if DataSizeError.is(why) then
+          problem = DataSizeError.new('scatter_obj', 'the value for rank ' .. (r - 1), why.size, msg.INT_MAX)
+          break
+        end
         if not s then problem = why:gsub('the value', 'the value for rank ' .. (r - 1)); break end
         parts[r], displs[r - 1], lens[r - 1] = s, total, #s
         total = total + #s
       end
-      if not problem and total > msg.INT_MAX then problem = 'scatter_obj: the values are too large (over 2 GiB)' end
+      if not problem and total > msg.INT_MAX then
+        problem = DataSizeError.new('scatter_obj', 'the values together', total, msg.INT_MAX)
+      end
     end
-    if problem then for r = 0, size - 1 do lens[r] = -1 end end
+    if problem then
+      local code = DataSizeError.is(problem) and msg.TOO_LARGE or -1
+      for r = 0, size - 1 do lens[r] = code end
+    end
   end
   local len = int_out()
   mpi.check(L.MPI_Scatter(lens, 1, mpi.datatype('int32'), len, 1, mpi.datatype('int32'), root, self._comm),
     'MPI_Scatter')
-  if len[0] < 0 then error(problem or ('scatter_obj: the root (rank ' .. root .. ') passed values that cannot be sent'), 2) end
+  if len[0] < 0 then
+    if problem then error(problem, 2) end
+    if len[0] == msg.TOO_LARGE then
+      DataSizeError.raise('scatter_obj', "the root's (rank " .. root .. ') values', nil, msg.INT_MAX)
+    end
+    error('scatter_obj: the root (rank ' .. root .. ') passed values that cannot be sent', 2)
+  end
   local send = self.rank == root and table.concat(parts) or nil
   local out = ffi.new('char[?]', math.max(len[0], 1))
   mpi.check(L.MPI_Scatterv(send, lens, displs, mpi.byte(), out, len[0], mpi.byte(), root, self._comm), 'MPI_Scatterv')
   return msg.decode(ffi.string(out, len[0]))
 end
 
-function Communicator:_allgather_obj(v)
-  local s, problem = encode(v, 'allgather_obj')
-  return gather_bytes(self, 'allgather_obj', s, problem, nil)
+-- (fn: the collective the user called, named in errors)
+function Communicator:_allgather_obj(v, fn)
+  fn = fn or 'allgather_obj'
+  local s, problem = encode(v, fn)
+  return gather_bytes(self, fn, s, problem, nil)
 end
 
 -- sum(a, b): numbers add, tensors add, tables add key by key.
@@ -311,7 +338,7 @@ end
 -- allreduce_obj(v): the sum over ranks of v (numbers, tensors, or tables of
 -- them with the same keys), the same value on every rank.
 function Communicator:allreduce_obj(v)
-  local all = self:_allgather_obj(v)
+  local all = self:_allgather_obj(v, 'allreduce_obj')
   local ok, total = pcall(function()
     local acc = all[1]
     for r = 2, #all do acc = sum(acc, all[r], 'the value') end

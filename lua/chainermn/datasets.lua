@@ -1,5 +1,5 @@
 -- chainermn.datasets (ChainerMN 7.8.1's): create_empty_dataset, and
--- scatter_dataset / scatter_index under this name too.
+-- scatter_dataset / scatter_index / DataSizeError under this name too.
 local P = require 'chainer.dataset.protocol'
 local scatter = require 'chainermn.scatter_dataset'
 
@@ -17,5 +17,6 @@ end
 
 M.scatter_dataset = scatter.scatter_dataset
 M.scatter_index = scatter.scatter_index
+M.DataSizeError = require('chainermn.errors').DataSizeError
 
 return M

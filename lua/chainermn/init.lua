@@ -97,6 +97,8 @@ chainermn.extensions = {
     require('chainermn.extensions.multi_node_early_stopping_trigger').MultiNodeEarlyStoppingTrigger,
 }
 chainermn.multi_node_snapshot = snapshot.multi_node_snapshot
+-- raised by the collectives whose payload one MPI call cannot move
+chainermn.DataSizeError = require('chainermn.errors').DataSizeError
 
 -- chainermn.functions, chainermn.links, chainermn.datasets and
 -- chainermn.iterators load on first use (and chainermn.MultiNodeChainList,

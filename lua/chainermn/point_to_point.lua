@@ -11,6 +11,7 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
 local msg = require 'chainermn._message'
+local DataSizeError = require('chainermn.errors').DataSizeError
 local Communicator = require 'chainermn.communicator'
 
 local function check_tag(tag, fn, any_allowed, level)
@@ -112,7 +113,10 @@ function Communicator:send_obj(v, dest, tag)
   local fn = 'send_obj'
   tag = peer_and_tag(self, fn, dest, 'dest', tag, 0)
   local s, problem = msg.encode(v, fn)
-  send_bytes(self, s and ('v' .. s) or ('x' .. problem), dest, tag, false)
+  -- a one-letter kind, then the value ('v'), the reason it cannot be sent
+  -- ('x') or the size of one too large for MPI ('z': DataSizeError)
+  local too_large = DataSizeError.is(problem)
+  send_bytes(self, s and ('v' .. s) or too_large and ('z' .. problem.size) or ('x' .. problem), dest, tag, false)
   if problem then error(problem, 2) end
 end
 
@@ -124,6 +128,7 @@ function Communicator:recv_obj(source, tag)
   local s, got = recv_bytes(self, source, tag)
   local kind, body = s:sub(1, 1), s:sub(2)
   if kind == 'x' then error(string.format('%s: rank %d could not send: %s', fn, source, body), 2) end
+  if kind == 'z' then DataSizeError.raise(fn, 'the value of rank ' .. source, tonumber(body), msg.INT_MAX) end
   if kind ~= 'v' then
     error(string.format('%s: the message from rank %d with tag %d is not one send_obj made', fn, source, got), 2)
   end

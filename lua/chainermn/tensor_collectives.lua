@@ -11,6 +11,7 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
 local msg = require 'chainermn._message'
+local DataSizeError = require('chainermn.errors').DataSizeError
 local Communicator = require 'chainermn.communicator'
 
 local HEADER = msg.HEADER
@@ -63,7 +64,9 @@ local function layout(shapes, dtype, fn)
     counts[i - 1], displs[i - 1] = k * itemsize, elements * itemsize
     elements = elements + k
   end
-  if elements * itemsize > msg.INT_MAX then error(fn .. ': the tensors are too large to move (over 2 GiB)', 3) end
+  if elements * itemsize > msg.INT_MAX then
+    DataSizeError.raise(fn, 'the tensors together', elements * itemsize, msg.INT_MAX)
+  end
   return counts, displs, elements
 end
 
@@ -204,20 +207,38 @@ function Communicator:scatter(xs, root)
       problem = msg.tensor_list_problem(xs, size)
       parts = xs
     end
-    headers = int64s(HEADER * size)
-    for r = 0, size - 1 do
-      if problem then msg.write_refusal(headers, r * HEADER) else msg.write_header(headers, r * HEADER, parts[r + 1]) end
-    end
     if not problem then
+      -- all parts together over MPI's limit: a DataSizeError, sent to the
+      -- others as the dtype code TOO_LARGE so that they raise it too
       local shapes = {}
       for r = 1, size do shapes[r] = parts[r].shape end
-      counts, displs = layout(shapes, parts[1].dtype, fn)
-      sflat = pack(parts, parts[1].dtype)
+      local ok, c, d = pcall(layout, shapes, parts[1].dtype, fn)
+      if not ok then
+        if not DataSizeError.is(c) then error(c, 0) end
+        problem = c
+      else
+        counts, displs = c, d
+        sflat = pack(parts, parts[1].dtype)
+      end
+    end
+    headers = int64s(HEADER * size)
+    for r = 0, size - 1 do
+      if DataSizeError.is(problem) then
+        for i = 0, HEADER - 1 do headers[r * HEADER + i] = msg.TOO_LARGE end
+      elseif problem then
+        msg.write_refusal(headers, r * HEADER)
+      else
+        msg.write_header(headers, r * HEADER, parts[r + 1])
+      end
     end
   end
   local mine = int64s(HEADER)
   mpi.check(self._L.MPI_Scatter(headers, HEADER, mpi.datatype('int64'), mine, HEADER, mpi.datatype('int64'), root,
     self._comm), 'MPI_Scatter')
+  if tonumber(mine[0]) == msg.TOO_LARGE then
+    if problem then error(problem, 2) end
+    DataSizeError.raise(fn, "the root's (rank " .. root .. ') tensors together', nil, msg.INT_MAX)
+  end
   local dtype, shape = msg.read_header(mine, 0)
   if not dtype then
     error(problem and (fn .. ': ' .. problem) or string.format('%s: the root (rank %d) passed a bad argument', fn, root), 2)

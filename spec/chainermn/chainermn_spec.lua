@@ -10,6 +10,7 @@ local chainermn = require 'chainermn'
 local scatter = require 'chainermn.scatter_dataset'
 local serialize = require 'chainermn._serialize'
 local T = require('chainer').tensor
+local testing = require('chainer').testing
 
 -- The programs and the checks each prints (tools_program.lua: the
 -- double-buffering optimizer, the iterators, the extensions and links that
@@ -20,7 +21,7 @@ local TOOLS_CHECKS = { 'double buffering float64', 'double buffering float32', '
   'multi node iterator', 'synchronized iterator', 'generic evaluator', 'observation aggregator', 'early stopping',
   'mnbn model', 'n step rnn' }
 local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
-  'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
+  'data size errors', 'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
   'refusals' }
 
 local function have(cmd) local _, code = H.run('command -v ' .. cmd) return code == 0 end
@@ -86,6 +87,29 @@ describe('chainermn #mpi', function()
         1, true)
       assert.matches("create_communicator: unknown option 'bad'", err('flat', { bad = 1 }), 1, true)
       assert.matches('create_communicator: the name must be a string (got number)', err(3), 1, true)
+    end)
+
+    it('DataSizeError: a catchable error object naming the collective and the sizes', function()
+      local E = chainermn.DataSizeError
+      assert.are.equal(E, chainermn.datasets.DataSizeError)
+      local msg = require 'chainermn._message'
+      -- the encoder refuses a value over the limit with one (limit lowered: 2 GiB would take minutes)
+      testing.patch(msg, 'INT_MAX', 100)(function()
+        local s, why = msg.encode(string.rep('a', 200), 'bcast_obj')
+        assert.is_nil(s)
+        assert.is_true(E.is(why))
+        assert.are.same({ 'bcast_obj', 100 }, { why.collective, why.limit })
+        assert.are.equal(#require('chainermn._serialize').encode(string.rep('a', 200)), why.size)
+        assert.matches('^bcast_obj: the value is too large to send %(%d+ bytes; one MPI call takes at most 100%)$',
+          tostring(why))
+        assert.is_truthy(msg.encode(string.rep('a', 50), 'bcast_obj'))
+      end)()
+      local ok, e = pcall(E.raise, 'gather_obj', "rank 1's value", nil, 2147483647)
+      assert.is_false(ok)
+      assert.is_true(E.is(e))
+      assert.is_false(E.is('gather_obj: a string'))
+      assert.are.equal("gather_obj: rank 1's value is too large to send (over 2147483647 bytes, the most one MPI " ..
+        'call takes)', tostring(e))
     end)
 
     it('exports the communicators\' class as CommunicatorBase, also under chainermn.communicators', function()

@@ -137,6 +137,67 @@ check('gather and scatter refusals', function()
   expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
 end)
 
+-- DataSizeError: a payload larger than one MPI call takes (2 GiB), shown
+-- with the limit lowered to 200 bytes; every rank of the collective raises
+-- it and the ranks stay in step.
+check('data size errors', function()
+  local DataSizeError = chainermn.DataSizeError
+  local encoded = #require('chainermn._serialize').encode(string.rep('x', 300))
+  local function expect_size_error(what, collective, bytes, phrase, ok, e)
+    expect(not ok and DataSizeError.is(e), what .. ': expected a DataSizeError, got ' .. tostring(e))
+    expect(e.collective == collective and e.size == bytes and e.limit == 200,
+      string.format('%s: %s, %s, %s', what, tostring(e.collective), tostring(e.size), tostring(e.limit)))
+    expect(tostring(e):find(phrase, 1, true), what .. ' message: ' .. tostring(e))
+  end
+  chainer.testing.patch('chainermn._message.INT_MAX', 200)(function()
+    local big = string.rep('x', 300)
+    local last = size - 1
+    for root = 0, size - 1 do
+      expect_size_error('bcast_obj', 'bcast_obj', encoded,
+        rank == root and 'bcast_obj: the value is too large to send (' .. encoded .. ' bytes; one MPI call takes ' ..
+        'at most 200)' or "bcast_obj: the root's (rank " .. root .. ') value is too large to send (' .. encoded,
+        pcall(comm.bcast_obj, comm, rank == root and big or nil, root))
+    end
+    expect_size_error('gather_obj', 'gather_obj', rank == last and encoded or nil,
+      rank == last and 'gather_obj: the value is too large' or ('gather_obj: rank ' .. last .. "'s value is too " ..
+      'large to send (over 200 bytes'), pcall(comm.gather_obj, comm, rank == last and big or 'small', 0))
+    local values = {}
+    for r = 1, size do values[r] = r == size and big or 'small' end
+    expect_size_error('scatter_obj', 'scatter_obj', rank == 0 and encoded or nil,
+      rank == 0 and ('scatter_obj: the value for rank ' .. last .. ' is too large') or
+      "scatter_obj: the root's (rank 0) values are too large", pcall(comm.scatter_obj, comm, rank == 0 and values or nil, 0))
+    -- each value fits; together they do not
+    local part = string.rep('y', 150)
+    local part_bytes = #require('chainermn._serialize').encode(part)
+    if size > 1 then
+      expect_size_error('allreduce_obj', 'allreduce_obj', part_bytes * size,
+        'allreduce_obj: the values together are too large to send (' .. (part_bytes * size) .. ' bytes',
+        pcall(comm.allreduce_obj, comm, part))
+    end
+    if size > 1 then
+      expect_size_error('allgather', 'allgather', 160 * size, 'allgather: the tensors together are too large',
+        pcall(comm.allgather, comm, T.zeros({ 20 }, 'float64')))
+      -- scatter: the root finds the parts too large together, the others learn it from the root
+      expect_size_error('scatter', 'scatter', rank == 0 and 160 * size or nil, rank == 0 and
+        'scatter: the tensors together are too large' or "scatter: the root's (rank 0) tensors together are too large",
+        pcall(comm.scatter, comm, rank == 0 and (function()
+          local parts = {}
+          for r = 1, size do parts[r] = T.zeros({ 20 }, 'float64') end
+          return parts
+        end)() or nil, 0))
+    end
+    -- send_obj: the sender raises, and so does the receiver
+    local nxt, prev = (rank + 1) % size, (rank - 1) % size
+    local sent = { pcall(comm.send_obj, comm, big, nxt, 9) }
+    local received = { pcall(comm.recv_obj, comm, prev, 9) }
+    expect_size_error('send_obj', 'send_obj', encoded, 'send_obj: the value is too large', unpack(sent))
+    expect_size_error('recv_obj', 'recv_obj', encoded, 'recv_obj: the value of rank ' .. prev .. ' is too large',
+      unpack(received))
+  end)()
+  expect(comm:bcast_obj(rank == 0 and string.rep('z', 300) or nil) == string.rep('z', 300),
+    'out of step after the data size errors')
+end)
+
 check('send and recv', function()
   if size == 1 then
     -- objects may go to oneself (MPI_Send buffers small messages)

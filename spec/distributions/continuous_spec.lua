@@ -153,3 +153,50 @@ describe('Uniform, Exponential and Laplace', function()
     S.raises(function() return D.Uniform(0, 1).mode end, 'Uniform', 'mode', 'not defined')
   end)
 end)
+
+-- chainer.testing.distribution_unittest on Exponential and Laplace (every
+-- scipy-named reference written out from the closed forms).
+local testing = chainer.testing
+local ExponentialUnitTest = testing.distribution_unittest:extend('ExponentialUnitTest')
+function ExponentialUnitTest:setup_configure()
+  self.params = { lam = U(0.5, 2, self.shape, 'float64') }
+  self.dist = function(p) return D.Exponential(p.lam) end
+  self.support = 'positive'
+  self.reference = {
+    logpdf = function(x, p) return math.log(p.lam) - p.lam * x end,
+    cdf = function(x, p) return 1 - math.exp(-p.lam * x) end,
+    logcdf = function(x, p) return math.log(1 - math.exp(-p.lam * x)) end,
+    sf = function(x, p) return math.exp(-p.lam * x) end,
+    logsf = function(x, p) return -p.lam * x end,
+    ppf = function(u, p) return -math.log(1 - u) / p.lam end,
+    mean = function(p) return 1 / p.lam end,
+    var = function(p) return 1 / p.lam ^ 2 end,
+    std = function(p) return 1 / p.lam end,
+    entropy = function(p) return 1 - math.log(p.lam) end,
+  }
+  self.test_targets = { 'batch_shape', 'cdf', 'entropy', 'event_shape', 'icdf', 'log_cdf', 'log_prob',
+    'log_survival', 'mean', 'prob', 'sample', 'stddev', 'support', 'survival', 'variance' }
+end
+testing.parameterize(testing.product{ shape = { { 3, 2 }, {} }, is_variable = { true, false } })(ExponentialUnitTest)
+
+local LaplaceUnitTest = testing.distribution_unittest:extend('LaplaceUnitTest')
+function LaplaceUnitTest:setup_configure()
+  self.params = { loc = U(-1, 1, self.shape, 'float64'), scale = U(0.5, 2, self.shape, 'float64') }
+  self.dist = function(p) return D.Laplace(p.loc, p.scale) end
+  self.reference = {
+    logpdf = function(x, p) return -math.log(2 * p.scale) - math.abs(x - p.loc) / p.scale end,
+    cdf = function(x, p)
+      local z = (x - p.loc) / p.scale
+      return z < 0 and 0.5 * math.exp(z) or 1 - 0.5 * math.exp(-z)
+    end,
+    ppf = function(u, p)
+      return u < 0.5 and p.loc + p.scale * math.log(2 * u) or p.loc - p.scale * math.log(2 * (1 - u))
+    end,
+    mean = function(p) return p.loc end,
+    var = function(p) return 2 * p.scale ^ 2 end,
+    entropy = function(p) return math.log(2 * p.scale) + 1 end,
+  }
+  self.test_targets = { 'batch_shape', 'cdf', 'entropy', 'icdf', 'log_prob', 'mean', 'prob', 'sample', 'stddev',
+    'support', 'variance' }
+end
+testing.parameterize({ shape = { 3, 2 } }, { shape = { 4 } })(LaplaceUnitTest)

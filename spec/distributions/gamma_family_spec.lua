@@ -163,3 +163,32 @@ describe('Gamma, Beta, LogNormal and Poisson', function()
     S.raises(function() D.Gamma(T.ones({ 2 }), T.ones({ 3 })) end, 'Gamma', 'do not broadcast')
   end)
 end)
+
+-- chainer.testing.distribution_unittest on Poisson: a discrete
+-- distribution (logpmf, points drawn on 0, 1, 2, ...).
+local testing = chainer.testing
+local PoissonUnitTest = testing.distribution_unittest:extend('PoissonUnitTest')
+local function log_factorial(k)
+  local s = 0
+  for i = 2, k do s = s + math.log(i) end
+  return s
+end
+function PoissonUnitTest:setup_configure()
+  self.params = { lam = U(0.5, 4, self.shape, 'float64') }
+  self.dist = function(p) return D.Poisson(p.lam) end
+  self.continuous = false
+  self.support = 'non negative integer'
+  self.reference = {
+    logpmf = function(k, p) return k * math.log(p.lam) - p.lam - log_factorial(k) end,
+    pmf = function(k, p) return math.exp(k * math.log(p.lam) - p.lam - log_factorial(k)) end,
+    mean = function(p) return p.lam end,
+    var = function(p) return p.lam end,
+  }
+  self.test_targets = { 'batch_shape', 'event_shape', 'log_prob', 'mean', 'prob', 'sample', 'support', 'variance' }
+end
+function PoissonUnitTest:sample_for_test()
+  local shape = {}
+  for _, s in ipairs({ self.sample_shape, self.shape }) do for _, d in ipairs(s) do shape[#shape + 1] = d end end
+  return T.floor(U(0, 8, shape, 'float64'))
+end
+testing.parameterize({ shape = { 3, 2 } }, { shape = {} })(PoissonUnitTest)

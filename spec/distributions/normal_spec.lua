@@ -142,3 +142,30 @@ describe('Normal', function()
     assert.is_true(chainer.isinstance(D.Normal(0, 1), chainer.Distribution))
   end)
 end)
+
+-- chainer.testing.distribution_unittest on Normal, as Chainer's own
+-- TestNormal does (with the reference written out instead of scipy):
+-- batch shapes, densities, cdf/icdf round trips, moments of samples.
+local testing = chainer.testing
+local NormalUnitTest = testing.distribution_unittest:extend('NormalUnitTest')
+function NormalUnitTest:setup_configure()
+  local loc = U(-1, 1, self.shape, 'float64')
+  local scale = U(0.5, 2, self.shape, 'float64')
+  self.params = { loc = loc, scale = scale }
+  self.dist = function(p)
+    if self.use_log_scale then return D.Normal(p.loc, nil, { log_scale = F.log(p.scale) }) end
+    return D.Normal(p.loc, p.scale)
+  end
+  self.reference = {
+    logpdf = function(x, p) return -0.5 * ((x - p.loc) / p.scale) ^ 2 - math.log(p.scale) - LOG_SQRT_2PI end,
+    pdf = function(x, p) return math.exp(-0.5 * ((x - p.loc) / p.scale) ^ 2) / (p.scale * math.sqrt(2 * math.pi)) end,
+    mean = function(p) return p.loc end,
+    var = function(p) return p.scale ^ 2 end,
+    std = function(p) return p.scale end,
+    entropy = function(p) return 0.5 * math.log(2 * math.pi * math.exp(1)) + math.log(p.scale) end,
+  }
+  self.test_targets = { 'batch_shape', 'cdf', 'entropy', 'event_shape', 'icdf', 'log_cdf', 'log_prob',
+    'log_survival', 'mean', 'prob', 'sample', 'stddev', 'support', 'survival', 'variance' }
+end
+testing.parameterize(testing.product{ shape = { { 3, 2 }, {} }, is_variable = { true, false },
+  use_log_scale = { false, true } })(NormalUnitTest)

@@ -576,6 +576,7 @@ return {
     ["addgrad"] = { "addgrad(v)", "Gradient and data maintenance.", "docs/autograd.md" },
     ["array"] = { "array", "The tensor. Setting it replaces the tensor.", "docs/autograd.md" },
     ["backward"] = { "backward{retain_grad, enable_double_backprop, loss_scale}", "Backprop from this Variable.", "docs/autograd.md" },
+    ["backward_accumulate"] = { "backward_accumulate(target_input_indexes, grad_outputs, grad_inputs)", "the gradients plus the sums so far.", "docs/autograd.md" },
     ["backward_tensors"] = { "backward_tensors(target_input_indexes, grad_outputs, grad_inputs, own)", "", "docs/autograd.md" },
     ["check_type_forward"] = { "check_type_forward(in_types)", "", "docs/autograd.md" },
     ["cleargrad"] = { "cleargrad()", "Gradient and data maintenance.", "docs/autograd.md" },

@@ -9,6 +9,9 @@
 --   testing.fix_random / generate_seed                   (random.lua)
 --   testing.generate_matrix                              (matrix.lua)
 --   testing.assert_warns / with_requires / without_requires (helper.lua)
+--   testing.patch (patch.lua; its mock: mock.lua)
+--   testing.run_module                                   (run_module.lua)
+--   testing.distribution_unittest                        (distribution_test.lua)
 -- x and y may be tensors, Variables, numbers or nested Lua tables; they
 -- must have the same shape (a number or 1-element y is broadcast).  Passes
 -- when |x - y| <= atol + rtol * |y| everywhere (NaN equals NaN).
@@ -99,6 +102,8 @@ local LAZY = {
   generate_matrix = 'chainer.testing.matrix',
   assert_warns = 'chainer.testing.helper', with_requires = 'chainer.testing.helper',
   without_requires = 'chainer.testing.helper',
+  patch = 'chainer.testing.patch', run_module = 'chainer.testing.run_module',
+  distribution_unittest = 'chainer.testing.distribution_test',
 }
 require('chainer._lazy')(M, { oracle = 'chainer.testing.oracle' }, LAZY)
 

@@ -63,6 +63,7 @@ void ch_reset_peak_bytes(int device);
 int64_t ch_live_tensors(void);
 void ch_cache_free_all(int device);
 int64_t ch_cache_bytes(int device);
+int64_t ch_fresh_bytes(void);
 
 size_t ch_dtype_size(ch_dtype dt);
 const char *ch_dtype_name(ch_dtype dt);

@@ -42,6 +42,7 @@
 static _Atomic int64_t live_bytes[MAX_DEVICES];
 static _Atomic int64_t peak_bytes[MAX_DEVICES];
 static _Atomic int64_t live_tensors;
+static _Atomic int64_t fresh_bytes;   /* cacheable CPU blocks taken from the system */
 
 static int slot(int device) {
     int s = device + 1;
@@ -62,6 +63,7 @@ void ch_reset_peak_bytes(int device) {
     atomic_store(&peak_bytes[slot(device)], atomic_load(&live_bytes[slot(device)]));
 }
 int64_t ch_live_tensors(void) { return atomic_load(&live_tensors); }
+int64_t ch_fresh_bytes(void) { return atomic_load(&fresh_bytes); }
 void ch_count_tensor(int delta);
 void ch_count_tensor(int delta) { atomic_fetch_add(&live_tensors, delta); }
 
@@ -107,6 +109,10 @@ void *ch_cpu_alloc(size_t nbytes) {
                 return b;
             nbytes = rounded;
         }
+        /* A miss: these pages are new to the process and fault when first
+         * touched.  The Lua side paces its collector on this count, since
+         * collecting garbage refills the cache (tensor/core.lua). */
+        atomic_fetch_add(&fresh_bytes, (int64_t)nbytes);
     }
     void *p = NULL;
     size_t padded = (nbytes + ALIGN - 1) / ALIGN * ALIGN;

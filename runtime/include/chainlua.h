@@ -104,6 +104,8 @@ CH_API void ch_reset_peak_bytes(int device);
 CH_API int64_t ch_live_tensors(void);        /* live ch_tensor structs */
 CH_API void ch_cache_free_all(int device);   /* return cached blocks to the OS/driver */
 CH_API int64_t ch_cache_bytes(int device);   /* bytes held in the allocator cache */
+CH_API int64_t ch_fresh_bytes(void);         /* CPU bytes of cacheable blocks taken from the
+                                                system so far (cache misses; monotone) */
 
 /* ---- dtypes ------------------------------------------------------------ */
 CH_API size_t ch_dtype_size(ch_dtype dt);

@@ -225,12 +225,15 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
         'MPI_Allreduce')
     end
   end
+  -- the model's gradient bucket (chainer/_grad_bucket.lua): from the next
+  -- backward on, the gradients are written into persistent slots of one
+  -- buffer per dtype instead of fresh blocks
+  local bucket = GradBucket.of(model)
   if comm._pack then
-    -- the model's gradient bucket (chainer/_grad_bucket.lua): backward wrote
-    -- the gradients into it, so the mean is one in-place sum per dtype and
-    -- one pass times 1/size.  Every rank holds the same layout (checked
-    -- above), so all take this path or all the packing one below.
-    local bucket = GradBucket.of(model)
+    -- backward wrote the gradients into the bucket, so the mean is one
+    -- in-place sum per dtype and one pass times 1/size.  Every rank holds
+    -- the same layout (checked above), so all take this path or all the
+    -- packing one below, which makes the same MPI calls.
     if bucket and bucket:take(list) then
       for _, b in ipairs(bucket.buffers) do
         local buf = b.tensor

@@ -116,6 +116,13 @@ describe('gradient bucket', function()
     assert.are.equal(0, (a[1].W.grad - b[1].W.grad):abs():max():item())
     assert.is_true(grads_in_bucket(a, bucket))
     assert.are.equal(0, (mine - 1):abs():max():item())   -- the user's array is not modified
+    -- a backward on Variables (retain_grad) puts its sums in the slots too
+    a:cleargrads()
+    b:cleargrads()
+    loss_of(a, x, t):backward({ retain_grad = true })
+    loss_of(b, x, t):backward()
+    assert.is_true(grads_in_bucket(a, bucket))
+    assert.are.equal(0, (a[1].W.grad - b[1].W.grad):abs():max():item())
     -- a grad set outside backward is copied in by take
     local list = {}
     a[3].b.grad = T.full({ 3 }, 0.5, 'float32')

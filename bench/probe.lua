@@ -94,6 +94,9 @@ elseif mode:match('^mlp_') then
   T.random.seed(0)
   local model = Net()
   local opt = chainer.optimizers.SGD { lr = 0.01 }:setup(model)
+  -- PROBE_GRAD_BUCKET=1: the gradients as views into one persistent buffer
+  -- (chainer/_grad_bucket.lua, what chainermn's mean gradient uses)
+  if os.getenv('PROBE_GRAD_BUCKET') == '1' then require('chainer._grad_bucket').of(model) end
   local batch = small and 8 or 100
   local x = T.random.uniform(-1, 1, { batch, 784 }, 'float32')
   local t = T.random.randint(0, 10, { batch }, 'int32')

@@ -443,6 +443,35 @@ local function deliver(st, f, i, x, g, owned)
   if not (g == x._grad and x._gown and x._bp == st.id) then accumulate(st, f, i, x, g, g, owned) end
 end
 
+-- A parameter with a gradient slot (chainer/_grad_bucket.lua), reached for
+-- the first time in a backward: its gradient sum starts in the slot, which
+-- the op then adds into in place (so the gradient is written where the
+-- bucket keeps it, with no copy).  The sum so far is the slot itself when
+-- the parameter's grad is its slot (Chainer's accumulation), zeros when the
+-- grad was cleared.  Returns the slot, or nil for the usual path (no slot,
+-- chainer.grad, or a gradient array the user set: backward_body copies
+-- that sum into the slot).
+local function open_slot(st, x)
+  if not st.load_if_new then return nil end
+  local r = x._vref
+  local v = r and r[1]
+  local slot = v and rawget(v, '_grad_slot')
+  if not slot or meta_of(slot.ptr) ~= x._meta then return nil end
+  local prev = v._grad_var
+  if prev then
+    if prev._data ~= slot then return nil end
+    v._grad_var = false   -- as accumulate's load_if_new: the sum now lives on the node
+  else
+    slot:fill_(0)
+  end
+  x._bp = st.id
+  x._grad = slot
+  x._gown = true
+  local leaves = st.leaves
+  leaves[#leaves + 1] = x
+  return slot
+end
+
 -- Whether result g is the traversal's alone: a new tensor, or a grad output
 -- passed on when the grad outputs were (own).
 local function result_owned(g, own, gys, nout)
@@ -474,7 +503,11 @@ local function backward_on_tensors(st, f, ins, outs, idx, nt)
   if nt == 1 then
     local i = idx[1]
     local x = ins[i]
-    if x._bp == id and x._gown then gxs[i] = x._grad end
+    if x._bp == id then
+      if x._gown then gxs[i] = x._grad end
+    elseif not x.creator then
+      gxs[i] = open_slot(st, x)
+    end
     f:backward_tensors(idx, gys, gxs, own)
     local g = gxs[i]
     if g ~= nil then
@@ -484,8 +517,16 @@ local function backward_on_tensors(st, f, ins, outs, idx, nt)
   elseif nt == 2 then
     local i1, i2 = idx[1], idx[2]
     local x1, x2 = ins[i1], ins[i2]
-    if x1._bp == id and x1._gown then gxs[i1] = x1._grad end
-    if x2._bp == id and x2._gown then gxs[i2] = x2._grad end
+    if x1._bp == id then
+      if x1._gown then gxs[i1] = x1._grad end
+    elseif not x1.creator then
+      gxs[i1] = open_slot(st, x1)
+    end
+    if x2._bp == id then
+      if x2._gown then gxs[i2] = x2._grad end
+    elseif not x2.creator then
+      gxs[i2] = open_slot(st, x2)
+    end
     f:backward_tensors(idx, gys, gxs, own)
     local ga, gb = gxs[i1], gxs[i2]
     local owna, ownb = false, false
@@ -503,7 +544,11 @@ local function backward_on_tensors(st, f, ins, outs, idx, nt)
   else
     for k = 1, nt do
       local x = ins[idx[k]]
-      if x._bp == id and x._gown then gxs[idx[k]] = x._grad end
+      if x._bp == id then
+        if x._gown then gxs[idx[k]] = x._grad end
+      elseif not x.creator then
+        gxs[idx[k]] = open_slot(st, x)
+      end
     end
     f:backward_tensors(idx, gys, gxs, own)
     local shared = shared_result(gxs, idx, nt)
@@ -570,6 +615,23 @@ local function default_seed(y, fn)
   return new_var(T.ones_like(d), true)
 end
 
+-- A leaf gradient g that did not start in its parameter's slot (see
+-- open_slot: a gradient the user set, or a traversal on Variables) is
+-- copied there, so the bucket still holds it; a gradient with a graph
+-- (double backprop) stays as it is.  Returns what the Variable gets.
+local function into_slot(v, g)
+  local slot = rawget(v, '_grad_slot')
+  if not slot or g == slot then return g end
+  local t = g
+  if type(g) ~= 'cdata' then
+    if g._node and g._node.creator then return g end
+    t = g._data
+  end
+  if meta_of(slot.ptr) ~= meta_of(t.ptr) then return g end
+  slot:copy_(t)
+  return slot
+end
+
 -- loss_scale: the factor the seeds were multiplied by; every leaf Variable
 -- reached remembers it (nil when none), so its UpdateRule divides it out.
 local function backward_body(outputs, seeds, n, retain_grad, loss_scale)
@@ -610,6 +672,7 @@ local function backward_body(outputs, seeds, n, retain_grad, loss_scale)
     local v = r and r[1]
     if v then rawset(v, '_loss_scale', loss_scale) end
     if v and g and v._grad_var ~= g then
+      g = into_slot(v, g)
       -- no two variables get the same gradient tensor (nor a seed's)
       if type(g) == 'cdata' then
         if given[g] then g = g:copy() end

@@ -447,6 +447,7 @@ local function deepcopy(v, memo)
     local g = rawget(v, '_grad_var')
     if g then rawset(c, '_grad_var', require('chainer.variable').new_var(g._data:copy(), true)) end
     rawset(c, '_node', false)
+    rawset(c, '_grad_slot', nil)   -- the slot is the original's (_grad_bucket.lua)
     if rawget(v, 'update_rule') ~= nil then rawset(c, 'update_rule', false) end
     return c
   end
@@ -472,6 +473,7 @@ local function shallow(self)
     for k, x in pairs(p) do rawset(q, k, x) end
     rawset(q, '_node', false)
     rawset(q, '_grad_var', false)
+    rawset(q, '_grad_slot', nil)   -- the slot is the original's (_grad_bucket.lua)
     rawset(q, 'update_rule', false)
     rawset(c, name, q)
   end

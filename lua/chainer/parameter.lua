@@ -13,6 +13,7 @@
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local Variable = require 'chainer.variable'
+local GradBucket = require 'chainer._grad_bucket'
 
 local Parameter = Variable:extend('Parameter')
 Parameter._is_parameter = true
@@ -79,6 +80,15 @@ function Parameter:initialize(shape)
     rawset(self, '_zeroed', nil)
     self:zerograd()
   end
+end
+
+-- zerograd(): zeros; a parameter with a gradient slot (_grad_bucket.lua)
+-- gets its slot zeroed, so that backward adds into it in place.
+function Parameter:zerograd()
+  local slot = GradBucket.slot(self)
+  if slot == nil then return Variable.zerograd(self) end
+  slot:fill_(0)
+  self.grad = slot
 end
 
 function Parameter:to_device(device)

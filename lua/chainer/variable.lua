@@ -254,8 +254,22 @@ local function check_same_meta(v, g, what)
   end
 end
 
+-- A parameter's gradient slot (_grad_bucket.lua) fits the array it was
+-- made for: a new array of another shape, dtype or device drops it.
+local function drop_unfitting_slot(v, d)
+  local slot = rawget(v, '_grad_slot')
+  if slot == nil then return end
+  local ps = slot.ptr
+  local same = d ~= nil and d.ptr.dt == ps.dt and d.ptr.dev == ps.dev and d.ptr.nd == ps.nd
+  if same then
+    for i = 0, ps.nd - 1 do if d.ptr.dim[i] ~= ps.dim[i] then same = false break end end
+  end
+  if not same then rawset(v, '_grad_slot', nil) end
+end
+
 function setters.array(v, d)
   if d ~= nil then d = to_tensor(d, 'Variable.array') end
+  drop_unfitting_slot(v, d)
   rawset(v, '_data', d)
   local n = v._node
   if n and d then
@@ -420,6 +434,7 @@ function Variable:to_device(device)
   local d = self._data
   if d ~= nil then
     rawset(self, '_data', d:to_device(device))
+    drop_unfitting_slot(self, self._data)
     local n = self._node
     if n then n._meta = meta_of(self._data.ptr) end
   end

@@ -12,6 +12,7 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
 local sync = require 'chainermn.model_sync'
+local GradBucket = require 'chainer._grad_bucket'
 
 local DoubleBuffer = {}
 DoubleBuffer.__index = DoubleBuffer
@@ -83,6 +84,9 @@ function DoubleBuffer:exchange(model)
   local comm = self.comm
   local previous = self:_take()
   local list = sync.gradients(comm, model, self.zero_fill)   -- the same layout on every rank, or an error on all
+  -- the model's gradient slots (chainer/_grad_bucket.lua): backward then
+  -- writes into persistent memory instead of fresh blocks every update
+  GradBucket.of(model)
   local groups = sync.by_dtype(list)
   for _, g in ipairs(groups) do
     if g.numel > 2147483647 then

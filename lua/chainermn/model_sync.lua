@@ -11,6 +11,7 @@
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
+local GradBucket = require 'chainer._grad_bucket'
 
 local M = {}
 
@@ -24,7 +25,9 @@ local function entries(model, field, zero_fill)
   for name, p in model:namedparams() do
     local t = field == 'data' and p.array or p.grad
     if t == nil and zero_fill then
-      p.grad = T.zeros_like(p.array)
+      local slot = GradBucket.slot(p)
+      if slot then slot:fill_(0) end
+      p.grad = slot or T.zeros_like(p.array)
       t = p.grad
     end
     if t ~= nil then list[#list + 1] = { name = name, param = p, tensor = t } end
@@ -214,14 +217,37 @@ M.by_dtype, M.pack, M.unpack, M.pointer = by_dtype, pack, unpack, pointer
 function M.multi_node_mean_grad(comm, model, zero_fill)
   local list = M.gradients(comm, model, zero_fill)
   local L = comm._L
-  each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)
+  local function sum(ptr, count, dtype)
     if comm._intra then
       hierarchical_sum(comm, ptr, count, mpi.datatype(dtype))
     else
       mpi.check(L.MPI_Allreduce(IN_PLACE, ptr, count, mpi.datatype(dtype), mpi.op('sum'), comm._comm),
         'MPI_Allreduce')
     end
-  end, 1 / comm.size)   -- a float dtype keeps its dtype under a number
+  end
+  -- the model's gradient bucket (chainer/_grad_bucket.lua): from the next
+  -- backward on, the gradients are written into persistent slots of one
+  -- buffer per dtype instead of fresh blocks
+  local bucket = GradBucket.of(model)
+  if comm._pack then
+    -- backward wrote the gradients into the bucket, so the mean is one
+    -- in-place sum per dtype and one pass times 1/size.  Every rank holds
+    -- the same layout (checked above), so all take this path or all the
+    -- packing one below, which makes the same MPI calls.
+    if bucket and bucket:take(list) then
+      for _, b in ipairs(bucket.buffers) do
+        local buf = b.tensor
+        if buf.size > 2147483647 then
+          error(string.format('multi_node_mean_grad: %d %s elements are more than one MPI call moves', buf.size,
+            b.dtype), 3)
+        end
+        sum(pointer(buf), buf.size, b.dtype)
+        if comm.size > 1 then T.mul(buf, 1 / comm.size, buf) end
+      end
+      return
+    end
+  end
+  each_buffer('multi_node_mean_grad', comm, list, sum, 1 / comm.size)   -- a float dtype keeps its dtype under a number
 end
 
 return M

@@ -510,6 +510,11 @@ local function train_check(dtype, tol)
     ref_opt:update(loss_of, reference, x, t)
   end
   expect(opt.t == steps, 't = ' .. opt.t)
+  -- the gradients are the slots of the model's gradient bucket
+  -- (chainer/_grad_bucket.lua), where backward wrote them
+  for name, p in model:namedparams() do
+    expect(p.grad ~= nil and p.grad == rawget(p, '_grad_slot'), name .. ': its gradient is not its bucket slot')
+  end
   local worst = 0
   for name, p in model:namedparams() do
     for n2, q in reference:namedparams() do

@@ -56,6 +56,10 @@ local function double_buffering_check(dtype, tol)
     held = now
   end
   expect(opt.t == steps - 1, 't = ' .. opt.t .. ' (expected ' .. (steps - 1) .. ')')
+  -- backward wrote into the model's gradient bucket (chainer/_grad_bucket.lua)
+  for name, p in model:namedparams() do
+    expect(p.grad ~= nil and p.grad == rawget(p, '_grad_slot'), name .. ': its gradient is not its bucket slot')
+  end
   local worst = worst_difference(model, reference)
   expect(worst <= tol, dtype .. ': parameters differ from the delayed one-process run by ' .. worst)
   expect(max_diff(model[1].W.array, mlp(200, dtype)[1].W.array) > 1e-3, 'the parameters did not move')

@@ -18,7 +18,7 @@ if mode=='train':
 else:
     x1=torch.rand(1,784)*2-1
     with torch.no_grad():
-        for i in range(100): m(x1)
+        for i in range(4000): m(x1)
         for i in range(n):
             t0=time.process_time()
             for k in range(20): m(x1)

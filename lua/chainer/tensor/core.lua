@@ -326,7 +326,10 @@ local mt = {
     local m = methods[k]
     if m ~= nil then return m end
     local p = props[k]
-    if p ~= nil then return p(t) end
+    if p ~= nil then
+      local v = p(t)
+      return v   -- (not a tail call: see is_tensor below)
+    end
     if type(k) == 'number' then error(string.format(index_error, k), 2) end
     return nil
   end,

@@ -62,15 +62,21 @@ M.binary_ops = binary_ops
 
 -- Runs op on (a, b) into o (or a new tensor in box[0]); returns the status.
 -- Raising is left to the callers so that errors point at the user's line.
+-- (No tail calls here or in the wrappers below, not even of C functions:
+-- LuaJIT counts every tail call in a trace against its loop-unroll limit,
+-- and a backward pass or a model's forward then never compiles whole.)
 local function binary_call(op, name, a, b, o, res)
+  local status
   if type(b) == 'number' and is_tensor(a) then
-    return C.ch_binary_scalar(op, a.ptr, b, scalar_is_float(b), 0, o, res)
+    status = C.ch_binary_scalar(op, a.ptr, b, scalar_is_float(b), 0, o, res)
   elseif type(a) == 'number' and is_tensor(b) then
-    return C.ch_binary_scalar(op, b.ptr, a, scalar_is_float(a), 1, o, res)
+    status = C.ch_binary_scalar(op, b.ptr, a, scalar_is_float(a), 1, o, res)
+  else
+    if not is_tensor(a) then a = coerce(a, name, 'a', 4) end
+    if not is_tensor(b) then b = coerce(b, name, 'b', 4) end
+    status = C.ch_binary(op, a.ptr, b.ptr, o, res)
   end
-  if not is_tensor(a) then a = coerce(a, name, 'a', 4) end
-  if not is_tensor(b) then b = coerce(b, name, 'b', 4) end
-  return C.ch_binary(op, a.ptr, b.ptr, o, res)
+  return status
 end
 
 -- f(a, b, [out]): a or b may be a Lua number (weak scalar) or boolean.
@@ -84,7 +90,8 @@ local function make_binary(op, name)
       return out
     end
     if binary_call(op, name, a, b, nil, box) ~= 0 then fail(2) end
-    return wrap(box[0])
+    local y = wrap(box[0])
+    return y
   end
 end
 
@@ -123,7 +130,8 @@ local function make_unary(op, name)
       return out
     end
     if C.ch_unary(op, x.ptr, nil, box) ~= 0 then fail(2) end
-    return wrap(box[0])
+    local y = wrap(box[0])
+    return y
   end
 end
 

@@ -63,6 +63,26 @@ describe('F.linear', function()
     assert.same({ 0, 2 }, y.shape)
   end)
 
+  it('without a graph (no_backprop_mode) gives the same bits as with one, and records no node', function()
+    T.random.seed(11)
+    for _, dt in ipairs({ 'float32', 'float64' }) do
+      local x = chainer.Variable(T.random.uniform(-1, 1, { 1, 7 }, dt))
+      local W = chainer.Parameter(T.random.uniform(-1, 1, { 5, 7 }, dt))
+      local b = chainer.Parameter(T.random.uniform(-1, 1, { 5 }, dt))
+      local with_graph = F.linear(x, W, b)
+      assert.is_not_nil(with_graph.creator)
+      local without
+      chainer.no_backprop_mode(function() without = F.linear(x, W, b) end)
+      assert.is_nil(without.creator)
+      assert.is_true(without.requires_grad)   -- (as Chainer: the inputs require one)
+      assert.same(with_graph.array:totable(), without.array:totable())
+      local plain = F.linear(x.array, W.array)   -- tensors only: nothing requires a gradient
+      assert.is_nil(plain.creator)
+      assert.is_false(plain.requires_grad)
+      assert.same(F.linear(x, W).array:totable(), plain.array:totable())
+    end
+  end)
+
   it('rejects bad inputs with clear messages', function()
     R.errors_with(function() F.linear(T.ones({ 2, 3 }), T.ones({ 4, 2 })) end, 'linear', 'W.shape[1] is 2')
     R.errors_with(function() F.linear(T.ones({ 2, 3 }), T.ones({ 4, 3 }), T.ones({ 3 })) end, 'linear', 'b must have shape (4,)')

@@ -1,9 +1,14 @@
 -- functions/activation/relu.lua: F.relu(x) = max(x, 0).  The gradient
 -- gy * (y > 0) is one C pass (ReLUGrad2, as in Chainer), itself
--- differentiable: its gradient is ReLUGrad2 again.
+-- differentiable: its gradient is ReLUGrad2 again.  When no graph is to be
+-- recorded (inference under no_backprop_mode, an input without a gradient;
+-- FunctionNode.can_skip_node) F.relu runs the kernel alone and wraps its
+-- result, as the arithmetic operators do: no node, no tables.
 local args = require 'chainer._args'
 local T = require 'chainer.tensor'
 local FunctionNode = require 'chainer.function_node'
+local new_var = require('chainer.variable').new_var
+local skip_node = FunctionNode.can_skip_node
 local K = require 'chainer.functions.activation._kernels'
 
 local M = {}
@@ -41,7 +46,12 @@ function ReLU:backward_tensors(idx, gys, gxs)
 end
 
 function M.relu(x)
-  args.float_array('relu', 'x', x)
+  local d = args.float_array('relu', 'x', x)
+  local requires_grad = type(x) == 'table' and x._requires_grad == true
+  if skip_node(requires_grad) then
+    local v = new_var(T.relu(d), requires_grad)
+    return v   -- (not a tail call: see variable.lua's new_var)
+  end
   return setmetatable({}, ReLU):apply({ x })[1]
 end
 

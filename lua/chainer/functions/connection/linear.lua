@@ -5,7 +5,9 @@
 -- W read transposed in place and beta = 1, or gemv for a single row);
 -- float16 makes that call in float32 and rounds the result.  The gradients are matmuls (gx = gy W,
 -- gW = gy^T x, again transposed views only) and a sum, so they are
--- differentiable again.
+-- differentiable again.  When no graph is to be recorded (inference under
+-- no_backprop_mode; FunctionNode.can_skip_node) a 2-d float32/float64 x goes
+-- straight to ch_linear and its result is wrapped: no node, no tables.
 local args = require 'chainer._args'
 local ffi = require 'ffi'
 local T = require 'chainer.tensor'
@@ -13,6 +15,8 @@ local FunctionNode = require 'chainer.function_node'
 local U = require 'chainer.functions.connection._util'
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
+local new_var = require('chainer.variable').new_var
+local skip_node = FunctionNode.can_skip_node
 
 local M = {}
 
@@ -116,9 +120,16 @@ function M.linear(x, W, b, ...)
   if dt ~= Wp.dt then
     error(string.format('linear: x and W have different dtypes (%s and %s)', xd.dtype, Wd.dtype), 2)
   end
-  local rows, inner = 1, 1
-  for i = 0, nba - 1 do rows = rows * tonumber(xp.dim[i]) end
-  for i = nba, nd - 1 do inner = inner * tonumber(xp.dim[i]) end
+  local rows, inner
+  if nd == 2 then
+    -- (no loop for the common case: every short loop LuaJIT unrolls in a
+    -- trace uses up the unroll budget the callers' tail calls draw on)
+    rows, inner = tonumber(xp.dim[0]), tonumber(xp.dim[1])
+  else
+    rows, inner = 1, 1
+    for i = 0, nba - 1 do rows = rows * tonumber(xp.dim[i]) end
+    for i = nba, nd - 1 do inner = inner * tonumber(xp.dim[i]) end
+  end
   local out = tonumber(Wp.dim[0])
   if inner ~= tonumber(Wp.dim[1]) then
     error(string.format('linear: x has %d input features (shape %s, n_batch_axes=%d) but W.shape[1] is %d', inner,
@@ -131,6 +142,16 @@ function M.linear(x, W, b, ...)
     end
     if bp.dt ~= dt then
       error(string.format('linear: x and b have different dtypes (%s and %s)', xd.dtype, bd.dtype), 2)
+    end
+  end
+  if nd == 2 and (dt == FLOAT32 or dt == FLOAT64) then
+    -- (as apply: the output requires a gradient when an input does)
+    local requires_grad = (type(x) == 'table' and x._requires_grad == true) or (type(W) == 'table' and W._requires_grad == true)
+      or (type(b) == 'table' and b._requires_grad == true)
+    if skip_node(requires_grad) then
+      check(C.ch_linear(xp, Wp, bd ~= nil and bd.ptr or nil, box), 2)
+      local v = new_var(T.wrap(box[0]), requires_grad)
+      return v   -- (not a tail call: see variable.lua's new_var)
     end
   end
   if nd ~= 2 then x = require('chainer.functions.array.reshape').reshape(x, { rows, inner }) end

@@ -61,7 +61,8 @@ function Linear:forward(x, opts)
     self:_initialize_params(U.size_from(shape, nba + 1))
   end
   if opts then return F.linear(x, W, self.b, opts) end
-  return F.linear(x, W, self.b)
+  local y = F.linear(x, W, self.b)
+  return y   -- (not a tail call: a returning trace may not end on one)
 end
 
 return { Linear = Linear }

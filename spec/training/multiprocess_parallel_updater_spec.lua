@@ -14,9 +14,9 @@ local MPU = training.updaters.MultiprocessParallelUpdater
 local BATCH = 4
 
 -- n datasets of the same length, different examples (float64).
-local function split_data(n, per_process)
+local function split_data(n, per_process, dtype)
   T.random.seed(3)
-  local x = T.random.normal(0, 1, { n * per_process, 4 }, 'float64')
+  local x = T.random.normal(0, 1, { n * per_process, 4 }, dtype or 'float64')
   local t = (x:sum({ axis = 1 }):gt(0)):astype('int32')
   local whole = datasets.TupleDataset(x, t)
   local parts = {}
@@ -30,13 +30,13 @@ local function make_iterators(parts)
   return its
 end
 
-local function float64_model()
+local function float64_model(dtype)
   local MLP = chainer.Chain:extend('MPUSpecMLP')
   function MLP:init() self.l1 = L.Linear(4, 6) self.l2 = L.Linear(6, 2) end
   function MLP:forward(x) return self.l2(F.tanh(self.l1(x))) end
   T.random.seed(7)
   local model = L.Classifier(MLP())
-  for p in model:params() do p.array = p.array:astype('float64') end
+  for p in model:params() do p.array = p.array:astype(dtype or 'float64') end
   return model
 end
 
@@ -44,8 +44,8 @@ local function call_loss(model, in_arrays) return model(unpack(in_arrays, 1, #in
 
 -- One process: the gradient of each step is the sum, in process order, of
 -- the gradients of the n batches, all at the same parameters.
-local function reference_run(parts, make_optimizer, steps)
-  local model = float64_model()
+local function reference_run(parts, make_optimizer, steps, dtype)
+  local model = float64_model(dtype)
   local opt = make_optimizer()
   opt:setup(model)
   local its = make_iterators(parts)
@@ -70,7 +70,7 @@ local function max_param_diff(a, b)
   local pb = {}
   for name, p in b:namedparams() do pb[name] = p end
   for name, p in a:namedparams() do
-    worst = math.max(worst, (p.array - pb[name].array):abs():max():item())
+    worst = math.max(worst, (p.array:astype('float64') - pb[name].array:astype('float64')):abs():max():item())
   end
   return worst
 end
@@ -131,11 +131,13 @@ describe('MultiprocessParallelUpdater', function()
   for _, case in ipairs({
     { 'MomentumSGD (lr / n)', function() return O.MomentumSGD(0.1) end, function(n) return O.MomentumSGD(0.1 / n) end },
     { 'Adam (eps * n)', function() return O.Adam(0.01) end, function(n) return O.Adam(0.01, 0.9, 0.999, 1e-8 * n) end },
+    { 'float32, SGD', function() return O.SGD(0.1) end, function(n) return O.SGD(0.1 / n) end, 'float32' },
+    { 'float16, SGD', function() return O.SGD(0.1) end, function(n) return O.SGD(0.1 / n) end, 'float16' },
   }) do
     it('gives the parameters of one process summing the batches\' gradients: ' .. case[1], function()
-      local n, steps = 3, 4
-      local parts = split_data(n, 2 * BATCH)
-      local model = float64_model()
+      local n, steps, dtype = 3, 4, case[4]
+      local parts = split_data(n, 2 * BATCH, dtype)
+      local model = float64_model(dtype)
       local opt = case[2]()
       opt:setup(model)
       local u = quiet(function()
@@ -145,10 +147,12 @@ describe('MultiprocessParallelUpdater', function()
       local pids = u:worker_pids()
       assert.are.equal(n - 1, #pids)
       u:finalize()
-      local ref = reference_run(parts, function() return case[3](n) end, steps)
-      assert.is_true(max_param_diff(model, ref) < 1e-10)
+      local ref = reference_run(parts, function() return case[3](n) end, steps, dtype)
+      -- the same operations in the same order: float64 to rounding, the others exactly
+      assert.is_true(max_param_diff(model, ref) <= (dtype and 0 or 1e-10))
       -- a step really moved the parameters
-      assert.is_true(max_param_diff(model, float64_model()) > 1e-3)
+      assert.is_true(max_param_diff(model, float64_model(dtype)) > 1e-3)
+      assert.are.equal(dtype or 'float64', model.predictor.l1.W.dtype)
       for _, pid in ipairs(pids) do assert.is_false(alive(pid)) end
     end)
   end

@@ -489,17 +489,36 @@ local function await_workers(self)
   end
 end
 
+-- block[0 .. n-1] added into acc[0 .. n-1] (float32 or float64: LuaJIT adds
+-- in double, and a float32 sum rounded from double is the float32 sum).
+local elem_ptr = { float32 = ffi.typeof('float *'), float64 = ffi.typeof('double *') }
+local function add_into(acc, block, n, ptr_type)
+  local a, b = ffi.cast(ptr_type, bytes_of(acc)), ffi.cast(ptr_type, block)
+  for i = 0, n - 1 do a[i] = a[i] + b[i] end
+end
+
 -- Sums the workers' gradients into the master's (every parameter gets one,
--- zeros where no process had a gradient, as Chainer's scatter_grads).
+-- zeros where no process had a gradient, as Chainer's scatter_grads).  The
+-- sum goes into a tensor this updater keeps per parameter (no new memory
+-- per step; like Chainer's in-place scatter, a gradient read from the
+-- model is overwritten by the next update), other dtypes (float16) into
+-- new tensors.
 local function reduce_gradients(self)
   local layout, shm = self._layout, self._shm
   for _, e in ipairs(layout.entries) do
-    local g = e.param.grad
-    if g == nil then g = T.zeros(e.shape, e.dtype) end
-    for k = 2, #self._devices do
-      g = g + load_tensor(shm + (k - 1) * layout.block_bytes, e)
+    local g, ptr_type = e.param.grad, elem_ptr[e.dtype]
+    if ptr_type then
+      e.sum = e.sum or T.empty(e.shape, e.dtype)
+      if g == nil then e.sum:fill_(0) else e.sum:copy_(g) end
+      for k = 2, #self._devices do
+        add_into(e.sum, shm + (k - 1) * layout.block_bytes + e.offset, e.numel, ptr_type)
+      end
+      e.param.grad = e.sum
+    else
+      if g == nil then g = T.zeros(e.shape, e.dtype) end
+      for k = 2, #self._devices do g = g + load_tensor(shm + (k - 1) * layout.block_bytes, e) end
+      e.param.grad = g
     end
-    e.param.grad = g
   end
 end
 

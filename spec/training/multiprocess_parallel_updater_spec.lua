@@ -95,6 +95,15 @@ local function child_pids()
   return out
 end
 
+-- A process's state letter (R, S, Z, ...), nil when it is gone.
+local function state_of(pid)
+  local f = io.open('/proc/' .. pid .. '/stat')
+  if f == nil then return nil end
+  local stat = f:read('*a')
+  f:close()
+  return stat:match('^%d+ %b() (%a)')
+end
+
 local function alive(pid)
   local f = io.open('/proc/' .. pid .. '/stat')
   if f then f:close() return true end
@@ -267,6 +276,42 @@ describe('MultiprocessParallelUpdater', function()
     u:finalize()
     assert.are.same({}, child_pids())
     assert.are.same({}, u:worker_pids())
+  end)
+
+  it('leaves no worker behind when the master process is killed', function()
+    local script = [[
+      package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path
+      local chainer = require 'chainer'
+      local libc = require 'chainer._libc'
+      local x = chainer.tensor.random.normal(0, 1, { 16, 3 }, 'float32')
+      local ds = chainer.datasets.TupleDataset(x, chainer.tensor.zeros({ 16 }, 'int32'))
+      local its = {}
+      for k = 1, 3 do its[k] = chainer.iterators.SerialIterator(ds, 4) end
+      local opt = chainer.optimizers.SGD()
+      opt:setup(chainer.links.Classifier(chainer.links.Linear(3, 2)))
+      local u = chainer.training.updaters.MultiprocessParallelUpdater(its, opt, { devices = { -1, -1, -1 } })
+      u:update()
+      io.write(table.concat(u:worker_pids(), ' '), '\n'); io.flush()
+      libc.C.kill(libc.getpid(), 9)
+    ]]
+    local path = os.tmpname()
+    local f = assert(io.open(path, 'w')); f:write(script); f:close()
+    local p = io.popen(require('helpers').lua_interpreter() .. ' ' .. path .. ' 2>/dev/null')
+    local out = p:read('*a')
+    p:close()
+    os.remove(path)
+    local pids = {}
+    for pid in out:gmatch('%d+') do pids[#pids + 1] = tonumber(pid) end
+    assert.are.equal(2, #pids, out)
+    for _, pid in ipairs(pids) do
+      for _ = 1, 100 do   -- PR_SET_PDEATHSIG kills them at once; allow 5 s for a busy machine
+        local st = state_of(pid)
+        if st == nil or st == 'Z' then break end
+        libc.C.poll(nil, 0, 50)
+      end
+      local st = state_of(pid)
+      assert.is_true(st == nil or st == 'Z', 'worker ' .. pid .. ' still running (' .. tostring(st) .. ')')
+    end
   end)
 
   it('runs in a Trainer, reports the master\'s loss, and its snapshot resumes like ParallelUpdater\'s', function()

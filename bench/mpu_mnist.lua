@@ -15,6 +15,8 @@
 -- arithmetic and the gradient exchange, less sensitive than the rate to
 -- other programs on the machine).  --processes 1 runs the same updater
 -- with one device (no workers: StandardUpdater's arithmetic).
+package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. package.path
+local B = require 'bench'
 local chainer = require 'chainer'
 local libc = require 'chainer._libc'
 local L, F = chainer.links, chainer.functions
@@ -51,14 +53,7 @@ local opt = chainer.optimizers.SGD(0.01)
 opt:setup(model)
 local updater = chainer.training.updaters.MultiprocessParallelUpdater(its, opt, { devices = devices })
 
--- CPU seconds (user + system) used so far by process `pid` (Linux ticks of 1/100 s).
-local function cpu_seconds(pid)
-  local f = assert(io.open('/proc/' .. pid .. '/stat'))
-  local fields = {}
-  for v in f:read('*a'):match('%) (.*)$'):gmatch('%S+') do fields[#fields + 1] = v end
-  f:close()
-  return (tonumber(fields[12]) + tonumber(fields[13])) / 100   -- utime, stime (fields 14, 15 of stat)
-end
+local cpu_seconds = B.process_cpu_seconds
 local function cpu_all()
   local total = cpu_seconds('self')
   for _, pid in ipairs(updater:worker_pids()) do total = total + cpu_seconds(pid) end

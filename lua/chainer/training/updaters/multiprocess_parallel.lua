@@ -284,13 +284,6 @@ end
 -- one process's share of a step
 ---------------------------------------------------------------------------
 
-local function call_loss(model, in_arrays)
-  if type(in_arrays) == 'table' and not in_arrays._is_variable and in_arrays[1] ~= nil then
-    return model(unpack(in_arrays, 1, #in_arrays))
-  end
-  return model(in_arrays)
-end
-
 -- Forward and backward of `model` on the next batch of `iterator`; the
 -- gradients are left in the model.  `observe` (optional) wraps the forward.
 local function compute_gradients(model, iterator, converter, device, observe, who)
@@ -300,7 +293,7 @@ local function compute_gradients(model, iterator, converter, device, observe, wh
     error(string.format('%s: the iterator of %s is exhausted (use repeating iterators for training)', NAME, who), 0)
   end
   local in_arrays = converter(batch, device)
-  local forward = function() return call_loss(model, in_arrays) end
+  local forward = function() return util.call_with_arrays(model, in_arrays) end
   local loss = cfg.force_backprop_mode(function()
     if observe then return observe(forward) end
     return forward()

@@ -306,7 +306,13 @@ end
 -- the worker side (runs in a forked child)
 ---------------------------------------------------------------------------
 
+-- The protocol: the master writes one STEP word to a worker's task pipe
+-- (the parameters are in shared memory by then); the worker answers with
+-- {REPLY_OK or REPLY_ERROR, message length} and the message.  Closing the
+-- task pipe tells the worker to leave.
+local STEP = 1
 local word = ffi.typeof('int64_t[2]')
+local step_command = ffi.new('int64_t[1]', STEP)
 
 local function worker_main(self, k, task_fd, result_fd)
   local model, iterator = self._master, self._mpu_iterators[k]
@@ -318,9 +324,9 @@ local function worker_main(self, k, task_fd, result_fd)
   reporter:add_observer('main', model)
   reporter:add_observers('main', model:namedlinks { skipself = true })
   local observe = function(forward) return reporter:scope({}, forward) end
-  local command = word()
+  local command = ffi.new('int64_t[1]')
   while true do
-    if not pool.read_all(task_fd, ffi.cast(u8p, command), ffi.sizeof(command)) then break end   -- finalize
+    if not pool.read_all(task_fd, ffi.cast(u8p, command), 8) or command[0] ~= STEP then break end   -- finalize
     local ok, err = xpcall(function()
       load_params(layout, params_block)
       compute_gradients(model, iterator, self.converter, device, observe, self._labels[k])
@@ -400,11 +406,9 @@ end
 -- Hands the current parameters to the workers and starts their step.
 local function start_step(self)
   store(self._layout, self._shm, 'data')
-  local command = word()
-  command[0], command[1] = 1, self.iteration
   for _, w in ipairs(self._workers) do
     -- (a dead worker fails this write: its result pipe says so in await_workers)
-    pool.write_all(w.task_fd, ffi.cast(u8p, command), ffi.sizeof(command))
+    pool.write_all(w.task_fd, ffi.cast(u8p, step_command), 8)
   end
 end
 

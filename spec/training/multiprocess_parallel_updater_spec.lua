@@ -44,8 +44,7 @@ local function call_loss(model, in_arrays) return model(unpack(in_arrays, 1, #in
 
 -- One process: the gradient of each step is the sum, in process order, of
 -- the gradients of the n batches, all at the same parameters.
-local function reference_run(parts, make_optimizer, steps, dtype)
-  local model = float64_model(dtype)
+local function reference_run(parts, model, make_optimizer, steps)
   local opt = make_optimizer()
   opt:setup(model)
   local its = make_iterators(parts)
@@ -156,7 +155,7 @@ describe('MultiprocessParallelUpdater', function()
       local pids = u:worker_pids()
       assert.are.equal(n - 1, #pids)
       u:finalize()
-      local ref = reference_run(parts, function() return case[3](n) end, steps, dtype)
+      local ref = reference_run(parts, float64_model(dtype), function() return case[3](n) end, steps)
       -- the same operations in the same order: float64 to rounding, the others exactly
       assert.is_true(max_param_diff(model, ref) <= (dtype and 0 or 1e-10))
       -- a step really moved the parameters
@@ -165,6 +164,24 @@ describe('MultiprocessParallelUpdater', function()
       for _, pid in ipairs(pids) do assert.is_false(alive(pid)) end
     end)
   end
+
+  it('starts the workers after the first forward pass: lazily initialized parameters work', function()
+    local parts = split_data(2, 2 * BATCH, 'float32')
+    local function lazy_model()
+      T.random.seed(11)
+      return L.Classifier(L.Linear(nil, 2))
+    end
+    local model = lazy_model()
+    local opt = O.SGD(0.1)
+    opt:setup(model)
+    local u = quiet(function() return MPU(make_iterators(parts), opt, { devices = { -1, -1 } }) end)
+    assert.is_nil(model.predictor.W.array)
+    for _ = 1, 3 do u:update() end
+    u:finalize()
+    local ref = reference_run(parts, lazy_model(), function() return O.SGD(0.05) end, 3)
+    assert.are.same({ 2, 4 }, model.predictor.W.shape)
+    assert.are.equal(0, max_param_diff(model, ref))
+  end)
 
   it('adjusts the optimizer as Chainer: lr / n, eps * n, eps * n^2', function()
     local function adjusted(opt, n)

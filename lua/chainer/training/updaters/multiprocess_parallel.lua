@@ -14,10 +14,10 @@
 -- variants) get eps * n, RMSpropGraves and AdaDelta eps * n^2, any other
 -- optimizer with an lr gets lr / n, with a warning on stderr.
 --
--- The workers are forks of this process started on the first update (after
--- the master's first forward pass, so parameters of size nil are
--- initialized): each holds the model, its iterator and the converter as
--- they were then.  What the workers report is dropped (Chainer's dummy
+-- The workers are forks of this process started on the first update, after
+-- the master's first forward and backward pass (so lazily initialized
+-- parameters, as Linear(nil, n)'s, have their shapes): each holds the
+-- model, its iterator and the converter as they were then.  What the workers report is dropped (Chainer's dummy
 -- observation); only the master's values reach the trainer.  Each worker
 -- computes on one thread.  A worker's error is raised here as an error that
 -- names the worker; a worker that dies, or does not finish a step within

@@ -107,13 +107,6 @@ return {
     ['chainer.links'] = {
       TheanoFunction = absent('Theano-specific: it wraps a compiled Theano graph'),
     },
-    ['chainer.datasets'] = {
-      PickleDataset = absent('Python pickle files: unpickling runs Python code and needs Python\'s ' ..
-        'object model; chainlua\'s datasets read NPZ, HDF5, images, text and zip files'),
-      PickleDatasetWriter = absent('Python pickle files (see PickleDataset)'),
-      open_pickle_dataset = absent('Python pickle files (see PickleDataset)'),
-      open_pickle_dataset_writer = absent('Python pickle files (see PickleDataset)'),
-    },
     ['chainer.iterators'] = {
       DaliIterator = absent('wraps an NVIDIA DALI Python pipeline; DALI has no C API chainlua could drive ' ..
         'as a data source'),
@@ -161,7 +154,7 @@ return {
     '',
     '- **ChainerX and iDeep**: `ChainerxDevice`, `from_chx`, `to_chx`, `Fallback`, `get_compute_mode`,',
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',
-    '- **Theano and Python formats**: `links.TheanoFunction`; the pickle datasets.',
+    '- **Theano**: `links.TheanoFunction`.',
     '- **Python-only libraries**: `DaliIterator` (NVIDIA DALI\'s Python pipelines).',
     '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
     '  limit (chainlua calls no workspace-taking cuDNN algorithm), `CUDAProfileHook` (NVTX).',

@@ -371,6 +371,46 @@ int ch_zip_archive_find(const ch_zip *z, const char *name);
 ch_status ch_zip_archive_read(ch_zip *z, int i, const char *fn, ch_tensor **result);
 void ch_zip_archive_close(ch_zip *z);
 
+typedef struct ch_pickle ch_pickle;
+typedef enum ch_pickle_value_kind {
+    CH_PICKLE_NONE = 0,
+    CH_PICKLE_BOOL,
+    CH_PICKLE_INT,
+    CH_PICKLE_FLOAT,
+    CH_PICKLE_STR,
+    CH_PICKLE_BYTES,
+    CH_PICKLE_TUPLE,
+    CH_PICKLE_LIST,
+    CH_PICKLE_DICT,
+    CH_PICKLE_TENSOR
+} ch_pickle_value_kind;
+
+ch_status ch_pickle_parse(const void *bytes, size_t n, size_t base, const char *what, ch_pickle **out,
+                                 size_t *used);
+void ch_pickle_free(ch_pickle *p);
+int32_t ch_pickle_root(const ch_pickle *p);
+
+int32_t ch_pickle_size(const ch_pickle *p);
+
+int ch_pickle_kind(const ch_pickle *p, int32_t v);
+int64_t ch_pickle_int(const ch_pickle *p, int32_t v);
+double ch_pickle_float(const ch_pickle *p, int32_t v);
+
+const char *ch_pickle_string(const ch_pickle *p, int32_t v, size_t *len);
+
+int64_t ch_pickle_length(const ch_pickle *p, int32_t v);
+
+int32_t ch_pickle_item(const ch_pickle *p, int32_t v, int64_t i);
+
+ch_tensor *ch_pickle_tensor(const ch_pickle *p, int32_t v);
+
+typedef struct ch_pickle_file ch_pickle_file;
+ch_status ch_pickle_file_open(const char *path, ch_pickle_file **f);
+int64_t ch_pickle_file_count(const ch_pickle_file *f);
+
+ch_status ch_pickle_file_get(const ch_pickle_file *f, int64_t i, ch_pickle **out);
+void ch_pickle_file_close(ch_pickle_file *f);
+
 typedef struct ch_caffe_net ch_caffe_net;
 
 typedef struct ch_caffe_params {

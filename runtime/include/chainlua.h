@@ -388,6 +388,57 @@ CH_API int ch_zip_archive_find(const ch_zip *z, const char *name);
 CH_API ch_status ch_zip_archive_read(ch_zip *z, int i, const char *fn, ch_tensor **result);
 CH_API void ch_zip_archive_close(ch_zip *z);
 
+/* Python pickles, the data subset (runtime/io/pickle.c), for
+ * chainer.datasets.PickleDataset: protocols 2 to 5 holding None, bools,
+ * ints (up to 64 bits), floats, str, bytes, tuples, lists, dicts and NumPy
+ * arrays/scalars.  Any other global, call or BUILD is refused (CH_ERR_FORMAT
+ * naming `what`, the offset and the opcode): no code from a file is run.
+ * A parsed pickle is a set of values referred to by index; containers hold
+ * indices (a dict holds key, value, key, value, ...), and the same index may
+ * appear twice (Python's shared references, cycles included). */
+typedef struct ch_pickle ch_pickle;
+typedef enum ch_pickle_value_kind {
+    CH_PICKLE_NONE = 0,
+    CH_PICKLE_BOOL,
+    CH_PICKLE_INT,
+    CH_PICKLE_FLOAT,
+    CH_PICKLE_STR,     /* UTF-8 text */
+    CH_PICKLE_BYTES,
+    CH_PICKLE_TUPLE,
+    CH_PICKLE_LIST,
+    CH_PICKLE_DICT,
+    CH_PICKLE_TENSOR   /* a NumPy array (a CPU tensor) */
+} ch_pickle_value_kind;
+/* Parses one pickle at the start of bytes[0..n); *used gets its length
+ * (the STOP opcode included).  `base` is added to offsets in errors (the
+ * pickle's position in its file). */
+CH_API ch_status ch_pickle_parse(const void *bytes, size_t n, size_t base, const char *what, ch_pickle **out,
+                                 size_t *used);
+CH_API void ch_pickle_free(ch_pickle *p);
+CH_API int32_t ch_pickle_root(const ch_pickle *p);
+/* The number of value slots (indices are below it). */
+CH_API int32_t ch_pickle_size(const ch_pickle *p);
+/* A ch_pickle_value_kind, or -1 for an index that is not a value. */
+CH_API int ch_pickle_kind(const ch_pickle *p, int32_t v);
+CH_API int64_t ch_pickle_int(const ch_pickle *p, int32_t v);      /* INT, BOOL (0/1) */
+CH_API double ch_pickle_float(const ch_pickle *p, int32_t v);
+/* STR and BYTES: the bytes (NUL-terminated, may hold NULs) and their count. */
+CH_API const char *ch_pickle_string(const ch_pickle *p, int32_t v, size_t *len);
+/* TUPLE and LIST: items; DICT: pairs. */
+CH_API int64_t ch_pickle_length(const ch_pickle *p, int32_t v);
+/* Item i of a TUPLE or LIST, or entry i of a DICT's key, value, ... list. */
+CH_API int32_t ch_pickle_item(const ch_pickle *p, int32_t v, int64_t i);
+/* TENSOR: borrowed (retain to keep it past ch_pickle_free). */
+CH_API ch_tensor *ch_pickle_tensor(const ch_pickle *p, int32_t v);
+/* A file of consecutive pickles (Chainer's PickleDataset): mapped read-only,
+ * every pickle parsed once at open (a damaged file fails there). */
+typedef struct ch_pickle_file ch_pickle_file;
+CH_API ch_status ch_pickle_file_open(const char *path, ch_pickle_file **f);
+CH_API int64_t ch_pickle_file_count(const ch_pickle_file *f);
+/* Pickle i (0-based) of the file. */
+CH_API ch_status ch_pickle_file_get(const ch_pickle_file *f, int64_t i, ch_pickle **out);
+CH_API void ch_pickle_file_close(ch_pickle_file *f);
+
 /* Caffe models (runtime/io/caffe.c): a binary .caffemodel (a NetParameter
  * message, its `layer` list or the V1 `layers` list) parsed with protobuf-c
  * from runtime/io/caffe.proto, for chainer.links.caffe.CaffeFunction.

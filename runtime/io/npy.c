@@ -147,7 +147,7 @@ static int word(cursor *c, const char *w) {
 }
 
 /* Maps a descr like '<f4' to (dtype, size, swap, unsigned-widen). */
-static ch_status parse_descr(const char *d, const char *what, ch_npy_info *info) {
+ch_status ch_npy_parse_descr(const char *d, const char *what, ch_npy_info *info) {
     char order = d[0];
     const char *t = d;
     if (order == '<' || order == '>' || order == '|' || order == '=')
@@ -251,7 +251,7 @@ ch_status ch_npy_parse(const unsigned char *b, size_t n, const char *what, ch_np
                 return ch_fail(CH_ERR_FORMAT, "%s: structured arrays (record dtypes) are not supported", what);
             if (!quoted(&c, d, sizeof d))
                 return ch_fail(CH_ERR_FORMAT, "%s: malformed 'descr' in the .npy header", what);
-            CH_TRY(parse_descr(d, what, info));
+            CH_TRY(ch_npy_parse_descr(d, what, info));
             have_descr = 1;
         } else if (strcmp(key, "fortran_order") == 0) {
             if (word(&c, "True"))

@@ -34,6 +34,9 @@ ch_status ch_npy_header_str(const ch_tensor *t, char kind, const char *fn, char 
 ch_status ch_npy_check_kind(const ch_tensor *t, char kind, const char *fn, const char *name);
 /* The refusal of the plain (non-_ex) readers for string arrays. */
 ch_status ch_npy_refuse_strings(const ch_npy_info *info, const char *what);
+/* Maps a dtype descr such as '<f4' or '|u1' to info's dt, src_size, swap,
+ * src_unsigned (and str_kind/str_len for '<U<n>'/'|S<n>'); `what` prefixes errors. */
+ch_status ch_npy_parse_descr(const char *descr, const char *what, ch_npy_info *info);
 /* Parses the header at the start of bytes[0..n); `what` prefixes errors. */
 ch_status ch_npy_parse(const unsigned char *bytes, size_t n, const char *what, ch_npy_info *info);
 /* Builds the tensor from `data` (the file's element bytes, at least

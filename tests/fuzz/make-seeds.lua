@@ -80,4 +80,15 @@ PB.write(root .. 'caffe/v1.caffemodel', PB.net('v1', {
   { name = 'relu', type = 18, bottom = { 'y' }, top = { 'y' } },
 }, true))
 
+-- pickle: chainlua's writer at each protocol (arrays, nested containers,
+-- shared None), and Python's own pickles (spec/fixtures/pickle)
+local pickle = require 'chainer.datasets.pickle_dataset'
+for proto = 2, 5 do
+  local w = pickle.open_pickle_dataset_writer(root .. 'pickle/chainlua_protocol' .. proto .. '.pkl', proto)
+  w:write({ T.arange(6, 'float32'):reshape({ 2, 3 }), 7, 'text', pickle.bytes('\0\255'), pickle.None })
+  w:write({ x = T.array(3, 'int64'), y = pickle.list({ 1.5, true, { T.array({ 1, 0 }, 'bool') } }) })
+  w:close()
+end
+write(root .. 'pickle/python_examples.pkl', read('spec/fixtures/pickle/python_examples.pkl'))
+
 print('seeds written under ' .. root)

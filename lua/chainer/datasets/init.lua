@@ -1,5 +1,6 @@
 -- chainer.datasets: general dataset classes, split helpers and the loaders
--- of standard datasets (MNIST, Fashion-MNIST, KMNIST, CIFAR, SVHN, PTB).
+-- of standard datasets (MNIST, Fashion-MNIST, KMNIST, CIFAR, SVHN, PTB),
+-- and Python-compatible pickle dataset files.
 local sub = require 'chainer.datasets.sub_dataset'
 
 local M = {}
@@ -36,6 +37,11 @@ local lazy = {
   LabeledZippedImageDataset = { 'chainer.datasets.zipped_image_dataset', 'LabeledZippedImageDataset' },
   MultiZippedImageDataset = { 'chainer.datasets.zipped_image_dataset', 'MultiZippedImageDataset' },
   TextDataset = { 'chainer.datasets.text_dataset' },
+  pickle_dataset = { 'chainer.datasets.pickle_dataset' },
+  PickleDataset = { 'chainer.datasets.pickle_dataset', 'PickleDataset' },
+  PickleDatasetWriter = { 'chainer.datasets.pickle_dataset', 'PickleDatasetWriter' },
+  open_pickle_dataset = { 'chainer.datasets.pickle_dataset', 'open_pickle_dataset' },
+  open_pickle_dataset_writer = { 'chainer.datasets.pickle_dataset', 'open_pickle_dataset_writer' },
 }
 setmetatable(M, {
   __index = function(t, k)

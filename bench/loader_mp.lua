@@ -12,6 +12,8 @@
 -- starts the workers.  Prints "samples/s <rate>" and "cpu_us/sample <us>":
 -- the CPU time of this process and its workers over the timed part, per
 -- sample (less sensitive than the rate to other programs on the machine).
+package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. package.path
+local B = require 'bench'
 local chainer = require 'chainer'
 local libc = require 'chainer._libc'
 local T = chainer.tensor
@@ -43,14 +45,7 @@ local it = chainer.iterators.MultiprocessIterator(ds, opts.batch,
   { n_processes = opts.workers, n_prefetch = opts.prefetch })
 local concat = chainer.dataset.concat_examples
 
--- CPU seconds (user + system) used so far by process `pid` (Linux ticks of 1/100 s).
-local function cpu_seconds(pid)
-  local f = assert(io.open('/proc/' .. pid .. '/stat'))
-  local fields = {}
-  for v in f:read('*a'):match('%) (.*)$'):gmatch('%S+') do fields[#fields + 1] = v end
-  f:close()
-  return (tonumber(fields[12]) + tonumber(fields[13])) / 100   -- utime, stime (fields 14, 15 of stat)
-end
+local cpu_seconds = B.process_cpu_seconds
 local function cpu_all()
   local total = cpu_seconds('self')
   for _, pid in ipairs(it:worker_pids()) do total = total + cpu_seconds(pid) end

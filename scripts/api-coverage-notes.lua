@@ -98,9 +98,10 @@ return {
         'as a data source'),
     },
     ['chainer.training.updaters'] = {
-      MultiprocessParallelUpdater = absent('one Python process per GPU sharing gradients by NCCL; in ' ..
-        'chainlua, ParallelUpdater drives several GPUs from one process, and ChainerMN\'s API (MPI, NCCL ' ..
-        'where present) runs one process per GPU'),
+      MultiprocessParallelUpdater = different('Chainer\'s semantics (one iterator and one forked worker ' ..
+        'process per device, gradients summed into the master, lr / n or eps * n) on CPU devices, with ' ..
+        'shared memory in place of NCCL; a GPU device is an error (for several GPUs: ParallelUpdater in one ' ..
+        'process, ChainerMN for one process per GPU)'),
     },
     ['chainer.function_hooks'] = {
       CUDAProfileHook = absent('brackets each function with NVTX ranges for nvprof; chainlua does not ' ..
@@ -140,9 +141,7 @@ return {
     '- **ChainerX and iDeep**: `ChainerxDevice`, `from_chx`, `to_chx`, `Fallback`, `get_compute_mode`,',
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',
     '- **Theano**: `links.TheanoFunction`.',
-    '- **Python-only libraries and mechanisms**: `DaliIterator` (NVIDIA DALI\'s Python pipelines),',
-    '  `MultiprocessParallelUpdater` (one Python process per GPU; ParallelUpdater and ChainerMN cover',
-    '  the same ground).',
+    '- **Python-only libraries**: `DaliIterator` (NVIDIA DALI\'s Python pipelines).',
     '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
     '  limit (chainlua calls no workspace-taking cuDNN algorithm), `CUDAProfileHook` (NVTX).',
     '  None is what a ported model or training script calls.',

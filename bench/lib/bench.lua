@@ -25,6 +25,17 @@ function M.cpu_time()
   return tonumber(ts[0]) + tonumber(ts[1]) * 1e-9
 end
 
+-- CPU seconds (user + system) used so far by process `pid` ('self' or a
+-- pid): from /proc, in Linux ticks of 1/100 s, so it also reads the worker
+-- processes of MultiprocessIterator and MultiprocessParallelUpdater.
+function M.process_cpu_seconds(pid)
+  local f = assert(io.open('/proc/' .. pid .. '/stat'))
+  local fields = {}
+  for v in f:read('*a'):match('%) (.*)$'):gmatch('%S+') do fields[#fields + 1] = v end
+  f:close()
+  return (tonumber(fields[12]) + tonumber(fields[13])) / 100   -- utime, stime (fields 14, 15 of stat)
+end
+
 -- The MLP every MLP workload times: 784-1000-1000-10 with ReLU (Chainer's
 -- MNIST example), as a Chain class made once.
 local MLP

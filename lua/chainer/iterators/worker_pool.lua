@@ -85,6 +85,9 @@ local function transfer_all(op, fd, ptr, n)
   return true
 end
 
+-- A write to a dead worker is then an error code, not the parent's death.
+function M.ignore_sigpipe() C.signal(SIGPIPE, SIG_IGN) end
+
 local function read_all(fd, ptr, n) return transfer_all(C.read, fd, ptr, n) end
 local function write_all(fd, ptr, n) return transfer_all(C.write, fd, ptr, n) end
 
@@ -143,29 +146,70 @@ local function worker_loop(cfg, task_fd, result_fd)
   end
 end
 
-local function worker_main(cfg, task_fd, result_fd)
-  local code = 1
-  local ok, err = pcall(function()
-    C.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
-    if C.getppid() ~= cfg.parent_pid then return end   -- the parent left before prctl
-    C.signal(SIGINT, SIG_IGN)          -- Ctrl-C is the parent's to handle
-    for fd in pairs(parent_fds) do C.close(fd) end
-    parent_fds = {}
-    T.C.ch_set_num_threads(1)          -- the parent's OpenMP team does not exist here
-    T.random.seed(cfg.seed)
-    math.randomseed(cfg.seed % 2147483647)
-    code = worker_loop(cfg, task_fd, result_fd)
-  end)
-  if not ok then
-    pcall(io.stderr.write, io.stderr, string.format('MultiprocessIterator worker: %s\n', tostring(err)))
+-- What every worker does first, in the child: leave with the parent, leave
+-- Ctrl-C to it, close its ends of the other workers' pipes, and run on one
+-- thread (the parent's OpenMP team does not exist here).  False when the
+-- parent is already gone.
+local function child_prologue(parent_pid)
+  C.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+  if C.getppid() ~= parent_pid then return false end   -- the parent left before prctl
+  C.signal(SIGINT, SIG_IGN)
+  for fd in pairs(parent_fds) do C.close(fd) end
+  parent_fds = {}
+  T.C.ch_set_num_threads(1)
+  return true
+end
+
+-- fork_worker(name, parent_pid, child_main): forks a worker process joined
+-- to the parent by two pipes, a task pipe (parent -> worker) and a result
+-- pipe (worker -> parent).  The child runs child_prologue, then
+-- child_main(task_fd, result_fd), and leaves with the exit code it returns
+-- (1 after an error, which goes to stderr under `name`).  The parent gets
+-- {pid =, task_fd =, result_fd =}; its two fds are registered, so workers
+-- forked later (by any pool or updater) close them.  Also used by
+-- training.updaters.MultiprocessParallelUpdater.
+function M.fork_worker(name, parent_pid, child_main)
+  local tfd, rfd = ffi.new('int[2]'), ffi.new('int[2]')
+  if C.pipe(tfd) ~= 0 then error(string.format('%s: pipe failed (errno %d)', name, ffi.errno()), 0) end
+  if C.pipe(rfd) ~= 0 then
+    C.close(tfd[0]); C.close(tfd[1])
+    error(string.format('%s: pipe failed (errno %d)', name, ffi.errno()), 0)
   end
-  pcall(io.stdout.flush, io.stdout)
-  pcall(io.stderr.flush, io.stderr)
-  C._exit(code)
+  io.stdout:flush(); io.stderr:flush()   -- or the child would print the parent's buffered output again
+  local pid = C.fork()
+  if pid == 0 then
+    C.close(tfd[1]); C.close(rfd[0])
+    local code = 1
+    local ok, err = pcall(function()
+      if child_prologue(parent_pid) then code = child_main(tfd[0], rfd[1]) end
+    end)
+    if not ok then
+      pcall(io.stderr.write, io.stderr, string.format('%s worker: %s\n', name, tostring(err)))
+    end
+    pcall(io.stdout.flush, io.stdout)
+    pcall(io.stderr.flush, io.stderr)
+    C._exit(code)
+  end
+  C.close(tfd[0]); C.close(rfd[1])
+  if pid < 0 then
+    C.close(tfd[1]); C.close(rfd[0])
+    error(string.format('%s: fork failed (errno %d)', name, ffi.errno()), 0)
+  end
+  parent_fds[tfd[1]], parent_fds[rfd[0]] = true, true
+  return { pid = tonumber(pid), task_fd = tfd[1], result_fd = rfd[0] }
 end
 
 -------------------------------------------------------------------------------
 -- The parent side.
+
+-- `bytes` of memory shared with the workers forked afterwards (anonymous,
+-- reserved lazily), as a uint8_t pointer, or nil (errno tells why).
+-- Give it back with C.munmap(ptr, bytes).
+function M.map_shared(bytes)
+  local shm = C.mmap(nil, bytes, PROT_RW, MAP_SHARED + MAP_ANONYMOUS + MAP_NORESERVE, -1, 0)
+  if shm == MAP_FAILED then return nil end
+  return ffi.cast('uint8_t *', shm)
+end
 
 local Pool = {}
 Pool.__index = Pool
@@ -180,13 +224,13 @@ function M.new(o)
   self.started = 0
   self.owner = libc.getpid()
   local bytes = self.n * self.slots * self.slot_bytes
-  local shm = C.mmap(nil, bytes, PROT_RW, MAP_SHARED + MAP_ANONYMOUS + MAP_NORESERVE, -1, 0)
-  if shm == MAP_FAILED then
+  local shm = M.map_shared(bytes)
+  if shm == nil then
     error(string.format('%s: cannot map %d bytes of shared memory for the workers (errno %d); give a smaller ' ..
       'shared_mem', self.name, bytes, ffi.errno()), 0)
   end
-  self.shm, self.shm_bytes = ffi.cast('uint8_t *', shm), bytes
-  C.signal(SIGPIPE, SIG_IGN)   -- a write to a dead worker is an error code, not the parent's death
+  self.shm, self.shm_bytes = shm, bytes
+  M.ignore_sigpipe()
   self.workers = {}
   self.in_use = {}              -- per worker: tasks submitted and not released
   for w = 1, self.n do self.in_use[w] = 0 end
@@ -204,30 +248,17 @@ end
 
 function Pool:spawn(w)
   local old = self.workers[w]
-  local tfd, rfd = ffi.new('int[2]'), ffi.new('int[2]')
-  if C.pipe(tfd) ~= 0 then error(string.format('%s: pipe failed (errno %d)', self.name, ffi.errno()), 0) end
-  if C.pipe(rfd) ~= 0 then
-    C.close(tfd[0]); C.close(tfd[1])
-    error(string.format('%s: pipe failed (errno %d)', self.name, ffi.errno()), 0)
-  end
   self.started = self.started + 1
   local cfg = { dataset = self.dataset, shm = self.shm + (w - 1) * self.slots * self.slot_bytes,
-    slot_bytes = self.slot_bytes, max_tasks = self.max_tasks, seed = self.seed_of(self.started),
-    parent_pid = self.owner }
-  io.stdout:flush(); io.stderr:flush()   -- or the child would print the parent's buffered output again
-  local pid = C.fork()
-  if pid == 0 then
-    C.close(tfd[1]); C.close(rfd[0])
-    worker_main(cfg, tfd[0], rfd[1])
-  end
-  C.close(tfd[0]); C.close(rfd[1])
-  if pid < 0 then
-    C.close(tfd[1]); C.close(rfd[0])
-    error(string.format('%s: fork failed (errno %d)', self.name, ffi.errno()), 0)
-  end
-  C.fcntl(tfd[1], F_SETFL, ffi.new('int', bit.bor(C.fcntl(tfd[1], F_GETFL), O_NONBLOCK)))
-  parent_fds[tfd[1]], parent_fds[rfd[0]] = true, true
-  local worker = { index = w, pid = pid, task_fd = tfd[1], result_fd = rfd[0], pending = {}, outstanding = {},
+    slot_bytes = self.slot_bytes, max_tasks = self.max_tasks, seed = self.seed_of(self.started) }
+  local child = M.fork_worker(self.name, self.owner, function(task_fd, result_fd)
+    T.random.seed(cfg.seed)
+    math.randomseed(cfg.seed % 2147483647)
+    return worker_loop(cfg, task_fd, result_fd)
+  end)
+  local pid, tfd1, rfd0 = child.pid, child.task_fd, child.result_fd
+  C.fcntl(tfd1, F_SETFL, ffi.new('int', bit.bor(C.fcntl(tfd1, F_GETFL), O_NONBLOCK)))
+  local worker = { index = w, pid = pid, task_fd = tfd1, result_fd = rfd0, pending = {}, outstanding = {},
     sent = old and old.sent or 0, seed = cfg.seed }
   self.workers[w] = worker
   return worker
@@ -458,5 +489,9 @@ function Pool:pids()
   for w, worker in ipairs(self.workers) do out[w] = worker.pid end
   return out
 end
+
+-- For other users of fork_worker (training.updaters.MultiprocessParallelUpdater).
+M.read_all, M.write_all = read_all, write_all
+M.reap, M.close_worker_fds, M.describe_status = reap, close_fds, describe_status
 
 return M

@@ -28,6 +28,16 @@ function M.main_table(value, is_one, message)
   return value
 end
 
+-- f called with a converter's output: a Lua array spread as arguments, a
+-- table of named arrays or a single array as one argument (the updaters'
+-- loss calls).
+function M.call_with_arrays(f, in_arrays)
+  if type(in_arrays) == 'table' and not in_arrays._is_variable and in_arrays[1] ~= nil then
+    return f(unpack(in_arrays, 1, #in_arrays))
+  end
+  return f(in_arrays)
+end
+
 -- Finalizes every iterator of a {name = iterator} table that can be.
 function M.finalize_iterators(iterators)
   for _, k in ipairs(M.sorted_keys(iterators)) do

@@ -2,4 +2,5 @@
 return {
   StandardUpdater = require 'chainer.training.updaters.standard',
   ParallelUpdater = require 'chainer.training.updaters.parallel',
+  MultiprocessParallelUpdater = require 'chainer.training.updaters.multiprocess_parallel',
 }

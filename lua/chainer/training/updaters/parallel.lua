@@ -57,12 +57,7 @@ function ParallelUpdater:connect_trainer(trainer)
   end
 end
 
-local function call_loss(f, in_arrays)
-  if type(in_arrays) == 'table' and not in_arrays._is_variable and in_arrays[1] ~= nil then
-    return f(unpack(in_arrays, 1, #in_arrays))
-  end
-  return f(in_arrays)
-end
+local call_loss = require('chainer.training._util').call_with_arrays   -- spreads a Lua array of arrays
 
 function ParallelUpdater:update_core()
   local opt = self._optimizers.main

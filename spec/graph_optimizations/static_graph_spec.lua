@@ -357,6 +357,33 @@ describe('static_graph', function()
       chainer.using_config('debug', true, function() assert.is_false(replayed(m(x, labels(2)))) end)
     end)
 
+    it('a node class with its own backward_accumulate runs define-by-run, with its gradients', function()
+      -- Twice: y = 2x, whose class defines only backward_accumulate (a
+      -- replay would call backward, which it lacks: no gradient at all)
+      local Twice = chainer.FunctionNode:extend('TwiceAccumulating')
+      function Twice:forward(inputs) return { inputs[1] * 2 } end
+      function Twice:backward_accumulate(_, gys, gins)
+        local gx = gys[1] * 2
+        if gins[1] ~= nil then gx = gx + gins[1] end
+        return { gx }
+      end
+      local f = static_graph(function(x) return F.sum(Twice():apply({ x })[1]) end)
+      local x = chainer.Variable(T.array({ 1, 2, 3 }, 'float64'))
+      local old = io.stderr
+      io.stderr = { write = function() end }   -- (the fallback's warning)
+      local ok, err = pcall(function()
+        for _ = 1, 4 do
+          x:cleargrad()
+          local y = f(x)
+          assert.is_false(replayed(y))
+          y:backward()
+          assert.are.same({ 2, 2, 2 }, x.grad:totable())
+        end
+      end)
+      io.stderr = old
+      assert(ok, err)
+    end)
+
     it('double backprop and hooks or debug mode during the backward of a replay are errors', function()
       local m = StaticMLP('float64')
       local x = T.random.randn({ 2, 6 }, 'float64')

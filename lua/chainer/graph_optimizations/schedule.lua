@@ -92,7 +92,7 @@ function M.compile(trace, returns, args, keeps_graph)
       local cls = st.cls
       st.form = (#st.outputs == 1 and #st.inputs == 1 and cls.forward1 and 1)
         or (#st.outputs == 1 and #st.inputs == 2 and cls.forward2 and 2) or 0
-      st.on_tensors = cls.backward_tensors ~= nil
+      st.on_tensors = cls.backward_tensors and true or false  -- (false where a class defines backward_accumulate)
     else
       st.nt = 0
     end

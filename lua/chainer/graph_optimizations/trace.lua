@@ -88,12 +88,20 @@ function M.template(f)
   return t
 end
 
+local default_accumulate -- FunctionNode's own, loaded on first use (function_node requires this file)
+
 -- Records node f, applied to inputs (Variables or tensors; in_data their
 -- tensors), whose forward returned outs.  template: M.template(f) taken
 -- before the forward.
 function Trace:node(f, template, inputs, in_data, outs)
   if rawget(f, 'local_function_hooks') then self:refuse('a function hook on a node') end
   if rawget(f, '_function') then self:refuse('an old-style chainer.Function (' .. f:label() .. ')') end
+  -- a replay runs backward / backward_tensors, never a class's own
+  -- accumulation (function_node.lua), which may be all the class defines
+  default_accumulate = default_accumulate or require('chainer.function_node').backward_accumulate
+  if f.backward_accumulate ~= default_accumulate then
+    self:refuse('a FunctionNode with its own backward_accumulate (' .. f:label() .. ')')
+  end
   local ins = {}
   for i = 1, #in_data do ins[i] = self:input_slot(inputs[i], in_data[i]) end
   -- fields holding tensors the trace has slots for are re-bound on replay

@@ -175,8 +175,22 @@ function Communicator:alltoall(xs)
   local _, rshapes = read_all(recv, size, fn, self.rank, problem)
   local sshapes = {}
   for j = 1, size do sshapes[j] = xs[j].shape end
-  local scounts, sdispls = layout(sshapes, dtype, fn)
-  local rcounts, rdispls, relements = layout(rshapes, dtype, fn)
+  -- Each rank sizes its own sends and receives: one over MPI's limit must
+  -- stop the others too (they would wait in MPI_Alltoallv), so the ranks
+  -- agree first, and all raise a DataSizeError.
+  local ok_s, scounts, sdispls = pcall(layout, sshapes, dtype, fn)
+  local ok_r, rcounts, rdispls, relements = pcall(layout, rshapes, dtype, fn)
+  local too_large = (not ok_s and scounts) or (not ok_r and rcounts) or nil
+  if too_large and not DataSizeError.is(too_large) then error(too_large, 0) end
+  local flags = int64s(size)
+  mpi.check(self._L.MPI_Allgather(ffi.new('int64_t[1]', too_large and 1 or 0), 1, mpi.datatype('int64'), flags, 1,
+    mpi.datatype('int64'), self._comm), 'MPI_Allgather')
+  for r = 0, size - 1 do
+    if flags[r] ~= 0 then
+      if too_large then error(too_large, 0) end
+      DataSizeError.raise(fn, string.format("rank %d's tensors together", r), nil, msg.INT_MAX)
+    end
+  end
   local sflat, rflat = pack(xs, dtype), T.empty({ relements }, dtype)
   mpi.check(self._L.MPI_Alltoallv(msg.pointer(sflat), scounts, sdispls, mpi.byte(), msg.pointer(rflat), rcounts,
     rdispls, mpi.byte(), self._comm), 'MPI_Alltoallv')

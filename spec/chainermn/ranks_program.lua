@@ -186,6 +186,16 @@ check('data size errors', function()
           return parts
         end)() or nil, 0))
     end
+    if size > 1 then
+      -- alltoall: only the last rank's sends are too large together (every
+      -- rank's receives fit); every rank raises instead of the others
+      -- waiting in MPI_Alltoallv
+      local parts = {}
+      for r = 1, size do parts[r] = T.zeros({ rank == last and 20 or 1 }, 'float64') end
+      local ok, e = pcall(comm.alltoall, comm, parts)
+      expect(not ok and DataSizeError.is(e), 'alltoall: expected a DataSizeError, got ' .. tostring(e))
+      expect(e.collective == 'alltoall', 'alltoall: ' .. tostring(e.collective))
+    end
     -- send_obj: the sender raises, and so does the receiver
     local nxt, prev = (rank + 1) % size, (rank - 1) % size
     local sent = { pcall(comm.send_obj, comm, big, nxt, 9) }

@@ -157,6 +157,15 @@ local function child_prologue(parent_pid)
   for fd in pairs(parent_fds) do C.close(fd) end
   parent_fds = {}
   T.C.ch_set_num_threads(1)
+  -- A worker's os.exit (a dataset's get_example may call it) leaves with
+  -- _exit, as a forked child should: exit() would run the parent's atexit
+  -- handlers in the copy (its LeakSanitizer check, flushes of the parent's
+  -- files).  The parent reports the exit code as for any worker exit.
+  os.exit = function(code)
+    pcall(io.stdout.flush, io.stdout)
+    pcall(io.stderr.flush, io.stderr)
+    C._exit(code == nil and 0 or code == true and 0 or code == false and 1 or tonumber(code) or 1)
+  end
   return true
 end
 

@@ -486,12 +486,14 @@ local function await_workers(self)
   end
 end
 
--- block[0 .. n-1] added into acc[0 .. n-1] (float32 or float64: LuaJIT adds
--- in double, and a float32 sum rounded from double is the float32 sum).
-local elem_ptr = { float32 = ffi.typeof('float *'), float64 = ffi.typeof('double *') }
-local function add_into(acc, block, n, ptr_type)
-  local a, b = ffi.cast(ptr_type, bytes_of(acc)), ffi.cast(ptr_type, block)
-  for i = 0, n - 1 do a[i] = a[i] + b[i] end
+-- A tensor over entry e's values in `block`, sharing the mapping's memory
+-- (ch_wrap_buffer: no copy, no free).  Kept on the entry, which goes with
+-- its mapping (stop_workers drops the layout before unmapping).
+local function block_view(block, e)
+  local n, shape = T.shape_arg(e.shape, NAME)
+  T.check(T.C.ch_wrap_buffer(T.dtype_code(e.dtype), n, shape, block + e.offset, T.box), 2)
+  local v = T.wrap(T.box[0])
+  return v
 end
 
 -- Sums the workers' gradients into the master's (every parameter gets one,
@@ -503,13 +505,17 @@ end
 local function reduce_gradients(self)
   local layout, shm = self._layout, self._shm
   for _, e in ipairs(layout.entries) do
-    local g, ptr_type = e.param.grad, elem_ptr[e.dtype]
-    if ptr_type then
+    local g = e.param.grad
+    if e.dtype == 'float32' or e.dtype == 'float64' then
+      -- the master's gradient plus each worker's in device order, one
+      -- vectorised pass per worker over the shared blocks
+      if not e.views then
+        e.views = {}
+        for k = 2, #self._devices do e.views[k] = block_view(shm + (k - 1) * layout.block_bytes, e) end
+      end
       e.sum = e.sum or T.empty(e.shape, e.dtype)
       if g == nil then e.sum:fill_(0) else e.sum:copy_(g) end
-      for k = 2, #self._devices do
-        add_into(e.sum, shm + (k - 1) * layout.block_bytes + e.offset, e.numel, ptr_type)
-      end
+      for k = 2, #self._devices do T.add(e.sum, e.views[k], e.sum) end
       e.param.grad = e.sum
     else
       if g == nil then g = T.zeros(e.shape, e.dtype) end

@@ -5,16 +5,19 @@
  * gy * (1 - y * y).  Compiled with --fmad=false (runtime/cuda/CMakeLists.txt)
  * so that 1 - y * y rounds as on the CPU: results match it bit for bit.
  *
- * Compiled here, but NOT yet executed on a GPU: the GPU specs
- * (spec/cuda/mlp_gpu_spec.lua) compare it with the CPU where one exists.
+ * Compiled here, but NOT yet executed on a GPU: tests/cuda/test_activation.cu
+ * runs it emulated on the host against the CPU, bit for bit; the GPU specs
+ * (spec/cuda/mlp_gpu_spec.lua) compare it with the CPU where a GPU exists.
  */
 #include "backend.h"
-#include "convert.cuh"
+#include "launch.cuh"
 
-#include <cuda_runtime.h>
+template <typename T> struct act_grad_step {
+    int op;
+    const T *y, *gy;
+    T *gx;
 
-template <typename T> __global__ void act_grad_kernel(int op, int64_t n, const T *y, const T *gy, T *gx) {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    CU_HD void operator()(int64_t i) const {
         T a = y[i], g = gy[i];
         switch (op) {
         case CH_ACT_RELU: gx[i] = a > 0 ? g : (T)0; break;
@@ -22,13 +25,11 @@ template <typename T> __global__ void act_grad_kernel(int op, int64_t n, const T
         default: gx[i] = g * ((T)1 - a * a); break;
         }
     }
-}
+};
 
 extern "C" ch_status cu_activation_grad_launch(int op, int dt, int64_t n, const char *y, const char *gy, char *gx) {
-    unsigned blocks = cu_blocks(n);
     if (dt == CH_FLOAT32)
-        act_grad_kernel<float><<<blocks, 256>>>(op, n, (const float *)y, (const float *)gy, (float *)gx);
-    else
-        act_grad_kernel<double><<<blocks, 256>>>(op, n, (const double *)y, (const double *)gy, (double *)gx);
-    return cu_check(cudaGetLastError(), "activation_grad", "kernel launch");
+        return cu_each("activation_grad", n, act_grad_step<float>{op, (const float *)y, (const float *)gy, (float *)gx});
+    return cu_each("activation_grad", n,
+                   act_grad_step<double>{op, (const double *)y, (const double *)gy, (double *)gx});
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "chainlua.h"
+#include "launch.cuh"
 #include "scalar_math.h"
 
 /* bool is stored as one byte but reads as 0/1 whatever the byte holds. */
@@ -24,27 +25,27 @@ struct cu_bool {
 };
 
 /* ---- loads: every type widens to int64_t or double -------------------- */
-__device__ __forceinline__ int64_t cu_load(cu_bool x) { return x.v != 0; }
-__device__ __forceinline__ int64_t cu_load(int8_t x) { return x; }
-__device__ __forceinline__ int64_t cu_load(uint8_t x) { return x; }
-__device__ __forceinline__ int64_t cu_load(int16_t x) { return x; }
-__device__ __forceinline__ int64_t cu_load(int32_t x) { return x; }
-__device__ __forceinline__ int64_t cu_load(int64_t x) { return x; }
-__device__ __forceinline__ double cu_load(__half x) { return (double)__half2float(x); }
-__device__ __forceinline__ double cu_load(float x) { return (double)x; }
-__device__ __forceinline__ double cu_load(double x) { return x; }
+CU_HD int64_t cu_load(cu_bool x) { return x.v != 0; }
+CU_HD int64_t cu_load(int8_t x) { return x; }
+CU_HD int64_t cu_load(uint8_t x) { return x; }
+CU_HD int64_t cu_load(int16_t x) { return x; }
+CU_HD int64_t cu_load(int32_t x) { return x; }
+CU_HD int64_t cu_load(int64_t x) { return x; }
+CU_HD double cu_load(__half x) { return (double)__half2float(x); }
+CU_HD double cu_load(float x) { return (double)x; }
+CU_HD double cu_load(double x) { return x; }
 
 /* ---- stores: from the widened value ----------------------------------- */
 template <typename T> struct cu_store;
 
 template <> struct cu_store<cu_bool> {
-    __device__ static cu_bool from(int64_t v) { return cu_bool{(uint8_t)(v != 0)}; }
-    __device__ static cu_bool from(double v) { return cu_bool{(uint8_t)(v != 0.0)}; }
+    CU_HD static cu_bool from(int64_t v) { return cu_bool{(uint8_t)(v != 0)}; }
+    CU_HD static cu_bool from(double v) { return cu_bool{(uint8_t)(v != 0.0)}; }
 };
 #define CU_INT_STORE(T)                                                       \
     template <> struct cu_store<T> {                                          \
-        __device__ static T from(int64_t v) { return (T)v; }                  \
-        __device__ static T from(double v) { return (T)ch_sat_i64(v); }       \
+        CU_HD static T from(int64_t v) { return (T)v; }                  \
+        CU_HD static T from(double v) { return (T)ch_sat_i64(v); }       \
     };
 CU_INT_STORE(int8_t)
 CU_INT_STORE(uint8_t)
@@ -53,20 +54,20 @@ CU_INT_STORE(int32_t)
 CU_INT_STORE(int64_t)
 #undef CU_INT_STORE
 template <> struct cu_store<__half> {
-    __device__ static __half from(int64_t v) { return __float2half_rn((float)(double)v); }
-    __device__ static __half from(double v) { return __float2half_rn((float)v); }
+    CU_HD static __half from(int64_t v) { return __float2half_rn((float)(double)v); }
+    CU_HD static __half from(double v) { return __float2half_rn((float)v); }
 };
 template <> struct cu_store<float> {
     /* direct, like the CPU's int64 -> float32 fast path */
-    __device__ static float from(int64_t v) { return (float)v; }
-    __device__ static float from(double v) { return (float)v; }
+    CU_HD static float from(int64_t v) { return (float)v; }
+    CU_HD static float from(double v) { return (float)v; }
 };
 template <> struct cu_store<double> {
-    __device__ static double from(int64_t v) { return (double)v; }
-    __device__ static double from(double v) { return v; }
+    CU_HD static double from(int64_t v) { return (double)v; }
+    CU_HD static double from(double v) { return v; }
 };
 
-template <typename D, typename S> __device__ __forceinline__ D cu_cast(S x) { return cu_store<D>::from(cu_load(x)); }
+template <typename D, typename S> CU_HD D cu_cast(S x) { return cu_store<D>::from(cu_load(x)); }
 
 /* Calls f.template operator()<T>() with the C type of a ch_dtype code;
  * returns false for an invalid code. */
@@ -93,7 +94,7 @@ struct cu_kgeom {
 };
 
 /* Element offsets of linear position i for both operands. */
-__device__ __forceinline__ void cu_offsets(const cu_kgeom &g, int64_t i, int64_t &o0, int64_t &o1) {
+CU_HD void cu_offsets(const cu_kgeom &g, int64_t i, int64_t &o0, int64_t &o1) {
     o0 = 0;
     o1 = 0;
     for (int k = g.nd - 1; k >= 0; k--) {
@@ -103,12 +104,6 @@ __device__ __forceinline__ void cu_offsets(const cu_kgeom &g, int64_t i, int64_t
         o0 += c * g.stride[0][k];
         o1 += c * g.stride[1][k];
     }
-}
-
-/* Grid for n elements: 256 threads, enough blocks to fill any GPU, grid-stride beyond. */
-static inline unsigned cu_blocks(int64_t n) {
-    int64_t b = (n + 255) / 256;
-    return (unsigned)(b < 65536 ? (b > 0 ? b : 1) : 65536);
 }
 
 #endif

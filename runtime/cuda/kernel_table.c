@@ -4,7 +4,9 @@
  * does not have yet: the core's front door then fails with "<fn> has no
  * kernel for cuda:N yet; move the tensor with :to_cpu()".  Adding one is
  * its .cu (and host .c) file, its declaration in backend.h (typed by its
- * table entry: `ch_<name>_kernel cu_<name>;`) and one line here.
+ * table entry: `ch_<name>_kernel cu_<name>;`), one line here, and, for a
+ * kernel launched with cu_each (launch.cuh), its emulated test in
+ * tests/cuda (docs/cuda.md, "Testing kernels without a GPU").
  */
 #include "backend.h"
 

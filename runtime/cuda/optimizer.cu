@@ -8,27 +8,30 @@
  * (runtime/cuda/CMakeLists.txt) so that products and sums round separately,
  * as on the CPU.
  *
- * Compiled here, but NOT yet executed on a GPU: the GPU specs
- * (spec/cuda/mlp_gpu_spec.lua) compare it with the CPU where one exists.
+ * Compiled here, but NOT yet executed on a GPU: tests/cuda/test_optimizer.cu
+ * runs it emulated on the host against the CPU, bit for bit; the GPU specs
+ * (spec/cuda/mlp_gpu_spec.lua) compare it with the CPU where a GPU exists.
  */
 #include "backend.h"
-#include "convert.cuh"
-
-#include <cuda_runtime.h>
+#include "launch.cuh"
 
 /* The hyperparameters in the element type, as the CPU converts them. */
 template <typename T> struct opt_consts {
     T lr, mu, mu2, c, b1, b2, eps, eta, keep, lo, hi;
 };
 
-template <typename T> __device__ __forceinline__ T opt_sqrt(T v);
-template <> __device__ __forceinline__ float opt_sqrt<float>(float v) { return sqrtf(v); }
-template <> __device__ __forceinline__ double opt_sqrt<double>(double v) { return sqrt(v); }
+CU_HD float opt_sqrt(float v) { return sqrtf(v); }
+CU_HD double opt_sqrt(double v) { return sqrt(v); }
 
-template <typename T>
-__global__ void opt_kernel(int kind, int amsgrad, int bounded, opt_consts<T> k, int64_t n, T *P, const T *G, T *S0,
-                           T *S1, T *S2) {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+/* One element's update: parameter, gradient and the kind's states. */
+template <typename T> struct opt_step {
+    int kind, amsgrad, bounded;
+    opt_consts<T> k;
+    T *P;
+    const T *G;
+    T *S0, *S1, *S2;
+
+    CU_HD void operator()(int64_t i) const {
         T g = G[i];
         switch (kind) {
         case CU_OPT_SGD:
@@ -72,7 +75,7 @@ __global__ void opt_kernel(int kind, int amsgrad, int bounded, opt_consts<T> k, 
         }
         }
     }
-}
+};
 
 template <typename T> static opt_consts<T> consts_of(const ch_opt_args *u) {
     opt_consts<T> k;
@@ -90,15 +93,17 @@ template <typename T> static opt_consts<T> consts_of(const ch_opt_args *u) {
     return k;
 }
 
-extern "C" ch_status cu_opt_launch(int kind, const ch_opt_args *u, int dt, int64_t n, char *param, const char *grad, char *s0,
-                                   char *s1, char *s2) {
-    unsigned blocks = cu_blocks(n);
-    int ams = u->amsgrad != 0, bounded = u->bounded != 0;
+template <typename T>
+static ch_status opt_launch(int kind, const ch_opt_args *u, int64_t n, char *param, const char *grad, char *s0,
+                            char *s1, char *s2) {
+    opt_step<T> step = {kind, u->amsgrad != 0, u->bounded != 0, consts_of<T>(u), (T *)param, (const T *)grad,
+                        (T *)s0, (T *)s1, (T *)s2};
+    return cu_each("optimizer update", n, step);
+}
+
+extern "C" ch_status cu_opt_launch(int kind, const ch_opt_args *u, int dt, int64_t n, char *param, const char *grad,
+                                   char *s0, char *s1, char *s2) {
     if (dt == CH_FLOAT32)
-        opt_kernel<float><<<blocks, 256>>>(kind, ams, bounded, consts_of<float>(u), n, (float *)param,
-                                           (const float *)grad, (float *)s0, (float *)s1, (float *)s2);
-    else
-        opt_kernel<double><<<blocks, 256>>>(kind, ams, bounded, consts_of<double>(u), n, (double *)param,
-                                            (const double *)grad, (double *)s0, (double *)s1, (double *)s2);
-    return cu_check(cudaGetLastError(), "optimizer update", "kernel launch");
+        return opt_launch<float>(kind, u, n, param, grad, s0, s1, s2);
+    return opt_launch<double>(kind, u, n, param, grad, s0, s1, s2);
 }

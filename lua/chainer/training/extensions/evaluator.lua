@@ -67,13 +67,6 @@ function Evaluator:get_all_iterators() return self._iterators end
 function Evaluator:get_target(name) return self._targets[name] end
 function Evaluator:get_all_targets() return self._targets end
 
-local function call_eval(f, in_arrays)
-  if type(in_arrays) == 'table' and not in_arrays._is_variable and in_arrays[1] ~= nil then
-    return f(unpack(in_arrays, 1, #in_arrays))
-  end
-  return f(in_arrays)
-end
-
 -- Runs the evaluation and returns {key = mean}.  Called under a current
 -- reporter that has the targets registered.
 function Evaluator:evaluate()
@@ -95,7 +88,7 @@ function Evaluator:evaluate()
     local observation = {}
     reporter_mod.report_scope(observation, function()
       local in_arrays = converter(batch, device)
-      cfg.no_backprop_mode(function() call_eval(eval_func, in_arrays) end)
+      cfg.no_backprop_mode(function() util.call_with_arrays(eval_func, in_arrays) end)
     end)
     summary:add(observation)
     n = n + 1

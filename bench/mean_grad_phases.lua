@@ -9,6 +9,9 @@
 -- sum needs), `pair_mean` (MPI_Allreduce with the pair-mean operator, which
 -- averages in the sum's pass; 2 ranks), `whole` (comm:multi_node_mean_grad),
 -- `raw` (MPI_Allreduce of a separate buffer of the same size).
+-- MEAN_GRAD_BEFORE=path/to/an/older/model_sync.lua adds `before`: that
+-- file's multi_node_mean_grad on the same model, alternating with the rest
+-- (an A/B in one process: e.g. main's lua/chainermn/model_sync.lua).
 local ffi = require 'ffi'
 local chainer = require 'chainer'
 local chainermn = require 'chainermn'
@@ -23,6 +26,8 @@ local sizes = {}
 for i = 2, #arg do sizes[#sizes + 1] = tonumber(arg[i]) end
 if #sizes == 0 then sizes = { 1, 4, 16 } end
 local CALLS = 200
+local before = os.getenv('MEAN_GRAD_BEFORE')
+before = before and before ~= '' and assert(loadfile(before))() or nil
 
 local function pointer(t) return ffi.cast('char *', t.ptr.data) + t.ptr.offset * t.itemsize end
 local L, F32, SUM = comm._L, mpi.datatype('float32'), mpi.op('sum')
@@ -64,6 +69,7 @@ for _, mib in ipairs(sizes) do
     { 'whole', function() comm:multi_node_mean_grad(link) end },
     { 'raw', function() L.MPI_Allreduce(model_sync.IN_PLACE, pointer(other), n, F32, SUM, comm._comm) end },
   }
+  if before then phases[#phases + 1] = { 'before', function() before.multi_node_mean_grad(comm, link) end } end
   local times = {}
   for _, ph in ipairs(phases) do times[ph[1]] = {} end
   for _ = 1, CALLS do   -- phases alternate call by call: all see the same load

@@ -41,5 +41,4 @@ awk '/^### round/ { kind = $4 } /^.?.?.?1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[
     if (med["2ranks"] > 0) printf "speed-up 2 ranks / 1 rank: %.2fx\n", med["1rank"] / med["2ranks"]
     if (med["2ranks-noexchange"] > 0) printf "ceiling without the exchange: %.2fx\n", med["1rank"] / med["2ranks-noexchange"]
   }'
-grep "^rank . \(mean_grad\|forward\|optimizer\|iterator\|evaluate\|loop rest\|trainer\)" "$OUT" > /dev/null || true
 echo "raw output and per-phase tables: $OUT"

@@ -68,6 +68,8 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count);
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+int MPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op);
 ]]
 end
 
@@ -118,6 +120,31 @@ local DATATYPES = {
 function M.summable(dtype) return DATATYPES[dtype] ~= nil end
 function M.datatype(dtype) return handle('MPI_Datatype', DATATYPES[dtype] or 'ompi_mpi_byte') end
 function M.byte() return handle('MPI_Datatype', 'ompi_mpi_byte') end
+
+-- pair_mean_op(dtype): an MPI_Op that makes (a + b) * 0.5 of two float32 or
+-- float64 values (libchainlua's ch_pair_mean_*, runtime/cpu/pair_mean.c),
+-- made once per dtype; nil for other dtypes or a libchainlua without it.
+-- With two ranks an allreduce applies it once per element: the mean in the
+-- pass that sums.
+local PAIR_MEAN = { float32 = 'ch_pair_mean_f32', float64 = 'ch_pair_mean_f64' }
+local pair_ops = {}
+function M.pair_mean_op(dtype)
+  local name = PAIR_MEAN[dtype]
+  if name == nil then return nil end
+  if pair_ops[dtype] == nil then
+    -- (pcall: a libchainlua whose generated cdefs already declare it)
+    pcall(ffi.cdef, 'void ' .. name .. '(void *, void *, int *, MPI_Datatype *);')
+    local ok, fn = pcall(function() return require('chainer._lib').C[name] end)
+    if not ok then
+      pair_ops[dtype] = false
+    else
+      local op = ffi.new('MPI_Op[1]')
+      M.check(M.lib().MPI_Op_create(ffi.cast('MPI_User_function *', fn), 1, op), 'MPI_Op_create')
+      pair_ops[dtype] = op[0]
+    end
+  end
+  return pair_ops[dtype] or nil
+end
 
 -- check(rc, what): MPI's default error handler aborts the job on failure,
 -- so a non-zero code here means a handler was changed; still say so.

@@ -107,6 +107,7 @@ end
 -- each rank passed, unless the signature (integers) is the same on all.
 function Communicator:_agree(fn, signature, description)
   if self:_same_everywhere(signature) then return end
+  if type(description) == 'function' then description = description() end   -- built only when needed
   local all = self:_allgather_obj(description)
   local parts = {}
   for r = 1, #all do parts[r] = string.format('rank %d: %s', r - 1, all[r]) end

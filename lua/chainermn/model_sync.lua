@@ -131,12 +131,13 @@ local function packing_buffer(comm, dtype, numel)
 end
 
 -- Runs `transfer(ptr, count, dtype)` on every parameter tensor, packed into
--- one buffer per dtype (flat) or one by one (naive).  `scale` (a number or
--- nil) multiplies every value: on the way into the packed buffer, or in place
--- after the transfer of an unpacked one.
-local function each_buffer(fn, comm, list, transfer, scale)
+-- one buffer per dtype (flat) or one by one (naive).  `scale_of(dtype)` (nil
+-- or a function giving a number or nil) multiplies every value: on the way
+-- into the packed buffer, or in place after the transfer of an unpacked one.
+local function each_buffer(fn, comm, list, transfer, scale_of)
   if comm._pack then
     for _, g in ipairs(by_dtype(list)) do
+      local scale = scale_of and scale_of(g.dtype)
       if g.numel > 2147483647 then   -- the same layout on every rank: all raise here
         error(string.format('%s: %d %s elements are more than one MPI call moves', fn, g.numel, g.dtype), 4)
       end
@@ -150,6 +151,7 @@ local function each_buffer(fn, comm, list, transfer, scale)
       local g = { entries = { e } }
       local t = e.tensor.is_contiguous and e.tensor or e.tensor:contiguous()
       transfer(pointer(t), t.size, t.dtype)
+      local scale = scale_of and scale_of(t.dtype)
       if scale then T.mul(t, scale, t) end
       if t ~= e.tensor then unpack(g, t) end
     end
@@ -175,20 +177,44 @@ end
 local IN_PLACE = ffi.cast('void *', 1)   -- MPI_IN_PLACE in Open MPI's mpi.h
 M.IN_PLACE = IN_PLACE
 
--- The 'hierarchical' communicator's sum, in place: the ranks of each node
--- reduce to their leader (intra_rank 0), the leaders allreduce among the
--- nodes, and each leader broadcasts the total to its node.  Within a node
--- the messages go through shared memory and only one per node crosses the
--- network.
-local function hierarchical_sum(comm, ptr, count, datatype)
+-- The 'hierarchical' communicator's reduction (op: a sum or the pair mean),
+-- in place: the ranks of each node reduce to their leader (intra_rank 0),
+-- the leaders allreduce among the nodes, and each leader broadcasts the
+-- total to its node.  Within a node the messages go through shared memory
+-- and only one per node crosses the network.
+local function hierarchical_reduce(comm, ptr, count, datatype, op)
   local L, intra, leaders = comm._L, comm._intra[0], comm._leaders[0]
   local is_leader = comm.intra_rank == 0
-  mpi.check(L.MPI_Reduce(is_leader and IN_PLACE or ptr, is_leader and ptr or nil, count, datatype, mpi.op('sum'), 0,
-    intra), 'MPI_Reduce')
+  mpi.check(L.MPI_Reduce(is_leader and IN_PLACE or ptr, is_leader and ptr or nil, count, datatype, op, 0, intra),
+    'MPI_Reduce')
   if is_leader then
-    mpi.check(L.MPI_Allreduce(IN_PLACE, ptr, count, datatype, mpi.op('sum'), leaders), 'MPI_Allreduce')
+    mpi.check(L.MPI_Allreduce(IN_PLACE, ptr, count, datatype, op, leaders), 'MPI_Allreduce')
   end
   mpi.check(L.MPI_Bcast(ptr, count, datatype, 0, intra), 'MPI_Bcast')
+end
+
+-- averaging_op(comm, dtype): the MPI_Op that averages, and whether it does
+-- so by itself.  With two ranks every element is combined exactly once (in
+-- any algorithm, hierarchical included), so the pair-mean operator gives the
+-- mean in the sum's own pass, with the bits of the sum halved; otherwise
+-- MPI_SUM, and the caller multiplies by 1/size.  Every rank of a
+-- communicator makes the same choice, so the ops of one collective agree.
+local function averaging_op(comm, dtype)
+  if comm.size == 2 then
+    local op = mpi.pair_mean_op(dtype)
+    if op then return op, true end
+  end
+  return mpi.op('sum'), false
+end
+
+-- reduce_in_place(comm, ptr, count, dtype, op): the buffer := op over the ranks.
+local function reduce_in_place(comm, ptr, count, dtype, op)
+  local datatype = mpi.datatype(dtype)
+  if comm._intra then
+    hierarchical_reduce(comm, ptr, count, datatype, op)
+  else
+    mpi.check(comm._L.MPI_Allreduce(IN_PLACE, ptr, count, datatype, op, comm._comm), 'MPI_Allreduce')
+  end
 end
 
 -- gradients(comm, model, zero_fill): the gradient entries {name, param,
@@ -207,47 +233,123 @@ end
 -- The packing helpers, for the double-buffering optimizer's own buffers.
 M.by_dtype, M.pack, M.unpack, M.pointer = by_dtype, pack, unpack, pointer
 
--- multi_node_mean_grad(comm, model, zero_fill): every gradient becomes its
--- mean over the ranks.  Packed (flat, hierarchical): each gradient times
--- 1/size on its way into the buffer, then the sum with MPI_Allreduce in
--- place, so the buffer is read and written once less than summing first and
--- scaling after; with a power-of-two size the two orders give the same bits.
--- Unpacked (naive): the sum in place, then times 1/size, as ChainerMN's
--- `recvbuf *= 1.0 / size`.
-function M.multi_node_mean_grad(comm, model, zero_fill)
-  local list = M.gradients(comm, model, zero_fill)
-  local L = comm._L
-  local function sum(ptr, count, dtype)
-    if comm._intra then
-      hierarchical_sum(comm, ptr, count, mpi.datatype(dtype))
-    else
-      mpi.check(L.MPI_Allreduce(IN_PLACE, ptr, count, mpi.datatype(dtype), mpi.op('sum'), comm._comm),
-        'MPI_Allreduce')
+-- The layout of a bucket's gradients (signature and description, as
+-- `layout` makes them for the same gradients), computed once per bucket:
+-- weak keys, so it goes with its bucket.
+local bucket_layouts = setmetatable({}, { __mode = 'k' })
+local function bucket_layout(bucket, model)
+  local cached = bucket_layouts[bucket]
+  if cached == nil then
+    local list, params, i = {}, bucket.params, 0
+    for name, p in model:namedparams() do
+      if rawget(p, '_data') ~= nil then
+        i = i + 1
+        if params[i] ~= p then return nil end   -- not the bucket's order: no shortcut
+        list[i] = { name = name, tensor = bucket.slots[i] }
+      end
+    end
+    if i ~= #params then return nil end
+    local sig, desc = layout(list)
+    cached = { sig = sig, desc = desc }
+    bucket_layouts[bucket] = cached
+  end
+  return cached
+end
+
+local function fits(g, slot)
+  if g.dtype ~= slot.dtype or g.ptr.dev >= 0 or #g.shape ~= #slot.shape then return false end
+  for k = 1, #g.shape do
+    if g.shape[k] ~= slot.shape[k] then return false end
+  end
+  return true
+end
+
+-- into_slots(bucket, zero_fill): when every parameter of the bucket has a
+-- gradient of its slot's dtype and shape on the host (or none, with
+-- zero_fill), the gradients not yet in their slots are copied there (a
+-- missing one is zeroed there) and true is returned: the layout is then the
+-- bucket's.  Otherwise false, with nothing changed.
+local function into_slots(bucket, zero_fill)
+  local params, slots = bucket.params, bucket.slots
+  for i = 1, #params do
+    local g = params[i].grad
+    if g == nil then
+      if not zero_fill then return false end
+    elseif g ~= slots[i] and not fits(g, slots[i]) then
+      return false
     end
   end
-  -- the model's gradient bucket (chainer/_grad_bucket.lua): from the next
-  -- backward on, the gradients are written into persistent slots of one
-  -- buffer per dtype instead of fresh blocks
-  local bucket = GradBucket.of(model)
+  for i = 1, #params do
+    local p, slot = params[i], slots[i]
+    local g = p.grad
+    if g ~= slot then
+      if g == nil then slot:fill_(0) else slot:copy_(g) end
+      p.grad = slot
+    end
+  end
+  return true
+end
+
+-- mean_buffers(comm, bucket): every buffer of the bucket := its mean over
+-- the ranks, in place: one MPI call per dtype (with two ranks nothing else;
+-- otherwise the sum, then times 1/size).
+local function mean_buffers(comm, bucket)
+  for _, b in ipairs(bucket.buffers) do
+    local buf = b.tensor
+    if buf.size > 2147483647 then   -- the same layout on every rank: all raise here
+      error(string.format('multi_node_mean_grad: %d %s elements are more than one MPI call moves', buf.size,
+        b.dtype), 4)
+    end
+    local op, averaged = averaging_op(comm, b.dtype)
+    reduce_in_place(comm, pointer(buf), buf.size, b.dtype, op)
+    if not averaged and comm.size > 1 then T.mul(buf, 1 / comm.size, buf) end
+  end
+end
+
+-- multi_node_mean_grad(comm, model, zero_fill): every gradient becomes its
+-- mean over the ranks.
+--
+-- The training path (flat, hierarchical): the model's gradient bucket
+-- (chainer/_grad_bucket.lua) holds the gradients, written there by
+-- backward, so the mean is one in-place reduction per dtype.  The layout
+-- check is then one small collective of the bucket's signature, computed
+-- when the bucket was built (the agreement makes a rank whose model differs
+-- an error on every rank, before any data moves).
+--
+-- Otherwise (naive, no bucket, gradients that do not fit the slots): the
+-- layout is computed and agreed on from the gradients themselves; packed,
+-- each gradient goes into the communicator's buffer (times 1/size on the way
+-- in unless the reduction averages), is reduced in place and copied back;
+-- unpacked (naive), each is reduced in place and scaled, as ChainerMN's
+-- `recvbuf *= 1.0 / size`.  With a power-of-two size every path gives the
+-- same bits.
+function M.multi_node_mean_grad(comm, model, zero_fill)
+  if type(model) ~= 'table' or model._is_link ~= true then
+    error('multi_node_mean_grad: expected a chainer.Link (got ' .. type(model) .. ')', 3)
+  end
   if comm._pack then
-    -- backward wrote the gradients into the bucket, so the mean is one
-    -- in-place sum per dtype and one pass times 1/size.  Every rank holds
-    -- the same layout (checked above), so all take this path or all the
-    -- packing one below, which makes the same MPI calls.
-    if bucket and bucket:take(list) then
-      for _, b in ipairs(bucket.buffers) do
-        local buf = b.tensor
-        if buf.size > 2147483647 then
-          error(string.format('multi_node_mean_grad: %d %s elements are more than one MPI call moves', buf.size,
-            b.dtype), 3)
-        end
-        sum(pointer(buf), buf.size, b.dtype)
-        if comm.size > 1 then T.mul(buf, 1 / comm.size, buf) end
-      end
+    local bucket = GradBucket.of(model)
+    local cached = bucket and bucket_layout(bucket, model)
+    if cached and into_slots(bucket, zero_fill) then
+      comm:_agree('multi_node_mean_grad', cached.sig, cached.desc)
+      mean_buffers(comm, bucket)
       return
     end
   end
-  each_buffer('multi_node_mean_grad', comm, list, sum, 1 / comm.size)   -- a float dtype keeps its dtype under a number
+  local list = M.gradients(comm, model, zero_fill)
+  -- the bucket, built here on the first call: from the next backward on the
+  -- gradients are written into its slots instead of fresh blocks
+  local bucket = GradBucket.of(model)
+  if comm._pack and bucket and bucket:take(list) then
+    mean_buffers(comm, bucket)   -- the same layout on every rank (checked): all take this path
+    return
+  end
+  each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)
+    reduce_in_place(comm, ptr, count, dtype, (averaging_op(comm, dtype)))
+  end, function(dtype)
+    local _, averaged = averaging_op(comm, dtype)
+    if not averaged then return 1 / comm.size end
+  end)
 end
 
 return M

@@ -540,6 +540,64 @@ end
 check('training float64', function() train_check('float64', 1e-10) end)
 check('training float32', function() train_check('float32', 1e-5) end)
 
+-- multi_node_mean_grad on the gradient bucket's path: the mean (with two
+-- ranks by the pair-mean reduction, in the sum's pass), a missing gradient
+-- with zero_fill, and models whose layouts differ (on the bucket path on
+-- every rank, or on it on some ranks only) an error on every rank.
+check('mean grad layouts', function()
+  local function model_of(out)
+    local m = chainer.Sequential(L.Linear(3, out))
+    m[1].W.array:fill_(0)
+    return m
+  end
+  local function set_grads(m, v)
+    for _, p in m:namedparams() do p.grad = T.full(p.array.shape, v, p.array.dtype) end
+  end
+  local m = model_of(2)
+  for step = 1, 3 do   -- the first call builds the bucket, the next ones take its path
+    set_grads(m, rank + step)
+    comm:multi_node_mean_grad(m)
+    local want = (size - 1) / 2 + step
+    for name, p in m:namedparams() do
+      expect(max_diff(p.grad, T.full(p.array.shape, want, p.array.dtype)) == 0,
+        'step ' .. step .. ' ' .. name .. ': ' .. tostring(p.grad) .. ' (expected ' .. want .. ')')
+      if comm.name ~= 'naive' then   -- naive reduces parameter by parameter, without a bucket
+        expect(p.grad == rawget(p, '_grad_slot'), name .. ': the gradient is not its bucket slot')
+      end
+    end
+  end
+  -- zero_fill: the last rank has no gradient for the bias
+  set_grads(m, 2)
+  if rank == size - 1 then m[1].b.grad = nil end
+  comm:multi_node_mean_grad(m, true)
+  local want_b = size > 1 and 2 * (size - 1) / size or 0
+  expect(max_diff(m[1].b.grad, T.full({ 2 }, want_b, 'float32')) == 0, 'zero_fill: ' .. tostring(m[1].b.grad))
+  -- the same gradient missing without zero_fill: the last rank leaves the
+  -- bucket's path, the others stay on it; all raise
+  set_grads(m, 1)
+  if rank == size - 1 then m[1].b.grad = nil end
+  local ok, err = pcall(comm.multi_node_mean_grad, comm, m)
+  if size > 1 then
+    expect(not ok and err:find('multi_node_mean_grad: the ranks passed different arguments (rank 0: 2 parameters', 1,
+      true), 'a missing gradient on one rank: ' .. tostring(err))
+  else
+    expect(ok, tostring(err))
+  end
+  -- different shapes, each rank on its own bucket's path (built here, as
+  -- a first successful call would)
+  local other = model_of(rank == size - 1 and 4 or 2)
+  require('chainer._grad_bucket').of(other)
+  set_grads(other, 1)
+  ok, err = pcall(comm.multi_node_mean_grad, comm, other)
+  if size > 1 then
+    expect(not ok and err:find('multi_node_mean_grad: the ranks passed different arguments', 1, true) and
+      err:find('/0/W:float32:4x3', 1, true), 'different shapes: ' .. tostring(err))
+  else
+    expect(ok, tostring(err))
+  end
+  expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)
+
 check('refusals', function()
   -- a value that cannot be sent, or no tensor on root: every rank raises
   -- (and the ranks stay in step: the next collective still works)

@@ -123,27 +123,21 @@ function M.byte() return handle('MPI_Datatype', 'ompi_mpi_byte') end
 
 -- pair_mean_op(dtype): an MPI_Op that makes (a + b) * 0.5 of two float32 or
 -- float64 values (libchainlua's ch_pair_mean_*, runtime/cpu/pair_mean.c),
--- made once per dtype; nil for other dtypes or a libchainlua without it.
--- With two ranks an allreduce applies it once per element: the mean in the
--- pass that sums.
+-- made once per dtype; nil for other dtypes.  With two ranks an allreduce
+-- applies it once per element: the mean in the pass that sums.
 local PAIR_MEAN = { float32 = 'ch_pair_mean_f32', float64 = 'ch_pair_mean_f64' }
 local pair_ops = {}
 function M.pair_mean_op(dtype)
   local name = PAIR_MEAN[dtype]
   if name == nil then return nil end
   if pair_ops[dtype] == nil then
-    -- (pcall: a libchainlua whose generated cdefs already declare it)
-    pcall(ffi.cdef, 'void ' .. name .. '(void *, void *, int *, MPI_Datatype *);')
-    local ok, fn = pcall(function() return require('chainer._lib').C[name] end)
-    if not ok then
-      pair_ops[dtype] = false
-    else
-      local op = ffi.new('MPI_Op[1]')
-      M.check(M.lib().MPI_Op_create(ffi.cast('MPI_User_function *', fn), 1, op), 'MPI_Op_create')
-      pair_ops[dtype] = op[0]
-    end
+    ffi.cdef('void ' .. name .. '(void *, void *, int *, MPI_Datatype *);')
+    local op = ffi.new('MPI_Op[1]')
+    local fn = require('chainer._lib').C[name]
+    M.check(M.lib().MPI_Op_create(ffi.cast('MPI_User_function *', fn), 1, op), 'MPI_Op_create')
+    pair_ops[dtype] = op[0]
   end
-  return pair_ops[dtype] or nil
+  return pair_ops[dtype]
 end
 
 -- check(rc, what): MPI's default error handler aborts the job on failure,

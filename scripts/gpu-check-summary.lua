@@ -266,6 +266,8 @@ for _, s in ipairs(steps) do
     local parts = {}
     for _, r in ipairs(s.bench) do
       if r.samples_per_s then parts[#parts + 1] = string.format('%s %.1f samples/s', r.workload or '?', r.samples_per_s) end
+      if r.error then parts[#parts + 1] = string.format('%s: %s', r.probe or '?', r.error) end
+      if r.probe == 'device' and r.name then parts[#parts + 1] = string.format('%s sm_%s', r.name, tostring(r.sm)) end
       for _, k in ipairs { 'sgemm_gflops', 'sgemm_tf32_gflops', 'd2d_copy_gbs', 'copy_kernel_gbs' } do
         if r[k] then parts[#parts + 1] = string.format('%s %.0f', k, r[k]) end
       end

@@ -14,13 +14,7 @@ local work, outdir, device, elapsed, self_test = arg[1], arg[2], arg[3], tonumbe
 assert(work and outdir, 'usage: gpu-check-summary.lua WORK OUTDIR DEVICE ELAPSED SELF_TEST')
 local logs = work .. '/logs'
 
-local function read(path)
-  local f = io.open(path, 'rb')
-  if not f then return nil end
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local read = require('chainer._fs').read_file   -- nil for a file that is not there
 
 local function lines_of(s)
   local t = {}

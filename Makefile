@@ -15,7 +15,7 @@ V ?=
 ORACLE_DIR ?= ../shared/oracle/vectors-v2
 CHAINLUA = $(BUILD)/chainlua
 
-.PHONY: all deps build demo test test-c test-lua test-install memcheck asan fuzz fuzz-ci oracle bench examples-check ffi clean
+.PHONY: all deps build demo test test-c test-lua test-install memcheck asan fuzz fuzz-ci oracle bench examples-check ffi clean gpu-build gpu-pack gpu-check
 
 all: build
 
@@ -95,6 +95,26 @@ bench: build
 
 examples-check: build
 	@bash scripts/examples-check $(BUILD)
+
+# The GPU check (issue 15; docs/cuda.md, "Running the GPU check").
+#   make gpu-pack     builds the CUDA backend for GPU_ARCHS only (Release, in
+#                     build-gpu/) and packs what a GPU machine needs into
+#                     build-gpu-run/ (about 41 MiB)
+#   make gpu-check OUT=folder [GPU_BUILD=build-gpu-run]   on the GPU machine
+#   make gpu-check OUT=folder GPU_CHECK_FLAGS=--self-test  anywhere, on the CPU
+GPU_ARCHS ?= 90
+GPU_BUILD ?= build-gpu-run
+OUT ?= build-gpu-check
+GPU_CHECK_FLAGS ?=
+gpu-build:
+	cmake -S . -B build-gpu -DCHAINLUA_CUDA=ON -DCHAINLUA_CUDA_ARCHS=$(GPU_ARCHS) -DCMAKE_BUILD_TYPE=Release > build-gpu.configure.log
+	cmake --build build-gpu -j $(JOBS) > build-gpu.build.log 2>&1 || { tail -n 40 build-gpu.build.log; exit 1; }
+
+gpu-pack: gpu-build
+	bash scripts/gpu-pack build-gpu $(GPU_BUILD)
+
+gpu-check:
+	bash scripts/gpu-check $(OUT) --build $(GPU_BUILD) $(GPU_CHECK_FLAGS)
 
 # Regenerates lua/chainer/_ffi.lua and _ops.lua from runtime/include/chainlua.h and chainlua_ops.h.
 ffi:

@@ -1,13 +1,15 @@
 -- bench/workloads.lua: the chainlua side of `make bench` (bench/run).
 --   luajit bench/workloads.lua WORKLOAD
--- WORKLOAD: mlp, lenet, lstm, nstep_lstm, node, infer (issue 8), resnet18, vgg (issue 19)
+-- WORKLOAD: mlp, lenet, lstm, nstep_lstm, node, infer (issue 8), resnet18, vgg (issue 19),
+-- resnet50 (issue 15: ImageNet's ResNet-50, batch 64 at 224x224, for the GPU)
 -- and micro (issue 2:
 -- elementwise add/sum of 10^7 float32, sgemm 1024/2048, small ops).
 -- Prints one line `RESULT {json}` with the per-iteration seconds of each
 -- timed round (`times`), the unit of the reported figure and how to get it
 -- from a time (`per_iter`: samples/words/nodes per iteration), and peak RSS.
 -- Same shapes, float32 random data, forward + loss + backward + SGD update
--- as bench/workloads.py, which does the same in PyTorch.
+-- as bench/workloads.py, which does the same in PyTorch.  BENCH_DEVICE=cuda:0
+-- runs mlp, lenet, resnet18, vgg and resnet50 on that GPU (scripts/gpu-check).
 package.path = (arg[0]:match('^(.*)/[^/]*$') or 'bench') .. '/lib/?.lua;' .. package.path
 local B = require 'bench'
 local chainer, opts = B.setup()
@@ -39,10 +41,10 @@ end
 local MLP = B.MLP()
 
 function W.mlp()
-  local model = MLP()
+  local model = B.place(MLP())
   local opt = optimizers.SGD { lr = 0.01 }:setup(model)
-  local x = T.random.uniform(-1, 1, { 100, 784 }, 'float32')
-  local step = train_step(model, opt, x, labels(100, 10))
+  local x, t = B.place(T.random.uniform(-1, 1, { 100, 784 }, 'float32'), labels(100, 10))
+  local step = train_step(model, opt, x, t)
   local times, cpu = B.time(step, q and 3 or 20, opts.warmup, opts.reps)
   return { unit = 'samples/s', per_iter = 100, times = times, cpu_times = cpu,
     gemm_flop_per_iter = 2 * 100 * (784 * 1000 + 1000 * 1000 + 1000 * 10) * 3 - 2 * 100 * 784 * 1000 }
@@ -63,10 +65,10 @@ function LeNet:forward(x)
 end
 
 function W.lenet()
-  local model = LeNet()
+  local model = B.place(LeNet())
   local opt = optimizers.SGD { lr = 0.01 }:setup(model)
-  local x = T.random.uniform(0, 1, { 64, 1, 28, 28 }, 'float32')
-  local step = train_step(model, opt, x, labels(64, 10))
+  local x, t = B.place(T.random.uniform(0, 1, { 64, 1, 28, 28 }, 'float32'), labels(64, 10))
+  local step = train_step(model, opt, x, t)
   local times = B.time(step, q and 2 or 10, opts.warmup, opts.reps)
   return { unit = 'samples/s', per_iter = 64, times = times }
 end
@@ -135,16 +137,26 @@ function VGG:forward(x)
   return self.fc(h)
 end
 
-local function cnn_workload(Model)
-  local model = Model()
+local function cnn_workload(Model, size, classes)
+  local model = B.place(Model())
   local opt = optimizers.MomentumSGD { lr = 0.01, momentum = 0.9 }:setup(model)
-  local x = T.random.uniform(0, 1, { 64, 3, 32, 32 }, 'float32')
-  local step = train_step(model, opt, x, labels(64, 10))
+  local x, t = B.place(T.random.uniform(0, 1, { 64, 3, size or 32, size or 32 }, 'float32'), labels(64, classes or 10))
+  local step = train_step(model, opt, x, t)
   local times, cpu = B.time(step, 1, math.min(opts.warmup, 1), q and 1 or opts.reps)
   return { unit = 'samples/s', per_iter = 64, times = times, cpu_times = cpu }
 end
 function W.resnet18() return cnn_workload(ResNet18) end
 function W.vgg() return cnn_workload(VGG) end
+-- ResNet-50 of examples/convnet/models.lua (the model zoo's bottleneck
+-- blocks), 1000 classes, batch 64 at 224x224 (BENCH_IMAGE_SIZE overrides
+-- the size, for a quick try on the host).
+function W.resnet50()
+  local here = arg[0]:match('^(.*)/[^/]*$') or 'bench'
+  local models = dofile(here .. '/../examples/convnet/models.lua')
+  local r = cnn_workload(function() return models.ResNet50(1000) end, tonumber(os.getenv('BENCH_IMAGE_SIZE') or '') or 224, 1000)
+  r.image_size = tonumber(os.getenv('BENCH_IMAGE_SIZE') or '') or 224
+  return r
+end
 
 -- 3. LSTM LM as Chainer's PTB example (no dropout): vocabulary 10000,
 -- embed/hidden 200, 2 layers, BPTT 35, batch 20: words/s

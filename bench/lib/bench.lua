@@ -85,15 +85,40 @@ function M.opts()
     warmup = tonumber(os.getenv('BENCH_WARMUP') or '') or 3,
     reps = tonumber(os.getenv('BENCH_REPS') or '') or 5,
     quick = os.getenv('BENCH_QUICK') == '1',
+    -- where the workloads run (scripts/gpu-check sets cuda:0); default the host
+    device = os.getenv('BENCH_DEVICE') or 'cpu',
   }
 end
+
+-- Waits for the device's queued work before a clock is read (a GPU runs
+-- asynchronously); nothing to wait for on the host.
+M.sync = function() end
 
 function M.setup()
   local chainer = require 'chainer'
   local o = M.opts()
   if o.threads then chainer.set_num_threads(o.threads) end
   o.threads = chainer.get_num_threads()
+  if o.device ~= 'cpu' then
+    local cuda = chainer.cuda
+    if not cuda.available then error('bench: BENCH_DEVICE=' .. o.device .. ' but no GPU: ' .. cuda.info(), 0) end
+    M.sync = function() cuda.synchronize() end
+  end
+  M.device = o.device
   return chainer, o
+end
+
+-- Moves tensors and links to the workload's device (BENCH_DEVICE); returns
+-- them in order.
+function M.place(...)
+  local out = { ... }
+  if M.device == nil or M.device == 'cpu' then return ... end
+  for i = 1, select('#', ...) do
+    local v = out[i]
+    if type(v) == 'table' and v.to_device and v.namedparams then v:to_device(M.device)
+    else out[i] = v:to_device(M.device) end
+  end
+  return unpack(out, 1, select('#', ...))
 end
 
 -- Runs fn() `warmup` times, then `reps` timed rounds of `iters` calls;
@@ -101,10 +126,12 @@ end
 -- the per-call CPU seconds of the process in the same rounds.
 function M.time(fn, iters, warmup, reps)
   for _ = 1, warmup do fn() end
+  M.sync()
   local t, cpu = {}, {}
   for r = 1, reps do
     local c0, t0 = M.cpu_time(), M.now()
     for _ = 1, iters do fn() end
+    M.sync()
     t[r] = (M.now() - t0) / iters
     cpu[r] = (M.cpu_time() - c0) / iters
   end
@@ -139,6 +166,7 @@ M.json = json_value
 -- Prints the result line bench/run parses: RESULT {json}.
 function M.report(t)
   t.framework = 'chainlua'
+  t.device = M.device
   t.peak_rss_mib = M.peak_rss_mib()
   io.stdout:write('RESULT ', json_value(t), '\n')
   io.stdout:flush()

@@ -2,7 +2,9 @@
 -- (784 - unit - unit - 10) trained with Adam through the Trainer.
 --
 --   chainlua examples/mnist/train_mnist.lua [--epoch 20] [--unit 1000] [--batchsize 100]
---                                           [--out result] [--resume result/snapshot_iter_N]
+--                                           [--gpu N | --device SPEC] [--out result]
+--                                           [--resume result/snapshot_iter_N]
+--                                           [--train-size N] [--test-size N]
 --
 -- MNIST is read from $CHAINER_DATASET_ROOT/mnist (see docs/datasets.md).
 local chainer = require 'chainer'
@@ -30,6 +32,8 @@ ap:flag('--noplot', { help = 'Disable PlotReport extension' })
 ap:option('--seed', { type = 'number', help = 'Random seed (initial weights and shuffling)' })
 ap:option('--threads', { type = 'number', help = 'CPU threads for the math kernels' })
 ap:option('--update-interval', { type = 'number', default = 100, help = 'ProgressBar refresh interval (iterations)' })
+ap:option('--train-size', { type = 'number', default = 0, help = 'Use only the first N training images (0: all)' })
+ap:option('--test-size', { type = 'number', default = 0, help = 'Use only the first N test images (0: all)' })
 local args = ap:parse(arg)
 
 if args.seed then chainer.tensor.random.seed(args.seed) end
@@ -64,6 +68,8 @@ if device ~= -1 and device ~= 'cpu' then model:to_device(device) end
 local optimizer = optimizers.Adam():setup(model)
 
 local train, test = datasets.get_mnist()
+if args.train_size > 0 and args.train_size < train:len() then train = datasets.SubDataset(train, 0, args.train_size) end
+if args.test_size > 0 and args.test_size < test:len() then test = datasets.SubDataset(test, 0, args.test_size) end
 local train_iter = iterators.SerialIterator(train, args.batchsize)
 local test_iter = iterators.SerialIterator(test, args.batchsize, { loop = false, shuffle = false })
 

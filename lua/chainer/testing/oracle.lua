@@ -51,9 +51,12 @@ local function as_array(v)
 end
 
 -- Checks |got - want| <= atol + rtol*|want| elementwise; returns nil or a message.
+local observer -- set by oracle.run while a case runs (opts.observe)
 local function compare(got, want, tol, what)
   got = as_array(got)
   if got == nil then return what .. ': no value (nil)' end
+  if got.device ~= 'cpu' then got = got:to_cpu() end
+  if observer then observer(what, got, want) end
   local gs, ws = got.shape, want.shape
   if #gs ~= #ws then
     return string.format('%s: shape %s, expected %s', what, T.shape_str(gs), T.shape_str(ws))
@@ -92,6 +95,15 @@ local function is_zero_or_nil(v)
   local flat = a:astype('float64'):reshape(-1):totable()
   for i = 1, #flat do if flat[i] ~= 0 then return false end end
   return true
+end
+
+-- Where a case's inputs go (opts.device of oracle.run): every input,
+-- gradient and parameter value is a fresh copy placed there.
+local device
+local function place(v)
+  local c = v:copy()
+  if device then c = c:to_device(device) end
+  return c
 end
 
 ---------------------------------------------------------------------------
@@ -218,7 +230,7 @@ local function run_legacy_link(case, values, names)
     local owner = child and link[child] or link
     local p = owner and owner[pname]
     if p ~= nil and type(p) == 'table' and p.array ~= nil then
-      p.array = values[inp.name]:astype(p.array and p.array.dtype or case.dtype)
+      p.array = place(values[inp.name]:astype(p.array and p.array.dtype or case.dtype))
       names[inp.name] = p
     else
       data[#data + 1] = inp
@@ -262,7 +274,7 @@ local function set_link_params(case, link, values, names)
     end
     local v = values[name]
     if p.array == nil then p:initialize(v.shape) end
-    p.array = v:astype(p.array.dtype)
+    p.array = place(v:astype(p.array.dtype))
     names[name] = p
   end
 end
@@ -334,10 +346,10 @@ local function run_case(case, npz)
     local v = values[inp.name]
     if v == nil then error('missing key ' .. inp.key .. ' in ' .. case.file, 0) end
     if inp.requires_grad then
-      names[inp.name] = chainer.Variable(v:copy())
+      names[inp.name] = chainer.Variable(place(v))
       requires[#requires + 1] = inp.name
     else
-      names[inp.name] = v:copy()
+      names[inp.name] = place(v)
     end
   end
   -- names that come from the case's output dtypes rather than its inputs
@@ -391,7 +403,7 @@ local function run_case(case, npz)
   local gouts, out_vars = {}, {}
   for i, g in ipairs(case.grad_outputs) do
     out_vars[i] = outs[i]
-    gouts[i] = chainer.Variable(npz[g.key]:copy())
+    gouts[i] = chainer.Variable(place(npz[g.key]))
   end
   local in_vars = {}
   for i, name in ipairs(requires) do in_vars[i] = names[name] end
@@ -418,7 +430,7 @@ local function run_case(case, npz)
     local e = ggx_by_name[name]
     if e and gxs[i] ~= nil then
       ys[#ys + 1] = gxs[i]
-      ggx[#ggx + 1] = chainer.Variable(npz[e.key]:copy())
+      ggx[#ggx + 1] = chainer.Variable(place(npz[e.key]))
     end
   end
   for i, name in ipairs(requires) do targets[#targets + 1] = in_vars[i]; target_names[#target_names + 1] = name end
@@ -465,10 +477,10 @@ local function run_optimizer(spec, npz)
   local params = {}
   for _, p in ipairs(spec.params) do
     local init = npz[p.problem.init]:astype(spec.dtype)
-    local param = chainer.Parameter(init:copy())
+    local param = chainer.Parameter(place(init))
     model:add_param(p.name, param)
-    params[#params + 1] = { spec = p, param = param, h = npz[p.problem.h]:astype(spec.dtype),
-      c = npz[p.problem.c]:astype(spec.dtype), fixed = npz[p.problem.fixed_grads] }
+    params[#params + 1] = { spec = p, param = param, h = place(npz[p.problem.h]:astype(spec.dtype)),
+      c = place(npz[p.problem.c]:astype(spec.dtype)), fixed = npz[p.problem.fixed_grads] }
   end
   opt:setup(model)
   for _, hook in ipairs(spec.hooks or {}) do
@@ -484,7 +496,7 @@ local function run_optimizer(spec, npz)
       if msg then failures[#failures + 1] = msg; return failures end
       local g
       if spec.mode == 'fixed_grads' then
-        g = p.fixed:select(step):astype(spec.dtype)
+        g = place(p.fixed:select(step):astype(spec.dtype))
       else
         g = p.h * (p.param.array - p.c)
       end
@@ -520,11 +532,17 @@ end
 ---------------------------------------------------------------------------
 -- driver
 ---------------------------------------------------------------------------
--- Runs every case in `dir`; returns a summary table and prints progress
--- through `log` (a function taking a line) when given.
+-- Runs every case in `dir`; returns a summary table.  opts: filter (a
+-- substring of the case ids to run), verbose (whole tracebacks), device
+-- (the inputs, gradients and parameters are placed there, e.g. 'cuda:0';
+-- results are compared on the host), on_result(kind, id, status, message)
+-- after each case ('cases' or 'optimizers'; 'pass', 'fail' or
+-- 'not_implemented'), observe(id, what, got, want) for every value checked
+-- (got on the host), on_start(kind, id) before each case.
 function oracle.run(dir, opts)
   opts = opts or {}
   load_modules()
+  device = opts.device
   local index = json.read_file(dir .. '/index.json')
   local files = {}
   local function npz_of(name)
@@ -534,21 +552,28 @@ function oracle.run(dir, opts)
   local summary = { failures = {}, missing = {},
     cases = { total = 0, passed = 0, failed = 0, not_implemented = 0 },
     optimizers = { total = 0, passed = 0, failed = 0, not_implemented = 0 } }
+  local kind_of = { [summary.cases] = 'cases', [summary.optimizers] = 'optimizers' }
   local function record(group, id, ok, err, missing)
     group.total = group.total + 1
+    local status, msg = 'pass', nil
     if ok and #err == 0 then
       group.passed = group.passed + 1
     elseif missing then
       group.not_implemented = group.not_implemented + 1
       summary.missing[missing] = (summary.missing[missing] or 0) + 1
+      status, msg = 'not_implemented', missing
     else
       group.failed = group.failed + 1
-      local msg = type(err) == 'table' and table.concat(err, '; ') or tostring(err)
+      msg = type(err) == 'table' and table.concat(err, '; ') or tostring(err)
       summary.failures[#summary.failures + 1] = id .. ': ' .. msg
+      status = 'fail'
     end
+    if opts.on_result then opts.on_result(kind_of[group], id, status, msg) end
   end
   local function attempt(group, id, fn)
     if opts.filter and not id:find(opts.filter, 1, true) then return end
+    if opts.on_start then opts.on_start(kind_of[group], id) end
+    observer = opts.observe and function(what, got, want) opts.observe(id, what, got, want) end
     local ok, res = xpcall(fn, function(e)
       if type(e) == 'table' and e.not_implemented then return e end
       return debug.traceback(tostring(e), 2)
@@ -561,6 +586,7 @@ function oracle.run(dir, opts)
       local text = tostring(res)
       record(group, id, false, opts.verbose and text or (text:gsub('\n.*', '')))
     end
+    observer = nil
   end
   for _, case in ipairs(index.cases) do
     attempt(summary.cases, case.id, function() return run_case(case, npz_of(case.file)) end)
@@ -568,6 +594,7 @@ function oracle.run(dir, opts)
   for _, spec in ipairs(index.optimizers or {}) do
     attempt(summary.optimizers, spec.id, function() return run_optimizer(spec, npz_of(spec.file)) end)
   end
+  device = nil
   return summary
 end
 

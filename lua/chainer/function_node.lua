@@ -32,7 +32,7 @@ local new_var, node_of, VariableNode = Variable.new_var, Variable.node_of, Varia
 local meta_of = VariableNode.meta_of
 local global_hooks = hookmod.list
 local is_tensor = T.is_tensor
-local WEAK = { __mode = 'v' }
+local node_vars = Variable.node_vars   -- node -> its live Variable (weak)
 
 local FunctionNode = class.Object:extend('FunctionNode')
 
@@ -218,12 +218,11 @@ function FunctionNode:get_retained_outputs()
   local ret = {}
   for k = 1, #idx do
     local node = outs[idx[k]]
-    local r = node._vref
-    local v = r and r[1]
+    local v = node_vars[node]
     if not v then
       v = new_var(data[k], node.requires_grad)
       v._node = node
-      node._vref = setmetatable({ v }, WEAK)
+      node_vars[node] = v
     end
     ret[k] = v
   end
@@ -353,13 +352,15 @@ local function input_node(x)
 end
 
 -- A new output Variable of self for tensor y, with its node at rank orank.
--- Eight fields (see variable.lua): requires_grad is the class's true.
+-- Seven fields (see variable.lua): requires_grad is the class's true.
 local function output_variable(self, y, orank)
   local v = new_var(y, true)
-  v._node = setmetatable({
-    creator = self, rank = orank, data = false, _vref = setmetatable({ v }, WEAK),
+  local node = setmetatable({
+    creator = self, rank = orank, data = false,
     _meta = meta_of(y.ptr), _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
+  v._node = node
+  node_vars[node] = v
   return v
 end
 

@@ -20,7 +20,6 @@ local FunctionNode = require 'chainer.function_node'
 local hookmod = require 'chainer.function_hook'
 
 local new_var, node_of, is_variable = Variable.new_var, Variable.node_of, Variable.is_variable
-local node_vars = Variable.node_vars   -- node -> its live Variable (weak both ways)
 local is_tensor = T.is_tensor
 local global_hooks = hookmod.list
 local shape_str = T.shape_str
@@ -48,7 +47,8 @@ local meta_of, unpack_meta = Variable.VariableNode.meta_of, Variable.VariableNod
 local function node_data(node)
   local d = node.data
   if d then return d end
-  local v = node_vars[node]
+  local r = node._vref
+  local v = r and r[1]
   return v and v._data or nil
 end
 
@@ -224,7 +224,8 @@ local function take_output_grad(st, o)
     return g, owned
   end
   if st.load_if_new then
-    local v = node_vars[o]
+    local r = o._vref
+    local v = r and r[1]
     return v and v._grad_var or nil, false
   end
   return nil, false
@@ -245,7 +246,8 @@ local function accumulate(st, f, i, x, gx, gt, owned)
   if x._bp ~= id then
     x._bp = id
     if st.load_if_new then
-      local v = node_vars[x]
+      local r = x._vref
+      local v = r and r[1]
       local prev = v and v._grad_var
       if prev then
         v._grad_var = false
@@ -327,7 +329,8 @@ local function take_input_grads(st, ins, idx, nt)
       g = x._grad or nil
       x._grad, x._gown = false, false
     elseif st.load_if_new then
-      local v = node_vars[x]
+      local r = x._vref
+      local v = r and r[1]
       if v and v._grad_var then
         g = v._grad_var
         v._grad_var = false
@@ -390,7 +393,8 @@ local function backward_on_variables(st, f, ins, outs, idx, nt)
 
   if st.retain_grad then
     for j = 1, nout do
-      local v = node_vars[outs[j]]
+      local r = outs[j]._vref
+      local v = r and r[1]
       if v then v._grad_var = gys[j] or false end
     end
   end
@@ -449,7 +453,8 @@ end
 -- that sum into the slot).
 local function open_slot(st, x)
   if not st.load_if_new then return nil end
-  local v = node_vars[x]
+  local r = x._vref
+  local v = r and r[1]
   local slot = v and rawget(v, '_grad_slot')
   if not slot or meta_of(slot.ptr) ~= x._meta then return nil end
   local prev = v._grad_var
@@ -663,7 +668,8 @@ local function backward_body(outputs, seeds, n, retain_grad, loss_scale)
     local x = leaves[k]
     local g = x._grad
     x._grad = false
-    local v = node_vars[x]
+    local r = x._vref
+    local v = r and r[1]
     if v then rawset(v, '_loss_scale', loss_scale) end
     if v and g and v._grad_var ~= g then
       g = into_slot(v, g)

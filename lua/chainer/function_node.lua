@@ -32,7 +32,7 @@ local new_var, node_of, VariableNode = Variable.new_var, Variable.node_of, Varia
 local meta_of = VariableNode.meta_of
 local global_hooks = hookmod.list
 local is_tensor = T.is_tensor
-local node_vars = Variable.node_vars   -- node -> its live Variable (weak)
+local WEAK = { __mode = 'v' }
 
 local FunctionNode = class.Object:extend('FunctionNode')
 
@@ -219,11 +219,12 @@ function FunctionNode:get_retained_outputs()
   local ret = {}
   for k = 1, #idx do
     local node = outs[idx[k]]
-    local v = node_vars[node]
+    local r = node._vref
+    local v = r and r[1]
     if not v then
       v = new_var(data[k], node.requires_grad)
       v._node = node
-      node_vars[node] = v
+      node._vref = setmetatable({ v }, WEAK)
     end
     ret[k] = v
   end
@@ -353,15 +354,13 @@ local function input_node(x)
 end
 
 -- A new output Variable of self for tensor y, with its node at rank orank.
--- Seven fields (see variable.lua): requires_grad is the class's true.
+-- Eight fields (see variable.lua): requires_grad is the class's true.
 local function output_variable(self, y, orank)
   local v = new_var(y, true)
-  local node = setmetatable({
-    creator = self, rank = orank, data = false,
+  v._node = setmetatable({
+    creator = self, rank = orank, data = false, _vref = setmetatable({ v }, WEAK),
     _meta = meta_of(y.ptr), _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
-  v._node = node
-  node_vars[node] = v
   return v
 end
 

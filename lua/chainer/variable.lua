@@ -3,10 +3,9 @@
 -- A Variable is a Lua table holding a tensor (`array`, alias `data`) and,
 -- once it takes part in a graph, a VariableNode.  The node is what the graph
 -- keeps: FunctionNodes point at the nodes of their inputs and outputs, and a
--- node finds its Variable only through a weak table (`node_vars` below), so
--- the data of a Variable nobody holds any more is freed even while the
--- graph lives (unless a function retained it for backward, which stores it
--- in `node.data`).
+-- node points at its Variable only weakly, so the data of a Variable nobody
+-- holds any more is freed even while the graph lives (unless a function
+-- retained it for backward, which stores it in `node.data`).
 --
 -- Raw fields (read directly by the autograd hot paths):
 --   _data           the tensor (nil for an uninitialised Parameter)
@@ -26,15 +25,7 @@ local ffi = T.ffi
 local is_tensor = T.is_tensor
 local shape_str = T.shape_str
 
--- node_vars[node] is the node's Variable while that Variable lives.  One
--- table, weak in both keys and values, for every node: an entry goes when
--- the Variable is collected (the graph does not keep user data alive) or
--- when the node is (a Variable holds its node, so never before it).  One
--- shared table instead of a weak one-entry table per node: a node then
--- costs the collector no extra object, and the atomic phase clears one
--- weak table instead of one per node.  The autograd core reads it directly
--- (Variable.node_vars).
-local node_vars = setmetatable({}, { __mode = 'kv' })
+local WEAK = { __mode = 'v' }
 
 ---------------------------------------------------------------------------
 -- VariableNode
@@ -68,18 +59,18 @@ end
 VariableNode.meta_of, VariableNode.unpack_meta = meta_of, unpack_meta
 
 local function new_node(var, data, requires_grad)
-  local node = setmetatable({
+  return setmetatable({
     creator = false, rank = 0, requires_grad = requires_grad,
     data = false, name = var and var.name or nil,
+    _vref = var and setmetatable({ var }, WEAK) or false,
     _meta = meta_of(data.ptr), _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
-  if var then node_vars[node] = var end
-  return node
 end
 
 -- The Variable of this node, or nil when it has been collected.
 function VariableNode:get_variable_or_none()
-  return node_vars[self]
+  local r = self._vref
+  return r and r[1] or nil
 end
 
 local Variable -- forward declaration
@@ -87,7 +78,8 @@ local Variable -- forward declaration
 -- The Variable of this node; when it has been collected, a new Variable is
 -- made from the retained data (it shares this node, so gradients still flow).
 function VariableNode:get_variable()
-  local v = node_vars[self]
+  local r = self._vref
+  local v = r and r[1]
   if v then return v end
   local d = self.data
   if not d then
@@ -96,7 +88,7 @@ function VariableNode:get_variable()
   end
   v = setmetatable({ _data = d, _node = self, _grad_var = false, _requires_grad = self.requires_grad,
     name = self.name }, Variable)
-  node_vars[self] = v
+  self._vref = setmetatable({ v }, WEAK)
   return v
 end
 
@@ -104,13 +96,15 @@ end
 local function node_tensor(node)
   local d = node.data
   if d then return d end
-  local v = node_vars[node]
+  local r = node._vref
+  local v = r and r[1]
   return v and v._data or nil
 end
 VariableNode.tensor = node_tensor
 
 function VariableNode:retain_data()
-  local v = node_vars[self]
+  local r = self._vref
+  local v = r and r[1]
   if not v then error('VariableNode.retain_data: the variable is gone', 2) end
   self.data = v._data
 end
@@ -558,7 +552,6 @@ Variable.new_var = new_var
 Variable.node_of = node_of
 Variable.is_variable = is_variable
 Variable.VariableNode = VariableNode
-Variable.node_vars = node_vars
 Variable.label_of = label_of
 Variable._props = props
 Variable._setters = setters

@@ -129,9 +129,9 @@ local function slot_node(pn, slots, s, rg, light)
   if n then return n end
   local d = slots[s]
   if light then
-    n = setmetatable({ data = d, requires_grad = rg }, VariableNode)
+    n = setmetatable({ data = d, requires_grad = rg, _vref = false }, VariableNode)
   else
-    n = setmetatable({ creator = false, rank = 0, requires_grad = rg, data = d,
+    n = setmetatable({ creator = false, rank = 0, requires_grad = rg, data = d, _vref = false,
       _meta = meta_of(d.ptr), _grad = false, _gown = false, _bp = 0 }, VariableNode)
   end
   pn[key] = n

@@ -2,7 +2,9 @@
 -- Wall-clock time on a shared machine is noise; instruction counts are not.
 -- bench/icount runs this script twice (N and 2N iterations) under
 -- `valgrind --tool=callgrind` and reports the difference per iteration,
--- which cancels start-up and JIT warm-up.
+-- which cancels start-up and JIT warm-up.  PROBE_GARBAGE=1 prints instead
+-- the bytes of Lua heap one iteration allocates (collector stopped), and
+-- PROBE_TIME=1 wall and CPU time per iteration.
 --   luajit bench/probe.lua MODE N
 -- MODE: node (the per-node loop of node_overhead.lua: 101 nodes),
 --       tensor_add (T.add on 10-element float32 tensors),
@@ -141,6 +143,28 @@ if os.getenv('PROBE_ROUNDS') then
     for _ = 1, n do body() end
     ffi.C.getppid()
   end
+  return
+end
+
+if os.getenv('PROBE_GARBAGE') then
+  -- garbage mode (bench/README.md, issue 19 session 10): n warm-up
+  -- iterations, then n counted ones with the collector stopped (a full
+  -- collection every 20 keeps the heap small); prints the bytes of Lua heap
+  -- each iteration allocates, and per graph node for the node loop
+  for _ = 1, n do body() end
+  collectgarbage('collect')
+  collectgarbage('stop')
+  local total = 0
+  for i = 1, n do
+    local k0 = collectgarbage('count')
+    body()
+    total = total + (collectgarbage('count') - k0)
+    if i % 20 == 0 then collectgarbage('restart') collectgarbage('collect') collectgarbage('stop') end
+  end
+  collectgarbage('restart')
+  local per_iter = total * 1024 / n
+  print(string.format('%s garbage_bytes %.1f per iteration%s', mode, per_iter,
+    mode == 'node' and string.format(', %.1f per node (101 nodes)', per_iter / 101) or ''))
   return
 end
 

@@ -38,7 +38,8 @@ local FunctionNode = class.Object:extend('FunctionNode')
 
 -- Fields every node has (stored on the instance once applied):
 --   inputs   array of the input VariableNodes
---   outputs  array of the output VariableNodes
+--   outputs  array of the output VariableNodes (a one-output built-in node
+--            is its own list: outputs == self, self[1] the node; see link)
 --   rank     max rank of the inputs (outputs get rank + 1)
 FunctionNode.rank = 0
 FunctionNode.inputs = false
@@ -420,8 +421,13 @@ local function link(self, in_nodes, rank, outs, nout, in_data, d1, d2)
   local orank = rank + 1
   local ret
   if nout == nil then
+    -- One output, from apply1/apply2 (built-in nodes only): the node's own
+    -- array part is its outputs list, f.outputs == f with f[1] the output
+    -- node (#f.outputs, f.outputs[1] and ipairs read it as a list), which
+    -- saves a table per node.  The built-ins' constructors reserve [1].
     ret = output_variable(self, outs, orank)
-    self.outputs = { ret._node }
+    self[1] = ret._node
+    self.outputs = self
   else
     ret = {}
     local out_nodes = {}

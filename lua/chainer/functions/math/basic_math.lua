@@ -408,13 +408,13 @@ end
 -- for every node of a class (which inputs Mul retains, "no broadcasting")
 -- lives on the class, and only a broadcasting node grows a field.
 local function const_node(cls, x, c, d)
-  local f = setmetatable({ value = c, rank = 0, inputs = false, outputs = false, _bp = 0 }, cls)
+  local f = setmetatable({ false, value = c, rank = 0, inputs = false, outputs = false, _bp = 0 }, cls)
   if cls.forward1 then local r = f:apply1(x, d) return r end
   return f:apply({ x })[1]
 end
 
 local function var_node(cls, a, b, da, db)
-  local f = setmetatable({ rank = 0, inputs = false, outputs = false, _bp = 0 }, cls)
+  local f = setmetatable({ false, rank = 0, inputs = false, outputs = false, _bp = 0 }, cls)
   if cls.forward2 then local r = f:apply2(a, b, da, db) return r end
   return f:apply({ a, b })[1]
 end
@@ -481,7 +481,7 @@ local function neg(x)
   if type(x) == 'number' then return -x end
   local d, rg = operand(x, 'neg', 1)
   if plain(rg) then local r = new_var(T_neg(d), rg) return r end
-  local r = setmetatable({ rank = 0, inputs = false, outputs = false, _bp = 0 }, Neg):apply1(x, d)
+  local r = setmetatable({ false, rank = 0, inputs = false, outputs = false, _bp = 0 }, Neg):apply1(x, d)
   return r
 end
 

@@ -160,6 +160,53 @@ ch_activation_grad_kernel cu_activation_grad;
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);
 
+/* ---- recurrent cells (lstm.c/.cu) ------------------------------------------ */
+ch_lstm_forward_kernel cu_lstm_forward;
+ch_lstm_backward_kernel cu_lstm_backward;
+ch_lstm_grad_grad_kernel cu_lstm_grad_grad;
+/* The operands of one LSTM-cell pass (runtime/core/kernels.h, "lstm"): c_prev
+ * (Bc, U, S...), x (B, 4U, S...), the optional gradients, and up to four
+ * outputs in the order of the entry's arguments. */
+typedef enum cu_lstm_pass { CU_LSTM_FORWARD, CU_LSTM_BACKWARD, CU_LSTM_GRAD_GRAD } cu_lstm_pass;
+typedef struct cu_lstm_ptrs {
+    const char *c_prev, *x, *gc, *gh, *ggc_prev, *ggx;
+    char *out[4];
+    int64_t B, U, S;
+} cu_lstm_ptrs;
+/* One item per element of c_prev (n of them) on the current device. */
+ch_status cu_lstm_launch(int pass, int dt, const cu_lstm_ptrs *q, int64_t n);
+
+/* ---- sequence RNNs (rnn_seq.c/.cu; products in matmul.c) ------------------- */
+ch_rnn_seq_forward_kernel cu_rnn_seq_forward;
+ch_rnn_seq_backward_kernel cu_rnn_seq_backward;
+/* C (M, N) = op(A) op(B) + beta C on row-major float32/float64 matrices of
+ * device `dev` whose rows are lda/ldb/ldc elements apart; M, N, K > 0. */
+ch_status cu_gemm_rows(const char *fn, int dev, int dt, int ta, int tb, int64_t M, int64_t N, int64_t K,
+                       const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc);
+/* One step of a sequence RNN: its first workspace row (W wide), the running
+ * state h (and LSTM's c; their gradients in the backward), its first output
+ * row y (forward) or output-gradient row gy (backward, NULL: zero), GRU's
+ * recurrent product q and bias bh (forward), the gate-gradient rows dgx and
+ * GRU's dgh (backward). */
+typedef struct cu_rnn_step_ptrs {
+    const char *name;
+    char *ws, *h, *c, *y;
+    const char *q, *bh, *gy;
+    char *dgx, *dgh;
+    int64_t H, W, GH;
+    int cell;
+} cu_rnn_step_ptrs;
+/* The cell of one step over its Bt rows (forward, or backward when `backward`). */
+ch_status cu_rnn_step(int backward, int dt, const cu_rnn_step_ptrs *s, int64_t Bt);
+/* ws's N rows (W apart), first GH columns, += bx (+ bh when not NULL). */
+ch_status cu_rnn_add_bias(const char *fn, int dt, char *ws, const char *bx, const char *bh, int64_t N, int64_t W,
+                          int64_t GH);
+/* rows x width elements from src (lds apart; NULL: zeros) to dst (ldd apart). */
+ch_status cu_rnn_copy_rows(const char *fn, int dt, char *dst, int64_t ldd, const char *src, int64_t lds,
+                           int64_t rows, int64_t width);
+/* out[j] = the column sums of a (n rows of m), in double, rows in order. */
+ch_status cu_rnn_colsum(const char *fn, int dt, const char *a, int64_t n, int64_t m, char *out);
+
 #ifdef __cplusplus
 }
 #endif

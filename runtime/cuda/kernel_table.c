@@ -36,4 +36,9 @@ const ch_kernel_table cu_kernels = {
     .nesterov_ag_update = nesterov,
     .adam_update = adam,
     .activation_grad = cu_activation_grad,
+    .lstm_forward = cu_lstm_forward,
+    .lstm_backward = cu_lstm_backward,
+    .lstm_grad_grad = cu_lstm_grad_grad,
+    .rnn_seq_forward = cu_rnn_seq_forward,
+    .rnn_seq_backward = cu_rnn_seq_backward,
 };

@@ -110,4 +110,96 @@ describe('recurrent kernels on a GPU #gpu', function()
       close(gpu_link.lateral.W.grad, cpu_link.lateral.W.grad, 'L.LSTM lateral.W.grad', 10)
     end)
   end)
+
+  describe('F.n_step_*', function()
+    -- name, F function, weights per layer and direction, has a cell state, directions
+    local kinds = {
+      { 'n_step_lstm', F.n_step_lstm, 8, true, 1 }, { 'n_step_bilstm', F.n_step_bilstm, 8, true, 2 },
+      { 'n_step_gru', F.n_step_gru, 6, false, 1 }, { 'n_step_bigru', F.n_step_bigru, 6, false, 2 },
+      { 'n_step_rnn', F.n_step_rnn, 2, false, 1 }, { 'n_step_birnn', F.n_step_birnn, 2, false, 2 },
+    }
+    local lengths, I, Hn, nl = { 4, 3, 3, 1 }, 5, 6, 2
+    for _, dt in ipairs({ 'float32', 'float64' }) do
+      for _, k in ipairs(kinds) do
+        local name, fn, nw, cell, D = k[1], k[2], k[3], k[4], k[5]
+        it(string.format('%s %s, 2 layers, uneven batches: outputs and every gradient agree with the CPU', name, dt),
+          function()
+            local xs0, ws0, bs0 = {}, {}, {}
+            for t, b in ipairs(lengths) do xs0[t] = R.uniform(-1, 1, { b, I }, dt) end
+            for l = 1, nl * D do
+              ws0[l], bs0[l] = {}, {}
+              local isz = l <= D and I or D * Hn
+              for j = 1, nw do
+                -- the first half of each list multiplies x (the layer's input), the rest h
+                local cols = j <= nw / 2 and isz or Hn
+                ws0[l][j] = R.uniform(-0.5, 0.5, { Hn, cols }, dt)
+                bs0[l][j] = R.uniform(-0.5, 0.5, { Hn }, dt)
+              end
+            end
+            local hx0 = R.uniform(-1, 1, { nl * D, lengths[1], Hn }, dt)
+            local cx0 = R.uniform(-1, 1, { nl * D, lengths[1], Hn }, dt)
+            local function run(device)
+              local function v(t) return Variable(t:to_device(device)) end
+              local xs, ws, bs, params = {}, {}, {}, {}
+              for t = 1, #xs0 do xs[t] = v(xs0[t]); params[#params + 1] = xs[t] end
+              for l = 1, #ws0 do
+                ws[l], bs[l] = {}, {}
+                for j = 1, nw do
+                  ws[l][j], bs[l][j] = v(ws0[l][j]), v(bs0[l][j])
+                  params[#params + 1] = ws[l][j]
+                  params[#params + 1] = bs[l][j]
+                end
+              end
+              local hx, cx = v(hx0), cell and v(cx0) or nil
+              params[#params + 1] = hx
+              if cx then params[#params + 1] = cx end
+              local hy, cy, ys
+              if cell then hy, cy, ys = fn(nl, 0, hx, cx, ws, bs, xs) else hy, ys = fn(nl, 0, hx, ws, bs, xs) end
+              local loss = F.sum(hy * hy)
+              if cy then loss = loss + F.sum(cy) end
+              for t = 1, #ys do loss = loss + F.sum(ys[t] * ys[t]) end
+              local g = chainer.grad({ loss }, params)
+              local out = { hy = arr(hy), cy = cy and arr(cy) }
+              for t = 1, #ys do out['ys[' .. t .. ']'] = arr(ys[t]) end
+              for i = 1, #params do out['grad ' .. i] = g[i] and arr(g[i]) end
+              return out, #params
+            end
+            local gpu, np = run(DEV)
+            local cpu = run('@numpy')
+            local what = string.format('%s %d layers, xs lengths {%s} x %d, H %d', name, nl,
+              table.concat(lengths, ','), I, Hn)
+            local keys = { 'hy', 'cy' }
+            for t = 1, #lengths do keys[#keys + 1] = 'ys[' .. t .. ']' end
+            for i = 1, np do keys[#keys + 1] = 'grad ' .. i end
+            for _, key in ipairs(keys) do
+              if cpu[key] ~= nil or gpu[key] ~= nil then close(gpu[key], cpu[key], what .. ' ' .. key, 10) end
+            end
+          end)
+      end
+    end
+  end)
+
+  describe('L.NStepLSTM', function()
+    it('unsorted sequences on the GPU give the CPU outputs and weight gradients', function()
+      local cpu_link = L.NStepLSTM(2, 4, 5, 0)
+      local gpu_link = cpu_link:copy():to_device(DEV)
+      local xs = { R.uniform(-1, 1, { 2, 4 }, 'float32'), R.uniform(-1, 1, { 5, 4 }, 'float32'),
+        R.uniform(-1, 1, { 3, 4 }, 'float32') }
+      local function run(link, device)
+        local vs = {}
+        for i, x in ipairs(xs) do vs[i] = Variable(x:to_device(device)) end
+        local hy, cy, ys = link(nil, nil, vs)
+        local loss = F.sum(hy * hy) + F.sum(cy)
+        for _, y in ipairs(ys) do loss = loss + F.sum(y * y) end
+        link:cleargrads()
+        loss:backward()
+        return { hy = arr(hy), cy = arr(cy), y2 = arr(ys[2]) }
+      end
+      local c, g = run(cpu_link, '@numpy'), run(gpu_link, DEV)
+      for _, key in ipairs({ 'hy', 'cy', 'y2' }) do close(g[key], c[key], 'L.NStepLSTM ' .. key, 10) end
+      close(gpu_link[1].w0.grad, cpu_link[1].w0.grad, 'L.NStepLSTM [1].w0.grad', 10)
+      close(gpu_link[2].w5.grad, cpu_link[2].w5.grad, 'L.NStepLSTM [2].w5.grad', 10)
+      close(gpu_link[2].b3.grad, cpu_link[2].b3.grad, 'L.NStepLSTM [2].b3.grad', 10)
+    end)
+  end)
 end)

@@ -207,6 +207,26 @@ ch_status cu_rnn_copy_rows(const char *fn, int dt, char *dst, int64_t ldd, const
 /* out[j] = the column sums of a (n rows of m), in double, rows in order. */
 ch_status cu_rnn_colsum(const char *fn, int dt, const char *a, int64_t n, int64_t m, char *out);
 
+/* ---- linear algebra and FFT (lapack.c/.cu, fft.c/.cu; cuSOLVER and cuFFT
+ * are loaded on first use, plan_libs.c) ------------------------------------ */
+ch_inv_kernel cu_inv;
+ch_det_kernel cu_det;
+ch_solve_kernel cu_solve;
+ch_cholesky_kernel cu_cholesky;
+ch_fft_kernel cu_fft;
+/* The per-item kernels around the factorizations, on `batch` matrices of
+ * float dtype dt:
+ *   CU_LK_TRANSPOSE  dst (c x r each) = src (r x c each) transposed;
+ *   CU_LK_IDENTITY   dst (r x r each) = the identity;
+ *   CU_LK_DET        dst[m] = det from LU factor src (r x r) and 1-based ipiv;
+ *   CU_LK_LOWER      the strict upper triangle of dst (r x r, row-major) = 0. */
+enum { CU_LK_TRANSPOSE, CU_LK_IDENTITY, CU_LK_DET, CU_LK_LOWER };
+ch_status cu_lapack_items(int what, int dt, int64_t batch, int64_t r, int64_t c, const char *src, const int *ipiv,
+                          char *dst);
+/* n float64 complex numbers: buf (re, im interleaved) from the planes re, im
+ * (to_planes 0), or back to them, each divided by `divide` (to_planes 1). */
+ch_status cu_fft_items(int to_planes, int64_t n, char *re, char *im, char *buf, double divide);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,4 +41,9 @@ const ch_kernel_table cu_kernels = {
     .lstm_grad_grad = cu_lstm_grad_grad,
     .rnn_seq_forward = cu_rnn_seq_forward,
     .rnn_seq_backward = cu_rnn_seq_backward,
+    .inv = cu_inv,
+    .det = cu_det,
+    .solve = cu_solve,
+    .cholesky = cu_cholesky,
+    .fft = cu_fft,
 };

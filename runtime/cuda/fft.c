@@ -22,7 +22,7 @@ enum { CUFFT_Z2Z_TYPE = 0x69, DIR_FORWARD = -1, DIR_INVERSE = 1 };
 enum { PLAN1D, EXEC_Z2Z, DESTROY };
 static cu_lazy_lib cufft = {
     .label = "cuFFT",
-    .names = {"libcufft.so.12", "libcufft.so.11", "libcufft.so"},
+    .names = {"libcufft.so.12", "libcufft.so.13", "libcufft.so.11", "libcufft.so"},
     .symbols = {"cufftPlan1d", "cufftExecZ2Z", "cufftDestroy"},
 };
 

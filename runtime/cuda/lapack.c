@@ -44,7 +44,7 @@ enum { OP_N = 0, FILL_UPPER = 1 }; /* CUBLAS_OP_N, CUBLAS_FILL_MODE_UPPER */
 enum { CREATE, GETRF_SIZE, GETRF = GETRF_SIZE + 2, GETRS = GETRF + 2, POTRF_SIZE = GETRS + 2, POTRF = POTRF_SIZE + 2 };
 static cu_lazy_lib cusolver = {
     .label = "cuSOLVER",
-    .names = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"},
+    .names = {"libcusolver.so.12", "libcusolver.so.13", "libcusolver.so.11", "libcusolver.so"},
     .symbols = {"cusolverDnCreate", "cusolverDnSgetrf_bufferSize", "cusolverDnDgetrf_bufferSize", "cusolverDnSgetrf",
                 "cusolverDnDgetrf", "cusolverDnSgetrs", "cusolverDnDgetrs", "cusolverDnSpotrf_bufferSize",
                 "cusolverDnDpotrf_bufferSize", "cusolverDnSpotrf", "cusolverDnDpotrf"},

@@ -141,6 +141,34 @@ static ch_status square_batch(const char *fn, const ch_tensor *w, int64_t *n, in
     return CH_OK;
 }
 
+/* The device made current, cuSOLVER's handle, and the workspace size (in
+ * elements) of getrf, or of potrf on the upper triangle, for w's n x n
+ * matrices (a0 one of them, or a scratch matrix of that size). */
+static ch_status factor_setup(const char *fn, int dev, int dt, int potrf, int64_t n, char *a0, void **h, int *lwork) {
+    int ni = (int)n;
+    CU_TRY(cu_use(dev, fn));
+    CU_TRY(solver_for(fn, dev, h));
+    if (potrf)
+        return solver_check(((potrf_size_fn)SOLVER(POTRF_SIZE, dt))(*h, FILL_UPPER, ni, a0, ni, lwork), fn,
+                            "potrf_bufferSize", 0, n);
+    return solver_check(((getrf_size_fn)SOLVER(GETRF_SIZE, dt))(*h, ni, ni, a0, ni, lwork), fn, "getrf_bufferSize", 0,
+                        n);
+}
+
+/* After the batch: the first failing matrix into *bad and its info word,
+ * less `less`, into *value (inv and solve: the 0-based pivot; cholesky:
+ * the order of the minor); releases the scratch. */
+static ch_status finish_batch(ch_status st, const char *fn, const char *what, lk_scratch *s, int64_t nbatch,
+                              int64_t *bad, int *value, int less) {
+    int word = 0;
+    if (st == CH_OK)
+        st = first_failure(fn, what, s->info, nbatch, bad, &word);
+    if (st == CH_OK && *bad >= 0)
+        *value = word - less;
+    scratch_give(s);
+    return st;
+}
+
 ch_status cu_inv(ch_tensor *w, int64_t *bad, int *pivot) {
     const char *fn = "inv";
     int64_t n = 0, nbatch = 0;
@@ -151,11 +179,8 @@ ch_status cu_inv(ch_tensor *w, int64_t *bad, int *pivot) {
     int dt = w->dt, ni = (int)n, lwork = 0;
     size_t z = cu_dtype_size(dt);
     void *h;
-    CU_TRY(cu_use(w->dev, fn));
-    CU_TRY(solver_for(fn, w->dev, &h));
     char *a0 = cu_base(w);
-    CU_TRY(solver_check(((getrf_size_fn)SOLVER(GETRF_SIZE, dt))(h, ni, ni, a0, ni, &lwork), fn, "getrf_bufferSize", 0,
-                        n));
+    CU_TRY(factor_setup(fn, w->dev, dt, 0, n, a0, &h, &lwork));
     lk_scratch s = {0};
     CU_TRY(scratch_take(&s, fn, w->dev, z * (size_t)lwork, (size_t)n, nbatch, z * (size_t)(n * n), 0));
     ch_status st = CH_OK;
@@ -171,13 +196,7 @@ ch_status cu_inv(ch_tensor *w, int64_t *bad, int *pivot) {
         if (st == CH_OK)
             st = cu_check(cudaMemcpy(a, s.mat, z * (size_t)(n * n), cudaMemcpyDeviceToDevice), fn, "copy");
     }
-    int value = 0;
-    if (st == CH_OK)
-        st = first_failure(fn, "getrf", s.info, nbatch, bad, &value);
-    if (st == CH_OK && *bad >= 0)
-        *pivot = value - 1;
-    scratch_give(&s);
-    return st;
+    return finish_batch(st, fn, "getrf", &s, nbatch, bad, pivot, 1);
 }
 
 ch_status cu_det(ch_tensor *w, ch_tensor *out) {
@@ -190,14 +209,13 @@ ch_status cu_det(ch_tensor *w, ch_tensor *out) {
         return CH_OK;
     int dt = w->dt, ni = (int)n, lwork = 0;
     size_t z = cu_dtype_size(dt);
-    CU_TRY(cu_use(w->dev, fn));
-    if (n == 0) /* the empty product: 1 */
+    if (n == 0) { /* the empty product: 1 */
+        CU_TRY(cu_use(w->dev, fn));
         return cu_lapack_items(CU_LK_DET, dt, out->numel, 0, 0, cu_base(w), NULL, cu_base(out));
+    }
     void *h;
-    CU_TRY(solver_for(fn, w->dev, &h));
     char *a0 = cu_base(w);
-    CU_TRY(solver_check(((getrf_size_fn)SOLVER(GETRF_SIZE, dt))(h, ni, ni, a0, ni, &lwork), fn, "getrf_bufferSize", 0,
-                        n));
+    CU_TRY(factor_setup(fn, w->dev, dt, 0, n, a0, &h, &lwork));
     lk_scratch s = {0};
     CU_TRY(scratch_take(&s, fn, w->dev, z * (size_t)lwork, (size_t)(n * nbatch), nbatch, 0, 0));
     ch_status st = CH_OK;
@@ -233,13 +251,11 @@ ch_status cu_solve(const ch_tensor *A, const ch_tensor *B, ch_tensor *out, int64
     int ni = (int)n, ki = (int)k, lwork = 0;
     size_t z = cu_dtype_size(dt);
     void *h;
-    CU_TRY(cu_use(A->dev, fn));
-    CU_TRY(solver_for(fn, A->dev, &h));
     lk_scratch s = {0};
-    /* the transposed copies first, so that the workspace query sees one */
+    /* a scratch matrix first, so that the workspace query sees one */
+    CU_TRY(cu_use(A->dev, fn));
     CU_TRY(scratch_take(&s, fn, A->dev, 0, 0, 0, z * (size_t)(n * n), 0));
-    ch_status st = solver_check(((getrf_size_fn)SOLVER(GETRF_SIZE, dt))(h, ni, ni, s.mat, ni, &lwork), fn,
-                                "getrf_bufferSize", 0, n);
+    ch_status st = factor_setup(fn, A->dev, dt, 0, n, s.mat, &h, &lwork);
     scratch_give(&s);
     if (st != CH_OK)
         return st;
@@ -260,13 +276,7 @@ ch_status cu_solve(const ch_tensor *A, const ch_tensor *B, ch_tensor *out, int64
         if (st == CH_OK)
             st = cu_lapack_items(CU_LK_TRANSPOSE, dt, 1, k, n, s.mat2, NULL, o0 + z * (size_t)(p * n * k));
     }
-    int value = 0;
-    if (st == CH_OK)
-        st = first_failure(fn, "getrf", s.info, nbatch, bad, &value);
-    if (st == CH_OK && *bad >= 0)
-        *pivot = value - 1;
-    scratch_give(&s);
-    return st;
+    return finish_batch(st, fn, "getrf", &s, nbatch, bad, pivot, 1);
 }
 
 ch_status cu_cholesky(ch_tensor *w, int64_t *bad, int *order) {
@@ -279,11 +289,8 @@ ch_status cu_cholesky(ch_tensor *w, int64_t *bad, int *order) {
     int dt = w->dt, ni = (int)n, lwork = 0;
     size_t z = cu_dtype_size(dt);
     void *h;
-    CU_TRY(cu_use(w->dev, fn));
-    CU_TRY(solver_for(fn, w->dev, &h));
     char *a0 = cu_base(w);
-    CU_TRY(solver_check(((potrf_size_fn)SOLVER(POTRF_SIZE, dt))(h, FILL_UPPER, ni, a0, ni, &lwork), fn,
-                        "potrf_bufferSize", 0, n));
+    CU_TRY(factor_setup(fn, w->dev, dt, 1, n, a0, &h, &lwork));
     lk_scratch s = {0};
     CU_TRY(scratch_take(&s, fn, w->dev, z * (size_t)lwork, 0, nbatch, 0, 0));
     ch_status st = CH_OK;
@@ -291,14 +298,8 @@ ch_status cu_cholesky(ch_tensor *w, int64_t *bad, int *order) {
         st = solver_check(((potrf_fn)SOLVER(POTRF, dt))(h, FILL_UPPER, ni, a0 + z * (size_t)(p * n * n), ni, s.work,
                                                          lwork, s.info + p),
                           fn, "potrf", p, n);
-    int value = 0;
-    if (st == CH_OK)
-        st = first_failure(fn, "potrf", s.info, nbatch, bad, &value);
-    if (st == CH_OK && *bad >= 0)
-        *order = value;
     /* potrf leaves the input in the other triangle */
-    if (st == CH_OK && *bad < 0)
+    if (st == CH_OK)
         st = cu_lapack_items(CU_LK_LOWER, dt, nbatch, n, n, NULL, NULL, a0);
-    scratch_give(&s);
-    return st;
+    return finish_batch(st, fn, "potrf", &s, nbatch, bad, order, 0);
 }

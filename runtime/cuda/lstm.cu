@@ -44,6 +44,13 @@ template <typename T> CU_HD lstm_gates<T> lstm_activate(const T *g, int64_t S) {
     return {lstm_tanh(g[0]), lstm_sigmoid(g[S]), lstm_sigmoid(g[2 * S]), lstm_sigmoid(g[3 * S])};
 }
 
+/* What both gradient passes recompute for unit j: the gates, c_prev, tanh
+ * of the new c, and the incoming gradient of h. */
+template <typename T> struct lstm_recomputed {
+    lstm_gates<T> g;
+    T cpv, co, ghv;
+};
+
 /* Operands of one launch (plain device pointers; NULL gradients are zero). */
 template <typename T> struct lstm_ptrs {
     const T *cp, *x, *gc, *gh, *ggcp, *ggx;
@@ -52,6 +59,15 @@ template <typename T> struct lstm_ptrs {
 };
 
 /* c (out0) and h (out1); rows beyond x's batch keep c_prev. */
+template <typename T> CU_HD lstm_recomputed<T> lstm_recompute(const lstm_ptrs<T> &p, lstm_unit w, int64_t j) {
+    lstm_recomputed<T> r;
+    r.g = lstm_activate(p.x + w.gate, p.S);
+    r.cpv = p.cp[j];
+    r.co = lstm_tanh(r.g.a * r.g.i + r.g.f * r.cpv);
+    r.ghv = p.gh ? p.gh[j] : 0;
+    return r;
+}
+
 template <typename T> struct lstm_forward_item {
     lstm_ptrs<T> p;
     CU_HD void operator()(int64_t j) const {
@@ -78,10 +94,9 @@ template <typename T> struct lstm_backward_item {
             return;
         }
         int64_t S = p.S;
-        lstm_gates<T> g = lstm_activate(p.x + w.gate, S);
-        T cpv = p.cp[j];
-        T co = lstm_tanh(g.a * g.i + g.f * cpv);
-        T ghv = p.gh ? p.gh[j] : 0;
+        lstm_recomputed<T> r = lstm_recompute(p, w, j);
+        lstm_gates<T> g = r.g;
+        T cpv = r.cpv, co = r.co, ghv = r.ghv;
         T gt = ghv * g.o * (1 - co * co) + gcv; /* the total gradient of c */
         T *gx = p.out1 + w.gate;
         p.out0[j] = gt * g.f;
@@ -105,11 +120,9 @@ template <typename T> struct lstm_grad_grad_item {
             return;
         }
         int64_t S = p.S;
-        lstm_gates<T> g = lstm_activate(p.x + w.gate, S);
-        T a = g.a, i = g.i, f = g.f, o = g.o;
-        T cpv = p.cp[j];
-        T co = lstm_tanh(a * i + f * cpv);
-        T ghv = p.gh ? p.gh[j] : 0, gcv = p.gc ? p.gc[j] : 0;
+        lstm_recomputed<T> r = lstm_recompute(p, w, j);
+        T a = r.g.a, i = r.g.i, f = r.g.f, o = r.g.o;
+        T cpv = r.cpv, co = r.co, ghv = r.ghv, gcv = p.gc ? p.gc[j] : 0;
         const T *q = p.ggx ? p.ggx + w.gate : nullptr;
         T gA = q ? q[0] : 0, gI = q ? q[S] : 0, gF = q ? q[2 * S] : 0, gO = q ? q[3 * S] : 0;
         T dco2 = 1 - co * co, da2 = 1 - a * a, di = i * (1 - i), df = f * (1 - f), dO = o * (1 - o);

@@ -18,23 +18,8 @@ local R = T.random
 -- the condition number, not bits
 local TOL = { float32 = 2e-4, float64 = 1e-10 }
 
-local function shape_str(t) return '(' .. table.concat(t.shape, ', ') .. ')' end
-
-local function close(g, c, what, scale)
-  assert.are.equal(DEV, g.device, what .. ': result not on ' .. DEV)
-  assert.are.same(c.shape, g.shape, what .. ': shape')
-  assert.are.equal(c.dtype, g.dtype, what .. ': dtype')
-  local gv = g:to_cpu():astype('float64'):flatten():tolist()
-  local cv = c:astype('float64'):flatten():tolist()
-  local worst, at = 0, 1
-  for i = 1, #cv do
-    local d = math.abs(gv[i] - cv[i]) / math.max(1, math.abs(cv[i]))
-    if d ~= d or d > worst then worst, at = (d ~= d) and math.huge or d, i end
-  end
-  local tol = TOL[c.dtype] * (scale or 1)
-  assert(worst <= tol, string.format('%s %s %s: max relative error %.3g at element %d (GPU %.17g, CPU %.17g), '
-    .. 'tolerance %.3g', what, c.dtype, shape_str(c), worst, at, gv[at] or 0 / 0, cv[at] or 0 / 0, tol))
-end
+local E = require 'cuda.max_error'
+local function close(g, c, what, scale) return E.close(DEV, TOL, g, c, what, scale) end
 
 local function arr(v) return v.array or v end
 

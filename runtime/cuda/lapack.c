@@ -155,6 +155,29 @@ static ch_status factor_setup(const char *fn, int dev, int dt, int potrf, int64_
                         n);
 }
 
+/* An in-place factorization of w's matrices, set up: sizes, dtype, the
+ * cuSOLVER handle and the workspace size (getrf, or potrf when `potrf`);
+ * nbatch 0 when there is nothing to do. */
+typedef struct lk_job {
+    int64_t n, nbatch;
+    int dt, ni, lwork;
+    size_t z;
+    void *h;
+    char *a0;
+} lk_job;
+
+static ch_status job_begin(const char *fn, ch_tensor *w, int potrf, lk_job *j) {
+    *j = (lk_job){0};
+    CU_TRY(square_batch(fn, w, &j->n, &j->nbatch));
+    if (j->nbatch == 0)
+        return CH_OK;
+    j->dt = w->dt;
+    j->ni = (int)j->n;
+    j->z = cu_dtype_size(w->dt);
+    j->a0 = cu_base(w);
+    return factor_setup(fn, w->dev, w->dt, potrf, j->n, j->a0, &j->h, &j->lwork);
+}
+
 /* After the batch: the first failing matrix into *bad and its info word,
  * less `less`, into *value (inv and solve: the 0-based pivot; cholesky:
  * the order of the minor); releases the scratch. */
@@ -171,32 +194,30 @@ static ch_status finish_batch(ch_status st, const char *fn, const char *what, lk
 
 ch_status cu_inv(ch_tensor *w, int64_t *bad, int *pivot) {
     const char *fn = "inv";
-    int64_t n = 0, nbatch = 0;
+    lk_job j;
     *bad = -1;
-    CU_TRY(square_batch(fn, w, &n, &nbatch));
-    if (nbatch == 0)
+    CU_TRY(job_begin(fn, w, 0, &j));
+    if (j.nbatch == 0)
         return CH_OK;
-    int dt = w->dt, ni = (int)n, lwork = 0;
-    size_t z = cu_dtype_size(dt);
-    void *h;
-    char *a0 = cu_base(w);
-    CU_TRY(factor_setup(fn, w->dev, dt, 0, n, a0, &h, &lwork));
+    size_t mbytes = j.z * (size_t)(j.n * j.n);
     lk_scratch s = {0};
-    CU_TRY(scratch_take(&s, fn, w->dev, z * (size_t)lwork, (size_t)n, nbatch, z * (size_t)(n * n), 0));
+    CU_TRY(scratch_take(&s, fn, w->dev, j.z * (size_t)j.lwork, (size_t)j.n, j.nbatch, mbytes, 0));
     ch_status st = CH_OK;
-    for (int64_t p = 0; p < nbatch && st == CH_OK; p++) {
-        char *a = a0 + z * (size_t)(p * n * n);
-        st = solver_check(((getrf_fn)SOLVER(GETRF, dt))(h, ni, ni, a, ni, s.work, s.ipiv, s.info + p), fn, "getrf", p,
-                          n);
+    for (int64_t p = 0; p < j.nbatch && st == CH_OK; p++) {
+        /* A^T X = I in the column-major reading: X is inv(A) row-major */
+        char *a = j.a0 + mbytes * (size_t)p;
+        st = solver_check(((getrf_fn)SOLVER(GETRF, j.dt))(j.h, j.ni, j.ni, a, j.ni, s.work, s.ipiv, s.info + p), fn,
+                          "getrf", p, j.n);
         if (st == CH_OK)
-            st = cu_lapack_items(CU_LK_IDENTITY, dt, 1, n, n, NULL, NULL, s.mat);
+            st = cu_lapack_items(CU_LK_IDENTITY, j.dt, 1, j.n, j.n, NULL, NULL, s.mat);
         if (st == CH_OK)
-            st = solver_check(((getrs_fn)SOLVER(GETRS, dt))(h, OP_N, ni, ni, a, ni, s.ipiv, s.mat, ni, s.info2), fn,
-                              "getrs", p, n);
+            st = solver_check(((getrs_fn)SOLVER(GETRS, j.dt))(j.h, OP_N, j.ni, j.ni, a, j.ni, s.ipiv, s.mat, j.ni,
+                                                               s.info2),
+                              fn, "getrs", p, j.n);
         if (st == CH_OK)
-            st = cu_check(cudaMemcpy(a, s.mat, z * (size_t)(n * n), cudaMemcpyDeviceToDevice), fn, "copy");
+            st = cu_check(cudaMemcpy(a, s.mat, mbytes, cudaMemcpyDeviceToDevice), fn, "copy");
     }
-    return finish_batch(st, fn, "getrf", &s, nbatch, bad, pivot, 1);
+    return finish_batch(st, fn, "getrf", &s, j.nbatch, bad, pivot, 1);
 }
 
 ch_status cu_det(ch_tensor *w, ch_tensor *out) {
@@ -281,25 +302,20 @@ ch_status cu_solve(const ch_tensor *A, const ch_tensor *B, ch_tensor *out, int64
 
 ch_status cu_cholesky(ch_tensor *w, int64_t *bad, int *order) {
     const char *fn = "cholesky";
-    int64_t n = 0, nbatch = 0;
+    lk_job j;
     *bad = -1;
-    CU_TRY(square_batch(fn, w, &n, &nbatch));
-    if (nbatch == 0)
+    CU_TRY(job_begin(fn, w, 1, &j));
+    if (j.nbatch == 0)
         return CH_OK;
-    int dt = w->dt, ni = (int)n, lwork = 0;
-    size_t z = cu_dtype_size(dt);
-    void *h;
-    char *a0 = cu_base(w);
-    CU_TRY(factor_setup(fn, w->dev, dt, 1, n, a0, &h, &lwork));
     lk_scratch s = {0};
-    CU_TRY(scratch_take(&s, fn, w->dev, z * (size_t)lwork, 0, nbatch, 0, 0));
+    CU_TRY(scratch_take(&s, fn, w->dev, j.z * (size_t)j.lwork, 0, j.nbatch, 0, 0));
     ch_status st = CH_OK;
-    for (int64_t p = 0; p < nbatch && st == CH_OK; p++)
-        st = solver_check(((potrf_fn)SOLVER(POTRF, dt))(h, FILL_UPPER, ni, a0 + z * (size_t)(p * n * n), ni, s.work,
-                                                         lwork, s.info + p),
-                          fn, "potrf", p, n);
+    for (int64_t p = 0; p < j.nbatch && st == CH_OK; p++)
+        st = solver_check(((potrf_fn)SOLVER(POTRF, j.dt))(j.h, FILL_UPPER, j.ni, j.a0 + j.z * (size_t)(p * j.n * j.n),
+                                                           j.ni, s.work, j.lwork, s.info + p),
+                          fn, "potrf", p, j.n);
     /* potrf leaves the input in the other triangle */
     if (st == CH_OK)
-        st = cu_lapack_items(CU_LK_LOWER, dt, nbatch, n, n, NULL, NULL, a0);
-    return finish_batch(st, fn, "potrf", &s, nbatch, bad, order, 0);
+        st = cu_lapack_items(CU_LK_LOWER, j.dt, j.nbatch, j.n, j.n, NULL, NULL, j.a0);
+    return finish_batch(st, fn, "potrf", &s, j.nbatch, bad, order, 0);
 }

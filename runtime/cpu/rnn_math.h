@@ -10,6 +10,10 @@
  *   tanh:    odd polynomial for |x| < 0.25 (no cancellation near 0),
  *            else sign(x) (1 - 2 / (e^2|x| + 1)).
  * float64 keeps libm (the oracle's float64 tolerance is 1e-10).
+ *
+ * The CUDA backend's recurrent kernels (runtime/cuda/lstm.cu) call the same
+ * functions on the device (RNN_HD), so that float32 gives the CPU's bits
+ * there too (the device's tanh for float64 may differ in the last bit).
  */
 #ifndef CHAINLUA_RNN_MATH_H
 #define CHAINLUA_RNN_MATH_H
@@ -18,15 +22,21 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __CUDACC__
+#define RNN_HD __host__ __device__
+#else
+#define RNN_HD
+#endif
+
 /* Without this GCC keeps the float -> int conversion and the clamps as
  * branches (they could raise FP exceptions, which nothing here reads), and
  * the gate loops do not vectorise.  Applies to the functions that follow
  * in the including file. */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #pragma GCC optimize("no-trapping-math")
 #endif
 
-static inline float rnn_expf(float x) {
+RNN_HD static inline float rnn_expf(float x) {
     /* clamp so that 2^n stays a normal float: e^-87 ~ 1.6e-38, e^88 ~ 1.7e38 */
     x = x < -87.0f ? -87.0f : x;
     x = x > 88.0f ? 88.0f : x;
@@ -50,9 +60,9 @@ static inline float rnn_expf(float x) {
     return p * scale;
 }
 
-static inline float rnn_sigmoidf(float x) { return 1.0f / (1.0f + rnn_expf(-x)); }
+RNN_HD static inline float rnn_sigmoidf(float x) { return 1.0f / (1.0f + rnn_expf(-x)); }
 
-static inline float rnn_tanhf(float x) {
+RNN_HD static inline float rnn_tanhf(float x) {
     float ax = fabsf(x);
     float e = rnn_expf(2.0f * ax);
     float big = 1.0f - 2.0f / (e + 1.0f);
@@ -67,6 +77,6 @@ static inline float rnn_tanhf(float x) {
     return ax < 0.25f ? small : big;
 }
 
-static inline double rnn_sigmoid(double x) { return 0.5 * tanh(0.5 * x) + 0.5; }
+RNN_HD static inline double rnn_sigmoid(double x) { return 0.5 * tanh(0.5 * x) + 0.5; }
 
 #endif

@@ -160,6 +160,73 @@ ch_activation_grad_kernel cu_activation_grad;
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);
 
+/* ---- recurrent cells (lstm.c/.cu) ------------------------------------------ */
+ch_lstm_forward_kernel cu_lstm_forward;
+ch_lstm_backward_kernel cu_lstm_backward;
+ch_lstm_grad_grad_kernel cu_lstm_grad_grad;
+/* The operands of one LSTM-cell pass (runtime/core/kernels.h, "lstm"): c_prev
+ * (Bc, U, S...), x (B, 4U, S...), the optional gradients, and up to four
+ * outputs in the order of the entry's arguments. */
+typedef enum cu_lstm_pass { CU_LSTM_FORWARD, CU_LSTM_BACKWARD, CU_LSTM_GRAD_GRAD } cu_lstm_pass;
+typedef struct cu_lstm_ptrs {
+    const char *c_prev, *x, *gc, *gh, *ggc_prev, *ggx;
+    char *out[4];
+    int64_t B, U, S;
+} cu_lstm_ptrs;
+/* One item per element of c_prev (n of them) on the current device. */
+ch_status cu_lstm_launch(int pass, int dt, const cu_lstm_ptrs *q, int64_t n);
+
+/* ---- sequence RNNs (rnn_seq.c/.cu; products in matmul.c) ------------------- */
+ch_rnn_seq_forward_kernel cu_rnn_seq_forward;
+ch_rnn_seq_backward_kernel cu_rnn_seq_backward;
+/* C (M, N) = op(A) op(B) + beta C on row-major float32/float64 matrices of
+ * device `dev` whose rows are lda/ldb/ldc elements apart; M, N, K > 0. */
+ch_status cu_gemm_rows(const char *fn, int dev, int dt, int ta, int tb, int64_t M, int64_t N, int64_t K,
+                       const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc);
+/* One step of a sequence RNN: its first workspace row (W wide), the running
+ * state h (and LSTM's c; their gradients in the backward), its first output
+ * row y (forward) or output-gradient row gy (backward, NULL: zero), GRU's
+ * recurrent product q and bias bh (forward), the gate-gradient rows dgx and
+ * GRU's dgh (backward). */
+typedef struct cu_rnn_step_ptrs {
+    const char *name;
+    char *ws, *h, *c, *y;
+    const char *q, *bh, *gy;
+    char *dgx, *dgh;
+    int64_t H, W, GH;
+    int cell;
+} cu_rnn_step_ptrs;
+/* The cell of one step over its Bt rows (forward, or backward when `backward`). */
+ch_status cu_rnn_step(int backward, int dt, const cu_rnn_step_ptrs *s, int64_t Bt);
+/* ws's N rows (W apart), first GH columns, += bx (+ bh when not NULL). */
+ch_status cu_rnn_add_bias(const char *fn, int dt, char *ws, const char *bx, const char *bh, int64_t N, int64_t W,
+                          int64_t GH);
+/* rows x width elements from src (lds apart; NULL: zeros) to dst (ldd apart). */
+ch_status cu_rnn_copy_rows(const char *fn, int dt, char *dst, int64_t ldd, const char *src, int64_t lds,
+                           int64_t rows, int64_t width);
+/* out[j] = the column sums of a (n rows of m), in double, rows in order. */
+ch_status cu_rnn_colsum(const char *fn, int dt, const char *a, int64_t n, int64_t m, char *out);
+
+/* ---- linear algebra and FFT (lapack.c/.cu, fft.c/.cu; cuSOLVER and cuFFT
+ * are loaded on first use, plan_libs.c) ------------------------------------ */
+ch_inv_kernel cu_inv;
+ch_det_kernel cu_det;
+ch_solve_kernel cu_solve;
+ch_cholesky_kernel cu_cholesky;
+ch_fft_kernel cu_fft;
+/* The per-item kernels around the factorizations, on `batch` matrices of
+ * float dtype dt:
+ *   CU_LK_TRANSPOSE  dst (c x r each) = src (r x c each) transposed;
+ *   CU_LK_IDENTITY   dst (r x r each) = the identity;
+ *   CU_LK_DET        dst[m] = det from LU factor src (r x r) and 1-based ipiv;
+ *   CU_LK_LOWER      the strict upper triangle of dst (r x r, row-major) = 0. */
+enum { CU_LK_TRANSPOSE, CU_LK_IDENTITY, CU_LK_DET, CU_LK_LOWER };
+ch_status cu_lapack_items(int what, int dt, int64_t batch, int64_t r, int64_t c, const char *src, const int *ipiv,
+                          char *dst);
+/* n float64 complex numbers: buf (re, im interleaved) from the planes re, im
+ * (to_planes 0), or back to them, each divided by `divide` (to_planes 1). */
+ch_status cu_fft_items(int to_planes, int64_t n, char *re, char *im, char *buf, double divide);
+
 #ifdef __cplusplus
 }
 #endif

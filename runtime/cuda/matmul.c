@@ -218,3 +218,26 @@ static ch_status product(const char *fn, const ch_tensor *a, const ch_tensor *b,
         cu_scratch_release(b->dev, pb.data, nb);
     return st;
 }
+
+/* The raw products of the sequence RNNs (rnn_seq.c): row-major C = op(A)
+ * op(B) + beta C, issued as C^T = op(B)^T op(A)^T to cublasGemmEx. */
+ch_status cu_gemm_rows(const char *fn, int dev, int dt, int ta, int tb, int64_t M, int64_t N, int64_t K,
+                       const void *A, int64_t lda, const void *B, int64_t ldb, double beta_v, void *C, int64_t ldc) {
+    if ((dt != CH_FLOAT32 && dt != CH_FLOAT64) || M <= 0 || N <= 0 || K <= 0)
+        return cu_fail(CH_ERR_INTERNAL, "%s: the GPU's row products take float32 or float64 and non-empty sizes", fn);
+    if (!fits_int(M) || !fits_int(N) || !fits_int(K) || !fits_int(lda) || !fits_int(ldb) || !fits_int(ldc))
+        return cu_fail(CH_ERR_UNSUPPORTED, "%s: a product of M=%lld, N=%lld, K=%lld exceeds cuBLAS's 32-bit limit", fn,
+                       (long long)M, (long long)N, (long long)K);
+    cublasHandle_t h;
+    CU_TRY(handle_for(dev, &h));
+    cudaDataType ty = dt == CH_FLOAT32 ? CUDA_R_32F : CUDA_R_64F;
+    cublasComputeType_t ct = dt == CH_FLOAT64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+    const double one_d = 1.0;
+    const float one_f = 1.0f, beta_f = (float)beta_v;
+    const void *alpha = dt == CH_FLOAT64 ? (const void *)&one_d : (const void *)&one_f;
+    const void *beta = dt == CH_FLOAT64 ? (const void *)&beta_v : (const void *)&beta_f;
+    return blas_check(cublasGemmEx(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N, (int)M,
+                                   (int)K, alpha, B, ty, (int)ldb, A, ty, (int)lda, beta, C, ty, (int)ldc, ct,
+                                   CUBLAS_GEMM_DEFAULT),
+                      "cublasGemmEx");
+}

@@ -88,6 +88,29 @@ typedef struct cu_gemm_plan {
 int cu_gemm_plan_init(cu_gemm_plan *p, int and_, const int64_t *adim, const int64_t *astride, int trans_a, int bnd,
                       const int64_t *bdim, const int64_t *bstride, int trans_b);
 
+/* ---- libraries loaded on first use (plan_libs.c) ------------------------ */
+#define CU_LIB_MAX_NAMES 4
+#define CU_LIB_MAX_SYMBOLS 16
+/* A library and the functions the backend takes from it: label ("cuSOLVER"),
+ * the file names tried in order (the first named in errors), the symbol
+ * names (NULL-terminated); fns[i] is symbols[i] once loaded. */
+typedef struct cu_lazy_lib {
+    const char *label;
+    const char *names[CU_LIB_MAX_NAMES];
+    const char *symbols[CU_LIB_MAX_SYMBOLS];
+    void *fns[CU_LIB_MAX_SYMBOLS];
+    void *handle;
+    int tried;
+    char why[256];
+} cu_lazy_lib;
+/* Loads lib on the first call (thread-safe; a failure is remembered).
+ * Returns 1 when it and all its symbols are there, else 0 with err = a
+ * message naming the op fn, the library and why. */
+int cu_lib_load(cu_lazy_lib *lib, const char *fn, char *err, size_t errlen);
+/* The first of n per-matrix status words (LAPACK's info) that is not 0:
+ * its position, with *value = the word; -1 when all are 0. */
+int64_t cu_first_failure(const int *info, int64_t n, int *value);
+
 #ifdef __cplusplus
 }
 #endif

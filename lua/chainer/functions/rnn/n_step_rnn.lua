@@ -324,7 +324,8 @@ local function n_step(fn, kind, bi, n_layers, dropout_ratio, hx, cx, ws, bs, xs)
   local hshape = { n_layers * D, B, Hn }
   -- hx (and cx): zeros when not given (nil or Python's None)
   local function initial_state(name, v)
-    if v == nil or v == false then return T.zeros(hshape, dt) end
+    -- on the inputs' device, so that a GPU run never mixes in a CPU state
+    if v == nil or v == false then return T.zeros(hshape, dt, x0.ptr.dev) end
     local d = args.float_array(fn, name, v, 4)
     expect_shape(fn, name, d, hshape, 1)
     if d.dtype ~= dt then error(string.format('%s: %s is %s but xs are %s (one dtype)', fn, name, d.dtype, dt), 4) end

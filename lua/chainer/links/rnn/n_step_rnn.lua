@@ -103,7 +103,8 @@ local function sort_desc(xs)
   end)
   local sorted, zero_based = {}, {}
   for k, i in ipairs(idx) do sorted[k] = xs[i]; zero_based[k] = i - 1 end
-  return idx, T.array(zero_based, 'int32'), sorted
+  -- the permutation indices live where the sequences do (F.permutate needs both on one device)
+  return idx, T.array(zero_based, 'int32'):to_device(U.data(xs[1]).ptr.dev), sorted
 end
 
 -- The initial state in sorted order (zeros when nil).

@@ -118,10 +118,30 @@ typedef enum cu_opt_kind {
     CU_OPT_MOMENTUM,   /* v = momentum*v - lr*g; p += v */
     CU_OPT_CMOMENTUM,  /* v = momentum*v - g; p += lr*v */
     CU_OPT_NESTEROV,   /* v = momentum*v - lr*g; p += momentum^2*v - (1+momentum)*lr*g */
-    CU_OPT_ADAM        /* Adam / AdamW / AMSGrad / AdaBound (ch_adam_update) */
+    CU_OPT_ADAM,       /* Adam / AdamW / AMSGrad / AdaBound (ch_adam_update) */
+    CU_OPT_ADAGRAD,    /* the other updates: the formulas of chainlua.h */
+    CU_OPT_ADADELTA,
+    CU_OPT_RMSPROP,
+    CU_OPT_GRAVES,
+    CU_OPT_SMORMS3,
+    CU_OPT_MSVAG
 } cu_opt_kind;
 ch_status cu_opt_launch(int kind, const ch_opt_args *u, int dt, int64_t n, char *param, const char *grad,
                         char *s0, char *s1, char *s2);
+
+/* The gradient hooks (grad_hooks.c, grad_hooks.cu): grad_transform's
+ * scalars (sign: d = sign(param); clip: lower/upper are not both infinite),
+ * its typed pass over n contiguous float32/float64 elements (param NULL or
+ * of grad's dtype), its double pass over g (operands grad, param) for any
+ * float dtypes, and sqnorm over g (operand x) into the host's *result. */
+typedef struct cu_grad_transform_args {
+    double scale, decay, lower, upper;
+    int sign, clip;
+} cu_grad_transform_args;
+ch_status cu_grad_transform_dense(const cu_grad_transform_args *a, int dt, int64_t n, char *grad, const char *param);
+ch_status cu_grad_transform_strided(const cu_grad_transform_args *a, const cu_geom *g, int gdt, char *grad, int pdt,
+                                    const char *param);
+ch_status cu_sqnorm_launch(const cu_geom *g, int dev, int dt, const char *x, double *result);
 
 /* The rows of a softmax-family op (see ch_softmax_args): plain pointers,
  * checked by softmax.c. */
@@ -156,6 +176,8 @@ ch_reduce_kernel cu_reduce;
 ch_matmul_kernel cu_matmul;
 ch_gemm_kernel cu_gemm;
 ch_activation_grad_kernel cu_activation_grad;
+ch_grad_transform_kernel cu_grad_transform;
+ch_sqnorm_kernel cu_sqnorm;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

@@ -53,6 +53,9 @@ int64_t cu_cache_bytes(int device);
 /* Scratch buffers for staging copies: taken from and returned to the cache. */
 void *cu_scratch(int device, size_t nbytes, const char *fn);
 void cu_scratch_release(int device, void *p, size_t nbytes);
+/* Copies nbytes of device memory at src to the host (waits for the work
+ * before it); emulated, both are host memory. */
+ch_status cu_download(void *host, const void *src, size_t nbytes, const char *fn);
 
 /* ---- geometry (geometry.c) --------------------------------------------- */
 /*
@@ -143,6 +146,15 @@ ch_status cu_grad_transform_strided(const cu_grad_transform_args *a, const cu_ge
                                     const char *param);
 ch_status cu_sqnorm_launch(const cu_geom *g, int dev, int dt, const char *x, double *result);
 
+/* The samplers (random.c, random.cu) on the CPU's Philox stream: fill n
+ * contiguous elements of dtype dt; the permutation of 0..n-1 into a; k
+ * samples of 0..n-1 into out (p: NULL or n float64 probabilities, which
+ * the kernel may overwrite). */
+ch_status cu_random_fill_launch(const ch_random_args *r, int dt, int64_t n, char *out);
+ch_status cu_permutation_launch(uint64_t seed, uint64_t first, int64_t n, int64_t *a);
+ch_status cu_choice_launch(int dev, int64_t n, int replace, double *p, uint64_t seed, uint64_t first, int64_t k,
+                           int64_t *out);
+
 /* The rows of a softmax-family op (see ch_softmax_args): plain pointers,
  * checked by softmax.c. */
 typedef enum cu_softmax_kind { CU_SOFTMAX_FWD, CU_SOFTMAX_BWD, CU_SOFTMAX_SCE } cu_softmax_kind;
@@ -178,6 +190,9 @@ ch_gemm_kernel cu_gemm;
 ch_activation_grad_kernel cu_activation_grad;
 ch_grad_transform_kernel cu_grad_transform;
 ch_sqnorm_kernel cu_sqnorm;
+ch_random_fill_kernel cu_random_fill;
+ch_permutation_kernel cu_permutation;
+ch_choice_kernel cu_choice;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

@@ -27,8 +27,6 @@
 #include "convert.cuh"
 #include "launch.cuh"
 
-#include <stdlib.h>
-
 /* The CPU's block size (runtime/cpu/optimizer_updates.c): the block sums and
  * their order are part of the result. */
 #define SQNORM_BLOCK 8192
@@ -175,27 +173,14 @@ static ch_status sq_launch(const cu_geom *g, const char *x, int64_t nb, double *
 extern "C" ch_status cu_sqnorm_launch(const cu_geom *g, int dev, int dt, const char *x, double *result) {
     int64_t nb = (g->numel + SQNORM_BLOCK - 1) / SQNORM_BLOCK;
     size_t bytes = (size_t)(nb + 1) * sizeof(double);
-#ifdef CU_EMULATE
-    double *part = (double *)malloc(bytes);
-    if (!part)
-        return cu_fail(CH_ERR_MEMORY, "sqnorm: out of memory");
-#else
     double *part = (double *)cu_scratch(dev, bytes, "sqnorm");
     if (!part)
         return CH_ERR_MEMORY;
-#endif
     ch_status st = dt == CH_FLOAT16   ? sq_launch<__half>(g, x, nb, part)
                    : dt == CH_FLOAT32 ? sq_launch<float>(g, x, nb, part)
                                       : sq_launch<double>(g, x, nb, part);
-#ifdef CU_EMULATE
     if (st == CH_OK)
-        *result = part[nb];
-    free(part);
-#else
-    if (st == CH_OK)
-        st = cu_check(cudaMemcpy(result, part + nb, sizeof(double), cudaMemcpyDeviceToHost), "sqnorm",
-                      "cudaMemcpy (device to host)");
+        st = cu_download(result, part + nb, sizeof(double), "sqnorm");
     cu_scratch_release(dev, part, bytes);
-#endif
     return st;
 }

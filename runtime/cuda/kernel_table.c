@@ -49,5 +49,8 @@ const ch_kernel_table cu_kernels = {
     .msvag_update = msvag,
     .grad_transform = cu_grad_transform,
     .sqnorm = cu_sqnorm,
+    .random_fill = cu_random_fill,
+    .permutation = cu_permutation,
+    .choice = cu_choice,
     .activation_grad = cu_activation_grad,
 };

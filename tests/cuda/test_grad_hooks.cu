@@ -2,7 +2,7 @@
  * grad_hooks.cu): grad_transform and sqnorm emulated on the host against
  * the CPU's, bit for bit, on contiguous and transposed operands of every
  * float dtype.
- * emulates: grad_hooks.c grad_hooks.cu */
+ * emulates: grad_hooks.c grad_hooks.cu allocator.c */
 #include "emulator.h"
 
 #include <math.h>

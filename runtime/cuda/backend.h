@@ -155,6 +155,18 @@ ch_status cu_permutation_launch(uint64_t seed, uint64_t first, int64_t n, int64_
 ch_status cu_choice_launch(int dev, int64_t n, int replace, double *p, uint64_t seed, uint64_t first, int64_t k,
                            int64_t *out);
 
+/* cumsum/cumprod (cumulative.c/.cu) along R of contiguous (O, R, I) data
+ * of dtype dt (float32, float64, int64). */
+ch_status cu_cumulative_launch(int prod, int dt, int64_t O, int64_t R, int64_t I, const char *x, char *out);
+/* acc += x * y over n contiguous elements of float dtype dt (addmul.c/.cu). */
+ch_status cu_addmul_launch(int dt, int64_t n, char *acc, const char *x, const char *y);
+/* embed_id (embed_id.c/.cu): n ids, rows of D elements of `size` bytes
+ * (forward) or of float dtype dt (backward; gw has total elements). */
+ch_status cu_embed_id_forward_launch(int size, int64_t n, int64_t D, const int64_t *ids, int has_ignore,
+                                     int64_t ignore, const char *w, char *y);
+ch_status cu_embed_id_backward_launch(int dt, int64_t n, int64_t total, int64_t D, const int64_t *ids,
+                                      int has_ignore, int64_t ignore, const char *gy, char *gw);
+
 /* The rows of a softmax-family op (see ch_softmax_args): plain pointers,
  * checked by softmax.c. */
 typedef enum cu_softmax_kind { CU_SOFTMAX_FWD, CU_SOFTMAX_BWD, CU_SOFTMAX_SCE } cu_softmax_kind;
@@ -193,6 +205,10 @@ ch_sqnorm_kernel cu_sqnorm;
 ch_random_fill_kernel cu_random_fill;
 ch_permutation_kernel cu_permutation;
 ch_choice_kernel cu_choice;
+ch_cumulative_kernel cu_cumulative;
+ch_addmul_kernel cu_addmul;
+ch_embed_id_forward_kernel cu_embed_id_forward;
+ch_embed_id_backward_kernel cu_embed_id_backward;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

@@ -52,5 +52,9 @@ const ch_kernel_table cu_kernels = {
     .random_fill = cu_random_fill,
     .permutation = cu_permutation,
     .choice = cu_choice,
+    .cumulative = cu_cumulative,
+    .addmul = cu_addmul,
+    .embed_id_forward = cu_embed_id_forward,
+    .embed_id_backward = cu_embed_id_backward,
     .activation_grad = cu_activation_grad,
 };

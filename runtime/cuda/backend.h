@@ -167,6 +167,13 @@ ch_status cu_embed_id_forward_launch(int size, int64_t n, int64_t D, const int64
 ch_status cu_embed_id_backward_launch(int dt, int64_t n, int64_t total, int64_t D, const int64_t *ids,
                                       int has_ignore, int64_t ignore, const char *gy, char *gw);
 
+/* LRN across channels (lrn.c/.cu) over contiguous (N, C, S) data of float
+ * dtype dt, window half-width h. */
+ch_status cu_lrn_forward_launch(int dt, int64_t N, int64_t C, int64_t S, int64_t h, double k, double al, double be,
+                                const char *x, char *y, char *us);
+ch_status cu_lrn_backward_launch(int dt, int64_t N, int64_t C, int64_t S, int64_t h, double al, double be,
+                                 const char *x, const char *y, const char *us, const char *gy, char *gx);
+
 /* The rows of a softmax-family op (see ch_softmax_args): plain pointers,
  * checked by softmax.c. */
 typedef enum cu_softmax_kind { CU_SOFTMAX_FWD, CU_SOFTMAX_BWD, CU_SOFTMAX_SCE } cu_softmax_kind;
@@ -209,6 +216,8 @@ ch_cumulative_kernel cu_cumulative;
 ch_addmul_kernel cu_addmul;
 ch_embed_id_forward_kernel cu_embed_id_forward;
 ch_embed_id_backward_kernel cu_embed_id_backward;
+ch_lrn_forward_kernel cu_lrn_forward;
+ch_lrn_backward_kernel cu_lrn_backward;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

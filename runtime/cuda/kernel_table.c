@@ -56,5 +56,7 @@ const ch_kernel_table cu_kernels = {
     .addmul = cu_addmul,
     .embed_id_forward = cu_embed_id_forward,
     .embed_id_backward = cu_embed_id_backward,
+    .lrn_forward = cu_lrn_forward,
+    .lrn_backward = cu_lrn_backward,
     .activation_grad = cu_activation_grad,
 };

@@ -109,6 +109,80 @@ CH_RNG_FN double ch_rng_std_normal(const uint32_t w[4]) {
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
+/* The samplers built on them, shared by both devices as well. */
+
+/* a = a uniform permutation of 0..n-1: Fisher-Yates from the last position
+ * down, step i swapping i with a uniform j in [0, i] from counter first+i
+ * (sequential: each step reads what the earlier ones left). */
+CH_RNG_FN void ch_rng_permutation(uint64_t seed, uint64_t first, int64_t n, int64_t *a) {
+    for (int64_t i = 0; i < n; i++)
+        a[i] = i;
+    for (int64_t i = n - 1; i >= 1; i--) {
+        int64_t j = (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, (uint64_t)i + 1);
+        int64_t x = a[i];
+        a[i] = a[j];
+        a[j] = x;
+    }
+}
+
+/* out = k distinct samples of 0..n-1: partial Fisher-Yates over the
+ * population a (n entries, overwritten), step i swapping i with a uniform j
+ * in [i, n) from counter first+i. */
+CH_RNG_FN void ch_rng_partial_shuffle(uint64_t seed, uint64_t first, int64_t n, int64_t k, int64_t *a,
+                                      int64_t *out) {
+    for (int64_t i = 0; i < n; i++)
+        a[i] = i;
+    for (int64_t i = 0; i < k; i++) {
+        int64_t j = i + (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, (uint64_t)(n - i));
+        int64_t x = a[i];
+        a[i] = a[j];
+        a[j] = x;
+        out[i] = a[i];
+    }
+}
+
+/* p (n probabilities) becomes its running sum, in order; returns the total,
+ * *last = the last category with a positive probability. */
+CH_RNG_FN double ch_rng_cdf(double *p, int64_t n, int64_t *last) {
+    double acc = 0;
+    int64_t l = 0;
+    for (int64_t i = 0; i < n; i++) {
+        acc += p[i];
+        if (p[i] > 0)
+            l = i;
+        p[i] = acc;
+    }
+    *last = l;
+    return acc;
+}
+
+/* A weighted sample from counter idx: the first category whose running sum
+ * (cdf, total acc) exceeds u * acc, by binary search. */
+CH_RNG_FN int64_t ch_rng_cdf_sample(const double *cdf, int64_t n, double acc, int64_t last, uint64_t seed,
+                                    uint64_t idx) {
+    uint32_t w[4];
+    ch_philox_words(seed, idx, 0, w);
+    double u = ch_u53(w[0], w[1]) * acc;
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cdf[mid] > u)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo < n ? lo : last; /* u == acc only through rounding */
+}
+
+/* The Efraimidis-Spirakis key log(u) / p (u in (0, 1] from counter idx) of
+ * a category with probability p > 0: the k largest keys are a weighted
+ * sample without replacement, in the order sequential drawing gives. */
+CH_RNG_FN double ch_rng_es_key(double p, uint64_t seed, uint64_t idx) {
+    uint32_t w[4];
+    ch_philox_words(seed, idx, 0, w);
+    return log(1.0 - ch_u53(w[0], w[1])) / p;
+}
+
 /* Reserves `n` counters of `device`'s stream: returns the first one and
  * advances the offset; *seed receives the device's seed.  Returns -1 for
  * a device id outside the supported range, else 0. */

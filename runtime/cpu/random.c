@@ -110,19 +110,9 @@ ch_status ch_cpu_random_fill(const ch_random_args *r, ch_tensor *out) {
     return CH_OK;
 }
 
-/* Fisher-Yates from the last position down: step i swaps position i with a
- * uniform j in [0, i] drawn from counter first+i. */
+/* Fisher-Yates (core/rng.h). */
 ch_status ch_cpu_permutation(uint64_t seed, uint64_t first, ch_tensor *result) {
-    int64_t n = result->numel;
-    int64_t *a = (int64_t *)ch_base(result);
-    for (int64_t i = 0; i < n; i++)
-        a[i] = i;
-    for (int64_t i = n - 1; i >= 1; i--) {
-        int64_t j = (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, (uint64_t)i + 1);
-        int64_t x = a[i];
-        a[i] = a[j];
-        a[j] = x;
-    }
+    ch_rng_permutation(seed, first, result->numel, (int64_t *)ch_base(result));
     return CH_OK;
 }
 
@@ -148,46 +138,21 @@ ch_status ch_cpu_choice(int64_t n, int replace, ch_tensor *probs, int64_t nonzer
             out[i] = (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, (uint64_t)n);
         });
     } else if (replace) {
-        /* inverse CDF by binary search: the first i with cdf[i] > u */
-        double acc = 0;
+        /* inverse CDF by binary search (core/rng.h) */
         int64_t last = 0;
-        for (int64_t i = 0; i < n; i++) {
-            acc += p[i];
-            if (p[i] > 0)
-                last = i;
-            p[i] = acc;
-        }
+        double acc = ch_rng_cdf(p, n, &last);
         CH_PAR_FOR(k >= CH_PARALLEL_GRAIN / 4, int64_t i = 0; i < k; i++, {
-            uint32_t w[4];
-            ch_philox_words(seed, first + (uint64_t)i, 0, w);
-            double u = ch_u53(w[0], w[1]) * acc;
-            int64_t lo = 0, hi = n;
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (p[mid] > u) hi = mid;
-                else lo = mid + 1;
-            }
-            out[i] = lo < n ? lo : last;   /* u == acc only through rounding */
+            out[i] = ch_rng_cdf_sample(p, n, acc, last, seed, first + (uint64_t)i);
         });
     } else if (!p) {
-        /* partial Fisher-Yates: step i swaps i with a uniform j in [i, n) */
+        /* partial Fisher-Yates (core/rng.h) over a scratch population */
         int64_t *a = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
         if (!a)
             return ch_fail(CH_ERR_MEMORY, "choice: out of memory for a population of %lld", (long long)n);
-        for (int64_t i = 0; i < n; i++)
-            a[i] = i;
-        for (int64_t i = 0; i < k; i++) {
-            int64_t j = i + (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, (uint64_t)(n - i));
-            int64_t x = a[i];
-            a[i] = a[j];
-            a[j] = x;
-            out[i] = a[i];
-        }
+        ch_rng_partial_shuffle(seed, first, n, k, a, out);
         free(a);
     } else {
-        /* Efraimidis-Spirakis: key_i = log(u_i) / p_i, the k largest keys are
-         * a weighted sample without replacement, in the order sequential
-         * drawing would give them. */
+        /* Efraimidis-Spirakis keys (core/rng.h), the k largest first */
         keyed *ks = (keyed *)malloc(sizeof(keyed) * (size_t)(nonzero > 0 ? nonzero : 1));
         if (!ks)
             return ch_fail(CH_ERR_MEMORY, "choice: out of memory for %lld keys", (long long)nonzero);
@@ -195,10 +160,7 @@ ch_status ch_cpu_choice(int64_t n, int replace, ch_tensor *probs, int64_t nonzer
         for (int64_t i = 0; i < n; i++) {
             if (!(p[i] > 0))
                 continue;
-            uint32_t w[4];
-            ch_philox_words(seed, first + (uint64_t)i, 0, w);
-            double u = 1.0 - ch_u53(w[0], w[1]);   /* (0, 1] */
-            ks[m].key = log(u) / p[i];
+            ks[m].key = ch_rng_es_key(p[i], seed, first + (uint64_t)i);
             ks[m].index = i;
             m++;
         }

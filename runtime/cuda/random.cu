@@ -146,30 +146,19 @@ extern "C" ch_status cu_random_fill_launch(const ch_random_args *r, int dt, int6
     return st;
 }
 
-/* ---- permutation --------------------------------------------------------- */
-/* Fisher-Yates from the last position down: step i swaps i with a uniform
- * j in [0, i] from counter first + i (one item: the steps are sequential). */
+/* ---- permutation and choice (the samplers of core/rng.h) ----------------- */
+/* Fisher-Yates: one item, the steps are sequential. */
 struct perm_steps {
     int64_t *a;
     int64_t n;
     uint64_t seed, first;
-    CU_HD void operator()(int64_t) const {
-        for (int64_t i = 0; i < n; i++)
-            a[i] = i;
-        for (int64_t i = n - 1; i >= 1; i--) {
-            int64_t j = (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, (uint64_t)i + 1);
-            int64_t x = a[i];
-            a[i] = a[j];
-            a[j] = x;
-        }
-    }
+    CU_HD void operator()(int64_t) const { ch_rng_permutation(seed, first, n, a); }
 };
 
 extern "C" ch_status cu_permutation_launch(uint64_t seed, uint64_t first, int64_t n, int64_t *a) {
     return cu_each("permutation", 1, perm_steps{a, n, seed, first});
 }
 
-/* ---- choice -------------------------------------------------------------- */
 struct choice_uniform {
     int64_t *out;
     int64_t n;
@@ -177,80 +166,41 @@ struct choice_uniform {
     CU_HD void operator()(int64_t i) const { out[i] = (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, (uint64_t)n); }
 };
 
-/* p becomes its running sum, in order; *acc the total and *last the last
- * category with a positive probability (one item). */
+/* p becomes its running sum, *acc the total and *last the last positive
+ * category (one item: the sum is in order). */
 struct choice_cdf {
     double *p, *acc;
     int64_t *last;
     int64_t n;
-    CU_HD void operator()(int64_t) const {
-        double s = 0;
-        int64_t l = 0;
-        for (int64_t i = 0; i < n; i++) {
-            s += p[i];
-            if (p[i] > 0)
-                l = i;
-            p[i] = s;
-        }
-        *acc = s;
-        *last = l;
-    }
+    CU_HD void operator()(int64_t) const { *acc = ch_rng_cdf(p, n, last); }
 };
 
-/* Sample i: the first category whose running sum exceeds u * total. */
+/* One binary search per sample. */
 struct choice_search {
     const double *cdf, *acc;
     const int64_t *last;
     int64_t *out;
     int64_t n;
     uint64_t seed, first;
-    CU_HD void operator()(int64_t i) const {
-        uint32_t w[4];
-        ch_philox_words(seed, first + (uint64_t)i, 0, w);
-        double u = ch_u53(w[0], w[1]) * *acc;
-        int64_t lo = 0, hi = n;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (cdf[mid] > u)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        out[i] = lo < n ? lo : *last; /* u == total only through rounding */
-    }
+    CU_HD void operator()(int64_t i) const { out[i] = ch_rng_cdf_sample(cdf, n, *acc, *last, seed, first + (uint64_t)i); }
 };
 
-/* Partial Fisher-Yates over the population a: step i swaps i with a
- * uniform j in [i, n) (one item: the steps are sequential). */
+/* Partial Fisher-Yates over the scratch population a: one item. */
 struct choice_partial_shuffle {
     int64_t *a, *out;
     int64_t n, k;
     uint64_t seed, first;
-    CU_HD void operator()(int64_t) const {
-        for (int64_t i = 0; i < n; i++)
-            a[i] = i;
-        for (int64_t i = 0; i < k; i++) {
-            int64_t j = i + (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, (uint64_t)(n - i));
-            int64_t x = a[i];
-            a[i] = a[j];
-            a[j] = x;
-            out[i] = a[i];
-        }
-    }
+    CU_HD void operator()(int64_t) const { ch_rng_partial_shuffle(seed, first, n, k, a, out); }
 };
 
-/* Efraimidis-Spirakis key of category i (counter first + i), for p > 0. */
+/* The Efraimidis-Spirakis key of category i (counter first + i), for p > 0. */
 struct choice_keys {
     const double *p;
     double *key;
     uint64_t seed, first;
     CU_HD void operator()(int64_t i) const {
-        if (!(p[i] > 0))
-            return;
-        uint32_t w[4];
-        ch_philox_words(seed, first + (uint64_t)i, 0, w);
-        double u = 1.0 - ch_u53(w[0], w[1]); /* (0, 1] */
-        key[i] = log(u) / p[i];
+        if (p[i] > 0)
+            key[i] = ch_rng_es_key(p[i], seed, first + (uint64_t)i);
     }
 };
 

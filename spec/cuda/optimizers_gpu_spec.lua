@@ -32,22 +32,9 @@ describe('optimizer updates and gradient hooks on a GPU #gpu', function()
 
   before_each(function() R.seed(23) end)
 
-  -- three steps of step(p, g, states) on both devices from one start; the
-  -- states start in [lo, 1) (0 for zeros)
+  -- 3 steps on both devices, the same bits expected
   local function steps(dt, nstate, step, msg, state_lo)
-    local p, sts = rand(dt, { 40, 7 }), {}
-    for j = 1, nstate do
-      sts[j] = state_lo and rand(dt, { 40, 7 }, state_lo[j], 1) or T.zeros({ 40, 7 }, dt)
-    end
-    local gp, gsts = p:to_gpu(), {}
-    for j = 1, nstate do gsts[j] = sts[j]:to_gpu() end
-    for _ = 1, 3 do
-      local g = rand(dt, { 40, 7 })
-      step(p, g, sts)
-      step(gp, g:to_gpu(), gsts)
-    end
-    agree(gp, p, msg .. ' param', 1, true)
-    for j = 1, nstate do agree(gsts[j], sts[j], msg .. ' state ' .. j, 1, true) end
+    G.update_steps(dt, nstate, step, msg, { exact = true, state_lo = state_lo })
   end
 
   describe('the fused updates', function()

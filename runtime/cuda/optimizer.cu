@@ -34,6 +34,15 @@ template <typename T> struct opt_step {
     const T *G;
     T *S0, *S1, *S2;
 
+    /* Adam's and MSVAG's running moments: m and v moved towards g and g^2
+     * by the rates b1, b2, stored in S0, S1. */
+    CU_HD void moments(int64_t i, T g, T b1, T b2, T &m, T &v) const {
+        m = S0[i] + b1 * (g - S0[i]);
+        v = S1[i] + b2 * (g * g - S1[i]);
+        S0[i] = m;
+        S1[i] = v;
+    }
+
     CU_HD void operator()(int64_t i) const {
         T g = G[i];
         switch (kind) {
@@ -59,10 +68,8 @@ template <typename T> struct opt_step {
             break;
         }
         case CU_OPT_ADAM: {
-            T m = S0[i] + k.b1 * (g - S0[i]);
-            T v = S1[i] + k.b2 * (g * g - S1[i]);
-            S0[i] = m;
-            S1[i] = v;
+            T m, v;
+            moments(i, g, k.b1, k.b2, m, v);
             if (amsgrad) {
                 T vh = S2[i] > v ? S2[i] : v;
                 S2[i] = vh;
@@ -123,10 +130,8 @@ template <typename T> struct opt_step {
             break;
         }
         case CU_OPT_MSVAG: {
-            T m = S0[i] + k.omd * (g - S0[i]);
-            T v = S1[i] + k.omd * (g * g - S1[i]);
-            S0[i] = m;
-            S1[i] = v;
+            T m, v;
+            moments(i, g, k.omd, k.omd, m, v);
             T mt = m * k.inv_bias, vt = v * k.inv_bias;
             T mt2 = mt * mt;
             T s = (vt - mt2) * k.inv_omr;

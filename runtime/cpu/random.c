@@ -13,49 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Uniform integer in [0, range), range >= 1, without modulo bias.  Ranges up
- * to 2^32 use Lemire's multiply-shift with rejection (one 32-bit word per
- * try); wider ranges reject 64-bit words below 2^64 mod range.  Extra words
- * for rejected tries come from the same element's counter with attempt 1, 2,... */
-static inline uint64_t bounded(uint64_t seed, uint64_t idx, uint64_t range) {
-    uint32_t w[4];
-    uint32_t attempt = 0;
-    ch_philox_words(seed, idx, attempt++, w);
-    int j = 0;
-    if (range <= 0x100000000ull) {
-        uint32_t thresh = (uint32_t)((0x100000000ull - range) % range); /* 2^32 mod range */
-        for (;;) {
-            if (j == 4) {
-                ch_philox_words(seed, idx, attempt++, w);
-                j = 0;
-            }
-            uint64_t m = (uint64_t)w[j++] * range;
-            if ((uint32_t)m >= thresh)
-                return m >> 32;
-        }
-    }
-    uint64_t rem = (0 - range) % range; /* 2^64 mod range */
-    for (;;) {
-        if (j == 4) {
-            ch_philox_words(seed, idx, attempt++, w);
-            j = 0;
-        }
-        uint64_t x = ((uint64_t)w[j] << 32) | w[j + 1];
-        j += 2;
-        if (x >= rem)
-            return x % range;
-    }
-}
-
-/* Box-Muller: u1 in (0, 1] and u2 in [0, 1), both with 53 bits, give one
- * standard normal (the cosine branch; the sine branch is dropped so that each
- * element owns its counter). */
-static inline double std_normal(const uint32_t w[4]) {
-    double u1 = 1.0 - ch_u53(w[0], w[1]);
-    double u2 = ch_u53(w[2], w[3]);
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
 /* Fills n contiguous elements of dtype dt at p with counters first..first+n-1. */
 static void gen_run(ch_dtype dt, char *p, int64_t n, uint64_t seed, uint64_t first, const ch_random_args *pr) {
     const int par = n >= CH_PARALLEL_GRAIN / 4;  /* each element costs a Philox call */
@@ -101,13 +58,13 @@ static void gen_run(ch_dtype dt, char *p, int64_t n, uint64_t seed, uint64_t fir
             CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 uint32_t w[4];
                 ch_philox_words(seed, first + (uint64_t)i, 0, w);
-                d[i] = (float)(a + b * std_normal(w));
+                d[i] = (float)(a + b * ch_rng_std_normal(w));
             });
         } else {
             CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 uint32_t w[4];
                 ch_philox_words(seed, first + (uint64_t)i, 0, w);
-                ch_store(dt, p + i * (int64_t)z, a + b * std_normal(w));
+                ch_store(dt, p + i * (int64_t)z, a + b * ch_rng_std_normal(w));
             });
         }
         break;
@@ -124,22 +81,22 @@ static void gen_run(ch_dtype dt, char *p, int64_t n, uint64_t seed, uint64_t fir
         if (dt == CH_INT64) {
             int64_t *d = (int64_t *)p;
             CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
-                d[i] = (int64_t)((uint64_t)lo + bounded(seed, first + (uint64_t)i, range));
+                d[i] = (int64_t)((uint64_t)lo + ch_rng_bounded(seed, first + (uint64_t)i, range));
             });
         } else if (dt == CH_INT32) {
             int32_t *d = (int32_t *)p;
             CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
-                d[i] = (int32_t)(lo + (int64_t)bounded(seed, first + (uint64_t)i, range));
+                d[i] = (int32_t)(lo + (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, range));
             });
         } else if (ch_dtype_is_float(dt)) {
             CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 ch_store(dt, p + i * (int64_t)z,
-                         (double)(int64_t)((uint64_t)lo + bounded(seed, first + (uint64_t)i, range)));
+                         (double)(int64_t)((uint64_t)lo + ch_rng_bounded(seed, first + (uint64_t)i, range)));
             });
         } else {
             CH_PAR_FOR(par, int64_t i = 0; i < n; i++, {
                 ch_store_i64(dt, p + i * (int64_t)z,
-                             (int64_t)((uint64_t)lo + bounded(seed, first + (uint64_t)i, range)));
+                             (int64_t)((uint64_t)lo + ch_rng_bounded(seed, first + (uint64_t)i, range)));
             });
         }
         break;
@@ -153,19 +110,9 @@ ch_status ch_cpu_random_fill(const ch_random_args *r, ch_tensor *out) {
     return CH_OK;
 }
 
-/* Fisher-Yates from the last position down: step i swaps position i with a
- * uniform j in [0, i] drawn from counter first+i. */
+/* Fisher-Yates (core/rng.h). */
 ch_status ch_cpu_permutation(uint64_t seed, uint64_t first, ch_tensor *result) {
-    int64_t n = result->numel;
-    int64_t *a = (int64_t *)ch_base(result);
-    for (int64_t i = 0; i < n; i++)
-        a[i] = i;
-    for (int64_t i = n - 1; i >= 1; i--) {
-        int64_t j = (int64_t)bounded(seed, first + (uint64_t)i, (uint64_t)i + 1);
-        int64_t x = a[i];
-        a[i] = a[j];
-        a[j] = x;
-    }
+    ch_rng_permutation(seed, first, result->numel, (int64_t *)ch_base(result));
     return CH_OK;
 }
 
@@ -188,49 +135,24 @@ ch_status ch_cpu_choice(int64_t n, int replace, ch_tensor *probs, int64_t nonzer
     double *p = probs ? (double *)ch_base(probs) : NULL;
     if (replace && !p) {
         CH_PAR_FOR(k >= CH_PARALLEL_GRAIN / 4, int64_t i = 0; i < k; i++, {
-            out[i] = (int64_t)bounded(seed, first + (uint64_t)i, (uint64_t)n);
+            out[i] = (int64_t)ch_rng_bounded(seed, first + (uint64_t)i, (uint64_t)n);
         });
     } else if (replace) {
-        /* inverse CDF by binary search: the first i with cdf[i] > u */
-        double acc = 0;
+        /* inverse CDF by binary search (core/rng.h) */
         int64_t last = 0;
-        for (int64_t i = 0; i < n; i++) {
-            acc += p[i];
-            if (p[i] > 0)
-                last = i;
-            p[i] = acc;
-        }
+        double acc = ch_rng_cdf(p, n, &last);
         CH_PAR_FOR(k >= CH_PARALLEL_GRAIN / 4, int64_t i = 0; i < k; i++, {
-            uint32_t w[4];
-            ch_philox_words(seed, first + (uint64_t)i, 0, w);
-            double u = ch_u53(w[0], w[1]) * acc;
-            int64_t lo = 0, hi = n;
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (p[mid] > u) hi = mid;
-                else lo = mid + 1;
-            }
-            out[i] = lo < n ? lo : last;   /* u == acc only through rounding */
+            out[i] = ch_rng_cdf_sample(p, n, acc, last, seed, first + (uint64_t)i);
         });
     } else if (!p) {
-        /* partial Fisher-Yates: step i swaps i with a uniform j in [i, n) */
+        /* partial Fisher-Yates (core/rng.h) over a scratch population */
         int64_t *a = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
         if (!a)
             return ch_fail(CH_ERR_MEMORY, "choice: out of memory for a population of %lld", (long long)n);
-        for (int64_t i = 0; i < n; i++)
-            a[i] = i;
-        for (int64_t i = 0; i < k; i++) {
-            int64_t j = i + (int64_t)bounded(seed, first + (uint64_t)i, (uint64_t)(n - i));
-            int64_t x = a[i];
-            a[i] = a[j];
-            a[j] = x;
-            out[i] = a[i];
-        }
+        ch_rng_partial_shuffle(seed, first, n, k, a, out);
         free(a);
     } else {
-        /* Efraimidis-Spirakis: key_i = log(u_i) / p_i, the k largest keys are
-         * a weighted sample without replacement, in the order sequential
-         * drawing would give them. */
+        /* Efraimidis-Spirakis keys (core/rng.h), the k largest first */
         keyed *ks = (keyed *)malloc(sizeof(keyed) * (size_t)(nonzero > 0 ? nonzero : 1));
         if (!ks)
             return ch_fail(CH_ERR_MEMORY, "choice: out of memory for %lld keys", (long long)nonzero);
@@ -238,10 +160,7 @@ ch_status ch_cpu_choice(int64_t n, int replace, ch_tensor *probs, int64_t nonzer
         for (int64_t i = 0; i < n; i++) {
             if (!(p[i] > 0))
                 continue;
-            uint32_t w[4];
-            ch_philox_words(seed, first + (uint64_t)i, 0, w);
-            double u = 1.0 - ch_u53(w[0], w[1]);   /* (0, 1] */
-            ks[m].key = log(u) / p[i];
+            ks[m].key = ch_rng_es_key(p[i], seed, first + (uint64_t)i);
             ks[m].index = i;
             m++;
         }

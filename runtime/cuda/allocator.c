@@ -20,6 +20,7 @@
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MIN_BLOCK 512
 #define NCLASSES (64 * 4)
@@ -176,6 +177,26 @@ int64_t cu_cache_bytes(int device) {
     return n;
 }
 
+#ifdef CU_EMULATE
+/* tests/cuda: the emulated device's scratch is host memory. */
+void *cu_scratch(int device, size_t nbytes, const char *fn) {
+    void *p = malloc(nbytes ? nbytes : 1);
+    if (!p)
+        cu_fail(CH_ERR_MEMORY, "%s: out of memory for %zu bytes of scratch on cuda:%d", fn, nbytes, device);
+    return p;
+}
+
+void cu_scratch_release(int device, void *p, size_t nbytes) {
+    (void)device, (void)nbytes;
+    free(p);
+}
+
+ch_status cu_download(void *host, const void *src, size_t nbytes, const char *fn) {
+    (void)fn;
+    memcpy(host, src, nbytes);
+    return CH_OK;
+}
+#else
 /* cu_alloc has already recorded why when this returns NULL. */
 void *cu_scratch(int device, size_t nbytes, const char *fn) {
     (void)fn;
@@ -183,3 +204,8 @@ void *cu_scratch(int device, size_t nbytes, const char *fn) {
 }
 
 void cu_scratch_release(int device, void *p, size_t nbytes) { cu_free(device, p, nbytes); }
+
+ch_status cu_download(void *host, const void *src, size_t nbytes, const char *fn) {
+    return cu_check(cudaMemcpy(host, src, nbytes, cudaMemcpyDeviceToHost), fn, "cudaMemcpy (device to host)");
+}
+#endif

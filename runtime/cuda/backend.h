@@ -53,6 +53,9 @@ int64_t cu_cache_bytes(int device);
 /* Scratch buffers for staging copies: taken from and returned to the cache. */
 void *cu_scratch(int device, size_t nbytes, const char *fn);
 void cu_scratch_release(int device, void *p, size_t nbytes);
+/* Copies nbytes of device memory at src to the host (waits for the work
+ * before it); emulated, both are host memory. */
+ch_status cu_download(void *host, const void *src, size_t nbytes, const char *fn);
 
 /* ---- geometry (geometry.c) --------------------------------------------- */
 /*
@@ -118,10 +121,58 @@ typedef enum cu_opt_kind {
     CU_OPT_MOMENTUM,   /* v = momentum*v - lr*g; p += v */
     CU_OPT_CMOMENTUM,  /* v = momentum*v - g; p += lr*v */
     CU_OPT_NESTEROV,   /* v = momentum*v - lr*g; p += momentum^2*v - (1+momentum)*lr*g */
-    CU_OPT_ADAM        /* Adam / AdamW / AMSGrad / AdaBound (ch_adam_update) */
+    CU_OPT_ADAM,       /* Adam / AdamW / AMSGrad / AdaBound (ch_adam_update) */
+    CU_OPT_ADAGRAD,    /* the other updates: the formulas of chainlua.h */
+    CU_OPT_ADADELTA,
+    CU_OPT_RMSPROP,
+    CU_OPT_GRAVES,
+    CU_OPT_SMORMS3,
+    CU_OPT_MSVAG
 } cu_opt_kind;
 ch_status cu_opt_launch(int kind, const ch_opt_args *u, int dt, int64_t n, char *param, const char *grad,
                         char *s0, char *s1, char *s2);
+
+/* The gradient hooks (grad_hooks.c, grad_hooks.cu): grad_transform's
+ * scalars (sign: d = sign(param); clip: lower/upper are not both infinite),
+ * its typed pass over n contiguous float32/float64 elements (param NULL or
+ * of grad's dtype), its double pass over g (operands grad, param) for any
+ * float dtypes, and sqnorm over g (operand x) into the host's *result. */
+typedef struct cu_grad_transform_args {
+    double scale, decay, lower, upper;
+    int sign, clip;
+} cu_grad_transform_args;
+ch_status cu_grad_transform_dense(const cu_grad_transform_args *a, int dt, int64_t n, char *grad, const char *param);
+ch_status cu_grad_transform_strided(const cu_grad_transform_args *a, const cu_geom *g, int gdt, char *grad, int pdt,
+                                    const char *param);
+ch_status cu_sqnorm_launch(const cu_geom *g, int dev, int dt, const char *x, double *result);
+
+/* The samplers (random.c, random.cu) on the CPU's Philox stream: fill n
+ * contiguous elements of dtype dt; the permutation of 0..n-1 into a; k
+ * samples of 0..n-1 into out (p: NULL or n float64 probabilities, which
+ * the kernel may overwrite). */
+ch_status cu_random_fill_launch(const ch_random_args *r, int dt, int64_t n, char *out);
+ch_status cu_permutation_launch(uint64_t seed, uint64_t first, int64_t n, int64_t *a);
+ch_status cu_choice_launch(int dev, int64_t n, int replace, double *p, uint64_t seed, uint64_t first, int64_t k,
+                           int64_t *out);
+
+/* cumsum/cumprod (cumulative.c/.cu) along R of contiguous (O, R, I) data
+ * of dtype dt (float32, float64, int64). */
+ch_status cu_cumulative_launch(int prod, int dt, int64_t O, int64_t R, int64_t I, const char *x, char *out);
+/* acc += x * y over n contiguous elements of float dtype dt (addmul.c/.cu). */
+ch_status cu_addmul_launch(int dt, int64_t n, char *acc, const char *x, const char *y);
+/* embed_id (embed_id.c/.cu): n ids, rows of D elements of `size` bytes
+ * (forward) or of float dtype dt (backward; gw has total elements). */
+ch_status cu_embed_id_forward_launch(int size, int64_t n, int64_t D, const int64_t *ids, int has_ignore,
+                                     int64_t ignore, const char *w, char *y);
+ch_status cu_embed_id_backward_launch(int dt, int64_t n, int64_t total, int64_t D, const int64_t *ids,
+                                      int has_ignore, int64_t ignore, const char *gy, char *gw);
+
+/* LRN across channels (lrn.c/.cu) over contiguous (N, C, S) data of float
+ * dtype dt, window half-width h. */
+ch_status cu_lrn_forward_launch(int dt, int64_t N, int64_t C, int64_t S, int64_t h, double k, double al, double be,
+                                const char *x, char *y, char *us);
+ch_status cu_lrn_backward_launch(int dt, int64_t N, int64_t C, int64_t S, int64_t h, double al, double be,
+                                 const char *x, const char *y, const char *us, const char *gy, char *gx);
 
 /* The rows of a softmax-family op (see ch_softmax_args): plain pointers,
  * checked by softmax.c. */
@@ -156,6 +207,17 @@ ch_reduce_kernel cu_reduce;
 ch_matmul_kernel cu_matmul;
 ch_gemm_kernel cu_gemm;
 ch_activation_grad_kernel cu_activation_grad;
+ch_grad_transform_kernel cu_grad_transform;
+ch_sqnorm_kernel cu_sqnorm;
+ch_random_fill_kernel cu_random_fill;
+ch_permutation_kernel cu_permutation;
+ch_choice_kernel cu_choice;
+ch_cumulative_kernel cu_cumulative;
+ch_addmul_kernel cu_addmul;
+ch_embed_id_forward_kernel cu_embed_id_forward;
+ch_embed_id_backward_kernel cu_embed_id_backward;
+ch_lrn_forward_kernel cu_lrn_forward;
+ch_lrn_backward_kernel cu_lrn_backward;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

@@ -18,6 +18,12 @@ static ch_status momentum(const ch_opt_args *u) { return cu_opt_update(CU_OPT_MO
 static ch_status corrected_momentum(const ch_opt_args *u) { return cu_opt_update(CU_OPT_CMOMENTUM, u); }
 static ch_status nesterov(const ch_opt_args *u) { return cu_opt_update(CU_OPT_NESTEROV, u); }
 static ch_status adam(const ch_opt_args *u) { return cu_opt_update(CU_OPT_ADAM, u); }
+static ch_status adagrad(const ch_opt_args *u) { return cu_opt_update(CU_OPT_ADAGRAD, u); }
+static ch_status adadelta(const ch_opt_args *u) { return cu_opt_update(CU_OPT_ADADELTA, u); }
+static ch_status rmsprop(const ch_opt_args *u) { return cu_opt_update(CU_OPT_RMSPROP, u); }
+static ch_status rmsprop_graves(const ch_opt_args *u) { return cu_opt_update(CU_OPT_GRAVES, u); }
+static ch_status smorms3(const ch_opt_args *u) { return cu_opt_update(CU_OPT_SMORMS3, u); }
+static ch_status msvag(const ch_opt_args *u) { return cu_opt_update(CU_OPT_MSVAG, u); }
 
 const ch_kernel_table cu_kernels = {
     .fill = cu_fill,
@@ -35,6 +41,23 @@ const ch_kernel_table cu_kernels = {
     .corrected_momentum_sgd_update = corrected_momentum,
     .nesterov_ag_update = nesterov,
     .adam_update = adam,
+    .adagrad_update = adagrad,
+    .adadelta_update = adadelta,
+    .rmsprop_update = rmsprop,
+    .rmsprop_graves_update = rmsprop_graves,
+    .smorms3_update = smorms3,
+    .msvag_update = msvag,
+    .grad_transform = cu_grad_transform,
+    .sqnorm = cu_sqnorm,
+    .random_fill = cu_random_fill,
+    .permutation = cu_permutation,
+    .choice = cu_choice,
+    .cumulative = cu_cumulative,
+    .addmul = cu_addmul,
+    .embed_id_forward = cu_embed_id_forward,
+    .embed_id_backward = cu_embed_id_backward,
+    .lrn_forward = cu_lrn_forward,
+    .lrn_backward = cu_lrn_backward,
     .activation_grad = cu_activation_grad,
     .lstm_forward = cu_lstm_forward,
     .lstm_backward = cu_lstm_backward,

@@ -8,11 +8,15 @@
  */
 #include "backend.h"
 
-/* States each kind reads: v for the momentum kinds; m, v (and vhat) for Adam. */
+/* States each kind reads (the order of the public functions' arguments). */
 static int states_of(int kind, const ch_opt_args *u) {
     switch (kind) {
     case CU_OPT_SGD: return 0;
     case CU_OPT_ADAM: return u->amsgrad ? 3 : 2;
+    case CU_OPT_ADADELTA:
+    case CU_OPT_MSVAG: return 2;
+    case CU_OPT_GRAVES:
+    case CU_OPT_SMORMS3: return 3;
     default: return 1;
     }
 }

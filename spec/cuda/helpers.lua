@@ -51,4 +51,23 @@ function H.rand(dtype, shape, lo, hi)
   return R.randint(math.floor(lo), math.ceil(hi), shape, dtype)
 end
 
+-- n = 3 steps of step(p, g, states) on both devices from one start, then
+-- the parameter and states agree (opts.exact, opts.scale as in agree); the
+-- states start as zeros, or uniform in [opts.state_lo[j], 1) where given.
+function H.update_steps(dt, nstate, step, msg, opts)
+  opts = opts or {}
+  local lo = opts.state_lo or {}
+  local p, sts = H.rand(dt, { 40, 7 }), {}
+  for j = 1, nstate do sts[j] = lo[j] and H.rand(dt, { 40, 7 }, lo[j], 1) or T.zeros({ 40, 7 }, dt) end
+  local gp, gsts = p:to_gpu(), {}
+  for j = 1, nstate do gsts[j] = sts[j]:to_gpu() end
+  for _ = 1, 3 do
+    local g = H.rand(dt, { 40, 7 })
+    step(p, g, sts)
+    step(gp, g:to_gpu(), gsts)
+  end
+  H.agree(gp, p, msg .. ' param', opts.scale, opts.exact)
+  for j = 1, nstate do H.agree(gsts[j], sts[j], msg .. ' state ' .. j, opts.scale, opts.exact) end
+end
+
 return H

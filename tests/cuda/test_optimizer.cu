@@ -1,20 +1,37 @@
 /* test_optimizer.cu -- the GPU's fused optimizer updates (optimizer.c,
- * optimizer.cu) emulated on the host against the CPU's, bit for bit.
+ * optimizer.cu), all 15 optimizers, emulated on the host against the CPU's,
+ * bit for bit.
  * emulates: optimizer.c optimizer.cu */
 #include "emulator.h"
 
 enum { N = 1000 };
 
+/* The number of state arrays of each kind (the public functions' order). */
+static int states_of(int kind, int amsgrad) {
+    switch (kind) {
+    case CU_OPT_SGD: return 0;
+    case CU_OPT_ADAM: return amsgrad ? 3 : 2;
+    case CU_OPT_ADADELTA:
+    case CU_OPT_MSVAG: return 2;
+    case CU_OPT_GRAVES:
+    case CU_OPT_SMORMS3: return 3;
+    default: return 1;
+    }
+}
+
 /* The update of `kind` with these hyperparameters on the CPU (libchainlua)
  * and on the emulated GPU, from the same starting values. */
 static void compare(int kind, ch_dtype dt, ch_opt_args u, const char *what) {
-    int nstates = kind == CU_OPT_SGD ? 0 : kind == CU_OPT_ADAM ? (u.amsgrad ? 3 : 2) : 1;
+    int nstates = states_of(kind, u.amsgrad);
     int64_t shape[1] = {N};
     ch_tensor *cpu[5] = {0}, *gpu[5] = {0}; /* param, grad, states */
     for (int k = 0; k < 2 + nstates; k++) {
         CHECK_OK(ch_empty(dt, 1, shape, CH_CPU, &cpu[k]));
         /* states start non-negative where they hold squares */
-        emu_fill_uniform(cpu[k], k < 2 ? -1.0 : 0.0, 1.0, 7 * kind + k + 1);
+        double lo = k < 2 ? -1.0 : 0.0, hi = 1.0;
+        if (kind == CU_OPT_GRAVES && k == 2) lo = 0.5;  /* n - gm^2 + eps stays positive */
+        if (kind == CU_OPT_GRAVES && k == 3) hi = 0.1;
+        emu_fill_uniform(cpu[k], lo, hi, 7 * kind + k + 1);
         CHECK_OK(ch_copy(cpu[k], &gpu[k]));
     }
     switch (kind) {
@@ -24,6 +41,18 @@ static void compare(int kind, ch_dtype dt, ch_opt_args u, const char *what) {
         CHECK_OK(ch_corrected_momentum_sgd_update(cpu[0], cpu[1], cpu[2], u.lr, u.momentum));
         break;
     case CU_OPT_NESTEROV: CHECK_OK(ch_nesterov_ag_update(cpu[0], cpu[1], cpu[2], u.lr, u.momentum)); break;
+    case CU_OPT_ADAGRAD: CHECK_OK(ch_adagrad_update(cpu[0], cpu[1], cpu[2], u.lr, u.eps)); break;
+    case CU_OPT_ADADELTA: CHECK_OK(ch_adadelta_update(cpu[0], cpu[1], cpu[2], cpu[3], u.rho, u.eps)); break;
+    case CU_OPT_RMSPROP:
+        CHECK_OK(ch_rmsprop_update(cpu[0], cpu[1], cpu[2], u.lr, u.alpha, u.eps, u.eps_inside_sqrt));
+        break;
+    case CU_OPT_GRAVES:
+        CHECK_OK(ch_rmsprop_graves_update(cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], u.lr, u.alpha, u.momentum, u.eps));
+        break;
+    case CU_OPT_SMORMS3: CHECK_OK(ch_smorms3_update(cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], u.lr, u.eps)); break;
+    case CU_OPT_MSVAG:
+        CHECK_OK(ch_msvag_update(cpu[0], cpu[1], cpu[2], cpu[3], u.lr, u.beta1, u.beta_power, u.rho, u.eta, u.wd));
+        break;
     default:
         CHECK_OK(ch_adam_update(cpu[0], cpu[1], cpu[2], cpu[3], u.amsgrad ? cpu[4] : NULL, u.lr, u.beta1, u.beta2,
                                 u.eps, u.eta, u.wd, u.bounded, u.lower, u.upper));
@@ -75,6 +104,40 @@ static void test_updates(ch_dtype dt) {
     a.lower = 0.01;
     a.upper = 0.5;
     compare(CU_OPT_ADAM, dt, a, "AdaBound");
+
+    ch_opt_args g = {};
+    g.lr = 0.01;
+    g.eps = 1e-8;
+    compare(CU_OPT_ADAGRAD, dt, g, "AdaGrad");
+    ch_opt_args d = {};
+    d.rho = 0.95;
+    d.eps = 1e-6;
+    compare(CU_OPT_ADADELTA, dt, d, "AdaDelta");
+    ch_opt_args r = {};
+    r.lr = 0.01;
+    r.alpha = 0.99;
+    r.eps = 1e-8;
+    compare(CU_OPT_RMSPROP, dt, r, "RMSprop");
+    r.eps_inside_sqrt = 1;
+    compare(CU_OPT_RMSPROP, dt, r, "RMSprop (eps inside the root)");
+    ch_opt_args v = {};
+    v.lr = 1e-4;
+    v.alpha = 0.95;
+    v.momentum = 0.9;
+    v.eps = 1e-4;
+    compare(CU_OPT_GRAVES, dt, v, "RMSpropGraves");
+    ch_opt_args s = {};
+    s.lr = 0.001;
+    s.eps = 1e-16;
+    compare(CU_OPT_SMORMS3, dt, s, "SMORMS3");
+    ch_opt_args m = {};
+    m.lr = 0.1;
+    m.beta1 = 0.9;
+    m.beta_power = 0.81;
+    m.rho = 0.5;
+    m.eta = 1.0;
+    m.wd = 0.01;
+    compare(CU_OPT_MSVAG, dt, m, "MSVAG");
 }
 
 /* The backend's own contract check: a state of another length is refused

@@ -5,18 +5,18 @@
  *
  * The products are cuBLAS calls on the GPU (cu_gemm_rows, matmul.c), which
  * cannot run here: this file stands in for them with a plain host product
- * (sums in double), and for the allocator's scratch buffers with malloc.
+ * (sums in double).
  * The CPU multiplies with OpenBLAS in the element type, so results agree to
  * a tolerance (float32 2e-5, float64 1e-12, relative to max(1, |x|)), not
  * bit for bit; the cell arithmetic itself is the CPU's.  The cuBLAS calls
  * are checked by spec/cuda/rnn_gpu_spec.lua on a GPU.
- * emulates: rnn_seq.c rnn_seq.cu */
+ * emulates: rnn_seq.c rnn_seq.cu allocator.c */
 #include "emulator.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-/* ---- stand-ins for matmul.c and allocator.c ----------------------------- */
+/* ---- a stand-in for matmul.c ----------------------------- */
 template <typename T>
 static void host_gemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B,
                       int64_t ldb, double beta, T *C, int64_t ldc) {
@@ -41,8 +41,6 @@ extern "C" ch_status cu_gemm_rows(const char *fn, int dev, int dt, int ta, int t
     return CH_OK;
 }
 
-extern "C" void *cu_scratch(int device, size_t nbytes, const char *fn) { return malloc(nbytes); }
-extern "C" void cu_scratch_release(int device, void *p, size_t nbytes) { free(p); }
 
 /* ---- the comparison ------------------------------------------------------ */
 static const char *cell_names[] = {"tanh", "relu", "lstm", "gru"};

@@ -133,6 +133,13 @@ ch_status cu_softmax_launch(int kind, const ch_softmax_args *s, int dt, const ch
  * of dtype dt (float32/float64). */
 ch_status cu_activation_grad_launch(int op, int dt, int64_t n, const char *y, const char *gy, char *gx);
 
+/* ---- cuDNN convolution (conv.c, conv_window.cu, plan_conv.c) ------------ */
+/* dst[i] = src[i + shift] over planes planes of nsp (1..3) spatial axes,
+ * zero where that falls outside src; elements of elsize (4 or 8) bytes
+ * moved as raw bits (the padded copies of the convolutions). */
+ch_status cu_conv_window_launch(int elsize, int nsp, int64_t planes, const int64_t *src_ext, const int64_t *dst_ext,
+                                const int64_t *shift, const char *src, char *dst);
+
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
 void cu_image_free(void *p);
@@ -156,6 +163,9 @@ ch_reduce_kernel cu_reduce;
 ch_matmul_kernel cu_matmul;
 ch_gemm_kernel cu_gemm;
 ch_activation_grad_kernel cu_activation_grad;
+ch_conv_forward_kernel cu_conv_forward;
+ch_conv_backward_data_kernel cu_conv_backward_data;
+ch_conv_backward_filter_kernel cu_conv_backward_filter;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

@@ -36,4 +36,7 @@ const ch_kernel_table cu_kernels = {
     .nesterov_ag_update = nesterov,
     .adam_update = adam,
     .activation_grad = cu_activation_grad,
+    .conv_forward = cu_conv_forward,
+    .conv_backward_data = cu_conv_backward_data,
+    .conv_backward_filter = cu_conv_backward_filter,
 };

@@ -39,4 +39,11 @@ const ch_kernel_table cu_kernels = {
     .conv_forward = cu_conv_forward,
     .conv_backward_data = cu_conv_backward_data,
     .conv_backward_filter = cu_conv_backward_filter,
+    .max_pool_forward = cu_max_pool_forward,
+    .max_pool_scatter = cu_max_pool_scatter,
+    .max_pool_gather = cu_max_pool_gather,
+    .avg_pool_forward = cu_avg_pool_forward,
+    .avg_pool_backward = cu_avg_pool_backward,
+    .batch_norm_forward = cu_batch_norm_forward,
+    .batch_norm_backward = cu_batch_norm_backward,
 };

@@ -1,8 +1,12 @@
--- The cuDNN convolutions on a real GPU (issue 15): F.convolution_1d/2d/3d/nd,
+-- The cuDNN convolutions and the pooling kernels on a real GPU (issue 15):
+-- F.convolution_1d/2d/3d/nd,
 -- F.deconvolution_2d/nd and L.Convolution2D, forward and backward (gx, gW,
 -- gb through the autograd), float32 and float64, groups, dilation, stride,
 -- padding, cover_all (the explicitly padded input), empty batches, and
--- config.cudnn_deterministic / use_cudnn_tensor_core / autotune.  Tagged
+-- config.cudnn_deterministic / use_cudnn_tensor_core / autotune; and
+-- F.max_pooling_1d/2d/3d and F.average_pooling_2d/3d/nd, forward and
+-- backward (exact: the same bits as the CPU); F.batch_normalization,
+-- F.fixed_batch_normalization and L.BatchNormalization.  Tagged
 -- `gpu`: scripts/run-tests excludes it when chainer.cuda.available is
 -- false, and run directly it reports one pending line instead.
 --
@@ -90,7 +94,7 @@ local function compare(what, fn, x, W, b, gy_shape)
   return ggx, ggW
 end
 
-describe('cuDNN convolutions on a GPU #gpu', function()
+describe('convolution, pooling and batch normalization on a GPU #gpu', function()
   if not cuda.available then
     it('need a GPU', function()
       pending('no usable GPU here, cuDNN GPU specs not run: ' .. cuda.info())
@@ -201,6 +205,86 @@ describe('cuDNN convolutions on a GPU #gpu', function()
     F.sum(yg * yg):backward()
     close(gpu.W.grad, cpu.W.grad, 'L.Convolution2D W.grad', bound * 10)
     close(gpu.b.grad, cpu.b.grad, 'L.Convolution2D b.grad', bound * 10)
+  end)
+
+  -- Pooling runs the project's own kernels (pooling.cu), which add in the
+  -- CPU's order: forward and backward agree with the CPU exactly.
+  local function pool_compare(what, fn, x)
+    local gy = R.uniform(-1, 1, fn(x).shape, x.dtype)
+    local function on(gpu)
+      local v = chainer.Variable(gpu and x:to_gpu() or x:copy())
+      local y = fn(v)
+      F.sum(y * (gpu and gy:to_gpu() or gy)):backward()
+      return y.array, v.grad
+    end
+    local cy, cgx = on(false)
+    local gy_, ggx = on(true)
+    local shapes = string.format('%s x %s', what, shape_str(x))
+    close(gy_, cy, shapes .. ' forward', 0)
+    close(ggx, cgx, shapes .. ' gx', 0)
+  end
+
+  for _, dtype in ipairs({ 'float32', 'float64' }) do
+    it('max and average pooling, forward and backward, exactly as the CPU (' .. dtype .. ')', function()
+      local x2 = rand({ 2, 3, 7, 6 }, dtype)
+      pool_compare('max_pooling_2d 2 stride 2', function(x) return F.max_pooling_2d(x, 2, 2, 0, false) end, x2)
+      pool_compare('max_pooling_2d 3 stride 2 pad 1 cover_all', function(x) return F.max_pooling_2d(x, 3, 2, 1, true) end,
+        x2)
+      pool_compare('max_pooling_2d 3 stride 1 pad 1', function(x) return F.max_pooling_2d(x, 3, 1, 1, false) end, x2)
+      pool_compare('max_pooling_1d 3 stride 2 pad 1', function(x) return F.max_pooling_1d(x, 3, 2, 1) end,
+        rand({ 2, 3, 11 }, dtype))
+      pool_compare('max_pooling_3d 2', function(x) return F.max_pooling_3d(x, 2) end, rand({ 1, 2, 4, 5, 3 }, dtype))
+      pool_compare('average_pooling_2d 3 stride 2 pad 1', function(x) return F.average_pooling_2d(x, 3, 2, 1) end, x2)
+      pool_compare('average_pooling_nd pad_value=false (inside cells)',
+        function(x) return F.average_pooling_nd(x, 3, 2, 1, false) end, x2)
+      pool_compare('average_pooling_3d', function(x) return F.average_pooling_3d(x, 2, 1, 1) end,
+        rand({ 1, 2, 4, 3, 3 }, dtype))
+      pool_compare('max_pooling_2d empty batch', function(x) return F.max_pooling_2d(x, 2) end, rand({ 0, 3, 4, 4 }, dtype))
+    end)
+  end
+
+  -- Batch normalization's statistics and gradients are the project's own
+  -- kernels (batch_norm.cu) with the CPU's order: the same bits; the
+  -- running averages and the test / fixed modes go through elementwise ops.
+  local BN_BOUND = { float32 = 1e-6, float64 = 1e-14 }
+  for _, dtype in ipairs({ 'float32', 'float64' }) do
+    it('batch_normalization (train, running averages, fixed) as on the CPU (' .. dtype .. ')', function()
+      local x, gamma, beta = rand({ 6, 4, 5, 3 }, dtype) * 3 + 2, rand({ 4 }, dtype) + 1.5, rand({ 4 }, dtype)
+      local bound = BN_BOUND[dtype]
+      local function train(gpu)
+        local function put(t) return gpu and t:to_gpu() or t:copy() end
+        local rm, rv = put(T.zeros({ 4 }, dtype)), put(T.ones({ 4 }, dtype))
+        local vx, vg, vb = chainer.Variable(put(x)), chainer.Variable(put(gamma)), chainer.Variable(put(beta))
+        local y = F.batch_normalization(vx, vg, vb, { running_mean = rm, running_var = rv, decay = 0.8 })
+        F.sum(y * y * put(x)):backward()
+        return y.array, vx.grad, vg.grad, vb.grad, rm, rv
+      end
+      local c, g = { train(false) }, { train(true) }
+      local names = { 'y', 'gx', 'ggamma', 'gbeta', 'running_mean', 'running_var' }
+      for i = 1, #names do
+        close(g[i], c[i], 'batch_normalization x ' .. shape_str(x) .. ' ' .. names[i], bound)
+      end
+      local fc = F.fixed_batch_normalization(x, gamma, beta, c[5], c[6])
+      local fg = F.fixed_batch_normalization(x:to_gpu(), gamma:to_gpu(), beta:to_gpu(), g[5], g[6])
+      close(fg.array, fc.array, 'fixed_batch_normalization x ' .. shape_str(x), bound * 10)
+    end)
+  end
+
+  it('L.BatchNormalization on the GPU: train and test modes, running averages on cuda:0', function()
+    local cpu = L.BatchNormalization(3)
+    local gpu = cpu:copy()
+    gpu:to_device(dev)
+    local x = rand({ 8, 3, 4, 4 }, 'float32')
+    local yc, yg = cpu(x), gpu(x:to_gpu())
+    close(yg.array, yc.array, 'L.BatchNormalization train forward', BN_BOUND.float32)
+    F.sum(yc * yc):backward()
+    F.sum(yg * yg):backward()
+    close(gpu.gamma.grad, cpu.gamma.grad, 'L.BatchNormalization gamma.grad', 1e-5)
+    close(gpu.avg_mean, cpu.avg_mean, 'L.BatchNormalization avg_mean', BN_BOUND.float32)
+    close(gpu.avg_var, cpu.avg_var, 'L.BatchNormalization avg_var', BN_BOUND.float32)
+    chainer.using_config('train', false, function()
+      close(gpu(x:to_gpu()).array, cpu(x).array, 'L.BatchNormalization test forward', 1e-5)
+    end)
   end)
 
   it('names the op and the limit for 4 spatial axes', function()

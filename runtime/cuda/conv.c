@@ -119,14 +119,14 @@ static void release_descs(conv_call *c) {
 /* Checks the backend's contract (the front door's promises), plans, and
  * makes the device current; descriptors are made by describe(). */
 static ch_status begin(conv_call *c, const char *fn, const ch_conv_geom *g, const ch_tensor *a, const ch_tensor *b,
-                       const ch_tensor *out, const int64_t *adim, const int64_t *bdim, const int64_t *odim) {
+                       const ch_tensor *out, int64_t na, int64_t nb, int64_t nout) {
     memset(c, 0, sizeof *c);
     c->fn = fn;
     c->g = g;
     c->one_f = 1.0f, c->one_d = 1.0;
     int dt = a ? a->dt : -1;
-    if ((dt != CH_FLOAT32 && dt != CH_FLOAT64) || !cu_dense(a, dt, adim[0], a->dev) ||
-        !cu_dense(b, dt, bdim[0], a->dev) || !cu_dense(out, dt, odim[0], a->dev))
+    if ((dt != CH_FLOAT32 && dt != CH_FLOAT64) || !cu_dense(a, dt, na, a->dev) || !cu_dense(b, dt, nb, a->dev) ||
+        !cu_dense(out, dt, nout, a->dev))
         return cu_fail(CH_ERR_INTERNAL, "%s: the operands must be contiguous float32 or float64 tensors of one dtype "
                        "on one device, sized as the geometry says", fn);
     c->dev = a->dev;
@@ -384,46 +384,35 @@ static ch_status backward_filter(conv_call *c, const ch_tensor *x, const ch_tens
     return st;
 }
 
-/* element counts of (N, C, *in), (Cout, Cg, *k) and (N, Cout, *out) */
-static void counts(const ch_conv_geom *g, int64_t *nx, int64_t *nw, int64_t *ny) {
-    *nx = g->N * g->C * g->Pin;
-    *nw = g->Cout * g->Cg * g->Kk;
-    *ny = g->N * g->Cout * g->P;
+/* One pass: a and b are (x, W), (gy, W) or (x, gy), out is y, gx or gW. */
+static ch_status run_pass(int pass, const ch_conv_geom *g, const ch_tensor *a, const ch_tensor *b,
+                          const ch_tensor *bias, ch_tensor *out) {
+    static const char *const names[3] = {"convolution", "convolution_backward_data", "convolution_backward_filter"};
+    /* element counts of x (N, C, *in), W (Cout, Cg, *k) and y (N, Cout, *out),
+     * and which of them a, b and out have in each pass */
+    int64_t n[3] = {g->N * g->C * g->Pin, g->Cout * g->Cg * g->Kk, g->N * g->Cout * g->P};
+    static const int role[3][3] = {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}};
+    const int *r = role[pass];
+    conv_call c;
+    ch_status st = begin(&c, names[pass], g, a, b, out, n[r[0]], n[r[1]], n[r[2]]);
+    if (st == CH_OK && bias && !cu_dense(bias, a->dt, g->Cout, a->dev))
+        st = cu_fail(CH_ERR_INTERNAL, "convolution: b must be a contiguous (%lld,) tensor like x", (long long)g->Cout);
+    if (st == CH_OK && n[r[2]] > 0)
+        st = pass == CU_CONV_FWD ? forward(&c, a, b, bias, out)
+           : pass == CU_CONV_BWD_DATA ? backward_data(&c, a, b, out) : backward_filter(&c, a, b, out);
+    release_descs(&c);
+    return st;
 }
 
 ch_status cu_conv_forward(const ch_conv_geom *g, const ch_tensor *x, const ch_tensor *w, const ch_tensor *b,
                           ch_tensor *y) {
-    int64_t nx, nw, ny;
-    counts(g, &nx, &nw, &ny);
-    conv_call c;
-    ch_status st = begin(&c, "convolution", g, x, w, y, &nx, &nw, &ny);
-    if (st == CH_OK && b && !cu_dense(b, x->dt, g->Cout, x->dev))
-        st = cu_fail(CH_ERR_INTERNAL, "convolution: b must be a contiguous (%lld,) tensor like x",
-                     (long long)g->Cout);
-    if (st == CH_OK && ny > 0)
-        st = forward(&c, x, w, b, y);
-    release_descs(&c);
-    return st;
+    return run_pass(CU_CONV_FWD, g, x, w, b, y);
 }
 
 ch_status cu_conv_backward_data(const ch_conv_geom *g, const ch_tensor *gy, const ch_tensor *w, ch_tensor *gx) {
-    int64_t nx, nw, ny;
-    counts(g, &nx, &nw, &ny);
-    conv_call c;
-    ch_status st = begin(&c, "convolution_backward_data", g, gy, w, gx, &ny, &nw, &nx);
-    if (st == CH_OK && nx > 0)
-        st = backward_data(&c, gy, w, gx);
-    release_descs(&c);
-    return st;
+    return run_pass(CU_CONV_BWD_DATA, g, gy, w, NULL, gx);
 }
 
 ch_status cu_conv_backward_filter(const ch_conv_geom *g, const ch_tensor *x, const ch_tensor *gy, ch_tensor *gw) {
-    int64_t nx, nw, ny;
-    counts(g, &nx, &nw, &ny);
-    conv_call c;
-    ch_status st = begin(&c, "convolution_backward_filter", g, x, gy, gw, &nx, &ny, &nw);
-    if (st == CH_OK && nw > 0)
-        st = backward_filter(&c, x, gy, gw);
-    release_descs(&c);
-    return st;
+    return run_pass(CU_CONV_BWD_FILTER, g, x, gy, NULL, gw);
 }

@@ -307,29 +307,42 @@ static ch_status add_bias(conv_call *c, const ch_tensor *b, ch_tensor *y) {
     return CH_OK;
 }
 
-static ch_status forward(conv_call *c, const ch_tensor *x, const ch_tensor *w, const ch_tensor *b, ch_tensor *y) {
-    if (c->plan.empty) {
-        CU_TRY(zero_fill(c, y));
-        return add_bias(c, b, y);
-    }
+/* A pass that reads x (the forward pass with W into y, the filter gradient
+ * with gy into gW): x, padded when the plan says so, and the workspace
+ * around one cuDNN call. */
+static ch_status x_pass(conv_call *c, int pass, const ch_tensor *x, const ch_tensor *other, ch_tensor *out) {
     CU_TRY(describe(c));
     cu_conv_choice ch;
-    CU_TRY(choose_algorithm(c, CU_CONV_FWD, &ch));
+    CU_TRY(choose_algorithm(c, pass, &ch));
     void *xp = NULL, *ws = NULL;
     if (c->plan.window)
         CU_TRY(pad_input(c, x, &xp));
+    const void *xin = xp ? xp : cu_base(x);
     ch_status st = scratch(c, ch.workspace, &ws);
     if (st == CH_OK) {
-        cudnnStatus_t s = cudnnConvolutionForward(c->h, one(c), c->xd, xp ? xp : cu_base(x), c->wd, cu_base(w), c->cd,
-                                                  (cudnnConvolutionFwdAlgo_t)ch.algo, ws, ch.workspace, zero(c),
-                                                  c->yd, cu_base(y));
-        st = s == CUDNN_STATUS_SUCCESS ? CH_OK : dnn_fail(c, s, "cudnnConvolutionForward");
+        cudnnStatus_t s =
+            pass == CU_CONV_FWD
+                ? cudnnConvolutionForward(c->h, one(c), c->xd, xin, c->wd, cu_base(other), c->cd,
+                                          (cudnnConvolutionFwdAlgo_t)ch.algo, ws, ch.workspace, zero(c), c->yd,
+                                          cu_base(out))
+                : cudnnConvolutionBackwardFilter(c->h, one(c), c->xd, xin, c->yd, cu_base(other), c->cd,
+                                                 (cudnnConvolutionBwdFilterAlgo_t)ch.algo, ws, ch.workspace, zero(c),
+                                                 c->wd, cu_base(out));
+        if (s != CUDNN_STATUS_SUCCESS)
+            st = dnn_fail(c, s, pass == CU_CONV_FWD ? "cudnnConvolutionForward" : "cudnnConvolutionBackwardFilter");
     }
     if (ws)
         cu_scratch_release(c->dev, ws, ch.workspace);
     if (xp)
         cu_scratch_release(c->dev, xp, (size_t)c->plan.win_numel * c->elsize);
-    CU_TRY(st);
+    return st;
+}
+
+static ch_status forward(conv_call *c, const ch_tensor *x, const ch_tensor *w, const ch_tensor *b, ch_tensor *y) {
+    if (c->plan.empty)
+        CU_TRY(zero_fill(c, y));
+    else
+        CU_TRY(x_pass(c, CU_CONV_FWD, x, w, y));
     return add_bias(c, b, y);
 }
 
@@ -364,24 +377,7 @@ static ch_status backward_data(conv_call *c, const ch_tensor *gy, const ch_tenso
 static ch_status backward_filter(conv_call *c, const ch_tensor *x, const ch_tensor *gy, ch_tensor *gw) {
     if (c->plan.empty)
         return zero_fill(c, gw);
-    CU_TRY(describe(c));
-    cu_conv_choice ch;
-    CU_TRY(choose_algorithm(c, CU_CONV_BWD_FILTER, &ch));
-    void *xp = NULL, *ws = NULL;
-    if (c->plan.window)
-        CU_TRY(pad_input(c, x, &xp));
-    ch_status st = scratch(c, ch.workspace, &ws);
-    if (st == CH_OK) {
-        cudnnStatus_t s = cudnnConvolutionBackwardFilter(c->h, one(c), c->xd, xp ? xp : cu_base(x), c->yd,
-                                                         cu_base(gy), c->cd, (cudnnConvolutionBwdFilterAlgo_t)ch.algo,
-                                                         ws, ch.workspace, zero(c), c->wd, cu_base(gw));
-        st = s == CUDNN_STATUS_SUCCESS ? CH_OK : dnn_fail(c, s, "cudnnConvolutionBackwardFilter");
-    }
-    if (ws)
-        cu_scratch_release(c->dev, ws, ch.workspace);
-    if (xp)
-        cu_scratch_release(c->dev, xp, (size_t)c->plan.win_numel * c->elsize);
-    return st;
+    return x_pass(c, CU_CONV_BWD_FILTER, x, gy, gw);
 }
 
 /* One pass: a and b are (x, W), (gy, W) or (x, gy), out is y, gx or gW. */

@@ -484,6 +484,9 @@ typedef enum ch_act_grad_op {
 } ch_act_grad_op;
 ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const ch_tensor *gy, ch_tensor **result);
 
+void ch_set_cudnn_config(int deterministic, int tensor_core, int autotune);
+void ch_get_cudnn_config(int *deterministic, int *tensor_core, int *autotune);
+
 ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tensor *b, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *out_size, int groups, ch_tensor **result);
 
 ch_status ch_conv_backward_data(const ch_tensor *gy, const ch_tensor *w, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *in_size, int groups, ch_tensor **result);

@@ -8,6 +8,9 @@
 --   dtype      'float16' | 'float32' | 'float64' | 'mixed16'; mirrored in
 --              chainer.tensor.default_float (mixed16 creates float16 arrays)
 --   use_cudnn  'always' | 'auto' | 'never'
+--   cudnn_deterministic, use_cudnn_tensor_core, autotune: mirrored into the
+--              C runtime (ch_set_cudnn_config), where the GPU convolutions
+--              choose their cuDNN algorithms by them
 local T = require 'chainer.tensor'
 
 local M = {}
@@ -17,16 +20,16 @@ local defaults = {
   enable_backprop = true,
   type_check = true,
   debug = false,
-  cudnn_deterministic = false,
   keep_graph_on_report = false,
-  autotune = false,
-  use_cudnn_tensor_core = 'auto',
   lazy_grad_sum = false,
   warn_nondeterministic = false,
 }
 
 local special = {}     -- values of the validated keys
 special.use_cudnn = 'auto'
+special.cudnn_deterministic = false
+special.use_cudnn_tensor_core = 'auto'
+special.autotune = false
 
 local float_dtypes = { float16 = true, float32 = true, float64 = true }
 
@@ -59,12 +62,29 @@ function setters.use_cudnn(v)
   special.use_cudnn = v
 end
 
+-- The C runtime's copy of the cuDNN settings (an unknown tensor-core
+-- setting counts as 'auto' there; should_use_cudnn_tensor_core rejects it).
+local tensor_core_codes = { never = 0, auto = 1, always = 2 }
+local function mirror_cudnn()
+  T.C.ch_set_cudnn_config(special.cudnn_deterministic and 1 or 0,
+    tensor_core_codes[special.use_cudnn_tensor_core] or 1, special.autotune and 1 or 0)
+end
+for _, key in ipairs { 'cudnn_deterministic', 'use_cudnn_tensor_core', 'autotune' } do
+  setters[key] = function(v)
+    special[key] = v
+    mirror_cudnn()
+  end
+end
+
 local getters = {}
 function getters.dtype()
   if special.mixed16 then return MIXED16 end
   return T.default_float
 end
 function getters.use_cudnn() return special.use_cudnn end
+function getters.cudnn_deterministic() return special.cudnn_deterministic end
+function getters.use_cudnn_tensor_core() return special.use_cudnn_tensor_core end
+function getters.autotune() return special.autotune end
 
 local config = {}
 for k, v in pairs(defaults) do config[k] = v end

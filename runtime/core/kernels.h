@@ -149,6 +149,10 @@ typedef struct ch_conv_geom {
     int64_t P;   /* prod out */
     int64_t Kg;  /* Cg * Kk: the column rows of one group */
     int direct;  /* 1x1, stride 1, no padding: the column matrix is x */
+    /* chainer.config's cuDNN settings at the call (ch_set_cudnn_config; the
+     * CPU kernels are deterministic and ignore them): cudnn_deterministic,
+     * use_cudnn_tensor_core (0 never, 1 auto, 2 always), autotune. */
+    int deterministic, tensor_core, autotune;
 } ch_conv_geom;
 /* Every tensor is contiguous, of one dtype (float32 or float64), shaped as
  * g says; outputs are new tensors the kernel fills entirely.

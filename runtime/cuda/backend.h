@@ -184,6 +184,36 @@ ch_status cu_softmax_launch(int kind, const ch_softmax_args *s, int dt, const ch
  * of dtype dt (float32/float64). */
 ch_status cu_activation_grad_launch(int op, int dt, int64_t n, const char *y, const char *gy, char *gx);
 
+/* ---- cuDNN convolution (conv.c, conv_window.cu, plan_conv.c) ------------ */
+/* dst[i] = src[i + shift] over planes planes of nsp (1..3) spatial axes,
+ * zero where that falls outside src; elements of elsize (4 or 8) bytes
+ * moved as raw bits (the padded copies of the convolutions). */
+ch_status cu_conv_window_launch(int elsize, int nsp, int64_t planes, const int64_t *src_ext, const int64_t *dst_ext,
+                                const int64_t *shift, const char *src, char *dst);
+
+/* ---- pooling (pooling.c, pooling.cu) ------------------------------------ */
+typedef enum cu_pool_kind {
+    CU_POOL_MAX_FWD,     /* y and (ix_out != NULL) the window positions from x */
+    CU_POOL_MAX_SCATTER, /* gx from gy at the positions ix */
+    CU_POOL_MAX_GATHER,  /* y from x at the positions ix */
+    CU_POOL_AVG_FWD,     /* y from x, divisor `mode` (ch_avg_pool_forward_kernel) */
+    CU_POOL_AVG_BWD      /* gx from gy, divisor `mode` */
+} cu_pool_kind;
+ch_status cu_pool_launch(int kind, int mode, const ch_pool_geom *g, int dt, const char *src, const int32_t *ix,
+                         char *dst, int32_t *ix_out);
+
+/* ---- batch normalization (batch_norm.c, batch_norm.cu) ------------------ */
+/* See ch_batch_norm_forward_kernel: st is 3 C doubles of scratch; the
+ * per-channel inputs are float64 (NULL gamma: 1, beta: 0), outputs of
+ * dtype dt or NULL. */
+ch_status cu_batch_norm_forward_launch(int dt, int64_t A, int64_t C, int64_t B, const char *x, const double *gamma,
+                                       const double *beta, double eps, double *st, char *y, char *mean, char *var,
+                                       char *istd);
+/* acc is 2 C doubles of scratch. */
+ch_status cu_batch_norm_backward_launch(int dt, int64_t A, int64_t C, int64_t B, const char *x, const double *gamma,
+                                        const char *gy, const double *mean, const double *istd, double *acc, char *gx,
+                                        char *ggamma, char *gbeta);
+
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
 void cu_image_free(void *p);
@@ -218,6 +248,16 @@ ch_embed_id_forward_kernel cu_embed_id_forward;
 ch_embed_id_backward_kernel cu_embed_id_backward;
 ch_lrn_forward_kernel cu_lrn_forward;
 ch_lrn_backward_kernel cu_lrn_backward;
+ch_conv_forward_kernel cu_conv_forward;
+ch_conv_backward_data_kernel cu_conv_backward_data;
+ch_conv_backward_filter_kernel cu_conv_backward_filter;
+ch_max_pool_forward_kernel cu_max_pool_forward;
+ch_max_pool_scatter_kernel cu_max_pool_scatter;
+ch_max_pool_gather_kernel cu_max_pool_gather;
+ch_avg_pool_forward_kernel cu_avg_pool_forward;
+ch_avg_pool_backward_kernel cu_avg_pool_backward;
+ch_batch_norm_forward_kernel cu_batch_norm_forward;
+ch_batch_norm_backward_kernel cu_batch_norm_backward;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

@@ -541,6 +541,12 @@ CH_API ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const
 /* end nn: array */
 
 /* nn: convolution (functions/connection) */
+/* chainer.config's cuDNN settings, mirrored here by lua/chainer/config.lua:
+ * cudnn_deterministic, use_cudnn_tensor_core (0 'never', 1 'auto', 2
+ * 'always') and autotune.  The convolution front doors hand them to their
+ * kernel (ch_conv_geom); the GPU's picks its cuDNN algorithms by them. */
+CH_API void ch_set_cudnn_config(int deterministic, int tensor_core, int autotune);
+CH_API void ch_get_cudnn_config(int *deterministic, int *tensor_core, int *autotune);
 /* N-d convolution over nsp spatial axes (float32/float64, x and w of one
  * dtype): x (N, C, *in), w (Cout, C/groups, *k), b (Cout) or NULL gives
  * y (N, Cout, *out_size).  The caller picks out_size (cover_all). */

@@ -10,6 +10,23 @@
 
 #include <string.h>
 
+/* chainer.config's cuDNN settings (ch_set_cudnn_config), copied into every
+ * geometry.  One process-wide copy: a LuaJIT state is single-threaded and
+ * config.lua sets them whenever the configuration changes. */
+static int cudnn_deterministic, cudnn_tensor_core = 1, cudnn_autotune;
+
+void ch_set_cudnn_config(int deterministic, int tensor_core, int autotune) {
+    cudnn_deterministic = deterministic != 0;
+    cudnn_tensor_core = tensor_core < 0 || tensor_core > 2 ? 1 : tensor_core;
+    cudnn_autotune = autotune != 0;
+}
+
+void ch_get_cudnn_config(int *deterministic, int *tensor_core, int *autotune) {
+    *deterministic = cudnn_deterministic;
+    *tensor_core = cudnn_tensor_core;
+    *autotune = cudnn_autotune;
+}
+
 static ch_status check_float(const ch_tensor *t, const char *fn, const char *arg) {
     if (t->dt != CH_FLOAT32 && t->dt != CH_FLOAT64)
         return ch_fail(CH_ERR_DTYPE, "%s: %s has dtype %s; expected float32 or float64", fn, arg,
@@ -81,6 +98,9 @@ static ch_status geom_init(ch_conv_geom *g, const char *fn, int nsp, int64_t N, 
     }
     g->Kg = g->Cg * g->Kk;
     g->direct = direct;
+    g->deterministic = cudnn_deterministic;
+    g->tensor_core = cudnn_tensor_core;
+    g->autotune = cudnn_autotune;
     if ((g->C * g->Kk) * g->P > INT32_MAX || g->Cout * g->Kg > INT32_MAX)
         return ch_fail(CH_ERR_SHAPE, "%s: the problem is too large for one BLAS call", fn);
     return CH_OK;

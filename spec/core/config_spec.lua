@@ -28,6 +28,30 @@ describe('chainer.config', function()
     assert.is_false(c.keep_graph_on_report)
   end)
 
+  it('mirrors the cuDNN settings into the C runtime (what the GPU convolutions read)', function()
+    local ffi = require 'ffi'
+    local v = ffi.new('int[3]')
+    local function c_side()
+      T.C.ch_get_cudnn_config(v, v + 1, v + 2)
+      return { v[0], v[1], v[2] }
+    end
+    assert.are.same({ 0, 1, 0 }, c_side())
+    assert.are.equal('auto', chainer.config.use_cudnn_tensor_core)
+    assert.is_false(chainer.config.autotune)
+    chainer.using_config('cudnn_deterministic', true, function()
+      assert.is_true(chainer.config.cudnn_deterministic)
+      assert.are.same({ 1, 1, 0 }, c_side())
+      chainer.using_config('use_cudnn_tensor_core', 'never', function()
+        chainer.using_config('autotune', true, function() assert.are.same({ 1, 0, 1 }, c_side()) end)
+      end)
+      chainer.config.use_cudnn_tensor_core = 'always'
+      assert.are.same({ 1, 2, 0 }, c_side())
+      chainer.config.use_cudnn_tensor_core = 'auto'
+    end)
+    assert.is_false(chainer.config.cudnn_deterministic)
+    assert.are.same({ 0, 1, 0 }, c_side())
+  end)
+
   it('using_config sets a value for the scope, returns results and restores on error', function()
     local a, b = chainer.using_config('train', false, function() return chainer.config.train, 7 end)
     assert.is_false(a)

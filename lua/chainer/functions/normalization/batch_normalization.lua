@@ -81,10 +81,12 @@ function BNGrad:backward(idx, ggs)
   local istd = as_variable(self.inv_std:reshape(L.gshape))
   local mean = as_variable(self.mean:reshape(L.gshape))
   local inv_m = 1 / L.m
-  local r = ggx1 and R(gx1 * ggx1) or as_variable(T.zeros(L.gshape, dt))
-  ggx1 = ggx1 or as_variable(T.zeros(L.xshape, dt))
-  gggamma1 = gggamma1 or as_variable(T.zeros(L.gshape, dt))
-  ggbeta1 = ggbeta1 or as_variable(T.zeros(L.gshape, dt))
+  -- missing upstream gradients are zeros on the inputs' device
+  local dev = x.array.ptr.dev
+  local r = ggx1 and R(gx1 * ggx1) or as_variable(T.zeros(L.gshape, dt, dev))
+  ggx1 = ggx1 or as_variable(T.zeros(L.xshape, dt, dev))
+  gggamma1 = gggamma1 or as_variable(T.zeros(L.gshape, dt, dev))
+  ggbeta1 = ggbeta1 or as_variable(T.zeros(L.gshape, dt, dev))
   local coeff = gamma * istd
   local coeff_m = coeff * inv_m
   local x_hat = (x - E(mean)) * E(istd)

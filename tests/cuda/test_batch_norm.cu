@@ -5,7 +5,6 @@
  * emulates: batch_norm.c batch_norm.cu allocator.c */
 #include "emulator.h"
 
-#include <stdlib.h>
 
 static ch_tensor *make(ch_dtype dt, int nd, const int64_t *dim, double lo, double hi, uint64_t seed) {
     ch_tensor *t;

@@ -133,6 +133,48 @@ ch_status cu_softmax_launch(int kind, const ch_softmax_args *s, int dt, const ch
  * of dtype dt (float32/float64). */
 ch_status cu_activation_grad_launch(int op, int dt, int64_t n, const char *y, const char *gy, char *gx);
 
+/* ---- indexing (index.c, index.cu, staging.c) ---------------------------- */
+/* Device scratch and small synchronous transfers (host memory when
+ * emulated). */
+void *cu_stage_alloc(int device, size_t nbytes, const char *fn);
+void cu_stage_free(int device, void *p, size_t nbytes);
+ch_status cu_to_host(void *host, const void *dev, size_t nbytes, const char *fn);
+ch_status cu_to_device(void *dev, const void *host, size_t nbytes, const char *fn);
+/* An index space walked in C order, with the element strides of up to
+ * three operands. */
+typedef struct cu_space {
+    int nd;
+    int64_t dim[CH_MAX_DIMS];
+    int64_t st[3][CH_MAX_DIMS];
+} cu_space;
+enum { CU_CHUNK = 2048 }; /* elements per item of the counting kernels */
+/* idx[i] of n entries wrapped into [0, len); *first = the smallest i out of
+ * [-len, len) (left at its value when none). */
+ch_status cu_wrap_launch(int64_t *idx, int64_t numel, int64_t len, unsigned long long *first);
+/* out[(i, j, r)] = x[(i, idx[j], r)] for elements of z bytes. */
+ch_status cu_take_launch(size_t z, const char *x, const int64_t *idx, char *out, int64_t count, int64_t n,
+                         int64_t ni, int64_t post);
+/* out[o] (contiguous over s) = x[s0 + idx[s1] * xax]. */
+ch_status cu_take_along_launch(size_t z, const cu_space *s, const char *x, const int64_t *idx, int64_t xax,
+                               char *out);
+/* For each item of `items` (operands target, values, idx), in the C order of
+ * `loop`: t[t0 + idx[i0] * tax] += v[v0] in dtype dt. */
+ch_status cu_scatter_launch(int dt, const cu_space *items, const cu_space *loop, char *t, const char *v,
+                            const int64_t *idx, int64_t tax);
+/* counts[c] = the nonzero elements of operand 0 (dtype dt) in chunk c of s;
+ * then counts becomes its exclusive prefix sum, the total at counts[nchunks]. */
+ch_status cu_count_launch(int dt, const cu_space *s, const char *x, int64_t *counts, int64_t nchunks);
+/* out[starts[c] + k] = operand 0 (z bytes) at the k-th true mask (operand 1) of chunk c. */
+ch_status cu_masked_select_launch(size_t z, const cu_space *s, const char *x, const uint8_t *mask,
+                                  const int64_t *starts, char *out);
+/* out rows starts[c] + k = the multi-index of the k-th nonzero of chunk c. */
+ch_status cu_nonzero_launch(int dt, const cu_space *s, const char *x, const int64_t *starts, int64_t *out);
+
+/* ---- im2col, col2im (im2col.c, im2col.cu) ------------------------------- */
+/* col (n elements) from x, and x (n elements) gathered from col, of float dtype dt. */
+ch_status cu_im2col_launch(const ch_conv_geom *g, int dt, const char *x, char *col, int64_t n);
+ch_status cu_col2im_launch(const ch_conv_geom *g, int dt, const char *col, char *x, int64_t n);
+
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
 void cu_image_free(void *p);
@@ -156,6 +198,16 @@ ch_reduce_kernel cu_reduce;
 ch_matmul_kernel cu_matmul;
 ch_gemm_kernel cu_gemm;
 ch_activation_grad_kernel cu_activation_grad;
+ch_wrap_indices_kernel cu_wrap_indices;
+ch_take_kernel cu_take;
+ch_take_along_axis_kernel cu_take_along_axis;
+ch_scatter_add_kernel cu_scatter_add;
+ch_scatter_add_along_axis_kernel cu_scatter_add_along_axis;
+ch_count_nonzero_kernel cu_count_nonzero;
+ch_masked_select_kernel cu_masked_select;
+ch_nonzero_kernel cu_nonzero;
+ch_im2col_kernel cu_im2col;
+ch_col2im_kernel cu_col2im;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

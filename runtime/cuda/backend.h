@@ -164,6 +164,8 @@ ch_status cu_scatter_launch(int dt, const cu_space *items, const cu_space *loop,
 /* counts[c] = the nonzero elements of operand 0 (dtype dt) in chunk c of s;
  * then counts becomes its exclusive prefix sum, the total at counts[nchunks]. */
 ch_status cu_count_launch(int dt, const cu_space *s, const char *x, int64_t *counts, int64_t nchunks);
+/* counts[0..n) -> its exclusive prefix sums, the total at counts[n] (one item). */
+ch_status cu_scan_launch(int64_t *counts, int64_t n);
 /* out[starts[c] + k] = operand 0 (z bytes) at the k-th true mask (operand 1) of chunk c. */
 ch_status cu_masked_select_launch(size_t z, const cu_space *s, const char *x, const uint8_t *mask,
                                   const int64_t *starts, char *out);
@@ -174,6 +176,22 @@ ch_status cu_nonzero_launch(int dt, const cu_space *s, const char *x, const int6
 /* col (n elements) from x, and x (n elements) gathered from col, of float dtype dt. */
 ch_status cu_im2col_launch(const ch_conv_geom *g, int dt, const char *x, char *col, int64_t n);
 ch_status cu_col2im_launch(const ch_conv_geom *g, int dt, const char *col, char *x, int64_t n);
+
+/* ---- sort, unique (sort.c, sort.cu; prefix sums from index.cu) ---------- */
+/* Sorts the lines of x (dtype dt) along an axis of n elements (x steps xs,
+ * the results os); `lines` walks the other axes (operand 0: x, 1: the
+ * results).  vals (dt) and args (int64) may be NULL; scratch holds 2 n
+ * 16-byte pairs per line. */
+ch_status cu_sort_launch(int dt, const cu_space *lines, int64_t n, int64_t xs, int64_t os, int desc, const char *x,
+                         char *vals, int64_t *args, void *scratch);
+/* group[i] of the sorted elements flat[ord[i] * fs]; counts: chunk scratch
+ * (n / CU_CHUNK + 2), the number of groups at counts[nchunks]. */
+ch_status cu_unique_groups_launch(int dt, const char *flat, int64_t fs, int64_t n, const int64_t *ord,
+                                  int64_t *group, int64_t *counts);
+/* vals, inv (may be NULL) and counts (may be NULL; then starts too) of unique. */
+ch_status cu_unique_fill_launch(int dt, const char *flat, int64_t fs, int64_t n, const int64_t *ord,
+                                const int64_t *group, char *vals, int64_t ngroups, int64_t *inv, int64_t *counts,
+                                int64_t *starts);
 
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
@@ -208,6 +226,9 @@ ch_masked_select_kernel cu_masked_select;
 ch_nonzero_kernel cu_nonzero;
 ch_im2col_kernel cu_im2col;
 ch_col2im_kernel cu_col2im;
+ch_sort_kernel cu_sort;
+ch_unique_groups_kernel cu_unique_groups;
+ch_unique_fill_kernel cu_unique_fill;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

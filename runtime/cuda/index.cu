@@ -232,7 +232,11 @@ struct scan_body {
 extern "C" ch_status cu_count_launch(int dt, const cu_space *s, const char *x, int64_t *counts, int64_t nchunks) {
     int64_t n = space_numel(*s);
     CU_TRY(cu_each("count_nonzero", nchunks, count_body{*s, n, dt, cu_dtype_size(dt), x, counts}));
-    return cu_each("count_nonzero", 1, scan_body{counts, nchunks});
+    return cu_scan_launch(counts, nchunks);
+}
+
+extern "C" ch_status cu_scan_launch(int64_t *counts, int64_t n) {
+    return cu_each("prefix sum", 1, scan_body{counts, n});
 }
 
 template <typename U> struct select_body {

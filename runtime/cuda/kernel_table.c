@@ -46,4 +46,7 @@ const ch_kernel_table cu_kernels = {
     .nonzero = cu_nonzero,
     .im2col = cu_im2col,
     .col2im = cu_col2im,
+    .sort = cu_sort,
+    .unique_groups = cu_unique_groups,
+    .unique_fill = cu_unique_fill,
 };

@@ -193,6 +193,35 @@ ch_status cu_unique_fill_launch(int dt, const char *flat, int64_t fs, int64_t n,
                                 const int64_t *group, char *vals, int64_t ngroups, int64_t *inv, int64_t *counts,
                                 int64_t *starts);
 
+/* ---- ROI pooling family (roi.c, roi.cu) ---------------------------------- */
+typedef enum cu_roi_kind {
+    CU_ROI_MAX_POOL,          /* roi_max_pool_2d: y, argmax */
+    CU_ROI_MAX_POOLING,       /* roi_max_pooling_2d (Chainer 7) */
+    CU_ROI_AVG_POOLING,       /* roi_average_pooling_2d */
+    CU_ROI_ALIGN_AVG,         /* roi_average_align_2d */
+    CU_ROI_ALIGN_MAX,         /* roi_max_align_2d: y, argmax */
+    CU_ROI_MAX_POOL_GATHER,   /* y = x at the argmax cells */
+    CU_ROI_ALIGN_MAX_GATHER,  /* y = x interpolated at the argmax samples */
+    /* gradients: one item per input plane */
+    CU_ROI_MAX_POOL_SCATTER,
+    CU_ROI_AVG_POOLING_BACK,
+    CU_ROI_ALIGN_AVG_BACK,
+    CU_ROI_ALIGN_MAX_SCATTER
+} cu_roi_kind;
+/* What a ROI kernel reads (device pointers): planes (N, C, H, W), per-ROI
+ * planes (R, C, OH, OW). */
+typedef struct cu_roi_job {
+    int kind;
+    const double *rois;
+    const int64_t *idx;
+    int32_t *argmax;
+    int64_t R, C, N, H, W, OH, OW;
+    double scale;
+    int64_t sh, sw;
+} cu_roi_job;
+/* in: x (or gy for gradients); out: y (or gx), of float dtype dt. */
+ch_status cu_roi_launch(const cu_roi_job *j, int dt, const char *in, char *out);
+
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
 void cu_image_free(void *p);
@@ -229,6 +258,17 @@ ch_col2im_kernel cu_col2im;
 ch_sort_kernel cu_sort;
 ch_unique_groups_kernel cu_unique_groups;
 ch_unique_fill_kernel cu_unique_fill;
+ch_roi_max_pool_2d_kernel cu_roi_max_pool_2d;
+ch_roi_max_pool_2d_scatter_kernel cu_roi_max_pool_2d_scatter;
+ch_roi_max_pool_2d_gather_kernel cu_roi_max_pool_2d_gather;
+ch_roi_average_align_2d_kernel cu_roi_average_align_2d;
+ch_roi_average_align_2d_backward_kernel cu_roi_average_align_2d_backward;
+ch_roi_max_pooling_2d_kernel cu_roi_max_pooling_2d;
+ch_roi_average_pooling_2d_kernel cu_roi_average_pooling_2d;
+ch_roi_average_pooling_2d_backward_kernel cu_roi_average_pooling_2d_backward;
+ch_roi_max_align_2d_kernel cu_roi_max_align_2d;
+ch_roi_max_align_2d_scatter_kernel cu_roi_max_align_2d_scatter;
+ch_roi_max_align_2d_gather_kernel cu_roi_max_align_2d_gather;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

@@ -21,102 +21,15 @@
 
 #include "backend.h"
 #include "launch.cuh"
+#include "roi_geometry.h"
 
-/* ---- geometry (the CPU's, runtime/cpu/roi_pooling.c) ---------------------- */
-struct pool_geom {
-    int64_t y0, x0;
-    double bh, bw;
-};
-
-CU_HD pool_geom pool_geometry(const cu_roi_job &j, int64_t r, int64_t extra) {
-    const double *b = j.rois + 4 * r;
-    int64_t y0 = (int64_t)nearbyint(b[0] * j.scale), x0 = (int64_t)nearbyint(b[1] * j.scale);
-    int64_t y1 = (int64_t)nearbyint(b[2] * j.scale), x1 = (int64_t)nearbyint(b[3] * j.scale);
-    int64_t sh = y1 - y0 + extra, sw = x1 - x0 + extra;
-    int64_t rh = sh > 1 ? sh : 1, rw = sw > 1 ? sw : 1;
-    return pool_geom{y0, x0, (double)rh / (double)j.OH, (double)rw / (double)j.OW};
-}
-
-CU_HD void bin_range(int64_t b, double bin, int64_t start, int64_t size, int64_t *lo, int64_t *hi) {
-    int64_t s = (int64_t)floor((double)b * bin) + start, e = (int64_t)ceil((double)(b + 1) * bin) + start;
-    *lo = s < 0 ? 0 : (s > size ? size : s);
-    *hi = e < 0 ? 0 : (e > size ? size : e);
-}
-
-struct tap4 {
-    int64_t o[4];
-    double w[4];
-};
-
-CU_HD bool bilinear_taps(double y, double x, int64_t H, int64_t W, tap4 *t) {
-    if (y < -1.0 || y > (double)H || x < -1.0 || x > (double)W)
-        return false;
-    if (y <= 0)
-        y = 0;
-    if (x <= 0)
-        x = 0;
-    int64_t yl = (int64_t)y, xl = (int64_t)x, yh, xh;
-    if (yl >= H - 1) {
-        yh = yl = H - 1;
-        y = (double)yl;
-    } else
-        yh = yl + 1;
-    if (xl >= W - 1) {
-        xh = xl = W - 1;
-        x = (double)xl;
-    } else
-        xh = xl + 1;
-    double ly = y - (double)yl, lx = x - (double)xl, hy = 1.0 - ly, hx = 1.0 - lx;
-    t->o[0] = yl * W + xl;
-    t->o[1] = yl * W + xh;
-    t->o[2] = yh * W + xl;
-    t->o[3] = yh * W + xh;
-    t->w[0] = hy * hx;
-    t->w[1] = hy * lx;
-    t->w[2] = ly * hx;
-    t->w[3] = ly * lx;
-    return true;
-}
-
+/* The geometry (bins, samples, bilinear weights) is the CPU's: core/roi_geometry.h. */
 template <typename T> CU_HD double taps_dot(const tap4 &t, const T *xp) {
     return t.w[0] * xp[t.o[0]] + t.w[1] * xp[t.o[1]] + t.w[2] * xp[t.o[2]] + t.w[3] * xp[t.o[3]];
 }
 template <typename T> CU_HD void taps_add(const tap4 &t, T *gp, double v) {
     for (int k = 0; k < 4; k++)
         gp[t.o[k]] += (T)(t.w[k] * v);
-}
-
-struct align_geom {
-    double y0, x0, bh, bw;
-    int64_t gh, gw;
-};
-
-CU_HD align_geom align_geometry(const cu_roi_job &j, int64_t r) {
-    const double *b = j.rois + 4 * r;
-    align_geom g;
-    g.y0 = b[0] * j.scale;
-    g.x0 = b[1] * j.scale;
-    double rh = b[2] * j.scale - g.y0, rw = b[3] * j.scale - g.x0;
-    if (rh < 1.0)
-        rh = 1.0;
-    if (rw < 1.0)
-        rw = 1.0;
-    g.bh = rh / (double)j.OH;
-    g.bw = rw / (double)j.OW;
-    g.gh = j.sh > 0 ? j.sh : (int64_t)ceil(rh / (double)j.OH);
-    g.gw = j.sw > 0 ? j.sw : (int64_t)ceil(rw / (double)j.OW);
-    return g;
-}
-
-CU_HD double align_coord(double origin, double bin, int64_t cell, int64_t sample, int64_t samples) {
-    return origin + (double)cell * bin + ((double)sample + 0.5) * bin / (double)samples;
-}
-
-CU_HD bool argmax_taps(const align_geom &g, int64_t i, int64_t j, int32_t a, int64_t H, int64_t W, tap4 *t) {
-    if (a < 0 || a >= g.gh * g.gw)
-        return false;
-    double yy = align_coord(g.y0, g.bh, i, a / g.gw, g.gh), xx = align_coord(g.x0, g.bw, j, a % g.gw, g.gw);
-    return bilinear_taps(yy, xx, H, W, t);
 }
 
 /* ---- forward and gather: one item per output cell ------------------------- */
@@ -133,7 +46,7 @@ template <typename T> struct roi_cell_body {
         case CU_ROI_MAX_POOL:
         case CU_ROI_MAX_POOLING: {
             bool chainer7 = j.kind == CU_ROI_MAX_POOLING;
-            pool_geom g = pool_geometry(j, r, chainer7 ? 0 : 1);
+            pool_geom g = pool_geometry(j.rois + 4 * r, j.scale, chainer7 ? 0 : 1, j.OH, j.OW);
             int64_t h0, h1, w0, w1;
             bin_range(i, g.bh, g.y0, j.H, &h0, &h1);
             bin_range(jj, g.bw, g.x0, j.W, &w0, &w1);
@@ -152,7 +65,7 @@ template <typename T> struct roi_cell_body {
             break;
         }
         case CU_ROI_AVG_POOLING: {
-            pool_geom g = pool_geometry(j, r, 0);
+            pool_geom g = pool_geometry(j.rois + 4 * r, j.scale, 0, j.OH, j.OW);
             int64_t h0, h1, w0, w1;
             bin_range(i, g.bh, g.y0, j.H, &h0, &h1);
             bin_range(jj, g.bw, g.x0, j.W, &w0, &w1);
@@ -170,7 +83,7 @@ template <typename T> struct roi_cell_body {
         }
         case CU_ROI_ALIGN_AVG:
         case CU_ROI_ALIGN_MAX: {
-            align_geom g = align_geometry(j, r);
+            align_geom g = align_geometry(j.rois + 4 * r, j.scale, j.OH, j.OW, j.sh, j.sw);
             double acc = 0, best = -INFINITY;
             int64_t bi = -1;
             for (int64_t iy = 0; iy < g.gh; iy++) {
@@ -197,9 +110,9 @@ template <typename T> struct roi_cell_body {
             break;
         }
         default: { /* CU_ROI_ALIGN_MAX_GATHER */
-            align_geom g = align_geometry(j, r);
+            align_geom g = align_geometry(j.rois + 4 * r, j.scale, j.OH, j.OW, j.sh, j.sw);
             tap4 t;
-            y[e] = argmax_taps(g, i, jj, am[e], j.H, j.W, &t) ? (T)taps_dot(t, xp) : (T)0;
+            y[e] = argmax_taps(&g, i, jj, am[e], j.H, j.W, &t) ? (T)taps_dot(t, xp) : (T)0;
         }
         }
     }
@@ -226,12 +139,12 @@ template <typename T> struct roi_plane_body {
                         gp[ap[o]] += src[o];
                 continue;
             }
-            pool_geom pg;
-            align_geom ag;
+            pool_geom pg = {};
+            align_geom ag = {};
             if (j.kind == CU_ROI_AVG_POOLING_BACK)
-                pg = pool_geometry(j, r, 0);
+                pg = pool_geometry(j.rois + 4 * r, j.scale, 0, j.OH, j.OW);
             else
-                ag = align_geometry(j, r);
+                ag = align_geometry(j.rois + 4 * r, j.scale, j.OH, j.OW, j.sh, j.sw);
             for (int64_t i = 0; i < j.OH; i++)
                 for (int64_t jj = 0; jj < j.OW; jj++) {
                     if (j.kind == CU_ROI_AVG_POOLING_BACK) {
@@ -259,7 +172,7 @@ template <typename T> struct roi_plane_body {
                         }
                     } else { /* CU_ROI_ALIGN_MAX_SCATTER */
                         tap4 t;
-                        if (argmax_taps(ag, i, jj, ap[i * j.OW + jj], j.H, j.W, &t))
+                        if (argmax_taps(&ag, i, jj, ap[i * j.OW + jj], j.H, j.W, &t))
                             taps_add(t, gp, (double)src[i * j.OW + jj]);
                     }
                 }

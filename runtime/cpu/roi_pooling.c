@@ -10,10 +10,12 @@
  * written by one thread only (ROIs of the same image overlap): no atomics,
  * and sums in the same order whatever the thread count.
  * Front doors (checks, contiguous operands, outputs):
- * runtime/ops/roi_pooling.c.
+ * runtime/ops/roi_pooling.c.  The geometry (bins, samples, bilinear
+ * weights) is shared with the GPU: core/roi_geometry.h.
  */
 #include "../core/internal.h"
 #include "../core/kernels.h"
+#include "../core/roi_geometry.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -98,40 +100,10 @@ static inline void zero_planes(void *gx, size_t size, int64_t N, int64_t C, int6
         }
 
 /* ---- ROI max / average pooling ------------------------------------------ */
-/* The bins of one ROI: corners rounded half to even (Python's round()), a
- * span of max(end - start + extra, 1) cells: extra is 1 for roi_pooling_2d,
- * 0 for Chainer 7's roi_max/average_pooling_2d. */
-typedef struct pool_geom {
-    int64_t y0, x0;
-    double bh, bw;
-} pool_geom;
-
-static inline void pool_geometry(const roi_job *job, int64_t r, int64_t extra, pool_geom *g) {
-    const double *b = job->rois + 4 * r;
-    double scale = job->scale;
-    int64_t y0 = (int64_t)nearbyint(b[0] * scale), x0 = (int64_t)nearbyint(b[1] * scale);
-    int64_t y1 = (int64_t)nearbyint(b[2] * scale), x1 = (int64_t)nearbyint(b[3] * scale);
-    int64_t sh = y1 - y0 + extra, sw = x1 - x0 + extra;
-    int64_t rh = sh > 1 ? sh : 1, rw = sw > 1 ? sw : 1;
-    g->y0 = y0;
-    g->x0 = x0;
-    g->bh = (double)rh / (double)job->OH;
-    g->bw = (double)rw / (double)job->OW;
-}
-
-/* Bin b of a ROI starting at `start` with bins of `bin` cells covers
- * [floor(b bin), ceil((b + 1) bin)) shifted by start, clipped to [0, size). */
-static inline void bin_range(int64_t b, double bin, int64_t start, int64_t size, int64_t *lo, int64_t *hi) {
-    int64_t s = (int64_t)floor((double)b * bin) + start, e = (int64_t)ceil((double)(b + 1) * bin) + start;
-    *lo = s < 0 ? 0 : (s > size ? size : s);
-    *hi = e < 0 ? 0 : (e > size ? size : e);
-}
-
 /* Every bin (i, j) of ROI r, extending its span by EXTRA cells, with the
  * cells [h0, h1) x [w0, w1) it covers. */
 #define FOR_EACH_POOL_BIN(EXTRA, ...)                                                                      \
-    pool_geom g;                                                                                             \
-    pool_geometry(job, r, EXTRA, &g);                                                                        \
+    pool_geom g = pool_geometry(job->rois + 4 * r, job->scale, EXTRA, job->OH, job->OW);                     \
     for (int64_t i = 0; i < job->OH; i++) {                                                                 \
         int64_t h0, h1;                                                                                      \
         bin_range(i, g.bh, g.y0, job->H, &h0, &h1);                                                          \
@@ -214,43 +186,6 @@ ROI_AVG_BACK(float)
 ROI_AVG_BACK(double)
 
 /* ---- ROIAlign (average and max) ----------------------------------------- */
-/* The bilinear neighbours and weights of sample point (y, x) in an H x W
- * plane, or 0 when the point lies more than one cell outside. */
-typedef struct tap4 {
-    int64_t o[4];
-    double w[4];
-} tap4;
-
-static inline int bilinear_taps(double y, double x, int64_t H, int64_t W, tap4 *t) {
-    if (y < -1.0 || y > (double)H || x < -1.0 || x > (double)W)
-        return 0;
-    if (y <= 0)
-        y = 0;
-    if (x <= 0)
-        x = 0;
-    int64_t yl = (int64_t)y, xl = (int64_t)x, yh, xh;
-    if (yl >= H - 1) {
-        yh = yl = H - 1;
-        y = (double)yl;
-    } else
-        yh = yl + 1;
-    if (xl >= W - 1) {
-        xh = xl = W - 1;
-        x = (double)xl;
-    } else
-        xh = xl + 1;
-    double ly = y - (double)yl, lx = x - (double)xl, hy = 1.0 - ly, hx = 1.0 - lx;
-    t->o[0] = yl * W + xl;
-    t->o[1] = yl * W + xh;
-    t->o[2] = yh * W + xl;
-    t->o[3] = yh * W + xh;
-    t->w[0] = hy * hx;
-    t->w[1] = hy * lx;
-    t->w[2] = ly * hx;
-    t->w[3] = ly * lx;
-    return 1;
-}
-
 /* The bilinear sum of xp at the taps, and the scatter of v to them. */
 #define TAPS(T)                                                                                            \
     static inline double taps_dot_##T(const tap4 *t, const T *xp) {                                         \
@@ -262,33 +197,6 @@ static inline int bilinear_taps(double y, double x, int64_t H, int64_t W, tap4 *
     }
 TAPS(float)
 TAPS(double)
-
-/* The sampling geometry of one ROI. */
-typedef struct align_geom {
-    double y0, x0, bh, bw;
-    int64_t gh, gw;
-} align_geom;
-
-static inline void align_geometry(const roi_job *job, int64_t r, align_geom *g) {
-    const double *b = job->rois + 4 * r;
-    g->y0 = b[0] * job->scale;
-    g->x0 = b[1] * job->scale;
-    double rh = b[2] * job->scale - g->y0, rw = b[3] * job->scale - g->x0;
-    if (rh < 1.0)
-        rh = 1.0;
-    if (rw < 1.0)
-        rw = 1.0;
-    g->bh = rh / (double)job->OH;
-    g->bw = rw / (double)job->OW;
-    g->gh = job->sh > 0 ? job->sh : (int64_t)ceil(rh / (double)job->OH);
-    g->gw = job->sw > 0 ? job->sw : (int64_t)ceil(rw / (double)job->OW);
-}
-
-/* One coordinate of sample `sample` (of `samples`) in bin `cell`: the
- * points ROIAlign averages, and takes the max of. */
-static inline double align_coord(double origin, double bin, int64_t cell, int64_t sample, int64_t samples) {
-    return origin + (double)cell * bin + ((double)sample + 0.5) * bin / (double)samples;
-}
 
 /* Every sample (iy, ix) of bin (i, j) that falls in the image, with its
  * bilinear taps t. */
@@ -305,17 +213,8 @@ static inline double align_coord(double origin, double bin, int64_t cell, int64_
 
 /* Every output cell (i, j) of ROI r, with the ROI's sampling geometry g. */
 #define FOR_EACH_ALIGN_CELL(...)                                                                           \
-    align_geom g;                                                                                            \
-    align_geometry(job, r, &g);                                                                              \
+    align_geom g = align_geometry(job->rois + 4 * r, job->scale, job->OH, job->OW, job->sh, job->sw);        \
     FOR_EACH_CELL(__VA_ARGS__)
-
-/* The bilinear taps of the argmax sample a of bin (i, j); 0 when none. */
-static inline int argmax_taps(const align_geom *g, int64_t i, int64_t j, int32_t a, int64_t H, int64_t W, tap4 *t) {
-    if (a < 0 || a >= g->gh * g->gw)
-        return 0;
-    double yy = align_coord(g->y0, g->bh, i, a / g->gw, g->gh), xx = align_coord(g->x0, g->bw, j, a % g->gw, g->gw);
-    return bilinear_taps(yy, xx, H, W, t);
-}
 
 /* ROIAlign with average: the mean of the bin's samples (outside ones count
  * as 0). */

@@ -213,6 +213,94 @@ ch_status cu_batch_norm_forward_launch(int dt, int64_t A, int64_t C, int64_t B, 
 ch_status cu_batch_norm_backward_launch(int dt, int64_t A, int64_t C, int64_t B, const char *x, const double *gamma,
                                         const char *gy, const double *mean, const double *istd, double *acc, char *gx,
                                         char *ggamma, char *gbeta);
+/* ---- indexing (index.c, index.cu, staging.c) ---------------------------- */
+/* Device scratch and small synchronous transfers (host memory when
+ * emulated). */
+void *cu_stage_alloc(int device, size_t nbytes, const char *fn);
+void cu_stage_free(int device, void *p, size_t nbytes);
+ch_status cu_to_host(void *host, const void *dev, size_t nbytes, const char *fn);
+ch_status cu_to_device(void *dev, const void *host, size_t nbytes, const char *fn);
+/* An index space walked in C order, with the element strides of up to
+ * three operands. */
+typedef struct cu_space {
+    int nd;
+    int64_t dim[CH_MAX_DIMS];
+    int64_t st[3][CH_MAX_DIMS];
+} cu_space;
+enum { CU_CHUNK = 2048 }; /* elements per item of the counting kernels */
+/* idx[i] of n entries wrapped into [0, len); *first = the smallest i out of
+ * [-len, len) (left at its value when none). */
+ch_status cu_wrap_launch(int64_t *idx, int64_t numel, int64_t len, unsigned long long *first);
+/* out[(i, j, r)] = x[(i, idx[j], r)] for elements of z bytes. */
+ch_status cu_take_launch(size_t z, const char *x, const int64_t *idx, char *out, int64_t count, int64_t n,
+                         int64_t ni, int64_t post);
+/* out[o] (contiguous over s) = x[s0 + idx[s1] * xax]. */
+ch_status cu_take_along_launch(size_t z, const cu_space *s, const char *x, const int64_t *idx, int64_t xax,
+                               char *out);
+/* For each item of `items` (operands target, values, idx), in the C order of
+ * `loop`: t[t0 + idx[i0] * tax] += v[v0] in dtype dt. */
+ch_status cu_scatter_launch(int dt, const cu_space *items, const cu_space *loop, char *t, const char *v,
+                            const int64_t *idx, int64_t tax);
+/* counts[c] = the nonzero elements of operand 0 (dtype dt) in chunk c of s;
+ * then counts becomes its exclusive prefix sum, the total at counts[nchunks]. */
+ch_status cu_count_launch(int dt, const cu_space *s, const char *x, int64_t *counts, int64_t nchunks);
+/* counts[0..n) -> its exclusive prefix sums, the total at counts[n] (one item). */
+ch_status cu_scan_launch(int64_t *counts, int64_t n);
+/* out[starts[c] + k] = operand 0 (z bytes) at the k-th true mask (operand 1) of chunk c. */
+ch_status cu_masked_select_launch(size_t z, const cu_space *s, const char *x, const uint8_t *mask,
+                                  const int64_t *starts, char *out);
+/* out rows starts[c] + k = the multi-index of the k-th nonzero of chunk c. */
+ch_status cu_nonzero_launch(int dt, const cu_space *s, const char *x, const int64_t *starts, int64_t *out);
+
+/* ---- im2col, col2im (im2col.c, im2col.cu) ------------------------------- */
+/* col (n elements) from x, and x (n elements) gathered from col, of float dtype dt. */
+ch_status cu_im2col_launch(const ch_conv_geom *g, int dt, const char *x, char *col, int64_t n);
+ch_status cu_col2im_launch(const ch_conv_geom *g, int dt, const char *col, char *x, int64_t n);
+
+/* ---- sort, unique (sort.c, sort.cu; prefix sums from index.cu) ---------- */
+/* Sorts the lines of x (dtype dt) along an axis of n elements (x steps xs,
+ * the results os); `lines` walks the other axes (operand 0: x, 1: the
+ * results).  vals (dt) and args (int64) may be NULL; scratch holds 2 n
+ * 16-byte pairs per line. */
+ch_status cu_sort_launch(int dt, const cu_space *lines, int64_t n, int64_t xs, int64_t os, int desc, const char *x,
+                         char *vals, int64_t *args, void *scratch);
+/* group[i] of the sorted elements flat[ord[i] * fs]; counts: chunk scratch
+ * (n / CU_CHUNK + 2), the number of groups at counts[nchunks]. */
+ch_status cu_unique_groups_launch(int dt, const char *flat, int64_t fs, int64_t n, const int64_t *ord,
+                                  int64_t *group, int64_t *counts);
+/* vals, inv (may be NULL) and counts (may be NULL; then starts too) of unique. */
+ch_status cu_unique_fill_launch(int dt, const char *flat, int64_t fs, int64_t n, const int64_t *ord,
+                                const int64_t *group, char *vals, int64_t ngroups, int64_t *inv, int64_t *counts,
+                                int64_t *starts);
+
+/* ---- ROI pooling family (roi.c, roi.cu) ---------------------------------- */
+typedef enum cu_roi_kind {
+    CU_ROI_MAX_POOL,          /* roi_max_pool_2d: y, argmax */
+    CU_ROI_MAX_POOLING,       /* roi_max_pooling_2d (Chainer 7) */
+    CU_ROI_AVG_POOLING,       /* roi_average_pooling_2d */
+    CU_ROI_ALIGN_AVG,         /* roi_average_align_2d */
+    CU_ROI_ALIGN_MAX,         /* roi_max_align_2d: y, argmax */
+    CU_ROI_MAX_POOL_GATHER,   /* y = x at the argmax cells */
+    CU_ROI_ALIGN_MAX_GATHER,  /* y = x interpolated at the argmax samples */
+    /* gradients: one item per input plane */
+    CU_ROI_MAX_POOL_SCATTER,
+    CU_ROI_AVG_POOLING_BACK,
+    CU_ROI_ALIGN_AVG_BACK,
+    CU_ROI_ALIGN_MAX_SCATTER
+} cu_roi_kind;
+/* What a ROI kernel reads (device pointers): planes (N, C, H, W), per-ROI
+ * planes (R, C, OH, OW). */
+typedef struct cu_roi_job {
+    int kind;
+    const double *rois;
+    const int64_t *idx;
+    int32_t *argmax;
+    int64_t R, C, N, H, W, OH, OW;
+    double scale;
+    int64_t sh, sw;
+} cu_roi_job;
+/* in: x (or gy for gradients); out: y (or gx), of float dtype dt. */
+ch_status cu_roi_launch(const cu_roi_job *j, int dt, const char *in, char *out);
 
 /* ---- user kernels (kernel.c) -------------------------------------------- */
 ch_status cu_compile(const char *src, const char *name, const char *arch, char **image, size_t *size);
@@ -258,6 +346,30 @@ ch_avg_pool_forward_kernel cu_avg_pool_forward;
 ch_avg_pool_backward_kernel cu_avg_pool_backward;
 ch_batch_norm_forward_kernel cu_batch_norm_forward;
 ch_batch_norm_backward_kernel cu_batch_norm_backward;
+ch_wrap_indices_kernel cu_wrap_indices;
+ch_take_kernel cu_take;
+ch_take_along_axis_kernel cu_take_along_axis;
+ch_scatter_add_kernel cu_scatter_add;
+ch_scatter_add_along_axis_kernel cu_scatter_add_along_axis;
+ch_count_nonzero_kernel cu_count_nonzero;
+ch_masked_select_kernel cu_masked_select;
+ch_nonzero_kernel cu_nonzero;
+ch_im2col_kernel cu_im2col;
+ch_col2im_kernel cu_col2im;
+ch_sort_kernel cu_sort;
+ch_unique_groups_kernel cu_unique_groups;
+ch_unique_fill_kernel cu_unique_fill;
+ch_roi_max_pool_2d_kernel cu_roi_max_pool_2d;
+ch_roi_max_pool_2d_scatter_kernel cu_roi_max_pool_2d_scatter;
+ch_roi_max_pool_2d_gather_kernel cu_roi_max_pool_2d_gather;
+ch_roi_average_align_2d_kernel cu_roi_average_align_2d;
+ch_roi_average_align_2d_backward_kernel cu_roi_average_align_2d_backward;
+ch_roi_max_pooling_2d_kernel cu_roi_max_pooling_2d;
+ch_roi_average_pooling_2d_kernel cu_roi_average_pooling_2d;
+ch_roi_average_pooling_2d_backward_kernel cu_roi_average_pooling_2d_backward;
+ch_roi_max_align_2d_kernel cu_roi_max_align_2d;
+ch_roi_max_align_2d_scatter_kernel cu_roi_max_align_2d_scatter;
+ch_roi_max_align_2d_gather_kernel cu_roi_max_align_2d_gather;
 
 ch_status cu_opt_update(int kind, const ch_opt_args *u);
 ch_status cu_softmax(int kind, const ch_softmax_args *s);

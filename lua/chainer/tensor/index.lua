@@ -7,14 +7,14 @@ local wrap, box, as_tensor, is_tensor = M.wrap, M.box, M.as_tensor, M.is_tensor
 local methods = M.methods
 
 -- Index arguments: tensors pass through; Lua numbers and tables of 0-based
--- integers become int64 tensors.
-local function index_tensor(v, fn)
+-- integers become int64 tensors on the indexed tensor's device `dev`.
+local function index_tensor(v, fn, dev)
   if is_tensor(v) then return v end
   if type(v) == 'number' then
     if v ~= math.floor(v) then error(string.format('%s: index %s is not an integer', fn, v), 3) end
-    return M.array(v, 'int64')
+    return M.array(v, 'int64', dev)
   end
-  if type(v) == 'table' then return M.array(v, 'int64') end
+  if type(v) == 'table' then return M.array(v, 'int64', dev) end
   error(string.format('%s: indices must be an integer tensor, a number or a table of integers (got %s)', fn,
     type(v)), 3)
 end
@@ -25,7 +25,7 @@ function M.ints(tbl) return M.array(tbl, 'int64') end
 -- take(x, indices, axis): numpy.take; axis nil takes from the flattened x.
 function M.take(x, indices, axis)
   x = as_tensor(x)
-  local idx = index_tensor(indices, 'take')
+  local idx = index_tensor(indices, 'take', x.ptr.dev)
   check(C.ch_take(x.ptr, idx.ptr, axis or 0, axis == nil and 1 or 0, box), 2)
   return wrap(box[0])
 end
@@ -35,7 +35,7 @@ methods.take = M.take
 -- flattened x with 1-D indices).
 function M.take_along_axis(x, indices, axis)
   x = as_tensor(x)
-  local idx = index_tensor(indices, 'take_along_axis')
+  local idx = index_tensor(indices, 'take_along_axis', x.ptr.dev)
   if axis == nil then x, axis = x:reshape(-1), 0 end
   check(C.ch_take_along_axis(x.ptr, idx.ptr, axis, box), 2)
   return wrap(box[0])
@@ -45,7 +45,7 @@ methods.take_along_axis = M.take_along_axis
 -- t:scatter_add_(axis, indices, values): numpy.add.at(t, (:, ..., indices), values)
 -- in place (repeated indices accumulate); returns t.
 function methods.scatter_add_(t, axis, indices, values)
-  local idx = index_tensor(indices, 'scatter_add')
+  local idx = index_tensor(indices, 'scatter_add', t.ptr.dev)
   values = as_tensor(values, t.dtype)
   check(C.ch_scatter_add(t.ptr, axis or 0, idx.ptr, values.ptr), 2)
   return t
@@ -57,7 +57,7 @@ M.scatter_add = methods.scatter_add_
 -- t:scatter_add_along_axis_(axis, indices, values): the transpose of
 -- take_along_axis, accumulating, in place; returns t.
 function methods.scatter_add_along_axis_(t, axis, indices, values)
-  local idx = index_tensor(indices, 'scatter_add_along_axis')
+  local idx = index_tensor(indices, 'scatter_add_along_axis', t.ptr.dev)
   values = as_tensor(values, t.dtype)
   check(C.ch_scatter_add_along_axis(t.ptr, axis, idx.ptr, values.ptr), 2)
   return t
@@ -134,7 +134,7 @@ function methods.index(t, ...)
       for _ = 1, nd - used do exp[#exp + 1] = { nil, nil } end
     else
       local term = terms[i]
-      if is_bool_table(term) then term = M.array(term, 'bool') end
+      if is_bool_table(term) then term = M.array(term, 'bool', t.ptr.dev) end
       if is_tensor(term) and term.dtype == 'bool' then
         -- a k-d mask is k integer index arrays: the columns of nonzero()
         local nz = M.nonzero(term)
@@ -202,13 +202,14 @@ function methods.index(t, ...)
   local folded = v:transpose(perm):reshape(rest)
   local nb = 1
   for i = 1, #bshape do nb = nb * bshape[i] end
+  -- the flat index is folded on the host, then moved to v's device
   local flat = M.empty(bshape, 'int64')
   local fp = ffi.cast('int64_t*', C.ch_tensor_ptr(flat.ptr))
   for i = 0, nb - 1 do fp[i] = 0 end
   for k = 1, #advs do
     local a = advs[k]
     local size = vshape[a.axis + 1]
-    local bi = a.idx:broadcast_to(bshape):astype('int64')
+    local bi = a.idx:broadcast_to(bshape):astype('int64'):to_cpu():contiguous()
     local bp = ffi.cast('int64_t*', C.ch_tensor_ptr(bi.ptr))
     for i = 0, nb - 1 do
       local j = bp[i]
@@ -219,6 +220,7 @@ function methods.index(t, ...)
       fp[i] = fp[i] * size + j
     end
   end
+  flat = flat:to_device(v.ptr.dev)
   check(C.ch_take(folded.ptr, flat.ptr, 0, 0, box), 2)
   local r = wrap(box[0])
   -- adjacent advanced axes: their broadcast axes go where the first one was

@@ -95,10 +95,17 @@ local function parse_terms(fn, slices)
 end
 M._parse_terms = parse_terms
 
--- The flat positions of x's elements selected by advanced terms (int64).
+-- The flat positions of x's elements selected by advanced terms (int64),
+-- on x's device (index tensors on another device are moved there).
 local function flat_positions(d, terms)
-  local ids = T.arange(0, d.size, 1, 'int64'):reshape(d.shape)
-  return ids:index(unpack(terms, 1, #terms))
+  local dev = d.ptr.dev
+  local ids = T.arange(0, d.size, 1, 'int64', dev):reshape(d.shape)
+  local moved = {}
+  for i = 1, #terms do
+    local t = terms[i]
+    moved[i] = T.is_tensor(t) and t:to_device(dev) or t
+  end
+  return ids:index(unpack(moved, 1, #terms))
 end
 M._flat_positions = flat_positions
 

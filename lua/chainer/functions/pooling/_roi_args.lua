@@ -173,12 +173,12 @@ function A.parse_either_form(fn, x, rois, a3, a4, a5, a6, level)
         .. 'x_max, y_max), got shape %s', fn, T.shape_str(rd.shape)), level)
     end
     outh, outw, scale, opts = positive_int(fn, 'outh', a3, level), positive_int(fn, 'outw', a4, level), a5, a6
-    local bi = T.take(rd, T.array({ 0 }, 'int64'), 1):reshape({ rd.shape[1] })
+    local bi = T.take(rd, { 0 }, 1):reshape({ rd.shape[1] })
     if T.any(T.ne(bi, T.floor(bi))):item() then
       error(string.format('%s: the batch indices in rois[:, 0] must be integers', fn), level)
     end
     idx = bi:astype('int64')
-    rd = T.take(rd, T.array({ 2, 1, 4, 3 }, 'int64'), 1)
+    rd = T.take(rd, { 2, 1, 4, 3 }, 1)
   else
     check_rois(fn, rd, level)
     idx = check_roi_indices(fn, a3, rd, level)

@@ -128,8 +128,8 @@ return {
       get_cudnn_dropout_states = absent('cuDNN dropout states; chainlua\'s dropout draws its mask ' ..
         'from the counter-based RNG on every device'),
       get_cudnn_dropout_states_core = absent('see get_cudnn_dropout_states'),
-      get_max_workspace_size = absent('chainlua\'s GPU kernels call no workspace-taking cuDNN ' ..
-        'algorithm (convolutions are im2col + cuBLAS), so there is no workspace limit to read or set'),
+      get_max_workspace_size = absent('the cuDNN convolutions choose among algorithms that need at most ' ..
+        'Chainer\'s default workspace (8 MiB, from the caching allocator); the limit is fixed, not yet settable'),
       set_max_workspace_size = absent('see get_max_workspace_size'),
     },
   },

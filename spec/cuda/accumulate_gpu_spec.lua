@@ -16,12 +16,7 @@ local agree, rand = G.agree, G.rand
 local R = T.random
 
 describe('cumsum, addmul, embed_id and LRN on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, cumsum/addmul/embed_id GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if G.without_gpu('cumsum/addmul/embed_id') then return end
 
   before_each(function() R.seed(31) end)
 

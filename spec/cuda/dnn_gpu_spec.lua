@@ -95,12 +95,7 @@ local function compare(what, fn, x, W, b, gy_shape)
 end
 
 describe('convolution, pooling and batch normalization on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, cuDNN GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if require('cuda.helpers').without_gpu('cuDNN') then return end
 
   before_each(function() R.seed(5) end)
 

@@ -9,6 +9,20 @@ local R = T.random
 
 H.dev = 'cuda:0'
 
+-- Inside a describe block: without a usable GPU, one pending line saying
+-- which specs did not run, and true, so the block returns:
+--   if H.without_gpu('sort') then return end
+-- (busted's `it` and `pending` live in the calling spec's environment.)
+function H.without_gpu(what)
+  local cuda = require 'chainer.cuda'
+  if cuda.available then return false end
+  local spec = getfenv(2)
+  spec.it('need a GPU', function()
+    spec.pending('no usable GPU here, ' .. what .. ' GPU specs not run: ' .. cuda.info())
+  end)
+  return true
+end
+
 -- relative and absolute tolerance per result dtype
 H.TOL = { float16 = { 2e-3, 2e-3 }, float32 = { 2e-5, 1e-6 }, float64 = { 1e-12, 1e-14 } }
 

@@ -14,12 +14,7 @@ local agree, rand = G.agree, G.rand
 local R = T.random
 
 describe('im2col and col2im on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, im2col GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if G.without_gpu('im2col') then return end
 
   it('F.im2col and its gradients agree with the CPU (1-, 2- and 3-d, stride, pad, dilate)', function()
     local F = require 'chainer.functions'

@@ -20,12 +20,7 @@ local R = T.random
 local DTYPES = { 'bool', 'int8', 'uint8', 'int16', 'int32', 'int64', 'float16', 'float32', 'float64' }
 
 describe('indexing on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, indexing GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if G.without_gpu('indexing') then return end
 
   before_each(function() R.seed(5) end)
 

@@ -45,12 +45,7 @@ local function both(f, x0, what, scale)
 end
 
 describe('linear algebra and FFT on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, linalg/FFT GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if require('cuda.helpers').without_gpu('linalg/FFT') then return end
 
   before_each(function() R.seed(9) end)
 

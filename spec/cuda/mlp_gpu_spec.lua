@@ -26,12 +26,7 @@ local R = T.random
 local FLOATS = { 'float16', 'float32', 'float64' }
 
 describe('MLP training ops on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, MLP-op GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if G.without_gpu('MLP-op') then return end
 
   before_each(function() R.seed(11) end)
 

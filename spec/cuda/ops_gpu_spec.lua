@@ -64,12 +64,7 @@ local UNARY = {
 local INT_UNARY = { 'neg', 'abs', 'sign', 'square', 'logical_not', 'isnan', 'isinf', 'isfinite', 'exp', 'sqrt' }
 
 describe('tensor ops on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, tensor-op GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if G.without_gpu('tensor-op') then return end
 
   before_each(function() R.seed(7) end)
 

@@ -23,12 +23,7 @@ local agree, rand = G.agree, G.rand
 local R = T.random
 
 describe('optimizer updates and gradient hooks on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, optimizer GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if G.without_gpu('optimizer') then return end
 
   before_each(function() R.seed(23) end)
 

@@ -22,12 +22,7 @@ local R = T.random
 local DTYPES = { 'bool', 'int8', 'uint8', 'int16', 'int32', 'int64', 'float16', 'float32', 'float64' }
 
 describe('random numbers on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, random GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if G.without_gpu('random') then return end
 
   -- draw(device) on the CPU and on the GPU after seeding both alike
   local function both(draw, seed)

@@ -26,12 +26,7 @@ local function close(g, c, what, scale) return E.close(DEV, TOL, g, c, what, sca
 local function arr(v) return v.array or v end
 
 describe('recurrent kernels on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, recurrent GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if require('cuda.helpers').without_gpu('recurrent') then return end
 
   before_each(function() R.seed(5) end)
 

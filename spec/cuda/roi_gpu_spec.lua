@@ -18,12 +18,7 @@ local agree, rand = G.agree, G.rand
 local R = T.random
 
 describe('ROI pooling on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, ROI pooling GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if G.without_gpu('ROI pooling') then return end
 
   it('every ROI function and its gradients agree with the CPU', function()
     local F = require 'chainer.functions'

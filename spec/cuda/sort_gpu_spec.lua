@@ -15,12 +15,7 @@ local R = T.random
 local DTYPES = { 'bool', 'int8', 'uint8', 'int16', 'int32', 'int64', 'float16', 'float32', 'float64' }
 
 describe('sort and unique on a GPU #gpu', function()
-  if not cuda.available then
-    it('need a GPU', function()
-      pending('no usable GPU here, sort GPU specs not run: ' .. cuda.info())
-    end)
-    return
-  end
+  if G.without_gpu('sort') then return end
 
   before_each(function() R.seed(8) end)
 

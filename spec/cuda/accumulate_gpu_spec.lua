@@ -9,7 +9,6 @@
 -- kernels were run emulated on the host (tests/cuda/test_cumulative.cu,
 -- test_addmul.cu, test_embed_id.cu, test_lrn.cu).
 local T = require 'chainer.tensor'
-local cuda = require 'chainer.cuda'
 
 local G = require 'cuda.helpers'
 local agree, rand = G.agree, G.rand

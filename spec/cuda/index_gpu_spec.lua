@@ -11,7 +11,6 @@
 -- NOTE: written without access to a GPU and not yet run on one; the
 -- kernels' per-item code runs emulated in tests/cuda/test_index.cu.
 local T = require 'chainer.tensor'
-local cuda = require 'chainer.cuda'
 
 local G = require 'cuda.helpers'
 local dev, agree, rand = G.dev, G.agree, G.rand

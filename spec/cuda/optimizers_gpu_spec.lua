@@ -13,7 +13,6 @@
 -- kernels were run emulated on the host (tests/cuda/test_optimizer.cu,
 -- tests/cuda/test_grad_hooks.cu).
 local T = require 'chainer.tensor'
-local cuda = require 'chainer.cuda'
 local lib = require 'chainer._lib'
 local C, check = lib.C, lib.check
 local ffi = require 'ffi'

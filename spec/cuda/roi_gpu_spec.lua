@@ -11,7 +11,6 @@
 -- NOTE: written without access to a GPU and not yet run on one; the
 -- kernels' per-item code runs emulated in tests/cuda/test_roi.cu.
 local T = require 'chainer.tensor'
-local cuda = require 'chainer.cuda'
 
 local G = require 'cuda.helpers'
 local agree, rand = G.agree, G.rand

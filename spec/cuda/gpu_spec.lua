@@ -26,6 +26,7 @@ local function sample(dtype, n)
 end
 
 describe('cuda on a GPU #gpu', function()
+  if require('cuda.helpers').without_gpu('transfer/allocator') then return end
   local dev = 'cuda:0'
 
   it('reports a device', function()

@@ -19,6 +19,7 @@ local function agree(gpu, cpu, tol)
 end
 
 describe('user kernels on a GPU #gpu', function()
+  if require('cuda.helpers').without_gpu('user-kernel') then return end
   local dev = 'cuda:0'
   it('elementwise: broadcasting, scalars, strided views and several outputs', function()
     local k = cuda.elementwise('T x, T y, float32 alpha', 'T z, int32 c',

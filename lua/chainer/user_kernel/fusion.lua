@@ -265,6 +265,19 @@ function M.functions.astype(x, dtype)
   return emit(res, cast(compute_type(dtype), X))
 end
 
+-- a name cuda.fusion lacks is an error naming it (not a nil to call)
+do
+  local names = {}
+  for name in pairs(M.functions) do names[#names + 1] = name end
+  table.sort(names)
+  local list = table.concat(names, ', ')
+  setmetatable(M.functions, { __index = function(_, k)
+    local msg = "cuda.fusion has no function '%s': it cannot be fused (the functions are: %s)"
+    if tracing then ferr(msg, tostring(k), list) end
+    args_layer.fail(string.format(msg, tostring(k), list), 2)
+  end })
+end
+
 ---------------------------------------------------------------------------
 -- the operators of traced values
 ---------------------------------------------------------------------------
@@ -281,8 +294,8 @@ local function no_control_flow(what, instead)
       'on it would be fixed for every element): use %s', what, instead)
   end
 end
-Value.__lt = no_control_flow('comparing with <', 'cuda.fusion.less/greater and cuda.fusion.where')
-Value.__le = no_control_flow('comparing with <=', 'cuda.fusion.less_equal/greater_equal and cuda.fusion.where')
+Value.__lt = no_control_flow('comparing with <, <=, > or >=', 'cuda.fusion.less/greater and cuda.fusion.where')
+Value.__le = Value.__lt
 Value.__eq = no_control_flow('comparing with ==', 'cuda.fusion.equal and cuda.fusion.where')
 Value.__concat = function() ferr('a traced value cannot be concatenated (..)') end
 Value.__len = function() ferr('a traced value has no length (#): it stands for one element') end
@@ -333,7 +346,7 @@ local function signature(self, args, n)
     elseif type(a) == 'boolean' then parts[k] = 'sbool'
     else
       local what = type(a)
-      if type(a) == 'table' and a.array ~= nil and a.grad ~= nil then what = 'a Variable (pass its .array)' end
+      if type(a) == 'table' and a._is_variable == true then what = 'a Variable (pass its .array)' end
       args_layer.fail(string.format('fuse %s: argument %d must be a tensor, a number or a boolean (got %s)',
         self.name, k, what), 3)
     end
@@ -364,8 +377,15 @@ local function trace(self, args, n)
     local msg = tostring(res[2])
     local own = msg:find(FUSE_ERROR, 1, true)
     if own then error(msg:sub(1, own - 1) .. msg:sub(own + #FUSE_ERROR), 0) end
+    -- Lua compares a table with a number without asking the metatable
+    if msg:find('attempt to compare', 1, true) then
+      args_layer.fail(string.format('fuse %s: comparing a traced value with <, <=, > or >= cannot be fused (%s): ' ..
+        'a branch on it would be fixed at trace time for every element; use cuda.fusion.less/greater and ' ..
+        'cuda.fusion.where', self.name, msg), 3)
+    end
     args_layer.fail(string.format("fuse %s: the function failed while being traced with symbolic operands: %s " ..
-      "(a fused function may use arithmetic operators and cuda.fusion's functions only)", self.name, msg), 3)
+      "(a fused function may use arithmetic operators and cuda.fusion's functions only, not math.* or " ..
+      "tensor ops)", self.name, msg), 3)
   end
   if #res < 2 then args_layer.fail(string.format('fuse %s: the function returned nothing', self.name), 3) end
   local outs, lines = {}, t.lines

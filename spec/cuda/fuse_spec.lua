@@ -158,4 +158,20 @@ describe('cuda.fuse', function()
     assert.matches('argument 2 must be a tensor, a number or a boolean %(got string%)', err_of(f, x, 'y'))
     assert.matches('cannot be broadcast', err_of(f, x, T.ones(5)))
   end)
+
+  it('generates CUDA source that NVRTC compiles (when the backend and NVRTC are present)', function()
+    local KC = require 'chainer.user_kernel.cuda_backend'
+    local newest = KC.nvrtc_arch()
+    if newest == 0 then pending('no CUDA backend or NVRTC here: ' .. cuda.info()) return end
+    local f = cuda.fuse(function(a, b, s)
+      local d = a - b * s
+      return d * d + 1, fz.where(fz.greater(a, b), fz.exp(a), fz.tanh(b)), a % 3, fz.maximum(a, b) / 2,
+        fz.sign(a), fz.isnan(a / b), fz.astype(a, 'int8'), fz.power(a, 2), -a, fz.logical_not(fz.less(a, 0))
+    end, { kernel_name = 'ptx_fused' })
+    for _, dt in ipairs { 'float16', 'float32', 'float64', 'int32', 'int64', 'int8' } do
+      local a, b = T.ones({ 2, 3 }, dt), T.ones(3, dt)
+      local ptx = KC.compile(f:kernel_for(a, b, 2):cuda_source(a, b, 2), 'ptx_fused', 'compute_' .. newest)
+      assert.matches('.entry ptx_fused(', ptx, 1, true)
+    end
+  end)
 end)

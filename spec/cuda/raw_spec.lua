@@ -63,6 +63,14 @@ describe('cuda.raw: arguments', function()
   it('says that it needs a GPU when there is none', function()
     if cuda.available then pending('a GPU is present: the launch runs in raw_gpu_spec') return end
     assert.matches('kernel saxpy: cannot launch: no usable GPU', err_of(k, 1, 4, { { 'float32', 1 } }))
+    -- and so does the C entry point under it
+    local ffi, C = require 'ffi', require('chainer._lib').C
+    local dims = ffi.new('uint32_t[3]', 1, 1, 1)
+    assert.are_not.equal(0, C.ch_cuda_launch_grid(0, ffi.cast('void*', 1), dims, dims, 0, nil))
+    assert.matches('kernel launch: the CUDA backend is not available',
+      ffi.string(C.ch_last_error()))
+    assert.are_not.equal(0, C.ch_cuda_launch_grid(0, nil, dims, dims, 0, nil))
+    assert.matches('ch_cuda_launch_grid: NULL argument', ffi.string(C.ch_last_error()))
   end)
 end)
 

@@ -167,8 +167,11 @@ ch_status ch_cuda_launch_grid(int device, void *kernel, const uint32_t grid[3], 
 
 /* NVTX needs the backend (it carries the NVTX header) but no GPU. */
 static ch_status need_nvtx(const char *fn) {
-    if (!backend_resident() || !ch_cuda_table.nvtx_push)
+    if (!backend_resident())
         return ch_fail(CH_ERR_DEVICE, "%s: the CUDA backend is not available (%s)", fn, info);
+    if (!ch_cuda_table.nvtx_push || !ch_cuda_table.nvtx_pop)
+        return ch_fail(CH_ERR_DEVICE, "%s: the CUDA backend was built without NVTX 3's headers "
+                       "(nvtx3/nvToolsExt.h in the CUDA toolkit)", fn);
     return CH_OK;
 }
 

@@ -21,7 +21,7 @@ function CUDAProfileHook.range_pop() lib.check(lib.C.ch_cuda_nvtx_pop(), 2) end
 -- Whether NVTX ranges can be pushed here (an empty range tells), and if
 -- not, why.
 function CUDAProfileHook.nvtx_available()
-  if lib.C.ch_cuda_nvtx_push('CUDAProfileHook') ~= 0 then return false, require('chainer.cuda').info() end
+  if lib.C.ch_cuda_nvtx_push('CUDAProfileHook') ~= 0 then return false, lib.ffi.string(lib.C.ch_last_error()) end
   lib.C.ch_cuda_nvtx_pop()
   return true
 end

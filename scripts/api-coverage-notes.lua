@@ -17,7 +17,9 @@ local LAYOUTS = 'memory layouts (chainer.memory_layouts, experimental in Chainer
 local VARIABLE_NOTES = {
   chx_array = absent(CHAINERX), from_chx = absent(CHAINERX), to_chx = absent(CHAINERX),
   to_intel64 = absent(IDEEP),
-  as_layout = absent(LAYOUTS), layout = absent(LAYOUTS),
+  as_layout = absent(LAYOUTS),
+  layout = different('nil, as Chainer\'s None for the standard layout, which is the only one a chainlua ' ..
+    'tensor has (its views are strides, not layout tags; the experimental memory layouts are not modelled)'),
   raw_array = different('`x.array`: without ChainerX, Chainer\'s raw_array is the array itself'),
 }
 local PARAMETER_NOTES = {
@@ -103,10 +105,6 @@ return {
         'shared memory in place of NCCL; a GPU device is an error (for several GPUs: ParallelUpdater in one ' ..
         'process, ChainerMN for one process per GPU)'),
     },
-    ['chainer.function_hooks'] = {
-      CUDAProfileHook = absent('brackets each function with NVTX ranges for nvprof; chainlua does not ' ..
-        'link NVTX (Nsight Systems traces the CUDA kernels without it)'),
-    },
     ['chainer.backend'] = {
       ChainerxDevice = absent(CHAINERX),
       from_chx = absent(CHAINERX),
@@ -117,17 +115,13 @@ return {
       cupy = different('the array module of every device is `chainer.tensor` (`device.xp`)'),
       ndarray = different('one tensor type for every device; a CUDA tensor is a tensor whose ' ..
         '`device` is \'cuda:N\''),
-      fuse = absent('CuPy\'s kernel fusion of Python functions; chainlua fuses where it pays in C ' ..
-        '(LSTM cell, softmax cross-entropy, optimizer updates) and takes user kernels through ' ..
-        '`cuda.elementwise`/`cuda.reduce`'),
-      raw = absent('CuPy\'s RawKernel (CUDA C source with a hand-made launch); chainlua\'s user kernels ' ..
-        'are `cuda.elementwise` and `cuda.reduce`, compiled by NVRTC'),
       Stream = absent('chainlua runs each device\'s work on one stream; to_gpu/to_cpu refuse a ' ..
         '`stream` argument with an error that says so'),
       Event = absent('CUDA events belong to the stream API (see Stream); `device:synchronize()` waits'),
-      get_cudnn_dropout_states = absent('cuDNN dropout states; chainlua\'s dropout draws its mask ' ..
-        'from the counter-based RNG on every device'),
-      get_cudnn_dropout_states_core = absent('see get_cudnn_dropout_states'),
+      get_cudnn_dropout_states = different('the per-device cuDNN dropout states that Chainer\'s cuDNN RNN ' ..
+        'path keeps; chainlua\'s n-step RNNs apply F.dropout, whose masks come from the counter-based RNG ' ..
+        '(seeded by CHAINER_SEED / chainer.random) on every device, so there is no state object to fetch'),
+      get_cudnn_dropout_states_core = different('see get_cudnn_dropout_states'),
       get_max_workspace_size = absent('the cuDNN convolutions choose among algorithms that need at most ' ..
         'Chainer\'s default workspace (8 MiB, from the caching allocator); the limit is fixed, not yet settable'),
       set_max_workspace_size = absent('see get_max_workspace_size'),
@@ -142,12 +136,12 @@ return {
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',
     '- **Theano**: `links.TheanoFunction`.',
     '- **Python-only libraries**: `DaliIterator` (NVIDIA DALI\'s Python pipelines).',
-    '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
-    '  limit (chainlua calls no workspace-taking cuDNN algorithm), `CUDAProfileHook` (NVTX).',
+    '- **CuPy internals**: `Stream`, `Event`, the cuDNN workspace limit (chainlua calls no',
+    '  workspace-taking cuDNN algorithm); the cuDNN dropout states are covered by the RNG (different).',
     '  None is what a ported model or training script calls.',
     '- **Members of the core classes** (the class sections above): ChainerX/iDeep conversions',
     '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`), the experimental memory layouts',
-    '  (`layout`, `as_layout`, `input_layouts`, ...).',
+    '  (`as_layout`, `input_layouts`, ...; `layout` reads nil, the standard layout).',
     '',
     'The name list covers the modules above and the members of the 16 classes listed; other',
     'classes\' members (every link\'s, every extension\'s) are checked by their own specs against',

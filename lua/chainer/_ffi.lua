@@ -599,5 +599,11 @@ ch_status ch_cuda_kernel_load(int device, const void *image, const char *name, v
 ch_status ch_cuda_launch(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem,
                                 void **args);
 int ch_cuda_arch(int device);
+
+ch_status ch_cuda_launch_grid(int device, void *kernel, const uint32_t grid[3], const uint32_t block[3],
+                                     uint32_t shmem, void **args);
+
+ch_status ch_cuda_nvtx_push(const char *name);
+ch_status ch_cuda_nvtx_pop(void);
 ]]
 return ffi

@@ -12,7 +12,7 @@
 #include "chainlua.h"
 #include "kernels.h"
 
-#define CH_CUDA_ABI 8
+#define CH_CUDA_ABI 9
 
 typedef struct ch_cuda_hooks {
     int abi;                       /* set by the core before init */
@@ -38,6 +38,14 @@ typedef struct ch_cuda_hooks {
     ch_status (*kernel_load)(int device, const void *image, const char *name, void **kernel);
     ch_status (*launch)(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem, void **args);
     int (*device_arch)(int device);
+    /* Raw kernels (cuda.raw) and NVTX ranges (CUDAProfileHook):
+     * launch_grid (kernel.c) is set with a GPU; nvtx_push/nvtx_pop (nvtx.c)
+     * always, since NVTX needs no GPU (it does nothing unless a profiler
+     * injects itself). */
+    ch_status (*launch_grid)(int device, void *kernel, const uint32_t grid[3], const uint32_t block[3],
+                             uint32_t shmem, void **args);
+    void (*nvtx_push)(const char *name);
+    void (*nvtx_pop)(void);
     /* The backend's kernel table (core/kernels.h), set by the backend; its
      * kernel_list must equal the core's CH_KERNEL_LIST_STR. */
     const ch_kernel_table *kernels;

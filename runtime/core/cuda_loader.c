@@ -156,6 +156,39 @@ ch_status ch_cuda_launch(int device, void *kernel, uint32_t blocks, uint32_t thr
     return ch_cuda_table.launch(device, kernel, blocks, threads, shmem, args);
 }
 
+/* ---- raw kernels (cuda.raw) and NVTX ranges (CUDAProfileHook) ---------- */
+ch_status ch_cuda_launch_grid(int device, void *kernel, const uint32_t grid[3], const uint32_t block[3],
+                              uint32_t shmem, void **args) {
+    if (!kernel || !grid || !block)
+        return ch_fail(CH_ERR_ARG, "ch_cuda_launch_grid: NULL argument");
+    CH_TRY(need_device(device, "kernel launch"));
+    return ch_cuda_table.launch_grid(device, kernel, grid, block, shmem, args);
+}
+
+/* NVTX needs the backend (it carries the NVTX header) but no GPU. */
+static ch_status need_nvtx(const char *fn) {
+    if (!backend_resident())
+        return ch_fail(CH_ERR_DEVICE, "%s: the CUDA backend is not available (%s)", fn, info);
+    if (!ch_cuda_table.nvtx_push || !ch_cuda_table.nvtx_pop)
+        return ch_fail(CH_ERR_DEVICE, "%s: the CUDA backend was built without NVTX 3's headers "
+                       "(nvtx3/nvToolsExt.h in the CUDA toolkit)", fn);
+    return CH_OK;
+}
+
+ch_status ch_cuda_nvtx_push(const char *name) {
+    if (!name)
+        return ch_fail(CH_ERR_ARG, "ch_cuda_nvtx_push: NULL name");
+    CH_TRY(need_nvtx("NVTX range push"));
+    ch_cuda_table.nvtx_push(name);
+    return CH_OK;
+}
+
+ch_status ch_cuda_nvtx_pop(void) {
+    CH_TRY(need_nvtx("NVTX range pop"));
+    ch_cuda_table.nvtx_pop();
+    return CH_OK;
+}
+
 int ch_cuda_arch(int device) {
     if (need_device(device, "arch") != CH_OK) {
         ch_clear_error();

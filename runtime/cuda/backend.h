@@ -309,6 +309,12 @@ int cu_nvrtc_newest_arch(void);
 ch_status cu_kernel_load(int device, const void *image, const char *name, void **kernel);
 ch_status cu_launch(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem, void **args);
 int cu_device_arch(int device);
+/* raw kernels: a 3-D grid and block (kernel.c); NVTX ranges (nvtx.c: NULL
+ * when the toolkit has no NVTX 3 headers) */
+ch_status cu_launch_grid(int device, void *kernel, const uint32_t grid[3], const uint32_t block[3], uint32_t shmem,
+                         void **args);
+extern void (*const cu_nvtx_push)(const char *name);
+extern void (*const cu_nvtx_pop)(void);
 
 /* ---- host side of copies (copy.c) --------------------------------------- */
 ch_status cu_copy(ch_tensor *dst, const ch_tensor *src);

@@ -92,6 +92,9 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->compile = cu_compile;
     hooks->image_free = cu_image_free;
     hooks->nvrtc_arch = cu_nvrtc_newest_arch;
+    /* NVTX ranges need no GPU either */
+    hooks->nvtx_push = cu_nvtx_push;
+    hooks->nvtx_pop = cu_nvtx_pop;
 
     char libs[200];
     libraries_str(libs, sizeof libs, &hooks->cudnn_version);
@@ -139,6 +142,7 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->kernel_load = cu_kernel_load;
     hooks->launch = cu_launch;
     hooks->device_arch = cu_device_arch;
+    hooks->launch_grid = cu_launch_grid;
     hooks->kernels = &cu_kernels;
     hooks->kernel_list = CH_KERNEL_LIST_STR;
     return 0;

@@ -115,7 +115,7 @@ ch_status cu_compile(const char *src, const char *name, const char *arch, char *
             free(full);
         }
         nv.destroy(&prog);
-        return cu_fail(CH_ERR_ARG, "kernel %s: NVRTC could not compile the generated CUDA source for %s: %s", name,
+        return cu_fail(CH_ERR_ARG, "kernel %s: NVRTC could not compile the CUDA source for %s: %s", name,
                        arch, log[0] ? log : nv.error_string(r));
     }
     size_t n = 0;
@@ -154,11 +154,26 @@ ch_status cu_kernel_load(int device, const void *image, const char *name, void *
 }
 
 ch_status cu_launch(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem, void **args) {
+    const uint32_t grid[3] = {blocks, 1, 1}, block[3] = {threads, 1, 1};
+    return cu_launch_grid(device, kernel, grid, block, shmem, args);
+}
+
+/* A launch with a 3-D grid and block, as the caller gives them (cuda.raw);
+ * an empty grid launches nothing.  The limits are checked here so that a
+ * bad geometry reads as the caller's mistake, not as a CUDA error. */
+ch_status cu_launch_grid(int device, void *kernel, const uint32_t grid[3], const uint32_t block[3], uint32_t shmem,
+                         void **args) {
     CU_TRY(cu_use(device, "kernel launch"));
-    if (blocks == 0)
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
         return CH_OK;
-    dim3 grid = {blocks, 1, 1}, block = {threads, 1, 1};
-    CU_TRY(cu_check(cudaLaunchKernel((const void *)kernel, grid, block, args, shmem, 0), "kernel launch",
+    if (block[0] == 0 || block[1] == 0 || block[2] == 0 || (uint64_t)block[0] * block[1] * block[2] > 1024)
+        return cu_fail(CH_ERR_ARG, "kernel launch: the block (%u, %u, %u) must have 1 to 1024 threads", block[0],
+                       block[1], block[2]);
+    if (grid[1] > 65535 || grid[2] > 65535)
+        return cu_fail(CH_ERR_ARG, "kernel launch: grid dimensions y and z must be at most 65535 (got %u, %u)",
+                       grid[1], grid[2]);
+    dim3 g = {grid[0], grid[1], grid[2]}, b = {block[0], block[1], block[2]};
+    CU_TRY(cu_check(cudaLaunchKernel((const void *)kernel, g, b, args, shmem, 0), "kernel launch",
                     "cudaLaunchKernel"));
     return cu_check(cudaGetLastError(), "kernel launch", "the launch");
 }

@@ -758,6 +758,14 @@ CH_API ch_status ch_cuda_kernel_load(int device, const void *image, const char *
 CH_API ch_status ch_cuda_launch(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem,
                                 void **args);
 CH_API int ch_cuda_arch(int device);          /* compute capability major*10+minor, 0 if none */
+/* Raw kernels (cuda.raw): a launch with a 3-D grid and block, shmem bytes of
+ * dynamic shared memory, on the device's default stream. */
+CH_API ch_status ch_cuda_launch_grid(int device, void *kernel, const uint32_t grid[3], const uint32_t block[3],
+                                     uint32_t shmem, void **args);
+/* NVTX ranges (CUDAProfileHook): need the backend, not a GPU; they do
+ * nothing unless a profiler is attached. */
+CH_API ch_status ch_cuda_nvtx_push(const char *name);
+CH_API ch_status ch_cuda_nvtx_pop(void);
 
 /* CH_FFI_END */
 

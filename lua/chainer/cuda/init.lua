@@ -267,6 +267,18 @@ function M.ReductionKernel(in_params, out_params, map_expr, reduce_expr, post_ma
     name or 'reduce_kernel', options)
 end
 
+-- Raw kernels and fusion (user_kernel/raw.lua, user_kernel/fusion.lua):
+-- cuda.raw is memoized as Chainer's; cuda.fusion holds the functions a
+-- fused body may call.
+function M.raw(code, name)
+  local K = kernels()
+  return K.memoized('raw', require('chainer.user_kernel.raw').raw, code, name)
+end
+function M.RawKernel(code, name) return require('chainer.user_kernel.raw').raw(code, name) end
+function M.RawModule(code) return require('chainer.user_kernel.raw').RawModule(code) end
+function M.fuse(fn, options) return require('chainer.user_kernel.fusion').fuse(fn, options) end
+M.fusion = require('chainer.user_kernel.fusion').functions
+
 ---------------------------------------------------------------------------
 -- cuDNN use decisions (Chainer's should_use_cudnn, also chainer.should_use_cudnn)
 ---------------------------------------------------------------------------

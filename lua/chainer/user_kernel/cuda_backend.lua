@@ -262,7 +262,7 @@ function M.image(src, name, arch)
 end
 
 M.stats = { compiled = 0, disk_hits = 0, memory_hits = 0 }
-local loaded = {}       -- device .. arch .. source -> kernel handle (and the image, kept alive)
+local loaded = {}       -- device, kernel name, source -> kernel handle (and the image, kept alive)
 
 local function arch_for(device)
   local cc = tonumber(C.ch_cuda_arch(device))
@@ -274,7 +274,7 @@ end
 
 local kernel_box = ffi.new('void*[1]')
 function M.kernel(src, name, device)
-  local key = device .. '\0' .. src
+  local key = device .. '\0' .. name .. '\0' .. src   -- a raw module's source holds several kernels
   local k = loaded[key]
   if k then M.stats.memory_hits = M.stats.memory_hits + 1; return k.fn end
   local arch = arch_for(device)

@@ -129,6 +129,12 @@ static ch_status nccl_collective(int kind, void *comm, const ch_tensor *send, ch
     char err[512];
     if (cu_nccl_plan(kind, fn, send, recv, op, version, &call, err, sizeof err) != 0)
         return cu_fail(CH_ERR_ARG, "%s", err);
+    int comm_device = -1;
+    CU_TRY(nccl_check(NCCL_FN(nccl_comm_cu_device_fn, CU_NCCL_COMM_CU_DEVICE)((ncclComm_t)comm, &comm_device), fn,
+                      "ncclCommCuDevice"));
+    if (comm_device != call.device)
+        return cu_fail(CH_ERR_DEVICE, "%s: the buffers are on cuda:%d but the communicator is on cuda:%d", fn,
+                       call.device, comm_device);
     CU_TRY(cu_use(call.device, fn));
     const void *s = send ? cu_base(send) : NULL;
     void *r = recv ? cu_base(recv) : NULL;

@@ -18,7 +18,7 @@ static const char *const nccl_symbols[CU_NCCL_NSYMBOLS] = {
     [CU_NCCL_COMM_DESTROY] = "ncclCommDestroy",     [CU_NCCL_GET_ERROR_STRING] = "ncclGetErrorString",
     [CU_NCCL_ALL_REDUCE] = "ncclAllReduce",         [CU_NCCL_REDUCE] = "ncclReduce",
     [CU_NCCL_BROADCAST] = "ncclBroadcast",          [CU_NCCL_GROUP_START] = "ncclGroupStart",
-    [CU_NCCL_GROUP_END] = "ncclGroupEnd",
+    [CU_NCCL_GROUP_END] = "ncclGroupEnd",           [CU_NCCL_COMM_CU_DEVICE] = "ncclCommCuDevice",
 };
 _Static_assert(CU_NCCL_NSYMBOLS < CU_LIB_MAX_SYMBOLS, "cu_lazy_lib's symbol list is NULL-terminated");
 _Static_assert((int)CH_NCCL_SUM == ncclSum && (int)CH_NCCL_PROD == ncclProd && (int)CH_NCCL_MAX == ncclMax &&

@@ -50,6 +50,7 @@ typedef ncclResult_t (*nccl_reduce_fn)(const void *send, void *recv, size_t coun
 typedef ncclResult_t (*nccl_broadcast_fn)(const void *send, void *recv, size_t count, ncclDataType_t dt, int root,
                                           ncclComm_t comm, void *stream);
 typedef ncclResult_t (*nccl_group_fn)(void);
+typedef ncclResult_t (*nccl_comm_cu_device_fn)(ncclComm_t comm, int *device);
 
 /* The symbols taken from the library, in the order of cu_nccl_symbols. */
 enum {
@@ -64,6 +65,7 @@ enum {
     CU_NCCL_BROADCAST,
     CU_NCCL_GROUP_START,
     CU_NCCL_GROUP_END,
+    CU_NCCL_COMM_CU_DEVICE,
     CU_NCCL_NSYMBOLS
 };
 /* NCCL's version code for major.minor.patch (2.9 and later; older ones

@@ -605,5 +605,23 @@ ch_status ch_cuda_launch_grid(int device, void *kernel, const uint32_t grid[3], 
 
 ch_status ch_cuda_nvtx_push(const char *name);
 ch_status ch_cuda_nvtx_pop(void);
+
+typedef enum ch_nccl_op { CH_NCCL_SUM, CH_NCCL_PROD, CH_NCCL_MAX, CH_NCCL_MIN, CH_NCCL_AVG } ch_nccl_op;
+enum { CH_NCCL_ID_BYTES = 128 };
+ch_status ch_nccl_version(int *version);
+ch_status ch_nccl_unique_id(uint8_t *id);
+
+ch_status ch_nccl_comm_init_rank(void **comm, int nranks, const uint8_t *id, int rank, int device);
+
+ch_status ch_nccl_comm_init_all(void **comms, int ndev, const int *devices);
+ch_status ch_nccl_comm_destroy(void *comm);
+ch_status ch_nccl_group_start(void);
+ch_status ch_nccl_group_end(void);
+
+ch_status ch_nccl_all_reduce(void *comm, const ch_tensor *send, ch_tensor *recv, int op);
+
+ch_status ch_nccl_reduce(void *comm, const ch_tensor *send, ch_tensor *recv, int op, int root);
+
+ch_status ch_nccl_broadcast(void *comm, const ch_tensor *send, ch_tensor *recv, int root);
 ]]
 return ffi

@@ -20,23 +20,29 @@ local chainermn = {}
 
 -- Communicator names -> whether they pack a model's arrays into one buffer.
 -- All move host memory through MPI ('hierarchical' sums gradients within
--- each node first); ChainerMN's GPU communicators differ.
-local HOST_COMMUNICATORS = { naive = false, flat = true, hierarchical = true }
+-- each node first), and GPU models through CUDA-aware MPI or host staging;
+-- 'pure_nccl' moves GPU models through NCCL (chainermn/device_sync.lua).
+local HOST_COMMUNICATORS = { naive = false, flat = true, hierarchical = true, pure_nccl = true }
 local NOT_BUILT = { two_dimensional = true, single_node = true, non_cuda_aware = true }
 
-function Communicator:bcast_data(model) model_sync.bcast_data(self, model) end
+-- Models on a GPU go through device_sync (NCCL, CUDA-aware MPI or host
+-- staging), the others through model_sync.
+local device_sync = require 'chainermn.device_sync'
+local function syncer(model) return device_sync.on_device(model) and device_sync or model_sync end
+
+function Communicator:bcast_data(model) syncer(model).bcast_data(self, model) end
 
 -- multi_node_mean_grad(model, zero_fill): zero_fill (default false) makes a
 -- missing gradient zeros so it takes part in the mean.
 function Communicator:multi_node_mean_grad(model, zero_fill)
-  model_sync.multi_node_mean_grad(self, model, zero_fill)
+  syncer(model).multi_node_mean_grad(self, model, zero_fill)
 end
 Communicator.allreduce_grad = Communicator.multi_node_mean_grad   -- ChainerMN's older name
 
 local ACCEPTED = args.accept{ 'mpi_comm', 'allreduce_grad_dtype', 'batched_copy' }
 
 -- create_communicator(name, opts): name defaults to 'flat' (ChainerMN's
--- default, 'pure_nccl', needs NCCL).
+-- default, 'pure_nccl', needs NCCL and a GPU per process).
 -- One communicator object per process is the common case; each call returns
 -- a new one over MPI_COMM_WORLD.
 function chainermn.create_communicator(name, opts)
@@ -51,17 +57,22 @@ function chainermn.create_communicator(name, opts)
     error(fn .. ': allreduce_grad_dtype is not built yet (gradients travel in their own dtype)', 2)
   end
   local pack = HOST_COMMUNICATORS[name]
+  if name == 'pure_nccl' then
+    local ready, why = device_sync.nccl_ready()
+    if not ready then
+      error(fn .. ": 'pure_nccl' needs NCCL and CUDA: " .. why .. " (use 'flat', 'naive' or 'hierarchical': " ..
+        'MPI, with GPU arrays staged through the host unless Open MPI is CUDA-aware)', 2)
+    end
+  end
   if pack == nil then
-    if name == 'pure_nccl' then
-      error(fn .. ": 'pure_nccl' needs NCCL and CUDA, which chainermn does not use yet " ..
-        "(use 'flat', 'naive' or 'hierarchical': MPI on host memory)", 2)
-    elseif NOT_BUILT[name] then
+    if NOT_BUILT[name] then
       error(string.format("%s: the '%s' communicator is not built yet (use 'flat', 'naive' or 'hierarchical')", fn,
         name), 2)
     end
     error(string.format("%s: unknown communicator '%s' (expected 'flat', 'naive' or 'hierarchical')", fn, name), 2)
   end
   local ok, comm = pcall(Communicator.new, name, pack)
+  if ok and name == 'pure_nccl' then ok, comm = pcall(function() device_sync.attach_nccl(comm) return comm end) end
   if not ok then error(fn .. ': ' .. tostring(comm):gsub('^chainermn: ', ''), 2) end
   return comm
 end

@@ -232,6 +232,8 @@ end
 
 -- The packing helpers, for the double-buffering optimizer's own buffers.
 M.by_dtype, M.pack, M.unpack, M.pointer = by_dtype, pack, unpack, pointer
+-- and the parameter lists and their layout, for device models (chainermn/device_sync.lua)
+M.entries, M.layout = entries, layout
 
 -- The layout of a bucket's gradients (signature and description, as
 -- `layout` makes them for the same gradients), computed once per bucket:

@@ -50,6 +50,16 @@ typedef struct ch_cuda_hooks {
      * kernel_list must equal the core's CH_KERNEL_LIST_STR. */
     const ch_kernel_table *kernels;
     const char *kernel_list;
+    /* NCCL (runtime/cuda/nccl.c), loaded by the backend on first use; set
+     * by the backend, each fails with the reason when NCCL is absent.
+     * collective's kind: 0 all-reduce, 1 reduce, 2 broadcast. */
+    ch_status (*nccl_version)(int *version);
+    ch_status (*nccl_unique_id)(uint8_t *id);
+    ch_status (*nccl_comm_init_rank)(void **comm, int nranks, const uint8_t *id, int rank, int device);
+    ch_status (*nccl_comm_init_all)(void **comms, int ndev, const int *devices);
+    ch_status (*nccl_comm_destroy)(void *comm);
+    ch_status (*nccl_group)(int start);
+    ch_status (*nccl_collective)(int kind, void *comm, const ch_tensor *send, ch_tensor *recv, int op, int root);
 } ch_cuda_hooks;
 
 typedef int (*ch_cuda_init_fn)(ch_cuda_hooks *hooks);

@@ -447,6 +447,11 @@ ch_status cu_lapack_items(int what, int dt, int64_t batch, int64_t r, int64_t c,
  * (to_planes 0), or back to them, each divided by `divide` (to_planes 1). */
 ch_status cu_fft_items(int to_planes, int64_t n, char *re, char *im, char *buf, double divide);
 
+/* ---- NCCL (nccl.c, plan_nccl.c; libnccl.so.2 loaded on first use) ---------- */
+struct ch_cuda_hooks;
+/* Fills the NCCL services of the hooks table. */
+void cu_nccl_hooks(struct ch_cuda_hooks *hooks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -145,5 +145,6 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->launch_grid = cu_launch_grid;
     hooks->kernels = &cu_kernels;
     hooks->kernel_list = CH_KERNEL_LIST_STR;
+    cu_nccl_hooks(hooks);   /* NCCL loads on first use (nccl.c) */
     return 0;
 }

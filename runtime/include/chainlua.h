@@ -767,6 +767,31 @@ CH_API ch_status ch_cuda_launch_grid(int device, void *kernel, const uint32_t gr
 CH_API ch_status ch_cuda_nvtx_push(const char *name);
 CH_API ch_status ch_cuda_nvtx_pop(void);
 
+/* ---- NCCL: collectives between GPUs (multi-GPU, chainermn 'pure_nccl') --
+ * libnccl.so.2 is loaded by the CUDA backend on first use ($CHAINLUA_NCCL_LIB
+ * first); without it, or without a GPU, every call fails saying why.  A
+ * communicator is an opaque handle; the collectives are queued on the
+ * buffers' device's default stream and return without waiting.  Calls for
+ * several communicators of one process go between group_start and
+ * group_end (NCCL's ncclGroupStart/End). */
+typedef enum ch_nccl_op { CH_NCCL_SUM, CH_NCCL_PROD, CH_NCCL_MAX, CH_NCCL_MIN, CH_NCCL_AVG } ch_nccl_op;
+enum { CH_NCCL_ID_BYTES = 128 };
+CH_API ch_status ch_nccl_version(int *version);    /* NCCL's code, e.g. 22105 for 2.21.5 */
+CH_API ch_status ch_nccl_unique_id(uint8_t *id);    /* CH_NCCL_ID_BYTES bytes */
+/* One rank of nranks (over processes; id from rank 0's ch_nccl_unique_id), on device. */
+CH_API ch_status ch_nccl_comm_init_rank(void **comm, int nranks, const uint8_t *id, int rank, int device);
+/* One communicator per device of devices[0..ndev) of this process (rank k on devices[k]). */
+CH_API ch_status ch_nccl_comm_init_all(void **comms, int ndev, const int *devices);
+CH_API ch_status ch_nccl_comm_destroy(void *comm);
+CH_API ch_status ch_nccl_group_start(void);
+CH_API ch_status ch_nccl_group_end(void);
+/* recv := op over the ranks of send (send == recv: in place). */
+CH_API ch_status ch_nccl_all_reduce(void *comm, const ch_tensor *send, ch_tensor *recv, int op);
+/* On rank root, recv := op over the ranks of send; recv may be NULL elsewhere. */
+CH_API ch_status ch_nccl_reduce(void *comm, const ch_tensor *send, ch_tensor *recv, int op, int root);
+/* recv := root's send on every rank; send may be NULL off the root. */
+CH_API ch_status ch_nccl_broadcast(void *comm, const ch_tensor *send, ch_tensor *recv, int root);
+
 /* CH_FFI_END */
 
 #ifdef __cplusplus

@@ -20,6 +20,10 @@ local TOOLS_PROGRAM = 'spec/chainermn/tools_program.lua'
 local TOOLS_CHECKS = { 'double buffering float64', 'double buffering float32', 'double buffering refusals',
   'multi node iterator', 'synchronized iterator', 'generic evaluator', 'observation aggregator', 'early stopping',
   'mnbn model', 'n step rnn' }
+-- device_program.lua: device_sync.lua's packing and staging (GPU models), on host arrays
+local DEVICE_PROGRAM = 'spec/chainermn/device_program.lua'
+local DEVICE_CHECKS = { 'device mean grad float64', 'device mean grad float32', 'device bcast data', 'device layouts',
+  'cuda aware query' }
 local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
   'data size errors', 'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
   'mean grad layouts', 'refusals' }
@@ -162,6 +166,7 @@ describe('chainermn #mpi', function()
     end
     it_checks(CHECKS, 1, function() return run_program('flat') end)
     it_checks(TOOLS_CHECKS, 1, function() return run_program('flat', nil, TOOLS_PROGRAM) end)
+    it_checks(DEVICE_CHECKS, 1, function() return run_program('flat', nil, DEVICE_PROGRAM) end)
   end)
 
   describe('a rank that fails', function()
@@ -210,6 +215,7 @@ describe('chainermn #mpi', function()
       end
       it_checks(CHECKS, 2, function() return run_program(name, 2) end)
       it_checks(TOOLS_CHECKS, 2, function() return run_program(name, 2, TOOLS_PROGRAM) end)
+      it_checks(DEVICE_CHECKS, 2, function() return run_program(name, 2, DEVICE_PROGRAM) end)
     end)
   end
 end)

@@ -22,17 +22,20 @@ function M.accuracy(y, t, opts)
   local pred = T.argmax(yd, { axis = 1 }):reshape(td.shape)
   local tt = td:astype('int64')
   local hit = T.eq(pred, tt)
-  local acc
+  -- counted and divided on y's device in float64 (exact integers, then
+  -- Lua's division): no value is read back to the host, so a GPU keeps
+  -- going (ParallelUpdater's copies run at once), and the result has the
+  -- bits of count / total rounded to y's dtype
+  local count, total
   if ignore ~= nil then
     local valid = T.ne(tt, ignore)
-    local total = tonumber(T.sum(valid:astype('int64')):item())
-    local count = tonumber(T.sum(T.logical_and(hit, valid):astype('int64')):item())
-    acc = total == 0 and 0 or count / total
+    total = T.maximum(T.sum(valid:astype('float64')), 1)   -- all ignored: 0 / 1
+    count = T.sum(T.logical_and(hit, valid):astype('float64'))
   else
-    local n = tonumber(td.ptr.numel)
-    acc = n == 0 and 0 or tonumber(T.sum(hit:astype('int64')):item()) / n
+    count, total = T.sum(hit:astype('float64')), math.max(tonumber(td.ptr.numel), 1)   -- no labels: 0 / 1
   end
-  return Variable.new_var(T.array(acc, yd.dtype), false)
+  local acc = T.div(count, total):astype(yd.dtype)
+  return Variable.new_var(acc, false)
 end
 
 return M

@@ -7,9 +7,17 @@
 -- model, the optimizer updates it, and the copies take its parameters.
 -- Devices may repeat (for example {main = -1, second = -1} on a CPU-only
 -- machine), which gives the same arithmetic on one device.
+--
+-- On distinct GPUs ({main = 0, second = 1}) the copies compute at once: each
+-- copy's forward and backward are queued on its device before the next copy
+-- starts (kernel launches return without waiting, and nothing on the way
+-- reads a value back to the host), and the gradients are summed on the main
+-- device and the copies refreshed through NCCL when its library is present,
+-- by copies between the devices otherwise (_device_exchange.lua).
 local args = require 'chainer._args'
 local StandardUpdater = require 'chainer.training.updaters.standard'
 local cfg = require 'chainer.config'
+local exchange = require 'chainer.training.updaters._device_exchange'
 
 local ParallelUpdater = StandardUpdater:extend('ParallelUpdater')
 local sorted_keys = require('chainer.training._util').sorted_keys
@@ -46,6 +54,8 @@ function ParallelUpdater:init(iterator, optimizer, ...)
   self._models = models
   self._devices = devices
   self._model_names = sorted_keys(models)
+  -- one GPU per model: the copies run concurrently (the device ids in rank order)
+  self._gpus = exchange.gpu_devices(devices, exchange.rank_order(self._model_names))
 end
 
 -- The copies report under their own names (second/loss, ...).
@@ -74,6 +84,7 @@ function ParallelUpdater:update_core()
     in_list[name] = self.converter(sub, self._devices[name])
   end
   for _, name in ipairs(names) do self._models[name]:cleargrads() end
+  if self._gpus then return self:_update_on_gpus(in_list) end
   local losses = {}
   for i, name in ipairs(names) do
     local model = self._models[name]
@@ -93,6 +104,38 @@ function ParallelUpdater:update_core()
     local m = self._models[name]
     if m ~= main then m:copyparams(main) end
   end
+  if self.auto_new_epoch and it.is_new_epoch and opt.new_epoch then opt:new_epoch({ auto = true }) end
+end
+
+-- NCCL communicators over the updater's GPUs (rank 0 on the main model's
+-- device), made on the first update; false when NCCL is not there.
+function ParallelUpdater:_communicators()
+  if self._comms == nil then
+    local nccl = require 'chainer.cuda.nccl'
+    self._comms = nccl.available() and nccl.init_all(self._gpus) or false
+  end
+  return self._comms or nil
+end
+
+local function nccl_group(fn) require('chainer.cuda.nccl').group(fn) end
+
+-- The step on distinct GPUs: each copy's forward and backward in turn, each
+-- queued on its own device without waiting for the others.
+function ParallelUpdater:_update_on_gpus(in_list)
+  local opt = self._optimizers.main
+  local it = self._iterators.main
+  for _, name in ipairs(exchange.rank_order(self._model_names)) do
+    local model = self._models[name]
+    local f = self.loss_func or model
+    local loss = cfg.force_backprop_mode(function() return call_loss(f, in_list[name]) end)
+    model:cleargrads()   -- parameters initialised by this forward start without a gradient
+    if self.loss_scale then loss:backward({ loss_scale = self.loss_scale }) else loss:backward() end
+  end
+  local plan = exchange.plan(self._models, self._model_names)
+  local comms = self:_communicators()
+  exchange.sum_grads(plan, comms, nccl_group)
+  opt:update()
+  exchange.refresh(plan, self._models, comms, nccl_group)
   if self.auto_new_epoch and it.is_new_epoch and opt.new_epoch then opt:new_epoch({ auto = true }) end
 end
 

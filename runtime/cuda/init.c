@@ -141,5 +141,6 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->device_arch = cu_device_arch;
     hooks->kernels = &cu_kernels;
     hooks->kernel_list = CH_KERNEL_LIST_STR;
+    hooks->streams = &cu_stream_services;
     return 0;
 }

@@ -158,7 +158,7 @@ ch_status cu_launch(int device, void *kernel, uint32_t blocks, uint32_t threads,
     if (blocks == 0)
         return CH_OK;
     dim3 grid = {blocks, 1, 1}, block = {threads, 1, 1};
-    CU_TRY(cu_check(cudaLaunchKernel((const void *)kernel, grid, block, args, shmem, 0), "kernel launch",
+    CU_TRY(cu_check(cudaLaunchKernel((const void *)kernel, grid, block, args, shmem, (cudaStream_t)cu_stream()), "kernel launch",
                     "cudaLaunchKernel"));
     return cu_check(cudaGetLastError(), "kernel launch", "the launch");
 }

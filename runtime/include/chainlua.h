@@ -547,6 +547,10 @@ CH_API ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const
  * kernel (ch_conv_geom); the GPU's picks its cuDNN algorithms by them. */
 CH_API void ch_set_cudnn_config(int deterministic, int tensor_core, int autotune);
 CH_API void ch_get_cudnn_config(int *deterministic, int *tensor_core, int *autotune);
+/* The most workspace a cuDNN convolution algorithm may take, in bytes
+ * (Chainer's cuda.get/set_max_workspace_size; 8 MiB unless set). */
+CH_API void ch_set_cudnn_workspace_limit(int64_t bytes);
+CH_API int64_t ch_get_cudnn_workspace_limit(void);
 /* N-d convolution over nsp spatial axes (float32/float64, x and w of one
  * dtype): x (N, C, *in), w (Cout, C/groups, *k), b (Cout) or NULL gives
  * y (N, Cout, *out_size).  The caller picks out_size (cover_all). */
@@ -758,6 +762,43 @@ CH_API ch_status ch_cuda_kernel_load(int device, const void *image, const char *
 CH_API ch_status ch_cuda_launch(int device, void *kernel, uint32_t blocks, uint32_t threads, uint32_t shmem,
                                 void **args);
 CH_API int ch_cuda_arch(int device);          /* compute capability major*10+minor, 0 if none */
+/* Streams and events (runtime/cuda/stream.c; docs/cuda.md "Streams and
+ * events").  Each device has a current stream per host thread, its default
+ * stream unless ch_cuda_stream_use chose another; the device's kernels,
+ * library calls and copies are queued on it.  A NULL stream stands for a
+ * device's default stream.  Host <-> device copies go through a small cache
+ * of pinned (page-locked) host buffers: an upload returns once the host data
+ * has been staged, a download once the data is on the host. */
+typedef struct ch_cuda_stream ch_cuda_stream;
+typedef struct ch_cuda_event ch_cuda_event;
+CH_API ch_status ch_cuda_stream_create(int device, int non_blocking, ch_cuda_stream **stream);
+/* Waits for the stream's work, then frees it (NULL: nothing). */
+CH_API void ch_cuda_stream_free(ch_cuda_stream *stream);
+CH_API int ch_cuda_stream_device(const ch_cuda_stream *stream);
+/* The native handle (a cudaStream_t; NULL for the default stream). */
+CH_API void *ch_cuda_stream_native(const ch_cuda_stream *stream);
+CH_API ch_status ch_cuda_stream_use(int device, ch_cuda_stream *stream);
+CH_API ch_cuda_stream *ch_cuda_stream_current(int device);
+CH_API ch_status ch_cuda_stream_synchronize(int device, ch_cuda_stream *stream);
+CH_API ch_status ch_cuda_stream_query(int device, ch_cuda_stream *stream, int *done);
+/* Work queued on the stream from now waits until the event has happened. */
+CH_API ch_status ch_cuda_stream_wait_event(int device, ch_cuda_stream *stream, const ch_cuda_event *event);
+/* An event of `device`; interprocess needs disable_timing. */
+CH_API ch_status ch_cuda_event_create(int device, int blocking, int disable_timing, int interprocess,
+                                      ch_cuda_event **event);
+CH_API void ch_cuda_event_free(ch_cuda_event *event);
+CH_API int ch_cuda_event_device(const ch_cuda_event *event);
+/* Records the event on a stream of the event's device. */
+CH_API ch_status ch_cuda_event_record(ch_cuda_event *event, ch_cuda_stream *stream);
+CH_API ch_status ch_cuda_event_synchronize(const ch_cuda_event *event);
+CH_API ch_status ch_cuda_event_query(const ch_cuda_event *event, int *done);
+/* Milliseconds between two recorded, completed timing events. */
+CH_API ch_status ch_cuda_event_elapsed(const ch_cuda_event *start, const ch_cuda_event *end, float *ms);
+/* The pinned staging buffers of a device: bytes held, idle buffers, and
+ * freeing the idle ones. */
+CH_API int64_t ch_cuda_pinned_bytes(int device);
+CH_API int64_t ch_cuda_pinned_free_blocks(int device);
+CH_API void ch_cuda_pinned_free_all(int device);
 
 /* CH_FFI_END */
 

@@ -122,15 +122,9 @@ return {
         '`cuda.elementwise`/`cuda.reduce`'),
       raw = absent('CuPy\'s RawKernel (CUDA C source with a hand-made launch); chainlua\'s user kernels ' ..
         'are `cuda.elementwise` and `cuda.reduce`, compiled by NVRTC'),
-      Stream = absent('chainlua runs each device\'s work on one stream; to_gpu/to_cpu refuse a ' ..
-        '`stream` argument with an error that says so'),
-      Event = absent('CUDA events belong to the stream API (see Stream); `device:synchronize()` waits'),
       get_cudnn_dropout_states = absent('cuDNN dropout states; chainlua\'s dropout draws its mask ' ..
         'from the counter-based RNG on every device'),
       get_cudnn_dropout_states_core = absent('see get_cudnn_dropout_states'),
-      get_max_workspace_size = absent('the cuDNN convolutions choose among algorithms that need at most ' ..
-        'Chainer\'s default workspace (8 MiB, from the caching allocator); the limit is fixed, not yet settable'),
-      set_max_workspace_size = absent('see get_max_workspace_size'),
     },
   },
 
@@ -142,8 +136,7 @@ return {
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',
     '- **Theano**: `links.TheanoFunction`.',
     '- **Python-only libraries**: `DaliIterator` (NVIDIA DALI\'s Python pipelines).',
-    '- **CuPy internals**: `Stream`, `Event`, `fuse`, `raw`, the cuDNN dropout states and workspace',
-    '  limit (chainlua calls no workspace-taking cuDNN algorithm), `CUDAProfileHook` (NVTX).',
+    '- **CuPy internals**: `fuse`, `raw`, the cuDNN dropout states, `CUDAProfileHook` (NVTX).',
     '  None is what a ported model or training script calls.',
     '- **Members of the core classes** (the class sections above): ChainerX/iDeep conversions',
     '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`), the experimental memory layouts',

@@ -31,7 +31,9 @@ describe('cuda streams and events', function()
       'using_stream: pass the scope as a function')
     errors_with(function() cuda.get_elapsed_time(1, 2) end,
       'get_elapsed_time: start_event and end_event must be cuda.Event objects (got number and number)')
-    errors_with(function() cuda.to_cpu(T.ones { 2 }, 'stream') end, 'to_cpu')
+    errors_with(function() cuda.to_cpu(T.ones { 2 }, 'stream') end,
+      'to_cpu: stream must be a cuda.Stream or nil (got string)')
+    errors_with(function() cuda.to_gpu(T.ones { 2 }, 0, {}) end, 'to_gpu: stream must be a cuda.Stream or nil (got table)')
   end)
 
   it('have a null stream without a GPU', function()

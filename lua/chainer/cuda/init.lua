@@ -188,7 +188,7 @@ end
 function MemoryPool:pinned_bytes() return sum_over_devices(self, C.ch_cuda_pinned_bytes) end
 
 function MemoryPool.__tostring(p)
-  return string.format('MemoryPool(used=%d, free=%d, pinned=%d)', p:used_bytes(), p:free_bytes(), p:pinned_bytes())
+  return string.format('MemoryPool(used=%d, free=%d)', p:used_bytes(), p:free_bytes())
 end
 
 local default_pool = setmetatable({}, MemoryPool)
@@ -224,13 +224,18 @@ M.Stream, M.Event = streams.Stream, streams.Event
 M.get_elapsed_time, M.using_stream, M.get_current_stream =
   streams.get_elapsed_time, streams.using_stream, streams.get_current_stream
 
+-- Chainer's `stream` argument: nil or a cuda.Stream.
+local function check_stream(fn, stream, level)
+  if stream ~= nil and not streams.is_stream(stream) then
+    error(string.format('%s: stream must be a cuda.Stream or nil (got %s)', fn, type(stream)), level + 1)
+  end
+end
+
 -- Runs send() with Chainer's `stream` argument current (nil: as it is),
 -- which must work on `device_id` (nil: any device).
 local function on_stream(fn, stream, device_id, send)
   if stream == nil then return send() end
-  if not streams.is_stream(stream) then
-    error(string.format('%s: stream must be a cuda.Stream or nil (got %s)', fn, type(stream)), 3)
-  end
+  check_stream(fn, stream, 3)
   if device_id and stream.device_id and stream.device_id ~= device_id then
     error(string.format('%s: the stream works on cuda:%d but the array goes to or comes from cuda:%d', fn,
       stream.device_id, device_id), 3)
@@ -305,6 +310,7 @@ M.get_default_pinned_memory_pool = M.pinned_memory_pool
 -- With `stream` (a cuda.Stream of that device) the copies are queued on it
 -- and return once the host data is staged, as Chainer's asynchronous copy.
 function M.to_gpu(array, device, stream)
+  check_stream('to_gpu', stream, 2)
   if probe() == 0 then
     error('to_gpu: no CUDA device is available: ' .. M.info(), 2)
   end
@@ -322,6 +328,7 @@ end
 -- with `stream` the copies are queued on it.  Returns once the data is on
 -- the host.
 function M.to_cpu(array, stream)
+  check_stream('to_cpu', stream, 2)
   if stream ~= nil and probe() == 0 then
     error('to_cpu: a stream was given but no CUDA device is available: ' .. M.info(), 2)
   end

@@ -264,30 +264,15 @@ local PinnedMemoryPool = {}
 PinnedMemoryPool.__index = PinnedMemoryPool
 M.PinnedMemoryPool = PinnedMemoryPool
 
-local function pinned_devices(self)
-  if self.device then return self.device, self.device end
-  return 0, probe() - 1
-end
-
 -- Bytes of pinned host memory held for staging.
-function PinnedMemoryPool:total_bytes()
-  local a, b = pinned_devices(self)
-  local n = 0
-  for d = a, b do n = n + tonumber(C.ch_cuda_pinned_bytes(d)) end
-  return n
-end
+function PinnedMemoryPool:total_bytes() return sum_over_devices(self, C.ch_cuda_pinned_bytes) end
 
 -- Staging buffers not in use by a copy.
-function PinnedMemoryPool:n_free_blocks()
-  local a, b = pinned_devices(self)
-  local n = 0
-  for d = a, b do n = n + tonumber(C.ch_cuda_pinned_free_blocks(d)) end
-  return n
-end
+function PinnedMemoryPool:n_free_blocks() return sum_over_devices(self, C.ch_cuda_pinned_free_blocks) end
 
 -- Hands the idle staging buffers back to the driver.
 function PinnedMemoryPool:free_all_blocks()
-  local a, b = pinned_devices(self)
+  local a, b = pool_devices(self)
   for d = a, b do C.ch_cuda_pinned_free_all(d) end
 end
 

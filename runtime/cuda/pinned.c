@@ -161,12 +161,13 @@ static ch_status unstaged(void *dst, const void *src, size_t n, int to_device, c
 #endif
 }
 
-/* The buffers of plan p: p->nbuf slots, or none (*held[0] NULL) when every
- * slot is busy. */
-static ch_status hold(const cu_pin_plan *p, pin_slot **held, const char *fn) {
+/* The plan of a copy of n bytes and its buffers: p->nbuf slots, or none
+ * (held[0] NULL) when there is nothing to copy or every slot is busy. */
+static ch_status hold(cu_pin_plan *p, size_t n, pin_slot **held, const char *fn) {
     ch_status st = CH_OK;
     held[0] = held[1] = NULL;
-    for (int b = 0; b < p->nbuf && st == CH_OK; b++)
+    cu_pin_plan_init(p, n, CU_PIN_MIN, CU_PIN_CHUNK);
+    for (int b = 0; b < p->nbuf && p->chunks > 0 && st == CH_OK; b++)
         held[b] = acquire(cu_current_device, p->buffer, fn, &st);
     if (st != CH_OK || !held[0] || (p->nbuf == 2 && !held[1])) {
         give_back(held, 2);
@@ -177,13 +178,10 @@ static ch_status hold(const cu_pin_plan *p, pin_slot **held, const char *fn) {
 
 ch_status cu_upload(void *dev, const void *host, size_t n, const char *fn) {
     cu_pin_plan p;
-    cu_pin_plan_init(&p, n, CU_PIN_MIN, CU_PIN_CHUNK);
-    if (p.chunks == 0)
-        return CH_OK;
     pin_slot *held[2];
-    CU_TRY(hold(&p, held, fn));
+    CU_TRY(hold(&p, n, held, fn));
     if (!held[0])
-        return unstaged(dev, host, n, 1, fn);
+        return p.chunks ? unstaged(dev, host, n, 1, fn) : CH_OK;
     ch_status st = CH_OK;
     for (int64_t k = 0; k < p.chunks && st == CH_OK; k++) {
         size_t off, len = cu_pin_chunk(&p, k, &off);
@@ -199,13 +197,10 @@ ch_status cu_upload(void *dev, const void *host, size_t n, const char *fn) {
 
 ch_status cu_download(void *host, const void *dev, size_t n, const char *fn) {
     cu_pin_plan p;
-    cu_pin_plan_init(&p, n, CU_PIN_MIN, CU_PIN_CHUNK);
-    if (p.chunks == 0)
-        return CH_OK;
     pin_slot *held[2];
-    CU_TRY(hold(&p, held, fn));
+    CU_TRY(hold(&p, n, held, fn));
     if (!held[0])
-        return unstaged(host, dev, n, 0, fn);
+        return p.chunks ? unstaged(host, dev, n, 0, fn) : CH_OK;
     ch_status st = CH_OK;
     /* chunk k's DMA is queued before chunk k-1 is copied out */
     for (int64_t k = 0; k <= p.chunks && st == CH_OK; k++) {

@@ -13,24 +13,16 @@ local T = require 'chainer.tensor'
 local F = require 'chainer.functions'
 local chainer = require 'chainer'
 local cuda = require 'chainer.cuda'
-local lib = require 'chainer._lib'
 local H = require 'cuda.helpers'
-local C, ffi = lib.C, lib.ffi
 
 local DTYPES = { 'bool', 'int8', 'uint8', 'int16', 'int32', 'int64', 'float16', 'float32', 'float64' }
-
--- The bytes of a CPU tensor in C order.
-local function bytes(t)
-  local c = t:contiguous()
-  return ffi.string(C.ch_tensor_ptr(c.ptr), c.nbytes)
-end
 
 -- Asserts two CPU tensors have the same bits, naming the first differing element.
 local function same_bits(a, b, what)
   assert.are.equal('cpu', b.device, what)
   assert.are.same(a.shape, b.shape, what)
   assert.are.equal(a.dtype, b.dtype, what)
-  local x, y = bytes(a), bytes(b)
+  local x, y = H.bytes(a), H.bytes(b)
   if x ~= y then
     local z = a.itemsize
     for i = 1, #x, z do

@@ -115,9 +115,13 @@ static void test_allocator_bins(void) {
     free(blk);
 }
 
+/* Bytes from a 64-bit LCG's top bits: no period that a chunk length divides. */
 static void fill_pattern(unsigned char *p, size_t n, unsigned seed) {
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)((i * 131u + seed) >> 3);
+    uint64_t x = seed;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        p[i] = (unsigned char)(x >> 56);
+    }
 }
 
 /* cu_upload / cu_download of n bytes give back the bytes; returns 1 when they match. */

@@ -131,8 +131,10 @@ describe('cuda streams on a GPU #gpu', function()
 
   it('round-trips every dtype through the pinned buffers, short and long', function()
     local pool = cuda.pinned_memory_pool()
+    -- longer than one 4 MiB staging buffer: a few dtypes (1, 2 and 8 bytes)
+    local LONG = { int8 = true, float16 = true, float64 = true }
     for _, dt in ipairs(DTYPES) do
-      for _, n in ipairs { 1, 1000, 5 * 1024 * 1024 + 7 } do
+      for _, n in ipairs { 1, 1000, LONG[dt] and 5 * 1024 * 1024 + 7 or nil } do
         local x = H.rand(dt, { n })
         local g = cuda.to_gpu(x)
         same_bits(x, cuda.to_cpu(g), string.format('%s[%d] round trip', dt, n))

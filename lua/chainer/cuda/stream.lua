@@ -102,15 +102,16 @@ function stream_methods.synchronize(s)
   check(C.ch_cuda_stream_synchronize(device_of(s), s.handle), 2)
 end
 
--- record(event = a new Event): records `event` on this stream; returns it.
+-- record(event = a new Event of the stream's device): records `event` on
+-- this stream; returns it.
 function stream_methods.record(s, event)
   need_gpu('Stream.record', 2)
+  local id = device_of(s)
   if event == nil then
-    event = M.Event()
+    event = M.new_event(id, false, false, false, 2)
   elseif not M.is_event(event) then
     error('Stream.record: event must be a cuda.Event (got ' .. type(event) .. ')', 2)
   end
-  local id = device_of(s)
   if event.device_id ~= id then
     error(string.format('Stream.record: the event belongs to cuda:%d but the stream works on cuda:%d',
       event.device_id, id), 2)
@@ -187,6 +188,15 @@ function Event.__tostring(e)
   return string.format('Event(cuda:%d%s)', e.device_id, e.disable_timing and ', disable_timing' or '')
 end
 
+-- An event of device `id` (errors raised `level` above the caller).
+function M.new_event(id, block, disable_timing, interprocess, level)
+  local out = ffi.new('ch_cuda_event*[1]')
+  check(C.ch_cuda_event_create(id, block and 1 or 0, disable_timing and 1 or 0, interprocess and 1 or 0, out),
+    level + 1)
+  return setmetatable({ handle = ffi.gc(out[0], C.ch_cuda_event_free), device_id = id, block = block,
+    disable_timing = disable_timing, interprocess = interprocess }, Event)
+end
+
 -- Event(block = false, disable_timing = false, interprocess = false): an
 -- event of the current device; interprocess needs disable_timing.
 local function new_event(block, disable_timing, interprocess)
@@ -197,11 +207,7 @@ local function new_event(block, disable_timing, interprocess)
     error('Event: an interprocess event must be created with disable_timing = true', 3)
   end
   need_gpu('Event', 3)
-  local id = cuda().get_current_device_id()
-  local out = ffi.new('ch_cuda_event*[1]')
-  check(C.ch_cuda_event_create(id, block and 1 or 0, disable_timing and 1 or 0, interprocess and 1 or 0, out), 3)
-  return setmetatable({ handle = ffi.gc(out[0], C.ch_cuda_event_free), device_id = id, block = block,
-    disable_timing = disable_timing, interprocess = interprocess }, Event)
+  return M.new_event(cuda().get_current_device_id(), block, disable_timing, interprocess, 3)
 end
 
 setmetatable(Event, { __call = function(_, ...) return new_event(...) end })

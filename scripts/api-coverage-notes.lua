@@ -115,16 +115,10 @@ return {
       cupy = different('the array module of every device is `chainer.tensor` (`device.xp`)'),
       ndarray = different('one tensor type for every device; a CUDA tensor is a tensor whose ' ..
         '`device` is \'cuda:N\''),
-      Stream = absent('chainlua runs each device\'s work on one stream; to_gpu/to_cpu refuse a ' ..
-        '`stream` argument with an error that says so'),
-      Event = absent('CUDA events belong to the stream API (see Stream); `device:synchronize()` waits'),
       get_cudnn_dropout_states = different('the per-device cuDNN dropout states that Chainer\'s cuDNN RNN ' ..
         'path keeps; chainlua\'s n-step RNNs apply F.dropout, whose masks come from the counter-based RNG ' ..
         '(seeded by CHAINER_SEED / chainer.random) on every device, so there is no state object to fetch'),
       get_cudnn_dropout_states_core = different('see get_cudnn_dropout_states'),
-      get_max_workspace_size = absent('the cuDNN convolutions choose among algorithms that need at most ' ..
-        'Chainer\'s default workspace (8 MiB, from the caching allocator); the limit is fixed, not yet settable'),
-      set_max_workspace_size = absent('see get_max_workspace_size'),
     },
   },
 
@@ -136,9 +130,6 @@ return {
     '  `Intel64Device`. chainlua\'s C runtime is its ChainerX; iDeep\'s role is OpenBLAS + OpenMP.',
     '- **Theano**: `links.TheanoFunction`.',
     '- **Python-only libraries**: `DaliIterator` (NVIDIA DALI\'s Python pipelines).',
-    '- **CuPy internals**: `Stream`, `Event`, the cuDNN workspace limit (chainlua calls no',
-    '  workspace-taking cuDNN algorithm); the cuDNN dropout states are covered by the RNG (different).',
-    '  None is what a ported model or training script calls.',
     '- **Members of the core classes** (the class sections above): ChainerX/iDeep conversions',
     '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`), the experimental memory layouts',
     '  (`as_layout`, `input_layouts`, ...; `layout` reads nil, the standard layout).',

@@ -487,6 +487,9 @@ ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const ch_ten
 void ch_set_cudnn_config(int deterministic, int tensor_core, int autotune);
 void ch_get_cudnn_config(int *deterministic, int *tensor_core, int *autotune);
 
+void ch_set_cudnn_workspace_limit(int64_t bytes);
+int64_t ch_get_cudnn_workspace_limit(void);
+
 ch_status ch_conv_forward(const ch_tensor *x, const ch_tensor *w, const ch_tensor *b, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *out_size, int groups, ch_tensor **result);
 
 ch_status ch_conv_backward_data(const ch_tensor *gy, const ch_tensor *w, int nsp, const int64_t *stride, const int64_t *pad, const int64_t *dilate, const int64_t *in_size, int groups, ch_tensor **result);
@@ -623,5 +626,35 @@ ch_status ch_nccl_all_reduce(void *comm, const ch_tensor *send, ch_tensor *recv,
 ch_status ch_nccl_reduce(void *comm, const ch_tensor *send, ch_tensor *recv, int op, int root);
 
 ch_status ch_nccl_broadcast(void *comm, const ch_tensor *send, ch_tensor *recv, int root);
+
+typedef struct ch_cuda_stream ch_cuda_stream;
+typedef struct ch_cuda_event ch_cuda_event;
+ch_status ch_cuda_stream_create(int device, int non_blocking, ch_cuda_stream **stream);
+
+void ch_cuda_stream_free(ch_cuda_stream *stream);
+int ch_cuda_stream_device(const ch_cuda_stream *stream);
+
+void *ch_cuda_stream_native(const ch_cuda_stream *stream);
+ch_status ch_cuda_stream_use(int device, ch_cuda_stream *stream);
+ch_cuda_stream *ch_cuda_stream_current(int device);
+ch_status ch_cuda_stream_synchronize(int device, ch_cuda_stream *stream);
+ch_status ch_cuda_stream_query(int device, ch_cuda_stream *stream, int *done);
+
+ch_status ch_cuda_stream_wait_event(int device, ch_cuda_stream *stream, const ch_cuda_event *event);
+
+ch_status ch_cuda_event_create(int device, int blocking, int disable_timing, int interprocess,
+                                      ch_cuda_event **event);
+void ch_cuda_event_free(ch_cuda_event *event);
+int ch_cuda_event_device(const ch_cuda_event *event);
+
+ch_status ch_cuda_event_record(ch_cuda_event *event, ch_cuda_stream *stream);
+ch_status ch_cuda_event_synchronize(const ch_cuda_event *event);
+ch_status ch_cuda_event_query(const ch_cuda_event *event, int *done);
+
+ch_status ch_cuda_event_elapsed(const ch_cuda_event *start, const ch_cuda_event *end, float *ms);
+
+int64_t ch_cuda_pinned_bytes(int device);
+int64_t ch_cuda_pinned_free_blocks(int device);
+void ch_cuda_pinned_free_all(int device);
 ]]
 return ffi

@@ -12,7 +12,32 @@
 #include "chainlua.h"
 #include "kernels.h"
 
-#define CH_CUDA_ABI 9
+#define CH_CUDA_ABI 10
+
+/* The backend's streams, events and pinned staging buffers
+ * (runtime/cuda/stream.c, pinned.c); the core checks the device and the
+ * arguments before calling them. */
+typedef struct ch_cuda_stream_services {
+    ch_status (*create)(int device, int non_blocking, ch_cuda_stream **s);
+    void (*destroy)(ch_cuda_stream *s);
+    int (*device)(const ch_cuda_stream *s);
+    void *(*native)(const ch_cuda_stream *s);
+    ch_status (*use)(int device, ch_cuda_stream *s);
+    ch_cuda_stream *(*current)(int device);
+    ch_status (*synchronize)(int device, ch_cuda_stream *s);
+    ch_status (*query)(int device, ch_cuda_stream *s, int *done);
+    ch_status (*wait_event)(int device, ch_cuda_stream *s, const ch_cuda_event *e);
+    ch_status (*event_create)(int device, int blocking, int disable_timing, int interprocess, ch_cuda_event **e);
+    void (*event_destroy)(ch_cuda_event *e);
+    int (*event_device)(const ch_cuda_event *e);
+    ch_status (*event_record)(ch_cuda_event *e, ch_cuda_stream *s);
+    ch_status (*event_synchronize)(const ch_cuda_event *e);
+    ch_status (*event_query)(const ch_cuda_event *e, int *done);
+    ch_status (*event_elapsed)(const ch_cuda_event *start, const ch_cuda_event *end, float *ms);
+    int64_t (*pinned_bytes)(int device);
+    int64_t (*pinned_free_blocks)(int device);
+    void (*pinned_free_all)(int device);
+} ch_cuda_stream_services;
 
 typedef struct ch_cuda_hooks {
     int abi;                       /* set by the core before init */
@@ -60,6 +85,8 @@ typedef struct ch_cuda_hooks {
     ch_status (*nccl_comm_destroy)(void *comm);
     ch_status (*nccl_group)(int start);
     ch_status (*nccl_collective)(int kind, void *comm, const ch_tensor *send, ch_tensor *recv, int op, int root);
+    /* streams, events, pinned buffers (set by the backend with a GPU) */
+    const ch_cuda_stream_services *streams;
 } ch_cuda_hooks;
 
 typedef int (*ch_cuda_init_fn)(ch_cuda_hooks *hooks);

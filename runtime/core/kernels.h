@@ -153,6 +153,9 @@ typedef struct ch_conv_geom {
      * CPU kernels are deterministic and ignore them): cudnn_deterministic,
      * use_cudnn_tensor_core (0 never, 1 auto, 2 always), autotune. */
     int deterministic, tensor_core, autotune;
+    /* cuda.get_max_workspace_size() at the call (ch_set_cudnn_workspace_limit):
+     * the most workspace a cuDNN algorithm may take, in bytes */
+    int64_t workspace_limit;
 } ch_conv_geom;
 /* Every tensor is contiguous, of one dtype (float32 or float64), shaped as
  * g says; outputs are new tensors the kernel fills entirely.

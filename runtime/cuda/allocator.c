@@ -7,10 +7,14 @@
  * of four classes per power of two (at most 25% slack); a request is served
  * only from its own class, so a bin holds interchangeable blocks.
  *
- * Every kernel and copy runs on the device's legacy default stream, so a
- * block freed on the host can be reused at once: later work on the same
- * stream runs after the work that used it.  (When per-stream work arrives,
- * blocks must remember their stream, as CuPy's pool does.)
+ * Work runs on the current stream of its device (stream.c), so a block
+ * remembers the stream that was current when it was freed and is handed
+ * out again only while that stream is current: later work on the same
+ * stream runs after the work that used it, and a block freed on the host
+ * can be reused at once.  (As in CuPy's pool, a tensor used on a
+ * non-blocking stream and freed while another stream is current must be
+ * freed only after that stream has been synchronized.)  A destroyed
+ * stream's blocks move to the default stream's bins.
  *
  * Out of memory: the pool returns its cached blocks to the driver and tries
  * once more; if that also fails the request fails with the sizes involved.
@@ -27,6 +31,7 @@
 
 typedef struct node {
     void *ptr;
+    const void *stream;      /* the ch_cuda_stream current at free (NULL: default) */
     struct node *next;
 } node;
 
@@ -87,11 +92,15 @@ void *cu_alloc(int device, size_t nbytes) {
     size_t rounded;
     int c = size_class(nbytes, &rounded);
     pool *pl = &pools[device];
+    const void *stream = cu_current_stream(device);
     pthread_mutex_lock(&pl->lock);
-    node *b = pl->bins[c];
+    node **link = &pl->bins[c];
+    while (*link && (*link)->stream != stream)
+        link = &(*link)->next;
+    node *b = *link;
     if (b) {
         void *p = b->ptr;
-        pl->bins[c] = b->next;
+        *link = b->next;
         pl->cached -= rounded;
         b->next = pl->spare;
         pl->spare = b;
@@ -148,6 +157,7 @@ void cu_free(int device, void *p, size_t nbytes) {
         return;
     }
     b->ptr = p;
+    b->stream = cu_current_stream(device);
     b->next = pl->bins[c];
     pl->bins[c] = b;
     pl->cached += rounded;
@@ -177,6 +187,18 @@ int64_t cu_cache_bytes(int device) {
     return n;
 }
 
+void cu_alloc_forget_stream(int device, const void *s) {
+    if (device < 0 || device >= CU_MAX_DEVICES)
+        return;
+    pool *pl = &pools[device];
+    pthread_mutex_lock(&pl->lock);
+    for (int c = 0; c < NCLASSES; c++)
+        for (node *b = pl->bins[c]; b; b = b->next)
+            if (b->stream == s)
+                b->stream = NULL;
+    pthread_mutex_unlock(&pl->lock);
+}
+
 #ifdef CU_EMULATE
 /* tests/cuda: the emulated device's scratch is host memory. */
 void *cu_scratch(int device, size_t nbytes, const char *fn) {
@@ -190,12 +212,6 @@ void cu_scratch_release(int device, void *p, size_t nbytes) {
     (void)device, (void)nbytes;
     free(p);
 }
-
-ch_status cu_download(void *host, const void *src, size_t nbytes, const char *fn) {
-    (void)fn;
-    memcpy(host, src, nbytes);
-    return CH_OK;
-}
 #else
 /* cu_alloc has already recorded why when this returns NULL. */
 void *cu_scratch(int device, size_t nbytes, const char *fn) {
@@ -204,8 +220,4 @@ void *cu_scratch(int device, size_t nbytes, const char *fn) {
 }
 
 void cu_scratch_release(int device, void *p, size_t nbytes) { cu_free(device, p, nbytes); }
-
-ch_status cu_download(void *host, const void *src, size_t nbytes, const char *fn) {
-    return cu_check(cudaMemcpy(host, src, nbytes, cudaMemcpyDeviceToHost), fn, "cudaMemcpy (device to host)");
-}
 #endif

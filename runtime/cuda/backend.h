@@ -44,6 +44,43 @@ ch_status cu_synchronize(int device);
 size_t cu_dtype_size(int dt);
 const char *cu_dtype_name(int dt);
 
+/* ---- streams, events and pinned transfers (stream.c, pinned.c,
+ * plan_pinned.c) ------------------------------------------------------------
+ * Each device has a current stream per host thread (its legacy default
+ * stream unless ch_cuda_stream_use chose another); every kernel, library
+ * call and copy of the backend is queued on the current stream of the
+ * current device.  Under CU_EMULATE a stream is an ordering token and all
+ * work runs synchronously on the host. */
+/* The device the calling thread last made current (cu_use sets it). */
+extern __thread int cu_current_device;
+/* The calling thread's current stream of a device (NULL: its default). */
+ch_cuda_stream *cu_current_stream(int device);
+/* The native stream (a cudaStream_t) that launches on the current device
+ * use; NULL is the legacy default stream. */
+void *cu_stream(void);
+/* 1 when the current stream of the current device differs from *bound (a
+ * library handle's stream), which is then updated: the caller re-binds the
+ * handle (cublasSetStream, cudnnSetStream, ...) to cu_stream(). */
+int cu_stream_rebind(void **bound);
+/* Work queued from now on the current stream of device `later` waits for
+ * the work queued so far on the current stream of device `earlier` (an
+ * event between them; leaves `later` current). */
+ch_status cu_stream_order(int earlier, int later, const char *fn);
+/* Cached blocks freed while stream s (a ch_cuda_stream *) was current move
+ * to the default stream's bins (s has finished; allocator.c). */
+void cu_alloc_forget_stream(int device, const void *s);
+/* Host <-> device copies of n bytes on the current stream of the current
+ * device, staged through the pinned buffers of pinned.c.  cu_upload returns
+ * once `host` may be reused (the data may still be in flight); cu_download
+ * once the data is in `host`. */
+ch_status cu_upload(void *dev, const void *host, size_t n, const char *fn);
+ch_status cu_download(void *host, const void *dev, size_t n, const char *fn);
+/* The services of the hooks table (stream.c). */
+extern const struct ch_cuda_stream_services cu_stream_services;
+int64_t cu_pinned_bytes(int device);
+int64_t cu_pinned_free_count(int device);
+void cu_pinned_free_all(int device);
+
 /* ---- caching allocator (allocator.c) ----------------------------------- */
 void cu_alloc_init(void);
 void *cu_alloc(int device, size_t nbytes);
@@ -53,9 +90,6 @@ int64_t cu_cache_bytes(int device);
 /* Scratch buffers for staging copies: taken from and returned to the cache. */
 void *cu_scratch(int device, size_t nbytes, const char *fn);
 void cu_scratch_release(int device, void *p, size_t nbytes);
-/* Copies nbytes of device memory at src to the host (waits for the work
- * before it); emulated, both are host memory. */
-ch_status cu_download(void *host, const void *src, size_t nbytes, const char *fn);
 
 /* ---- geometry (geometry.c) --------------------------------------------- */
 /*

@@ -12,7 +12,8 @@
  * - The algorithm: cuDNN's heuristics (cudnnGet*Algorithm_v7), or its
  *   measurements (cudnnFind*Algorithm) under chainer.config.autotune, as
  *   Chainer does; the first ranked one that succeeds, needs at most
- *   Chainer's 8 MiB of workspace, is deterministic under
+ *   cuda.get_max_workspace_size() (Chainer's 8 MiB unless set; part of the
+ *   cache key), is deterministic under
  *   config.cudnn_deterministic and has the allowed math type.  Without
  *   one: IMPLICIT_GEMM forward and ALGO_1 backward (deterministic, Chainer's
  *   deterministic choice).  The choice is cached per key (plan_conv.h: the
@@ -25,7 +26,8 @@
  *   cores; 'never' restricts float32 to FMA kernels (no TF32).
  * - Workspace and padded copies come from the caching allocator
  *   (cu_scratch); one cuDNN handle per device, created on first use, runs
- *   on the default stream, like every other kernel of the backend.
+ *   on the current stream (stream.c), like every other kernel of the
+ *   backend.
  * - A cuDNN status becomes an error naming the op, the shapes and
  *   cudnnGetErrorString.
  *
@@ -43,6 +45,7 @@
 #include <string.h>
 
 static cudnnHandle_t handles[CU_MAX_DEVICES];
+static void *handle_streams[CU_MAX_DEVICES]; /* the stream each handle is bound to */
 static cu_conv_cache algo_cache;
 static pthread_mutex_t conv_lock = PTHREAD_MUTEX_INITIALIZER; /* handles and algo_cache */
 
@@ -97,9 +100,13 @@ static ch_status get_handle(conv_call *c) {
         }
     }
     c->h = handles[c->dev];
+    /* follow the current stream (stream.c) */
+    if (s == CUDNN_STATUS_SUCCESS && c->h && cu_stream_rebind(&handle_streams[c->dev]))
+        if ((s = cudnnSetStream(c->h, (cudaStream_t)cu_stream())) != CUDNN_STATUS_SUCCESS)
+            handle_streams[c->dev] = &handle_streams[c->dev]; /* no stream: rebind next time */
     pthread_mutex_unlock(&conv_lock);
     if (s != CUDNN_STATUS_SUCCESS)
-        return dnn_fail(c, s, "handle creation (cudnnCreate)");
+        return dnn_fail(c, s, "handle creation or cudnnSetStream");
     return CH_OK;
 }
 
@@ -236,7 +243,7 @@ static ch_status choose_algorithm(conv_call *c, int pass, cu_conv_choice *choice
         cu_conv_perf perf[CONV_PERF_MAX];
         int n;
         CU_TRY(rank_algorithms(c, pass, perf, &n));
-        int i = cu_conv_choose(perf, n, CU_CONV_WORKSPACE_LIMIT, c->g->deterministic, c->only_math);
+        int i = cu_conv_choose(perf, n, c->plan.workspace_limit, c->g->deterministic, c->only_math);
         if (i >= 0) {
             choice->algo = perf[i].algo;
             choice->math = perf[i].math;
@@ -269,7 +276,8 @@ static ch_status scratch(const conv_call *c, size_t n, void **p) {
 }
 
 static ch_status zero_fill(const conv_call *c, ch_tensor *t) {
-    return cu_check(cudaMemsetAsync(cu_base(t), 0, (size_t)t->numel * c->elsize, 0), c->fn, "cudaMemsetAsync");
+    return cu_check(cudaMemsetAsync(cu_base(t), 0, (size_t)t->numel * c->elsize, (cudaStream_t)cu_stream()), c->fn,
+                    "cudaMemsetAsync");
 }
 
 /* x copied into the zero-padded frame of the plan (a scratch buffer). */

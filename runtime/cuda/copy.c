@@ -7,18 +7,21 @@
  *   GPU <- GPU (two devices)  the source, made dense on its own device, is
  *                             copied peer-to-peer into a staging buffer on
  *                             the destination, then the kernel scatters it.
- *   GPU <- CPU                dense same dtype: one cudaMemcpy; otherwise the
+ *   GPU <- CPU                dense same dtype: one staged upload; otherwise the
  *                             source is packed densely on the host (in its own
  *                             dtype), uploaded to a staging buffer, and the
  *                             kernel casts and scatters it on the device.
- *   CPU <- GPU                dense same dtype: one cudaMemcpy; otherwise the
+ *   CPU <- GPU                dense same dtype: one staged download; otherwise the
  *                             kernel casts/packs into a dense staging buffer of
  *                             the destination's dtype, which is downloaded
  *                             and, if the destination is strided, scattered
  *                             on the host.
  * Casting always happens on the GPU, so the host never needs float16 code.
- * Transfers use pageable host memory (cudaMemcpy stages through the
- * driver's pinned buffers); a pinned pool is future work.
+ * Everything is queued on the current stream of the device (stream.c);
+ * host transfers go through the pinned staging buffers of pinned.c
+ * (cu_upload returns once the host data is staged, cu_download once it has
+ * arrived), and a copy between two GPUs orders the two devices' current
+ * streams with events around the peer copy.
  */
 #include "backend.h"
 
@@ -89,7 +92,7 @@ static ch_status same_device(ch_tensor *dst, const ch_tensor *src) {
     geom2(&g, dst, dst->stride, src->stride);
     if (dst->dt == src->dt && g.contiguous)
         return cu_check(cudaMemcpyAsync(cu_base(dst), cu_base(src), (size_t)g.numel * cu_dtype_size(dst->dt),
-                                        cudaMemcpyDeviceToDevice, 0),
+                                        cudaMemcpyDeviceToDevice, (cudaStream_t)cu_stream()),
                         "copy", "cudaMemcpyAsync (device to device)");
     return cu_copy_kernel(&g, dst->dt, cu_base(dst), src->dt, cu_base(src));
 }
@@ -104,7 +107,7 @@ static ch_status from_dense_host(ch_tensor *dst, const void *host, int dt) {
     void *stage = cu_scratch(dst->dev, bytes, "copy");
     if (!stage)
         return CH_ERR_MEMORY;
-    ch_status st = cu_check(cudaMemcpy(stage, host, bytes, cudaMemcpyHostToDevice), "copy", "cudaMemcpy (host to device)");
+    ch_status st = cu_upload(stage, host, bytes, "copy");
     if (st == CH_OK) {
         cu_geom g;
         geom2(&g, dst, dst->stride, dense_strides(dst->nd, dst->dim, dense));
@@ -119,8 +122,7 @@ static ch_status host_to_device(ch_tensor *dst, const ch_tensor *src) {
     geom2(&g, dst, dst->stride, src->stride);
     size_t zs = cu_dtype_size(src->dt);
     if (dst->dt == src->dt && g.contiguous)
-        return cu_check(cudaMemcpy(cu_base(dst), cu_base(src), (size_t)g.numel * zs, cudaMemcpyHostToDevice), "copy",
-                        "cudaMemcpy (host to device)");
+        return cu_upload(cu_base(dst), cu_base(src), (size_t)g.numel * zs, "copy");
     if (is_dense(src))
         return from_dense_host(dst, cu_base(src), src->dt);
     /* pack the strided source on the host, in its own dtype */
@@ -142,8 +144,7 @@ static ch_status device_to_host(ch_tensor *dst, const ch_tensor *src) {
     size_t zd = cu_dtype_size(dst->dt);
     size_t bytes = (size_t)g.numel * zd;
     if (dst->dt == src->dt && g.contiguous)
-        return cu_check(cudaMemcpy(cu_base(dst), cu_base(src), bytes, cudaMemcpyDeviceToHost), "copy",
-                        "cudaMemcpy (device to host)");
+        return cu_download(cu_base(dst), cu_base(src), bytes, "copy");
     /* cast/pack on the device into dst's dtype, unless already dense */
     int64_t dense[CH_MAX_DIMS];
     const void *devsrc = cu_base(src);
@@ -160,15 +161,13 @@ static ch_status device_to_host(ch_tensor *dst, const ch_tensor *src) {
     }
     if (st == CH_OK) {
         if (is_dense(dst)) {
-            st = cu_check(cudaMemcpy(cu_base(dst), devsrc, bytes, cudaMemcpyDeviceToHost), "copy",
-                          "cudaMemcpy (device to host)");
+            st = cu_download(cu_base(dst), devsrc, bytes, "copy");
         } else {
             char *host = malloc(bytes);
             if (!host) {
                 st = cu_fail(CH_ERR_MEMORY, "copy: out of host memory for a %zu-byte staging buffer", bytes);
             } else {
-                st = cu_check(cudaMemcpy(host, devsrc, bytes, cudaMemcpyDeviceToHost), "copy",
-                              "cudaMemcpy (device to host)");
+                st = cu_download(host, devsrc, bytes, "copy");
                 if (st == CH_OK) {
                     cu_geom hg;
                     geom2(&hg, dst, dst->stride, dense_strides(dst->nd, dst->dim, dense));
@@ -203,11 +202,17 @@ static ch_status across_devices(ch_tensor *dst, const ch_tensor *src) {
         st = cu_copy_kernel(&g, src->dt, packed, src->dt, cu_base(src));
         from = packed;
     }
-    if (st == CH_OK && (st = cu_use(dst->dev, "copy")) == CH_OK) {
+    /* the peer copy, on dst's current stream, waits for src's work so far;
+     * src's current stream then waits for the peer copy, so src's memory
+     * (and the packed buffer) is reused there only after it has been read */
+    if (st == CH_OK && (st = cu_stream_order(src->dev, dst->dev, "copy")) == CH_OK) {
         if (!(stage = cu_scratch(dst->dev, bytes, "copy")))
             st = CH_ERR_MEMORY;
         else
-            st = cu_check(cudaMemcpyPeer(stage, dst->dev, from, src->dev, bytes), "copy", "cudaMemcpyPeer");
+            st = cu_check(cudaMemcpyPeerAsync(stage, dst->dev, from, src->dev, bytes, (cudaStream_t)cu_stream()),
+                          "copy", "cudaMemcpyPeerAsync");
+        if (st == CH_OK && (st = cu_stream_order(dst->dev, src->dev, "copy")) == CH_OK)
+            st = cu_use(dst->dev, "copy");
         if (st == CH_OK) {
             cu_geom g;
             geom2(&g, dst, dst->stride, dense_strides(dst->nd, dst->dim, dense));
@@ -261,7 +266,8 @@ ch_status cu_fill(ch_tensor *t, double value) {
     const int64_t *st[1] = {t->stride};
     cu_geom_init(&g, t->nd, t->dim, 1, st);
     if (g.contiguous && value == 0.0)
-        return cu_check(cudaMemsetAsync(cu_base(t), 0, (size_t)g.numel * cu_dtype_size(t->dt), 0), "fill",
-                        "cudaMemsetAsync");
+        return cu_check(cudaMemsetAsync(cu_base(t), 0, (size_t)g.numel * cu_dtype_size(t->dt),
+                                        (cudaStream_t)cu_stream()),
+                        "fill", "cudaMemsetAsync");
     return cu_fill_kernel(&g, t->dt, cu_base(t), value);
 }

@@ -49,9 +49,9 @@ static cu_kgeom kernel_geom(const cu_geom *g) {
 template <typename T> static void launch_move(const cu_geom *g, void *dst, const void *src) {
     unsigned blocks = cu_blocks(g->numel);
     if (g->contiguous)
-        move_dense<T><<<blocks, 256>>>((T *)dst, (const T *)src, g->numel);
+        move_dense<T><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>((T *)dst, (const T *)src, g->numel);
     else
-        move_strided<T><<<blocks, 256>>>((T *)dst, (const T *)src, kernel_geom(g), g->numel);
+        move_strided<T><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>((T *)dst, (const T *)src, kernel_geom(g), g->numel);
 }
 
 extern "C" ch_status cu_copy_kernel(const cu_geom *g, int dt_dst, void *dst, int dt_src, const void *src) {
@@ -74,9 +74,9 @@ extern "C" ch_status cu_copy_kernel(const cu_geom *g, int dt_dst, void *dst, int
             using S = std::remove_pointer_t<decltype(stag)>;
             if constexpr (!std::is_same<D, S>::value) {
                 if (g->contiguous)
-                    copy_dense<D, S><<<blocks, 256>>>((D *)dst, (const S *)src, g->numel);
+                    copy_dense<D, S><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>((D *)dst, (const S *)src, g->numel);
                 else
-                    copy_strided<D, S><<<blocks, 256>>>((D *)dst, (const S *)src, kernel_geom(g), g->numel);
+                    copy_strided<D, S><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>((D *)dst, (const S *)src, kernel_geom(g), g->numel);
             }
         });
     });

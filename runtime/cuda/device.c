@@ -9,6 +9,7 @@ ch_status cu_use(int device, const char *fn) {
     if (device < 0 || device >= cu_device_count)
         return cu_fail(CH_ERR_DEVICE, "%s: no device cuda:%d (%d GPU%s available)", fn, device, cu_device_count,
                        cu_device_count == 1 ? "" : "s");
+    cu_current_device = device; /* whose current stream launches use (stream.c) */
 #ifdef CU_EMULATE /* tests/cuda: the emulated device is host memory */
     return CH_OK;
 #else

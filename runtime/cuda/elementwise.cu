@@ -285,16 +285,16 @@ extern "C" ch_status cu_ew_launch(const char *fn, const cu_ew_plan *p, const cu_
     bool two = a->nin == 2;
     switch (a->ct) {
     case CH_FLOAT32:
-        if (two) ew_binary_float<float><<<blocks, 256>>>(*p, *a);
-        else ew_unary_float<float><<<blocks, 256>>>(*p, *a);
+        if (two) ew_binary_float<float><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, *a);
+        else ew_unary_float<float><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, *a);
         break;
     case CH_FLOAT64:
-        if (two) ew_binary_float<double><<<blocks, 256>>>(*p, *a);
-        else ew_unary_float<double><<<blocks, 256>>>(*p, *a);
+        if (two) ew_binary_float<double><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, *a);
+        else ew_unary_float<double><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, *a);
         break;
     case CH_INT64:
-        if (two) ew_binary_int<<<blocks, 256>>>(*p, *a);
-        else ew_unary_int<<<blocks, 256>>>(*p, *a);
+        if (two) ew_binary_int<<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, *a);
+        else ew_unary_int<<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, *a);
         break;
     default:
         return cu_fail(CH_ERR_INTERNAL, "%s: invalid compute dtype code %d", fn, a->ct);

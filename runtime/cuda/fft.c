@@ -3,8 +3,8 @@
  * (plan_libs.c): the backend does not link it, and without it fft fails
  * with an error naming the op and the library.  Each row of the float64
  * planes re, im (..., n) is one complex transform of a batched Z2Z plan,
- * made for the call and destroyed after it, on the default stream that
- * the backend's other kernels use.
+ * made for the call and destroyed after it, on the current stream
+ * (stream.c) that the backend's other kernels use.
  *
  * Compiled only: this code has not yet been run on a GPU.  The interleaving
  * kernels (fft.cu) are tested emulated; the cuFFT calls only by the GPU specs.
@@ -18,12 +18,13 @@
 typedef int (*plan1d_fn)(int *plan, int nx, int type, int batch);
 typedef int (*exec_z2z_fn)(int plan, void *idata, void *odata, int direction);
 typedef int (*destroy_fn)(int plan);
+typedef int (*set_stream_fn)(int plan, void *stream);
 enum { CUFFT_Z2Z_TYPE = 0x69, DIR_FORWARD = -1, DIR_INVERSE = 1 };
-enum { PLAN1D, EXEC_Z2Z, DESTROY };
+enum { PLAN1D, EXEC_Z2Z, DESTROY, SET_STREAM };
 static cu_lazy_lib cufft = {
     .label = "cuFFT",
     .names = {"libcufft.so.12", "libcufft.so.13", "libcufft.so.11", "libcufft.so"},
-    .symbols = {"cufftPlan1d", "cufftExecZ2Z", "cufftDestroy"},
+    .symbols = {"cufftPlan1d", "cufftExecZ2Z", "cufftDestroy", "cufftSetStream"},
 };
 
 static ch_status fft_check(int status, const char *what, int64_t rows, int64_t n) {
@@ -58,6 +59,8 @@ ch_status cu_fft(ch_tensor *re, ch_tensor *im, int inverse) {
         st = fft_check(((plan1d_fn)cufft.fns[PLAN1D])(&plan, (int)n, CUFFT_Z2Z_TYPE, (int)rows), "cufftPlan1d", rows, n);
         planned = st == CH_OK;
     }
+    if (st == CH_OK)
+        st = fft_check(((set_stream_fn)cufft.fns[SET_STREAM])(plan, cu_stream()), "cufftSetStream", rows, n);
     if (st == CH_OK)
         st = fft_check(((exec_z2z_fn)cufft.fns[EXEC_Z2Z])(plan, buf, buf, inverse ? DIR_INVERSE : DIR_FORWARD),
                        "cufftExecZ2Z", rows, n);

@@ -32,13 +32,13 @@ extern "C" ch_status cu_fill_kernel(const cu_geom *g, int dt, void *dst, double 
     bool ok = cu_dispatch(dt, [&](auto *tag) {
         using T = std::remove_pointer_t<decltype(tag)>;
         if (g->contiguous) {
-            fill_dense<T><<<blocks, 256>>>((T *)dst, value, g->numel);
+            fill_dense<T><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>((T *)dst, value, g->numel);
         } else {
             cu_kgeom k;
             k.nd = g->nd;
             memcpy(k.dim, g->dim, sizeof k.dim);
             memcpy(k.stride, g->stride, sizeof k.stride);
-            fill_strided<T><<<blocks, 256>>>((T *)dst, value, k, g->numel);
+            fill_strided<T><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>((T *)dst, value, k, g->numel);
         }
     });
     if (!ok)

@@ -146,5 +146,6 @@ int chainlua_cuda_init(ch_cuda_hooks *hooks) {
     hooks->kernels = &cu_kernels;
     hooks->kernel_list = CH_KERNEL_LIST_STR;
     cu_nccl_hooks(hooks);   /* NCCL loads on first use (nccl.c) */
+    hooks->streams = &cu_stream_services;
     return 0;
 }

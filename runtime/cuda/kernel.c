@@ -173,7 +173,7 @@ ch_status cu_launch_grid(int device, void *kernel, const uint32_t grid[3], const
         return cu_fail(CH_ERR_ARG, "kernel launch: grid dimensions y and z must be at most 65535 (got %u, %u)",
                        grid[1], grid[2]);
     dim3 g = {grid[0], grid[1], grid[2]}, b = {block[0], block[1], block[2]};
-    CU_TRY(cu_check(cudaLaunchKernel((const void *)kernel, g, b, args, shmem, 0), "kernel launch",
+    CU_TRY(cu_check(cudaLaunchKernel((const void *)kernel, g, b, args, shmem, (cudaStream_t)cu_stream()), "kernel launch",
                     "cudaLaunchKernel"));
     return cu_check(cudaGetLastError(), "kernel launch", "the launch");
 }

@@ -39,17 +39,27 @@ typedef int (*getrs_fn)(void *h, int trans, int n, int nrhs, const void *A, int 
                         int ldb, int *info);
 typedef int (*potrf_size_fn)(void *h, int uplo, int n, void *A, int lda, int *lwork);
 typedef int (*potrf_fn)(void *h, int uplo, int n, void *A, int lda, void *work, int lwork, int *info);
+typedef int (*set_stream_fn)(void *h, void *stream);
 enum { OP_N = 0, FILL_UPPER = 1 }; /* CUBLAS_OP_N, CUBLAS_FILL_MODE_UPPER */
 
-enum { CREATE, GETRF_SIZE, GETRF = GETRF_SIZE + 2, GETRS = GETRF + 2, POTRF_SIZE = GETRS + 2, POTRF = POTRF_SIZE + 2 };
+enum {
+    CREATE,
+    GETRF_SIZE,
+    GETRF = GETRF_SIZE + 2,
+    GETRS = GETRF + 2,
+    POTRF_SIZE = GETRS + 2,
+    POTRF = POTRF_SIZE + 2,
+    SET_STREAM = POTRF + 2
+};
 static cu_lazy_lib cusolver = {
     .label = "cuSOLVER",
     .names = {"libcusolver.so.12", "libcusolver.so.13", "libcusolver.so.11", "libcusolver.so"},
     .symbols = {"cusolverDnCreate", "cusolverDnSgetrf_bufferSize", "cusolverDnDgetrf_bufferSize", "cusolverDnSgetrf",
                 "cusolverDnDgetrf", "cusolverDnSgetrs", "cusolverDnDgetrs", "cusolverDnSpotrf_bufferSize",
-                "cusolverDnDpotrf_bufferSize", "cusolverDnSpotrf", "cusolverDnDpotrf"},
+                "cusolverDnDpotrf_bufferSize", "cusolverDnSpotrf", "cusolverDnDpotrf", "cusolverDnSetStream"},
 };
 static void *handles[CU_MAX_DEVICES];
+static void *handle_streams[CU_MAX_DEVICES]; /* the stream each handle is bound to */
 static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The function `which` in the precision of dt (the S and D entries follow each other). */
@@ -72,6 +82,11 @@ static ch_status solver_for(const char *fn, int dev, void **h) {
     if (!handles[dev])
         st = solver_check(((create_fn)cusolver.fns[CREATE])(&handles[dev]), fn, "cusolverDnCreate", 0, 0);
     *h = handles[dev];
+    /* follow the current stream (stream.c) */
+    if (st == CH_OK && cu_stream_rebind(&handle_streams[dev]) &&
+        (st = solver_check(((set_stream_fn)cusolver.fns[SET_STREAM])(*h, cu_stream()), fn, "cusolverDnSetStream", 0,
+                           0)) != CH_OK)
+        handle_streams[dev] = &handle_streams[dev]; /* no stream: rebind next time */
     pthread_mutex_unlock(&handles_lock);
     return st;
 }
@@ -117,8 +132,7 @@ static ch_status first_failure(const char *fn, const char *what, const int *dev_
     int *host = malloc(sizeof(int) * (size_t)(nbatch > 0 ? nbatch : 1));
     if (!host)
         return cu_fail(CH_ERR_MEMORY, "%s: out of memory", fn);
-    ch_status st = cu_check(cudaMemcpy(host, dev_info, sizeof(int) * (size_t)nbatch, cudaMemcpyDeviceToHost), fn,
-                            "copying cuSOLVER's info words");
+    ch_status st = cu_download(host, dev_info, sizeof(int) * (size_t)nbatch, fn);
     *bad = -1;
     if (st == CH_OK)
         *bad = cu_first_failure(host, nbatch, value);
@@ -215,7 +229,8 @@ ch_status cu_inv(ch_tensor *w, int64_t *bad, int *pivot) {
                                                                s.info2),
                               fn, "getrs", p, j.n);
         if (st == CH_OK)
-            st = cu_check(cudaMemcpy(a, s.mat, mbytes, cudaMemcpyDeviceToDevice), fn, "copy");
+            st = cu_check(cudaMemcpyAsync(a, s.mat, mbytes, cudaMemcpyDeviceToDevice, (cudaStream_t)cu_stream()), fn,
+                          "copy");
     }
     return finish_batch(st, fn, "getrf", &s, j.nbatch, bad, pivot, 1);
 }

@@ -5,7 +5,8 @@
  *
  * A kernel body is a functor with `CU_HD void operator()(int64_t i) const`
  * that does item i (an element, a row, an output position).  cu_each(fn, n,
- * body) runs items 0..n-1 in a grid-stride loop on the current device and
+ * body) runs items 0..n-1 in a grid-stride loop on the current stream of
+ * the current device (stream.c) and
  * reports a launch failure naming fn.  Compiled with CU_EMULATE (the tests
  * of tests/cuda), the same call runs the items one after another on the
  * host, so the per-item code, and the host side that plans and checks the
@@ -49,7 +50,7 @@ template <typename Body> static ch_status cu_each(const char *fn, int64_t n, con
         body(i);
     return CH_OK;
 #else
-    cu_each_kernel<Body><<<cu_blocks(n), 256>>>(n, body);
+    cu_each_kernel<Body><<<cu_blocks(n), 256, 0, (cudaStream_t)cu_stream()>>>(n, body);
     return cu_check(cudaGetLastError(), fn, "kernel launch");
 #endif
 }

@@ -10,7 +10,7 @@
  * float16 is multiplied with float32 accumulation (CUBLAS_COMPUTE_32F), as
  * the CPU computes it in float32; float32 uses CUBLAS_COMPUTE_32F, which
  * does not use TF32.  One cuBLAS handle per device, created on first use,
- * runs on the default stream that the copies and kernels use.
+ * runs on the current stream (stream.c) that the copies and kernels use.
  *
  * Compiled and unit-tested on the planning side only: this code has not yet
  * been run on a GPU.
@@ -25,6 +25,7 @@
 #include <string.h>
 
 static cublasHandle_t handles[CU_MAX_DEVICES];
+static void *handle_streams[CU_MAX_DEVICES]; /* the stream each handle is bound to */
 static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static ch_status blas_check(cublasStatus_t s, const char *what) {
@@ -50,6 +51,10 @@ static ch_status handle_for(int device, cublasHandle_t *h) {
         }
     }
     *h = handles[device];
+    /* follow the current stream (stream.c) */
+    if (st == CH_OK && cu_stream_rebind(&handle_streams[device]))
+        if ((st = blas_check(cublasSetStream(*h, (cudaStream_t)cu_stream()), "cublasSetStream")) != CH_OK)
+            handle_streams[device] = &handle_streams[device]; /* no stream: rebind next time */
     pthread_mutex_unlock(&handles_lock);
     return st;
 }

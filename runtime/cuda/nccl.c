@@ -43,13 +43,11 @@ static ch_status nccl_check(ncclResult_t r, const char *fn, const char *what) {
     return cu_fail(CH_ERR_DEVICE, "%s: %s failed: %s (NCCL error %d)", fn, what, why ? why : "unknown error", r);
 }
 
-/* The stream NCCL queues on: the device's default stream, which every
- * kernel and copy of the backend uses, so a collective is ordered after the
- * work that wrote its buffers and before the work that reads them. */
-static void *stream_of(int device) {
-    (void)device;
-    return NULL;
-}
+/* The stream NCCL queues on: the device's current stream (stream.c), on
+ * which the backend queues every kernel and copy, so a collective is ordered
+ * after the work that wrote its buffers and before the work that reads them.
+ * The caller has made the buffers' device current (cu_use). */
+static void *stream_of(void) { return cu_stream(); }
 
 static ch_status nccl_version(int *version) {
     CU_TRY(need_nccl("nccl version"));
@@ -139,7 +137,7 @@ static ch_status nccl_collective(int kind, void *comm, const ch_tensor *send, ch
     const void *s = send ? cu_base(send) : NULL;
     void *r = recv ? cu_base(recv) : NULL;
     ncclComm_t c = (ncclComm_t)comm;
-    void *stream = stream_of(call.device);
+    void *stream = stream_of();
     switch (kind) {
     case CU_NCCL_KIND_ALL_REDUCE:
         return nccl_check(NCCL_FN(nccl_all_reduce_fn, CU_NCCL_ALL_REDUCE)(s, r, call.count, call.dt, call.op, c, stream),

@@ -42,6 +42,7 @@ int cu_conv_plan_init(cu_conv_plan *p, const ch_conv_geom *g, char *err, size_t 
     p->nsp = nsp;
     p->groups = (int)g->groups;
     p->empty = g->N == 0 || g->C == 0 || g->Cout == 0;
+    p->workspace_limit = g->workspace_limit > 0 ? (size_t)g->workspace_limit : 0;
     for (int a = 0; a < g->nsp; a++) {
         int64_t dk = g->d[a] * (g->k[a] - 1) + 1, span = g->in[a] + 2 * g->p[a];
         int64_t cudnn_out = span >= dk ? (span - dk) / g->s[a] + 1 : 0;
@@ -133,6 +134,7 @@ void cu_conv_key_init(cu_conv_key *k, int pass, int device, int dtype, int math,
     memcpy(k->pad, p->pad, sizeof k->pad);
     memcpy(k->stride, p->stride, sizeof k->stride);
     memcpy(k->dilation, p->dilation, sizeof k->dilation);
+    k->workspace_limit = p->workspace_limit;
 }
 
 /* FNV-1a over the key's bytes */

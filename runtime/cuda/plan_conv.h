@@ -52,6 +52,8 @@ typedef struct cu_conv_plan {
     /* some tensor is empty: no cuDNN call (the output is zeros, plus the
      * bias in the forward pass) */
     int empty;
+    /* the most workspace an algorithm may take (the geometry's limit) */
+    size_t workspace_limit;
 } cu_conv_plan;
 
 /* Fills p from g.  Returns 0, or -1 with a message in err (at most errlen
@@ -71,6 +73,7 @@ typedef struct cu_conv_key {
     int nsp, groups;
     int xdim[CU_CONV_MAX_ND], wdim[CU_CONV_MAX_ND], ydim[CU_CONV_MAX_ND];
     int pad[CU_CONV_MAX_SP], stride[CU_CONV_MAX_SP], dilation[CU_CONV_MAX_SP];
+    uint64_t workspace_limit;          /* another limit may choose another algorithm */
 } cu_conv_key;
 void cu_conv_key_init(cu_conv_key *k, int pass, int device, int dtype, int math, int deterministic, int autotune,
                       const cu_conv_plan *p);
@@ -103,7 +106,8 @@ typedef struct cu_conv_perf {
     int deterministic;                /* determinism == CUDNN_DETERMINISTIC */
     int math;
 } cu_conv_perf;
-/* Chainer's limit on a convolution's workspace (cuda.get_max_workspace_size). */
+/* Chainer's default limit on a convolution's workspace
+ * (cuda.get_max_workspace_size; the geometry carries the current one). */
 #define CU_CONV_WORKSPACE_LIMIT ((size_t)8 << 20)
 /* The index of the first (best ranked) usable entry: succeeded, needs at
  * most `limit` bytes, is deterministic when that is required, and uses

@@ -134,10 +134,10 @@ template <typename T, int OP> static void rd_launch(const cu_reduce_plan *p, con
     /* long rows get a block each, short rows a warp each */
     if (p->count > 1024) {
         int64_t blocks = p->rows < 65536 ? p->rows : 65536;
-        rd_kernel<T, OP, 256><<<(unsigned)blocks, 256>>>(*p, (const T *)x, out);
+        rd_kernel<T, OP, 256><<<(unsigned)blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, (const T *)x, out);
     } else {
         int64_t blocks = (p->rows + 7) / 8;
-        rd_kernel<T, OP, 32><<<(unsigned)(blocks < 65536 ? blocks : 65536), 256>>>(*p, (const T *)x, out);
+        rd_kernel<T, OP, 32><<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, (cudaStream_t)cu_stream()>>>(*p, (const T *)x, out);
     }
 }
 

@@ -58,10 +58,10 @@ extern "C" ch_status cu_where_launch(const cu_ew_plan *p, int size, char *out, c
     unsigned blocks = cu_blocks(p->numel);
     const uint8_t *c = (const uint8_t *)cond;
     switch (size) {
-    case 1: where_kernel<uint8_t><<<blocks, 256>>>(*p, (uint8_t *)out, c, (const uint8_t *)a, (const uint8_t *)b); break;
-    case 2: where_kernel<uint16_t><<<blocks, 256>>>(*p, (uint16_t *)out, c, (const uint16_t *)a, (const uint16_t *)b); break;
-    case 4: where_kernel<uint32_t><<<blocks, 256>>>(*p, (uint32_t *)out, c, (const uint32_t *)a, (const uint32_t *)b); break;
-    case 8: where_kernel<uint64_t><<<blocks, 256>>>(*p, (uint64_t *)out, c, (const uint64_t *)a, (const uint64_t *)b); break;
+    case 1: where_kernel<uint8_t><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, (uint8_t *)out, c, (const uint8_t *)a, (const uint8_t *)b); break;
+    case 2: where_kernel<uint16_t><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, (uint16_t *)out, c, (const uint16_t *)a, (const uint16_t *)b); break;
+    case 4: where_kernel<uint32_t><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, (uint32_t *)out, c, (const uint32_t *)a, (const uint32_t *)b); break;
+    case 8: where_kernel<uint64_t><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, (uint64_t *)out, c, (const uint64_t *)a, (const uint64_t *)b); break;
     default: return cu_fail(CH_ERR_INTERNAL, "where: invalid element size %d", size);
     }
     return cu_check(cudaGetLastError(), "where", "kernel launch");
@@ -109,13 +109,13 @@ extern "C" ch_status cu_axpby_launch(const cu_ew_plan *p, int dt, double a, cons
     unsigned blocks = cu_blocks(p->numel);
     switch (dt) {
     case CH_FLOAT16:
-        axpby_kernel<__half, double><<<blocks, 256>>>(*p, a, (const __half *)x, b, (__half *)y);
+        axpby_kernel<__half, double><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, a, (const __half *)x, b, (__half *)y);
         break;
     case CH_FLOAT32:
-        axpby_kernel<float, float><<<blocks, 256>>>(*p, (float)a, (const float *)x, (float)b, (float *)y);
+        axpby_kernel<float, float><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, (float)a, (const float *)x, (float)b, (float *)y);
         break;
     case CH_FLOAT64:
-        axpby_kernel<double, double><<<blocks, 256>>>(*p, a, (const double *)x, b, (double *)y);
+        axpby_kernel<double, double><<<blocks, 256, 0, (cudaStream_t)cu_stream()>>>(*p, a, (const double *)x, b, (double *)y);
         break;
     default: return cu_fail(CH_ERR_INTERNAL, "axpby: invalid dtype code %d", dt);
     }

@@ -159,13 +159,13 @@ static void launch(int kind, const ch_softmax_args *s, const char *x, const char
     unsigned blocks = (unsigned)(r.rows < 65535 ? r.rows : 65535);
     switch (kind) {
     case CU_SOFTMAX_FWD:
-        softmax_fwd_kernel<T><<<blocks, threads>>>(r, s->log, (const T *)x, (T *)out);
+        softmax_fwd_kernel<T><<<blocks, threads, 0, (cudaStream_t)cu_stream()>>>(r, s->log, (const T *)x, (T *)out);
         break;
     case CU_SOFTMAX_BWD:
-        softmax_bwd_kernel<T><<<blocks, threads>>>(r, s->log, (const T *)x, (const T *)gy, (T *)out);
+        softmax_bwd_kernel<T><<<blocks, threads, 0, (cudaStream_t)cu_stream()>>>(r, s->log, (const T *)x, (const T *)gy, (T *)out);
         break;
     default:
-        sce_kernel<T><<<blocks, threads>>>(r, (const T *)x, labels, (const T *)weight, s->ignore_label, (T *)out,
+        sce_kernel<T><<<blocks, threads, 0, (cudaStream_t)cu_stream()>>>(r, (const T *)x, labels, (const T *)weight, s->ignore_label, (T *)out,
                                            (T *)grad, (T *)prob);
         break;
     }

@@ -1,7 +1,8 @@
 /*
  * staging.c -- device scratch buffers and small synchronous transfers for
  * kernels whose host side needs a number from the device (a count, the
- * first bad index) or hands it a few numbers (an initial value).  Under
+ * first bad index) or hands it a few numbers (an initial value), on the
+ * current stream through the pinned buffers of pinned.c.  Under
  * CU_EMULATE (tests/cuda) "device memory" is host memory, so these become
  * malloc, free and memcpy there, and the kernels that use them run emulated.
  */
@@ -34,22 +35,11 @@ void cu_stage_free(int device, void *p, size_t nbytes) {
 #endif
 }
 
+/* On the current stream, through the pinned buffers (pinned.c). */
 ch_status cu_to_host(void *host, const void *dev, size_t nbytes, const char *fn) {
-#ifdef CU_EMULATE
-    memcpy(host, dev, nbytes);
-    (void)fn;
-    return CH_OK;
-#else
-    return cu_check(cudaMemcpy(host, dev, nbytes, cudaMemcpyDeviceToHost), fn, "cudaMemcpy (device to host)");
-#endif
+    return cu_download(host, dev, nbytes, fn);
 }
 
 ch_status cu_to_device(void *dev, const void *host, size_t nbytes, const char *fn) {
-#ifdef CU_EMULATE
-    memcpy(dev, host, nbytes);
-    (void)fn;
-    return CH_OK;
-#else
-    return cu_check(cudaMemcpy(dev, host, nbytes, cudaMemcpyHostToDevice), fn, "cudaMemcpy (host to device)");
-#endif
+    return cu_upload(dev, host, nbytes, fn);
 }

@@ -547,6 +547,10 @@ CH_API ch_status ch_activation_grad(ch_act_grad_op op, const ch_tensor *y, const
  * kernel (ch_conv_geom); the GPU's picks its cuDNN algorithms by them. */
 CH_API void ch_set_cudnn_config(int deterministic, int tensor_core, int autotune);
 CH_API void ch_get_cudnn_config(int *deterministic, int *tensor_core, int *autotune);
+/* The most workspace a cuDNN convolution algorithm may take, in bytes
+ * (Chainer's cuda.get/set_max_workspace_size; 8 MiB unless set). */
+CH_API void ch_set_cudnn_workspace_limit(int64_t bytes);
+CH_API int64_t ch_get_cudnn_workspace_limit(void);
 /* N-d convolution over nsp spatial axes (float32/float64, x and w of one
  * dtype): x (N, C, *in), w (Cout, C/groups, *k), b (Cout) or NULL gives
  * y (N, Cout, *out_size).  The caller picks out_size (cover_all). */
@@ -759,7 +763,7 @@ CH_API ch_status ch_cuda_launch(int device, void *kernel, uint32_t blocks, uint3
                                 void **args);
 CH_API int ch_cuda_arch(int device);          /* compute capability major*10+minor, 0 if none */
 /* Raw kernels (cuda.raw): a launch with a 3-D grid and block, shmem bytes of
- * dynamic shared memory, on the device's default stream. */
+ * dynamic shared memory, on the device's current stream. */
 CH_API ch_status ch_cuda_launch_grid(int device, void *kernel, const uint32_t grid[3], const uint32_t block[3],
                                      uint32_t shmem, void **args);
 /* NVTX ranges (CUDAProfileHook): need the backend, not a GPU; they do
@@ -771,7 +775,7 @@ CH_API ch_status ch_cuda_nvtx_pop(void);
  * libnccl.so.2 is loaded by the CUDA backend on first use ($CHAINLUA_NCCL_LIB
  * first); without it, or without a GPU, every call fails saying why.  A
  * communicator is an opaque handle; the collectives are queued on the
- * buffers' device's default stream and return without waiting.  Calls for
+ * buffers' device's current stream and return without waiting.  Calls for
  * several communicators of one process go between group_start and
  * group_end (NCCL's ncclGroupStart/End). */
 typedef enum ch_nccl_op { CH_NCCL_SUM, CH_NCCL_PROD, CH_NCCL_MAX, CH_NCCL_MIN, CH_NCCL_AVG } ch_nccl_op;
@@ -791,6 +795,44 @@ CH_API ch_status ch_nccl_all_reduce(void *comm, const ch_tensor *send, ch_tensor
 CH_API ch_status ch_nccl_reduce(void *comm, const ch_tensor *send, ch_tensor *recv, int op, int root);
 /* recv := root's send on every rank; send may be NULL off the root. */
 CH_API ch_status ch_nccl_broadcast(void *comm, const ch_tensor *send, ch_tensor *recv, int root);
+
+/* Streams and events (runtime/cuda/stream.c; docs/cuda.md "Streams and
+ * events").  Each device has a current stream per host thread, its default
+ * stream unless ch_cuda_stream_use chose another; the device's kernels,
+ * library calls and copies are queued on it.  A NULL stream stands for a
+ * device's default stream.  Host <-> device copies go through a small cache
+ * of pinned (page-locked) host buffers: an upload returns once the host data
+ * has been staged, a download once the data is on the host. */
+typedef struct ch_cuda_stream ch_cuda_stream;
+typedef struct ch_cuda_event ch_cuda_event;
+CH_API ch_status ch_cuda_stream_create(int device, int non_blocking, ch_cuda_stream **stream);
+/* Waits for the stream's work, then frees it (NULL: nothing). */
+CH_API void ch_cuda_stream_free(ch_cuda_stream *stream);
+CH_API int ch_cuda_stream_device(const ch_cuda_stream *stream);
+/* The native handle (a cudaStream_t; NULL for the default stream). */
+CH_API void *ch_cuda_stream_native(const ch_cuda_stream *stream);
+CH_API ch_status ch_cuda_stream_use(int device, ch_cuda_stream *stream);
+CH_API ch_cuda_stream *ch_cuda_stream_current(int device);
+CH_API ch_status ch_cuda_stream_synchronize(int device, ch_cuda_stream *stream);
+CH_API ch_status ch_cuda_stream_query(int device, ch_cuda_stream *stream, int *done);
+/* Work queued on the stream from now waits until the event has happened. */
+CH_API ch_status ch_cuda_stream_wait_event(int device, ch_cuda_stream *stream, const ch_cuda_event *event);
+/* An event of `device`; interprocess needs disable_timing. */
+CH_API ch_status ch_cuda_event_create(int device, int blocking, int disable_timing, int interprocess,
+                                      ch_cuda_event **event);
+CH_API void ch_cuda_event_free(ch_cuda_event *event);
+CH_API int ch_cuda_event_device(const ch_cuda_event *event);
+/* Records the event on a stream of the event's device. */
+CH_API ch_status ch_cuda_event_record(ch_cuda_event *event, ch_cuda_stream *stream);
+CH_API ch_status ch_cuda_event_synchronize(const ch_cuda_event *event);
+CH_API ch_status ch_cuda_event_query(const ch_cuda_event *event, int *done);
+/* Milliseconds between two recorded, completed timing events. */
+CH_API ch_status ch_cuda_event_elapsed(const ch_cuda_event *start, const ch_cuda_event *end, float *ms);
+/* The pinned staging buffers of a device: bytes held, idle buffers, and
+ * freeing the idle ones. */
+CH_API int64_t ch_cuda_pinned_bytes(int device);
+CH_API int64_t ch_cuda_pinned_free_blocks(int device);
+CH_API void ch_cuda_pinned_free_all(int device);
 
 /* CH_FFI_END */
 

@@ -27,6 +27,13 @@ void ch_get_cudnn_config(int *deterministic, int *tensor_core, int *autotune) {
     *autotune = cudnn_autotune;
 }
 
+/* Chainer's cuda.set_max_workspace_size: 8 MiB unless set (negative: 0). */
+static int64_t cudnn_workspace_limit = (int64_t)8 << 20;
+
+void ch_set_cudnn_workspace_limit(int64_t bytes) { cudnn_workspace_limit = bytes < 0 ? 0 : bytes; }
+
+int64_t ch_get_cudnn_workspace_limit(void) { return cudnn_workspace_limit; }
+
 static ch_status check_float(const ch_tensor *t, const char *fn, const char *arg) {
     if (t->dt != CH_FLOAT32 && t->dt != CH_FLOAT64)
         return ch_fail(CH_ERR_DTYPE, "%s: %s has dtype %s; expected float32 or float64", fn, arg,
@@ -101,6 +108,7 @@ static ch_status geom_init(ch_conv_geom *g, const char *fn, int nsp, int64_t N, 
     g->deterministic = cudnn_deterministic;
     g->tensor_core = cudnn_tensor_core;
     g->autotune = cudnn_autotune;
+    g->workspace_limit = cudnn_workspace_limit;
     if ((g->C * g->Kk) * g->P > INT32_MAX || g->Cout * g->Kg > INT32_MAX)
         return ch_fail(CH_ERR_SHAPE, "%s: the problem is too large for one BLAS call", fn);
     return CH_OK;

@@ -171,7 +171,7 @@ describe('chainer.backends.cuda transfers', function()
     local got = cuda.to_cpu({ x, x })
     assert.is_true(rawequal(x, got[1]) and rawequal(x, got[2]))
     assert.is_nil(cuda.to_cpu(nil))
-    assert.matches('to_cpu: the stream argument is not supported', err_of(cuda.to_cpu, x, {}), 1, true)
+    assert.matches('to_cpu: stream must be a cuda.Stream or nil (got table)', err_of(cuda.to_cpu, x, {}), 1, true)
   end)
 
   it('to_gpu says that there is no CUDA device when there is none', function()

@@ -23,6 +23,13 @@ function H.without_gpu(what)
   return true
 end
 
+-- The bytes of a CPU tensor in C order.
+function H.bytes(t)
+  local lib = require 'chainer._lib'
+  local c = t:contiguous()
+  return lib.ffi.string(lib.C.ch_tensor_ptr(c.ptr), c.nbytes)
+end
+
 -- relative and absolute tolerance per result dtype
 H.TOL = { float16 = { 2e-3, 2e-3 }, float32 = { 2e-5, 1e-6 }, float64 = { 1e-12, 1e-14 } }
 

@@ -177,7 +177,54 @@ static void test_choose(void) {
     CHECK(cu_conv_choose(perf, 0, MB, 0, -1) == -1);
 }
 
+/* cuda.set_max_workspace_size: the core keeps the limit, the geometry
+ * carries it to the plan, the cache key tells limits apart, and the choice
+ * keeps under it. */
+static void test_workspace_limit(void) {
+    const size_t MB = (size_t)1 << 20;
+    CHECK(ch_get_cudnn_workspace_limit() == (int64_t)CU_CONV_WORKSPACE_LIMIT); /* Chainer's 8 MiB */
+    ch_set_cudnn_workspace_limit(3 * (int64_t)MB);
+    CHECK(ch_get_cudnn_workspace_limit() == 3 * (int64_t)MB);
+    ch_set_cudnn_workspace_limit(-5);
+    CHECK(ch_get_cudnn_workspace_limit() == 0);
+    ch_set_cudnn_workspace_limit((int64_t)CU_CONV_WORKSPACE_LIMIT);
+
+    ch_conv_geom g = geom(2, 1, 2, 2, 1, I64(5, 5), I64(3, 3), I64(3, 3), I64(1, 1), I64(0, 0), I64(1, 1));
+    g.workspace_limit = (int64_t)(3 * MB);
+    cu_conv_plan p, q;
+    char err[128];
+    CHECK(cu_conv_plan_init(&p, &g, err, sizeof err) == 0 && p.workspace_limit == 3 * MB);
+    g.workspace_limit = 0;
+    CHECK(cu_conv_plan_init(&q, &g, err, sizeof err) == 0 && q.workspace_limit == 0);
+    cu_conv_key kp, kq, kp2;
+    cu_conv_key_init(&kp, CU_CONV_FWD, 0, CH_FLOAT32, 0, 0, 0, &p);
+    cu_conv_key_init(&kq, CU_CONV_FWD, 0, CH_FLOAT32, 0, 0, 0, &q);
+    cu_conv_key_init(&kp2, CU_CONV_FWD, 0, CH_FLOAT32, 0, 0, 0, &p);
+    CHECK(memcmp(&kp, &kp2, sizeof kp) == 0);
+    CHECK(memcmp(&kp, &kq, sizeof kp) != 0);
+    cu_conv_cache c = {0};
+    cu_conv_choice small = {.algo = 1, .math = 0, .workspace = 0}, big = {.algo = 6, .math = 0, .workspace = 3 * MB};
+    CHECK(cu_conv_cache_put(&c, &kq, &small) == 0 && cu_conv_cache_put(&c, &kp, &big) == 0);
+    cu_conv_choice got;
+    CHECK(cu_conv_cache_get(&c, &kq, &got) && got.algo == 1);
+    CHECK(cu_conv_cache_get(&c, &kp, &got) && got.algo == 6);
+    cu_conv_cache_clear(&c);
+
+    /* ranked fastest first: 4 MiB, 3 MiB, 1 MiB, none */
+    cu_conv_perf perf[4] = {
+        {.algo = 7, .ok = 1, .memory = 4 * MB, .deterministic = 1, .math = 0},
+        {.algo = 6, .ok = 1, .memory = 3 * MB, .deterministic = 1, .math = 0},
+        {.algo = 2, .ok = 1, .memory = MB, .deterministic = 1, .math = 0},
+        {.algo = 0, .ok = 1, .memory = 0, .deterministic = 1, .math = 0},
+    };
+    CHECK(cu_conv_choose(perf, 4, p.workspace_limit, 0, -1) == 1);  /* 3 MiB: the one needing exactly that */
+    CHECK(cu_conv_choose(perf, 4, q.workspace_limit, 0, -1) == 3);  /* 0: only the one without workspace */
+    CHECK(cu_conv_choose(perf, 4, 3 * MB - 1, 0, -1) == 2);
+    CHECK(cu_conv_choose(perf, 4, CU_CONV_WORKSPACE_LIMIT, 0, -1) == 0);
+}
+
 int main(void) {
+    test_workspace_limit();
     test_plain_2d();
     test_1d_and_3d();
     test_window();

@@ -174,11 +174,18 @@ function MemoryPool:free_bytes() return sum_over_devices(self, C.ch_cache_bytes)
 -- Everything the pool holds from the driver: used plus cached.
 function MemoryPool:total_bytes() return self:used_bytes() + self:free_bytes() end
 
--- Returns every cached block to the driver (live tensors are untouched).
+-- Returns every cached block to the driver (live tensors are untouched),
+-- and the idle pinned staging buffers of the same devices.
 function MemoryPool:free_all_blocks()
   local a, b = pool_devices(self)
-  for d = a, b do C.ch_cache_free_all(d) end
+  for d = a, b do
+    C.ch_cache_free_all(d)
+    C.ch_cuda_pinned_free_all(d)
+  end
 end
+
+-- Bytes of pinned host memory held for staging copies (pinned_memory_pool).
+function MemoryPool:pinned_bytes() return sum_over_devices(self, C.ch_cuda_pinned_bytes) end
 
 function MemoryPool.__tostring(p)
   return string.format('MemoryPool(used=%d, free=%d)', p:used_bytes(), p:free_bytes())
@@ -208,32 +215,109 @@ end
 ---------------------------------------------------------------------------
 local function backend() return require 'chainer.backend' end
 
--- Chainer's `stream` argument: only its absence is supported.
-local function no_stream(fn, stream)
-  if stream ~= nil then
-    error(string.format('%s: the stream argument is not supported (transfers are synchronous)', fn), 3)
+---------------------------------------------------------------------------
+-- streams, events, pinned transfers and the cuDNN workspace limit
+-- (chainer/cuda/stream.lua; docs/cuda.md "Streams and events")
+---------------------------------------------------------------------------
+local streams = require 'chainer.cuda.stream'
+M.Stream, M.Event = streams.Stream, streams.Event
+M.get_elapsed_time, M.using_stream, M.get_current_stream =
+  streams.get_elapsed_time, streams.using_stream, streams.get_current_stream
+
+-- Chainer's `stream` argument: nil or a cuda.Stream.
+local function check_stream(fn, stream, level)
+  if stream ~= nil and not streams.is_stream(stream) then
+    error(string.format('%s: stream must be a cuda.Stream or nil (got %s)', fn, type(stream)), level + 1)
   end
 end
 
+-- Runs send() with Chainer's `stream` argument current (nil: as it is),
+-- which must work on `device_id` (nil: any device).
+local function on_stream(fn, stream, device_id, send)
+  if stream == nil then return send() end
+  check_stream(fn, stream, 3)
+  if device_id and stream.device_id and stream.device_id ~= device_id then
+    error(string.format('%s: the stream works on cuda:%d but the array goes to or comes from cuda:%d', fn,
+      stream.device_id, device_id), 3)
+  end
+  -- the null stream is the default stream of the array's device
+  local id = stream.device_id or device_id or current
+  return streams.with_stream(id, stream, send)
+end
+
+-- Chainer's cuda.get_max_workspace_size / set_max_workspace_size: the most
+-- workspace (bytes) a cuDNN convolution algorithm may take; 8 MiB unless
+-- set.  A setting of the C runtime, kept with or without a GPU.
+function M.get_max_workspace_size() return tonumber(C.ch_get_cudnn_workspace_limit()) end
+
+function M.set_max_workspace_size(size)
+  if type(size) ~= 'number' or size ~= math.floor(size) or size < 0 or size >= 2 ^ 63 then
+    error('set_max_workspace_size: size must be a non-negative integer number of bytes (got ' ..
+      tostring(size) .. ')', 2)
+  end
+  C.ch_set_cudnn_workspace_limit(size)
+end
+
+-- The pinned (page-locked) host buffers that host <-> device copies are
+-- staged through (CuPy's PinnedMemoryPool; every GPU, or `device` only).
+local PinnedMemoryPool = {}
+PinnedMemoryPool.__index = PinnedMemoryPool
+M.PinnedMemoryPool = PinnedMemoryPool
+
+-- Bytes of pinned host memory held for staging.
+function PinnedMemoryPool:total_bytes() return sum_over_devices(self, C.ch_cuda_pinned_bytes) end
+
+-- Staging buffers not in use by a copy.
+function PinnedMemoryPool:n_free_blocks() return sum_over_devices(self, C.ch_cuda_pinned_free_blocks) end
+
+-- Hands the idle staging buffers back to the driver.
+function PinnedMemoryPool:free_all_blocks()
+  local a, b = pool_devices(self)
+  for d = a, b do C.ch_cuda_pinned_free_all(d) end
+end
+
+function PinnedMemoryPool.__tostring(p)
+  return string.format('PinnedMemoryPool(total=%d, free_blocks=%d)', p:total_bytes(), p:n_free_blocks())
+end
+
+local default_pinned_pool = setmetatable({}, PinnedMemoryPool)
+
+-- CuPy's get_default_pinned_memory_pool(); pinned_memory_pool(id) for one GPU.
+function M.pinned_memory_pool(device)
+  if device == nil then return default_pinned_pool end
+  check_id('pinned_memory_pool', device, 2)
+  return setmetatable({ device = device }, PinnedMemoryPool)
+end
+M.get_default_pinned_memory_pool = M.pinned_memory_pool
+
 -- to_gpu(array, device = the current GPU, stream): a tensor (or a number, a
 -- Variable, or a table of them) on the GPU `device` (an id or a Device).
+-- With `stream` (a cuda.Stream of that device) the copies are queued on it
+-- and return once the host data is staged, as Chainer's asynchronous copy.
 function M.to_gpu(array, device, stream)
-  no_stream('to_gpu', stream)
+  check_stream('to_gpu', stream, 2)
   if probe() == 0 then
     error('to_gpu: no CUDA device is available: ' .. M.info(), 2)
   end
-  if device == nil then device = current end
+  if device == nil then
+    device = stream ~= nil and streams.is_stream(stream) and stream.device_id or current
+  end
   local d = backend()._resolve(device, 'to_gpu')
   if d.id < 0 then
     error(string.format('to_gpu: device must be a GPU (got %s)', d.name), 2)
   end
-  return d:send(array)
+  return on_stream('to_gpu', stream, d.id, function() return d:send(array) end)
 end
 
--- to_cpu(array, stream): the same on the host (no copy for host tensors).
+-- to_cpu(array, stream): the same on the host (no copy for host tensors);
+-- with `stream` the copies are queued on it.  Returns once the data is on
+-- the host.
 function M.to_cpu(array, stream)
-  no_stream('to_cpu', stream)
-  return backend().get_device('@numpy'):send(array)
+  check_stream('to_cpu', stream, 2)
+  if stream ~= nil and probe() == 0 then
+    error('to_cpu: a stream was given but no CUDA device is available: ' .. M.info(), 2)
+  end
+  return on_stream('to_cpu', stream, nil, function() return backend().get_device('@numpy'):send(array) end)
 end
 
 function M.get_array_module(...) return backend().get_array_module(...) end
@@ -357,11 +441,15 @@ local COPY_OPTIONS = require('chainer._args').accept { 'out', 'out_device', 'str
 function M.copy(array, opts)
   local args = require 'chainer._args'
   opts = args.options('cuda.copy', opts, COPY_OPTIONS)
-  no_stream('copy', opts.stream)
   local T = require 'chainer.tensor'
   if not T.is_tensor(array) or array.ptr.dev < 0 then
     args.fail('cuda.copy: array must be a CUDA tensor (got ' ..
       (T.is_tensor(array) and 'a CPU tensor; use t:copy()' or type(array)) .. ')', 2)
+  end
+  if opts.stream ~= nil then
+    local stream = opts.stream
+    opts.stream = nil
+    return on_stream('cuda.copy', stream, array.ptr.dev, function() return M.copy(array, opts) end)
   end
   if opts.out ~= nil then
     backend().copyto(opts.out, array)

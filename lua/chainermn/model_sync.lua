@@ -12,6 +12,7 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
 local GradBucket = require 'chainer._grad_bucket'
+local SharedMean = require 'chainermn._shm_mean'
 
 local M = {}
 
@@ -290,19 +291,28 @@ local function into_slots(bucket, zero_fill)
   return true
 end
 
+-- mpi_mean(comm, b): bucket buffer b := its mean over the ranks, in place,
+-- with one MPI call (with two ranks nothing else; otherwise the sum, then
+-- times 1/size).
+local function mpi_mean(comm, b)
+  local buf = b.tensor
+  if buf.size > 2147483647 then   -- the same layout on every rank: all raise here
+    error(string.format('multi_node_mean_grad: %d %s elements are more than one MPI call moves', buf.size,
+      b.dtype), 5)
+  end
+  local op, averaged = averaging_op(comm, b.dtype)
+  reduce_in_place(comm, pointer(buf), buf.size, b.dtype, op)
+  if not averaged and comm.size > 1 then T.mul(buf, 1 / comm.size, buf) end
+end
+
 -- mean_buffers(comm, bucket): every buffer of the bucket := its mean over
--- the ranks, in place: one MPI call per dtype (with two ranks nothing else;
--- otherwise the sum, then times 1/size).
+-- the ranks, in place: through shared memory when all ranks share a node
+-- (chainermn/_shm_mean.lua; the same bits as MPI with two ranks), else
+-- through MPI.
 local function mean_buffers(comm, bucket)
-  for _, b in ipairs(bucket.buffers) do
-    local buf = b.tensor
-    if buf.size > 2147483647 then   -- the same layout on every rank: all raise here
-      error(string.format('multi_node_mean_grad: %d %s elements are more than one MPI call moves', buf.size,
-        b.dtype), 4)
-    end
-    local op, averaged = averaging_op(comm, b.dtype)
-    reduce_in_place(comm, pointer(buf), buf.size, b.dtype, op)
-    if not averaged and comm.size > 1 then T.mul(buf, 1 / comm.size, buf) end
+  local shared = SharedMean.of(comm)
+  for i, b in ipairs(bucket.buffers) do
+    if shared then shared:mean(bucket, i) else mpi_mean(comm, b) end
   end
 end
 

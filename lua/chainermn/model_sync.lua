@@ -305,12 +305,11 @@ local function mpi_mean(comm, b)
   if not averaged and comm.size > 1 then T.mul(buf, 1 / comm.size, buf) end
 end
 
--- mean_buffers(comm, bucket): every buffer of the bucket := its mean over
--- the ranks, in place: through shared memory when all ranks share a node
--- (chainermn/_shm_mean.lua; the same bits as MPI with two ranks), else
--- through MPI.
-local function mean_buffers(comm, bucket)
-  local shared = SharedMean.of(comm)
+-- mean_buffers(comm, bucket, shared): every buffer of the bucket := its
+-- mean over the ranks, in place: through shared memory when all ranks share
+-- a node (`shared`, chainermn/_shm_mean.lua; the same bits as MPI with two
+-- ranks), else through MPI.
+local function mean_buffers(comm, bucket, shared)
   for i, b in ipairs(bucket.buffers) do
     if shared then shared:mean(bucket, i) else mpi_mean(comm, b) end
   end
@@ -337,12 +336,13 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
   if type(model) ~= 'table' or model._is_link ~= true then
     error('multi_node_mean_grad: expected a chainer.Link (got ' .. type(model) .. ')', 3)
   end
+  local shared = SharedMean.of(comm)   -- nil: the mean goes through MPI
   if comm._pack then
     local bucket = GradBucket.of(model)
     local cached = bucket and bucket_layout(bucket, model)
     if cached and into_slots(bucket, zero_fill) then
       comm:_agree('multi_node_mean_grad', cached.sig, cached.desc)
-      mean_buffers(comm, bucket)
+      mean_buffers(comm, bucket, shared)
       return
     end
   end
@@ -351,7 +351,7 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
   -- gradients are written into its slots instead of fresh blocks
   local bucket = GradBucket.of(model)
   if comm._pack and bucket and bucket:take(list) then
-    mean_buffers(comm, bucket)   -- the same layout on every rank (checked): all take this path
+    mean_buffers(comm, bucket, shared)   -- the same layout on every rank (checked): all take this path
     return
   end
   each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)
@@ -361,5 +361,8 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
     if not averaged then return 1 / comm.size end
   end)
 end
+
+-- The reduction the mean uses (the double-buffering optimizer's too).
+M.averaging_op = averaging_op
 
 return M

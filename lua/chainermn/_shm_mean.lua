@@ -57,6 +57,12 @@ int MPI_Win_allocate_shared(ptrdiff_t size, int disp_unit, MPI_Info info, MPI_Co
 int MPI_Win_shared_query(MPI_Win win, int rank, ptrdiff_t *size, int *disp_unit, void *baseptr);
 int MPI_Win_lock_all(int assert, MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
+struct statvfs {
+  unsigned long f_bsize, f_frsize, f_blocks, f_bfree, f_bavail, f_files, f_ffree, f_favail, f_fsid, f_flag,
+    f_namemax;
+  int spare[16];
+};
+int statvfs(const char *path, struct statvfs *buf);
 ]]
 end
 
@@ -92,8 +98,13 @@ function SharedMean.of(comm)
   local engine = nil
   if via ~= 'mpi' and one_node and comm.size > 1 and comm._pack then
     cdefs()
-    local slices = {}   -- engine state per window: see allocate
-    engine = setmetatable({ comm = comm, L = comm._L, windows = slices }, SharedMean)
+    -- one engine per communicator, kept when the choice changes (its
+    -- windows hold buckets).  windows: buffer tensor -> its window (see
+    -- _allocate); refused: the buffers left to MPI for want of shared memory
+    engine = comm._shm_engine or setmetatable({ comm = comm, L = comm._L, windows = {},
+      refused = setmetatable({}, { __mode = 'k' }) }, SharedMean)
+    engine.forced = via == 'shm'
+    comm._shm_engine = engine
   end
   comm._shared_mean = { via = via, engine = engine }
   return engine
@@ -107,13 +118,12 @@ function SharedMean:_sync(w)
   mpi.check(L.MPI_Win_sync(w.win), 'MPI_Win_sync')
 end
 
--- allocate(dtype, numel): a window with one slot of numel elements per rank
--- (collective); returns its record {win, dtype, numel, slots (char * per
+-- allocate(dtype, numel, bytes): a window with one slot of numel elements
+-- (bytes, a whole number of pages) per rank (collective); returns its record {win, dtype, numel, slots (char * per
 -- rank), tensor (this rank's slot as a tensor)}.
-function SharedMean:_allocate(dtype, numel)
+function SharedMean:_allocate(dtype, numel, bytes)
   local L, comm = self.L, self.comm
   local itemsize = dtype == 'float64' and 8 or 4
-  local bytes = math.ceil(numel * itemsize / PAGE) * PAGE
   local base, win = ffi.new('void *[1]'), ffi.new('MPI_Win[1]')
   mpi.check(L.MPI_Win_allocate_shared(bytes, itemsize, mpi.info_null(), comm._comm, base, win),
     'MPI_Win_allocate_shared')
@@ -155,9 +165,12 @@ function SharedMean:_reduce_slice(w)
   if hi == lo then return end
   if comm.size == 2 then
     -- mine := (other + mine) * 0.5, by the function MPI applies on the MPI path
-    local count = ffi.new('int[1]', hi - lo)
-    local off = lo * w.itemsize
-    w.pair_mean(w.slots[1 - k] + off, w.slots[k] + off, count, nil)
+    local count, CHUNK = ffi.new('int[1]'), 2 ^ 30   -- its count is a C int
+    for from = lo, hi - 1, CHUNK do
+      count[0] = math.min(CHUNK, hi - from)
+      local off = from * w.itemsize
+      w.pair_mean(w.slots[1 - k] + off, w.slots[k] + off, count, nil)
+    end
     return
   end
   w.views = w.views or {}
@@ -181,14 +194,46 @@ function SharedMean:_gather_slices(w)
   end
 end
 
+-- The bytes free where Open MPI puts a shared window's backing file (a
+-- tmpfs such as /dev/shm; a container's may be small, and writing past its
+-- end is a SIGBUS, not an error); nil when it cannot be read.
+local function backing_space()
+  local dir = os.getenv('OMPI_MCA_osc_sm_backing_directory') or '/dev/shm'
+  local st = ffi.new('struct statvfs')
+  if ffi.C.statvfs(dir, st) ~= 0 then return nil, dir end
+  return tonumber(st.f_bavail) * tonumber(st.f_frsize), dir
+end
+
+-- Whether every rank sees room for a window of `bytes` per rank (agreed, so
+-- that all allocate it or none does).
+function SharedMean:_room_for(bytes)
+  local free, dir = backing_space()
+  local need = bytes * self.comm.size
+  local ok = free ~= nil and free >= need
+  if self.comm:_same_everywhere({ ok and 1 or 0 }) and ok then return true end
+  if self.forced then
+    error(string.format("multi_node_mean_grad: mean_grad_via = 'shm' needs %d bytes of shared memory in %s " ..
+      '(%s free on this rank; a larger /dev/shm, e.g. docker --shm-size, or OMPI_MCA_osc_sm_backing_directory)',
+      need, dir, free and tostring(free) or 'unknown'), 5)
+  end
+  return false
+end
+
 -- mean(bucket, i): buffer i of the gradient bucket := its mean over the
--- ranks, in place.  The first call for a buffer (all ranks together: the
--- caller has agreed on the layout) moves it into a new window.
+-- ranks, in place; false (nothing done: the caller uses MPI) when there is
+-- no room for its window.  The first call for a buffer (all ranks
+-- together: the caller has agreed on the layout) moves it into a new window.
 function SharedMean:mean(bucket, i)
   local b = bucket.buffers[i]
   local w = self.windows[b.tensor]
   if w == nil then
-    w = self:_allocate(b.dtype, b.tensor.size)
+    if self.refused[b.tensor] then return false end
+    local bytes = math.ceil(b.tensor.nbytes / PAGE) * PAGE
+    if not self:_room_for(bytes) then
+      self.refused[b.tensor] = true
+      return false
+    end
+    w = self:_allocate(b.dtype, b.tensor.size, bytes)
     bucket:move_buffer(i, w.tensor)
     self.windows[w.tensor] = w
   end
@@ -197,6 +242,7 @@ function SharedMean:mean(bucket, i)
   self:_sync(w)           -- every slice of the mean is ready
   self:_gather_slices(w)
   self:_sync(w)           -- every rank has read the others' slices
+  return true
 end
 
 return SharedMean

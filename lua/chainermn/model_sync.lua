@@ -311,7 +311,7 @@ end
 -- ranks), else through MPI.
 local function mean_buffers(comm, bucket, shared)
   for i, b in ipairs(bucket.buffers) do
-    if shared then shared:mean(bucket, i) else mpi_mean(comm, b) end
+    if not (shared and shared:mean(bucket, i)) then mpi_mean(comm, b) end
   end
 end
 

@@ -12,12 +12,12 @@
 -- and from then on backward writes the gradients straight into the slot, so
 -- nothing is packed or copied in.  A mean is then:
 --   1. a barrier: every rank's gradients are complete;
---   2. rank k averages slice k of the vector from all ranks' slots into
---      slice k of its own slot (a reduce-scatter through shared memory);
---   3. a barrier; every rank copies the other slices from their owners'
---      slots into its own (an allgather);
---   4. a barrier: nobody overwrites its slot (the next backward) before the
---      others have read it.
+--   2. rank k averages slice k of the vector over all ranks' slots and
+--      writes it into slice k of every slot (a reduce-scatter and an
+--      allgather in one pass; rank k is the only one touching slice k);
+--   3. a barrier: every slot holds the whole mean.  After it each rank
+--      touches only its own slot (the next backward) until the next mean's
+--      first barrier, so no third one is needed.
 -- Each barrier is MPI_Win_sync, MPI_Barrier, MPI_Win_sync (the unified
 -- memory model's recipe, inside one MPI_Win_lock_all epoch for the window's
 -- life).
@@ -139,11 +139,12 @@ function SharedMean:_allocate(dtype, numel, bytes)
   local w = { win = win[0], dtype = dtype, numel = numel, itemsize = itemsize, slots = slots,
     tensor = T.wrap(T.box[0]) }
   -- rank k's slice of the vector: [lo[k], lo[k + 1])
-  w.lo = {}
+  w.nranks, w.lo = comm.size, {}
   for k = 0, comm.size do w.lo[k] = math.floor(k * numel / comm.size) end
   if comm.size == 2 then
     mpi.pair_mean_op(dtype)   -- declares libchainlua's ch_pair_mean_* to the FFI
     w.pair_mean = require('chainer._lib').C[PAIR_MEAN[dtype]]
+    w.count = ffi.new('int[1]')
   else
     w.sum = T.empty({ w.lo[comm.rank + 1] - w.lo[comm.rank] }, dtype)
   end
@@ -157,41 +158,44 @@ local function slice_of(w, r, lo, hi)
   return T.wrap(T.box[0])
 end
 
--- The reduce-scatter step: this rank's slice of its own slot := the mean
--- of that slice over every rank's slot.
+-- Copies elements [from, from + n) of rank k's slot into every other rank's.
+local function push(w, k, from, n)
+  local off, bytes = from * w.itemsize, n * w.itemsize
+  for r = 0, w.nranks - 1 do
+    if r ~= k then ffi.copy(w.slots[r] + off, w.slots[k] + off, bytes) end
+  end
+end
+
+-- The one step between the two barriers: slice k of every rank's slot :=
+-- the mean of slice k over all ranks' slots (k = this rank; only rank k
+-- touches slice k of any slot meanwhile).  A reduce-scatter and an
+-- allgather in one pass: the mean is pushed to the others chunk by chunk,
+-- while it is still in this core's cache.
+local CHUNK = 32768   -- elements per chunk: 128-256 KiB, well inside L2
 function SharedMean:_reduce_slice(w)
   local comm, k = self.comm, self.comm.rank
   local lo, hi = w.lo[k], w.lo[k + 1]
   if hi == lo then return end
   if comm.size == 2 then
     -- mine := (other + mine) * 0.5, by the function MPI applies on the MPI path
-    local count, CHUNK = ffi.new('int[1]'), 2 ^ 30   -- its count is a C int
+    local count = w.count
     for from = lo, hi - 1, CHUNK do
       count[0] = math.min(CHUNK, hi - from)
       local off = from * w.itemsize
       w.pair_mean(w.slots[1 - k] + off, w.slots[k] + off, count, nil)
+      push(w, k, from, count[0])
     end
     return
   end
-  w.views = w.views or {}
-  if not w.views[0] then
+  if not w.views then
+    w.views = {}
     for r = 0, comm.size - 1 do w.views[r] = slice_of(w, r, lo, hi) end
   end
   -- the sum in rank order, then times 1/size (the MPI path's scaling op)
   T.add(w.views[0], w.views[1], w.sum)
   for r = 2, comm.size - 1 do T.add(w.sum, w.views[r], w.sum) end
   T.mul(w.sum, 1 / comm.size, w.views[k])
-end
-
--- The allgather step: the other ranks' slices of the mean into this rank's slot.
-function SharedMean:_gather_slices(w)
-  local comm, mine = self.comm, w.slots[self.comm.rank]
-  for r = 0, comm.size - 1 do
-    if r ~= comm.rank then
-      local off, n = w.lo[r] * w.itemsize, (w.lo[r + 1] - w.lo[r]) * w.itemsize
-      if n > 0 then ffi.copy(mine + off, w.slots[r] + off, n) end
-    end
-  end
+  push(w, k, lo, hi - lo)
 end
 
 -- The bytes free where Open MPI puts a shared window's backing file (a
@@ -239,9 +243,7 @@ function SharedMean:mean(bucket, i)
   end
   self:_sync(w)           -- every rank's gradients are in its slot
   self:_reduce_slice(w)
-  self:_sync(w)           -- every slice of the mean is ready
-  self:_gather_slices(w)
-  self:_sync(w)           -- every rank has read the others' slices
+  self:_sync(w)           -- every slot holds the whole mean; from here each rank touches only its own
   return true
 end
 

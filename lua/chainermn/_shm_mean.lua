@@ -119,8 +119,9 @@ function SharedMean:_sync(w)
 end
 
 -- allocate(dtype, numel, bytes): a window with one slot of numel elements
--- (bytes, a whole number of pages) per rank (collective); returns its record {win, dtype, numel, slots (char * per
--- rank), tensor (this rank's slot as a tensor)}.
+-- (bytes, a whole number of pages) per rank (collective); returns its
+-- record {win, dtype, numel, slots (char * per rank), tensor (this rank's
+-- slot as a tensor), lo (the slices' bounds)}.
 function SharedMean:_allocate(dtype, numel, bytes)
   local L, comm = self.L, self.comm
   local itemsize = dtype == 'float64' and 8 or 4

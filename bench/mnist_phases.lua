@@ -17,6 +17,9 @@
 -- models drift apart; the accuracy means nothing): the time two ranks take
 -- with the same work and no gradient exchange, i.e. what sharing the
 -- machine's cores, caches and memory bandwidth costs by itself.
+-- BENCH_SKEW=1 puts a timed barrier ('skew (barrier)') just before every
+-- multi_node_mean_grad: the exchange's wait for the slower rank is then
+-- counted there, and 'mean_grad' is the transfer and reduction alone.
 local now = require('chainer.training._util').now
 local phases, order, stack = {}, {}, {}
 
@@ -57,6 +60,13 @@ local chainermn = require 'chainermn'
 local comm_class = getmetatable(chainermn.create_communicator('flat'))
 if os.getenv('BENCH_NO_EXCHANGE') == '1' then comm_class.multi_node_mean_grad = function() end end
 wrap(comm_class, 'multi_node_mean_grad', 'mean_grad')
+if os.getenv('BENCH_SKEW') == '1' then
+  -- a barrier just before each exchange, timed apart: the wait for the
+  -- slower rank (skew), leaving mean_grad the transfer and reduction itself
+  local skew = region('skew (barrier)', function(c) c:barrier() end)
+  local mean_grad = comm_class.multi_node_mean_grad
+  comm_class.multi_node_mean_grad = function(c, ...) skew(c); return mean_grad(c, ...) end
+end
 wrap(comm_class, 'bcast_data', 'bcast_data')
 local create = chainermn.create_multi_node_optimizer
 chainermn.create_multi_node_optimizer = function(opt, ...)

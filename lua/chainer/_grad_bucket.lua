@@ -119,6 +119,28 @@ function GradBucket.of(model)
   return b
 end
 
+-- move_buffer(i, tensor): buffer i's gradients move into `tensor` (a
+-- contiguous tensor of the buffer's dtype and size, e.g. in memory shared
+-- with other processes: chainermn/_shm_mean.lua): the values are copied,
+-- the slots become views into it at the same offsets, and a parameter
+-- whose gradient was its slot gets the new slot.
+function GradBucket:move_buffer(i, tensor)
+  local b = self.buffers[i]
+  local old = b.tensor
+  assert(tensor.dtype == b.dtype and tensor.size == old.size and tensor.is_contiguous, 'move_buffer: a different buffer')
+  tensor:copy_(old)
+  b.tensor = tensor
+  for k, p in ipairs(self.params) do
+    local slot = self.slots[k]
+    if slot.dtype == b.dtype then
+      local moved = tensor:as_strided(slot.shape, slot.strides, tensor.ptr.offset + slot.ptr.offset - old.ptr.offset)
+      if rawget(p, '_grad_slot') == slot then rawset(p, '_grad_slot', moved) end
+      if p.grad == slot then p.grad = moved end
+      self.slots[k] = moved
+    end
+  end
+end
+
 -- take(list): list holds {param =, tensor =} for the parameters that have a
 -- gradient (chainermn's entries, in the model's order).  When they are all
 -- the bucket's parameters, every gradient not yet in its slot is copied

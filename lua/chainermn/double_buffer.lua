@@ -2,7 +2,9 @@
 -- multi-node optimizer (create_multi_node_optimizer's double_buffering).
 --
 -- Each exchange packs this update's gradients into one host buffer per
--- dtype and starts their sum over the ranks with MPI_Iallreduce, then gives
+-- dtype and starts their mean over the ranks with MPI_Iallreduce (the
+-- reduction multi_node_mean_grad's MPI path uses: the pair mean with two
+-- ranks, else the sum, times 1/size once it has arrived), then gives
 -- the model the mean of the *previous* exchange's gradients, which has been
 -- travelling meanwhile.  Two sets of buffers alternate: one is in flight
 -- while the other is packed.  (Open MPI advances a non-blocking collective
@@ -34,7 +36,7 @@ function DoubleBuffer:_buffer(dtype, numel)
   return buf
 end
 
--- wait(): completes the sum in flight, if any (it is still applied by the
+-- wait(): completes the reduction in flight, if any (it is still applied by the
 -- next exchange).
 function DoubleBuffer:wait()
   local f = self.in_flight
@@ -44,7 +46,7 @@ function DoubleBuffer:wait()
   mpi.check(self.comm._L.MPI_Waitall(f.count, f.requests, nil), 'MPI_Waitall')
 end
 
--- The finished sum ({groups, requests, count}, the groups holding the
+-- The finished reduction ({groups, requests, count}, the groups holding the
 -- buffers and the parameters they came from), taken out; nil when there
 -- was none.
 function DoubleBuffer:_take()
@@ -70,6 +72,7 @@ local function install(model, f)
       targets.entries[i] = { tensor = grad }
       given[p] = true
     end
+    if g.scale then T.mul(g.buffer, g.scale, g.buffer) end   -- the sum over the ranks -> their mean
     sync.unpack(targets, g.buffer)
   end
   for _, p in model:namedparams() do
@@ -93,7 +96,10 @@ function DoubleBuffer:exchange(model)
       error(string.format('multi_node_mean_grad: %d %s elements are more than one MPI call moves', g.numel, g.dtype), 3)
     end
     g.buffer = self:_buffer(g.dtype, g.numel)
-    sync.pack(g, g.buffer, 1 / comm.size)   -- each gradient / size on its way in: the sum is the mean
+    sync.pack(g, g.buffer)
+    local op, averaged = sync.averaging_op(comm, g.dtype)
+    g.op = op
+    if not averaged and comm.size > 1 then g.scale = 1 / comm.size end
     for i, e in ipairs(g.entries) do g.entries[i] = { param = e.param, shape = e.tensor.shape } end
   end
   self.turn = 3 - self.turn
@@ -101,14 +107,14 @@ function DoubleBuffer:exchange(model)
   local requests = ffi.new('MPI_Request[?]', math.max(#groups, 1))
   for i, g in ipairs(groups) do
     mpi.check(comm._L.MPI_Iallreduce(sync.IN_PLACE, sync.pointer(g.buffer), g.numel, mpi.datatype(g.dtype),
-      mpi.op('sum'), comm._comm, requests + (i - 1)), 'MPI_Iallreduce')
+      g.op, comm._comm, requests + (i - 1)), 'MPI_Iallreduce')
   end
   self.in_flight = { groups = groups, requests = requests, count = #groups }
   mpi.pending[requests] = { count = #groups, buffers = groups }
   return previous ~= nil
 end
 
--- discard(): completes the sum in flight and forgets it (the model is
+-- discard(): completes the reduction in flight and forgets it (the model is
 -- about to be broadcast, as after a change of its parameters).
 function DoubleBuffer:discard() self:_take() end
 

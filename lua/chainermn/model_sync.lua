@@ -12,6 +12,7 @@ local ffi = require 'ffi'
 local T = require 'chainer.tensor'
 local mpi = require 'chainermn._mpi'
 local GradBucket = require 'chainer._grad_bucket'
+local SharedMean = require 'chainermn._shm_mean'
 
 local M = {}
 
@@ -292,19 +293,27 @@ local function into_slots(bucket, zero_fill)
   return true
 end
 
--- mean_buffers(comm, bucket): every buffer of the bucket := its mean over
--- the ranks, in place: one MPI call per dtype (with two ranks nothing else;
--- otherwise the sum, then times 1/size).
-local function mean_buffers(comm, bucket)
-  for _, b in ipairs(bucket.buffers) do
-    local buf = b.tensor
-    if buf.size > 2147483647 then   -- the same layout on every rank: all raise here
-      error(string.format('multi_node_mean_grad: %d %s elements are more than one MPI call moves', buf.size,
-        b.dtype), 4)
-    end
-    local op, averaged = averaging_op(comm, b.dtype)
-    reduce_in_place(comm, pointer(buf), buf.size, b.dtype, op)
-    if not averaged and comm.size > 1 then T.mul(buf, 1 / comm.size, buf) end
+-- mpi_mean(comm, b): bucket buffer b := its mean over the ranks, in place,
+-- with one MPI call (with two ranks nothing else; otherwise the sum, then
+-- times 1/size).
+local function mpi_mean(comm, b)
+  local buf = b.tensor
+  if buf.size > 2147483647 then   -- the same layout on every rank: all raise here
+    error(string.format('multi_node_mean_grad: %d %s elements are more than one MPI call moves', buf.size,
+      b.dtype), 5)
+  end
+  local op, averaged = averaging_op(comm, b.dtype)
+  reduce_in_place(comm, pointer(buf), buf.size, b.dtype, op)
+  if not averaged and comm.size > 1 then T.mul(buf, 1 / comm.size, buf) end
+end
+
+-- mean_buffers(comm, bucket, shared): every buffer of the bucket := its
+-- mean over the ranks, in place: through shared memory when all ranks share
+-- a node (`shared`, chainermn/_shm_mean.lua; the same bits as MPI with two
+-- ranks), else through MPI.
+local function mean_buffers(comm, bucket, shared)
+  for i, b in ipairs(bucket.buffers) do
+    if not (shared and shared:mean(bucket, i)) then mpi_mean(comm, b) end
   end
 end
 
@@ -329,12 +338,13 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
   if type(model) ~= 'table' or model._is_link ~= true then
     error('multi_node_mean_grad: expected a chainer.Link (got ' .. type(model) .. ')', 3)
   end
+  local shared = SharedMean.of(comm)   -- nil: the mean goes through MPI
   if comm._pack then
     local bucket = GradBucket.of(model)
     local cached = bucket and bucket_layout(bucket, model)
     if cached and into_slots(bucket, zero_fill) then
       comm:_agree('multi_node_mean_grad', cached.sig, cached.desc)
-      mean_buffers(comm, bucket)
+      mean_buffers(comm, bucket, shared)
       return
     end
   end
@@ -343,7 +353,7 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
   -- gradients are written into its slots instead of fresh blocks
   local bucket = GradBucket.of(model)
   if comm._pack and bucket and bucket:take(list) then
-    mean_buffers(comm, bucket)   -- the same layout on every rank (checked): all take this path
+    mean_buffers(comm, bucket, shared)   -- the same layout on every rank (checked): all take this path
     return
   end
   each_buffer('multi_node_mean_grad', comm, list, function(ptr, count, dtype)
@@ -353,5 +363,8 @@ function M.multi_node_mean_grad(comm, model, zero_fill)
     if not averaged then return 1 / comm.size end
   end)
 end
+
+-- The reduction the mean uses (the double-buffering optimizer's too).
+M.averaging_op = averaging_op
 
 return M

@@ -26,7 +26,7 @@ local DEVICE_CHECKS = { 'device mean grad float64', 'device mean grad float32', 
   'cuda aware query' }
 local CHECKS = { 'ranks', 'allreduce', 'bcast', 'objects', 'gather and scatter', 'gather and scatter refusals',
   'data size errors', 'send and recv', 'split', 'functions', 'batch normalization', 'allreduce persistent', 'checkpointer without a trainer', 'model parallel', 'scatter_dataset', 'evaluator', 'training float64', 'training float32',
-  'mean grad layouts', 'refusals' }
+  'mean grad layouts', 'mean grad shared memory', 'refusals' }
 
 local function have(cmd) local _, code = H.run('command -v ' .. cmd) return code == 0 end
 local function have_libmpi()

@@ -1,5 +1,6 @@
 -- The program chainermn_spec.lua starts under `mpirun -np 2` (and alone,
--- as a communicator of size 1).  Each check prints one line per rank:
+-- as a communicator of size 1); the checks hold for any number of ranks
+-- (`mpirun -np 3 chainlua spec/chainermn/ranks_program.lua flat`).  Each check prints one line per rank:
 --   check <name> rank <r> ok
 --   check <name> rank <r> FAIL <message>
 -- A check that fails on one rank may leave the others waiting in a
@@ -27,8 +28,10 @@ check('allreduce', function()
   end
   local ok, err = pcall(comm.allreduce, comm, T.zeros({ rank + 1 }, 'float64'))
   if size > 1 then
-    expect(not ok and err:find('allreduce: the ranks passed different arguments (rank 0: float64 of shape (1); ' ..
-      'rank 1: float64 of shape (2))', 1, true), 'shape mismatch: ' .. tostring(err))
+    local listed = {}
+    for r = 0, size - 1 do listed[r + 1] = 'rank ' .. r .. ': float64 of shape (' .. (r + 1) .. ')' end
+    expect(not ok and err:find('allreduce: the ranks passed different arguments (' .. table.concat(listed, '; ') .. ')',
+      1, true), 'shape mismatch: ' .. tostring(err))
   else
     expect(ok, tostring(err))
   end
@@ -110,8 +113,10 @@ check('gather and scatter refusals', function()
   local x = T.zeros({ 2 }, rank == size - 1 and 'float32' or 'float64')
   local ok, err = pcall(comm.allgather, comm, x)
   if size > 1 then
-    expect(not ok and err:find('allgather: every rank must pass one dtype (rank 0: float64 of shape (2); rank 1: ' ..
-      'float32 of shape (2))', 1, true), 'allgather dtypes: ' .. tostring(err))
+    local listed = {}
+    for r = 0, size - 1 do listed[r + 1] = 'rank ' .. r .. ': ' .. (r == size - 1 and 'float32' or 'float64') .. ' of shape (2)' end
+    expect(not ok and err:find('allgather: every rank must pass one dtype (' .. table.concat(listed, '; ') .. ')', 1,
+      true), 'allgather dtypes: ' .. tostring(err))
   else
     expect(ok, tostring(err))
   end
@@ -332,11 +337,11 @@ check('functions', function()
 end)
 
 check('batch normalization', function()
-  -- each rank normalises its half of a batch with MultiNodeBatchNormalization;
+  -- each rank normalises its share of a batch with MultiNodeBatchNormalization;
   -- L.BatchNormalization on the whole batch gives the same outputs, input
   -- gradients and population statistics, and comm.size times the
   -- parameter gradients (each rank holds the mean over ranks)
-  for _, shape in ipairs({ { 8, 3 }, { 4, 2, 3, 3 } }) do
+  for _, shape in ipairs({ { 4 * size, 3 }, { 2 * size, 2, 3, 3 } }) do
     T.random.seed(21)
     local x = T.random.normal(0, 1, shape):astype('float64') * 3 + 1
     local w = T.random.normal(0, 1, shape):astype('float64')
@@ -460,11 +465,11 @@ check('scatter_dataset', function()
 end)
 
 check('evaluator', function()
-  -- each rank evaluates its half of a 16-example set in batches of 4; the
+  -- each rank evaluates its 8 examples of an 8 * size set in batches of 4; the
   -- means over ranks equal one evaluation of the whole set
   T.random.seed(11)
-  local x = T.random.normal(0, 1, { 16, 5 }):astype('float64')
-  local t = T.random.randint(0, 3, { 16 }):astype('int32')
+  local x = T.random.normal(0, 1, { 8 * size, 5 }):astype('float64')
+  local t = T.random.randint(0, 3, { 8 * size }):astype('int32')
   local whole = chainer.datasets.TupleDataset(x, t)
   local model = L.Classifier(mlp(5, 'float64'))   -- the same parameters on every rank
   local function evaluator(ds)
@@ -487,12 +492,12 @@ check('evaluator', function()
   if size > 1 then expect(all[1]:item() ~= all[2]:item(), 'both halves gave the same loss') end
 end)
 
--- An MLP trained by a multi-node optimizer, each rank on its half of every
+-- An MLP trained by a multi-node optimizer, each rank on its share of every
 -- batch, against the same MLP trained alone on the whole batches.  Every
 -- rank starts from a different initialisation: the first update broadcasts
 -- rank 0's (and updates nothing, as ChainerMN).
 local function train_check(dtype, tol)
-  local batch, steps = 8, 6
+  local batch, steps = 4 * size, 6
   local model = mlp(100 + rank, dtype)
   local reference = mlp(100, dtype)           -- rank 0's initialisation
   -- (MomentumSGD: unlike Adam, a wrong gradient scale changes its steps)
@@ -596,6 +601,54 @@ check('mean grad layouts', function()
     expect(ok, tostring(err))
   end
   expect(comm:allreduce_obj(1) == size, 'out of step after the refusals')
+end)
+
+-- The gradient mean through shared memory (chainermn/_shm_mean.lua, the
+-- default when the ranks share a node) against the mean through
+-- MPI_Allreduce: with two ranks the same bits (the same pair-mean
+-- function), with more the same values to rounding (MPI's summation order
+-- is its algorithm's); gradients written by backward into the bucket and
+-- gradients set from outside, over several steps, float32 and float64.
+check('mean grad shared memory', function()
+  local GradBucket = require 'chainer._grad_bucket'
+  local saved = comm.mean_grad_via
+  local function run(via, dtype)
+    comm.mean_grad_via = via
+    local m = mlp(40, dtype)
+    local out = {}
+    T.random.seed(50 + rank)
+    for step = 1, 3 do
+      if step == 2 then   -- gradients from outside the bucket
+        for _, p in m:namedparams() do p.grad = T.random.normal(0, 1, p.array.shape):astype(dtype) end
+      else                -- backward writes them into the bucket
+        m:cleargrads()
+        local x = T.random.normal(0, 1, { 4, 5 }):astype(dtype)
+        F.sum(F.tanh(m(x))):backward()
+      end
+      comm:multi_node_mean_grad(m)
+      for name, p in m:namedparams() do out[step .. name] = p.grad:copy() end
+    end
+    local bucket = GradBucket.of(m)
+    local engine = comm._shared_mean and comm._shared_mean.engine
+    return out, engine ~= nil and engine.windows[bucket.buffers[1].tensor] ~= nil
+  end
+  for _, dtype in ipairs({ 'float32', 'float64' }) do
+    local shm, in_window = run('shm', dtype)
+    local ref, ref_in_window = run('mpi', dtype)
+    expect(not ref_in_window, 'mean_grad_via = mpi used the shared window')
+    if size > 1 and comm.name ~= 'naive' then expect(in_window, dtype .. ': the bucket is not in a shared window') end
+    local tol = size <= 2 and 0 or (dtype == 'float32' and 1e-6 or 1e-14)
+    for key, g in pairs(ref) do
+      expect(max_diff(shm[key], g) <= tol, string.format('%s %s: shared memory and MPI differ by %g', dtype, key,
+        max_diff(shm[key], g)))
+    end
+  end
+  comm.mean_grad_via = 'sideways'
+  local ok, err = pcall(comm.multi_node_mean_grad, comm, mlp(1, 'float32'))
+  expect(not ok and err:find("mean_grad_via (or CHAINERMN_MEAN_GRAD) must be 'auto', 'shm' or 'mpi' (got sideways)",
+    1, true), 'a bad choice: ' .. tostring(err))
+  comm.mean_grad_via = saved
+  expect(comm:allreduce_obj(1) == size, 'out of step')
 end)
 
 check('refusals', function()

@@ -147,20 +147,6 @@ local function pace_gc()
   end
 end
 M.pace_gc = pace_gc
-
--- The Lua collector's own pause (how far the heap grows past what the last
--- cycle left before the next cycle starts): 400 instead of LuaJIT's 200.
--- Each cycle marks the whole live heap, ~2 MB of modules once chainer is
--- loaded, and a graph node leaves ~900 bytes of Lua garbage, so at 200 a
--- cycle runs every ~20 iterations of a 100-node graph and its marking is
--- about a sixth of the per-node instructions (bench/README.md, session 11).
--- At 400 the cycles come a third as often.  The tensors' own memory is
--- paced by pace_gc above, not by this; the Lua heap may grow to ~4x its
--- live size instead of 2x.  CHAINLUA_GC_PAUSE sets another value (0 leaves
--- the collector as LuaJIT set it).
-local gc_pause = tonumber(os.getenv('CHAINLUA_GC_PAUSE') or '') or 400
-if gc_pause > 0 then collectgarbage('setpause', gc_pause) end
-
 function M.set_gc_floor(bytes)
   gc_floor = bytes
   gc_allowance = math.max(bytes, 4 * 1024 * collectgarbage('count'))

@@ -145,6 +145,20 @@ else
   error('probe: unknown mode ' .. mode)
 end
 
+if os.getenv('PROBE_BENCH_ROUNDS') then
+  -- bench/node_rounds: PROBE_BENCH_ROUNDS rounds of n iterations, a
+  -- getppid() call (callgrind's dump) after each and no jit.flush, as
+  -- bench/run times a workload (bench/workloads.lua's node: n = 200, the
+  -- first round its warm-up)
+  local ffi = require 'ffi'
+  pcall(ffi.cdef, 'int getppid(void);')
+  for _ = 1, tonumber(os.getenv('PROBE_BENCH_ROUNDS')) do
+    for _ = 1, n do body() end
+    ffi.C.getppid()
+  end
+  return
+end
+
 if os.getenv('PROBE_ROUNDS') then
   -- bench/icount_rounds: PROBE_ROUNDS rounds of jit.flush(), n warm-up
   -- iterations, then n measured ones between two getppid() calls, where

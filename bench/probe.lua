@@ -7,6 +7,7 @@
 -- PROBE_TIME=1 wall and CPU time per iteration.
 --   luajit bench/probe.lua MODE N
 -- MODE: node (the per-node loop of node_overhead.lua: 101 nodes),
+--       node_min (the same loop without chainer.functions loaded whole),
 --       tensor_add (T.add on 10-element float32 tensors),
 --       var_mul_add (h * a + b on Variables, no backward),
 --       bmm_small ((3,2,4) @ (3,4,1) batched matmul),
@@ -22,7 +23,12 @@
 --       `infer` workload), infer_tiny (the same calls on a 16-16-16-10 MLP:
 --       the framework's share of a batch-1 call without the weights' reads)
 local chainer = require 'chainer'
-local F = require 'chainer.functions'
+-- (F is loaded on first use, so that node_min can run without it)
+local F = setmetatable({}, { __index = function(t, k)
+  local v = require('chainer.functions')[k]
+  rawset(t, k, v)
+  return v
+end })
 local T = chainer.tensor
 
 if os.getenv('GCSTEPMUL') then collectgarbage('setstepmul', tonumber(os.getenv('GCSTEPMUL'))) end
@@ -48,6 +54,16 @@ if mode == 'node' then
   local forward, x, a, b = mul_add_chain()
   body = function()
     local loss = F.sum(forward())
+    loss:backward()
+    x:cleargrad() a:cleargrad() b:cleargrad()
+  end
+elseif mode == 'node_min' then
+  -- the node loop with only chainer and F.sum's module loaded: the same
+  -- work with a smaller live Lua heap (bench/README.md, session 11)
+  local sum = require('chainer.functions.math.sum').sum
+  local forward, x, a, b = mul_add_chain()
+  body = function()
+    local loss = sum(forward())
     loss:backward()
     x:cleargrad() a:cleargrad() b:cleargrad()
   end
@@ -127,6 +143,20 @@ elseif mode == 'infer_b1' or mode == 'infer_tiny' then
   body = function() chainer.no_backprop_mode(call) end
 else
   error('probe: unknown mode ' .. mode)
+end
+
+if os.getenv('PROBE_BENCH_ROUNDS') then
+  -- bench/node_rounds: PROBE_BENCH_ROUNDS rounds of n iterations, a
+  -- getppid() call (callgrind's dump) after each and no jit.flush, as
+  -- bench/run times a workload (bench/workloads.lua's node: n = 200, the
+  -- first round its warm-up)
+  local ffi = require 'ffi'
+  pcall(ffi.cdef, 'int getppid(void);')
+  for _ = 1, tonumber(os.getenv('PROBE_BENCH_ROUNDS')) do
+    for _ = 1, n do body() end
+    ffi.C.getppid()
+  end
+  return
 end
 
 if os.getenv('PROBE_ROUNDS') then

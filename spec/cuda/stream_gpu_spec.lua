@@ -167,4 +167,21 @@ describe('cuda streams on a GPU #gpu', function()
     end
     cuda.set_max_workspace_size(saved)
   end)
+  it('ConcatWithAsyncTransfer gives concat_examples on the GPU, with and without a compute stream', function()
+    local DS = require 'chainer.dataset'
+    local batch = {}
+    for i = 1, 6 do batch[i] = { H.rand('float32', { 3, 5 }), i % 3 } end
+    local want = DS.concat_examples(batch, -1)
+    for _, compute in ipairs { false, true } do
+      local cs = compute and cuda.Stream(false, true) or nil
+      local conv = DS.ConcatWithAsyncTransfer(nil, cs)
+      for _ = 1, 3 do
+        local got = conv(batch, 0)
+        if cs then cs:synchronize() end
+        H.agree(got[1], want[1], 'ConcatWithAsyncTransfer field 1', 1, true)
+        H.agree(got[2], want[2], 'ConcatWithAsyncTransfer field 2', 1, true)
+      end
+      assert.has_error(function() conv(batch, -1) end)
+    end
+  end)
 end)

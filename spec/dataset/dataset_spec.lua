@@ -74,9 +74,33 @@ describe('concat_examples', function()
     local conv = DS.ConcatWithAsyncTransfer()
     local xs = conv({ { T.array({ 1 }), 0 }, { T.array({ 2 }), 1 } }, -1)
     assert.same({ 0, 1 }, xs[2]:totable())
+    assert.same({ { 1 }, { 2 } }, xs[1]:totable())
+    local d = conv({ { a = T.array({ 1, 2 }) }, { a = T.array({ 3 }) } }, 'cpu', 0)
+    assert.same({ { 1, 2 }, { 3, 0 } }, d.a:totable())
     local c = DS.converter(function(batch, device) return #batch end)
     assert.is_true(c.is_converter)
     assert.equal(2, c({ 1, 2 }, nil))
+  end)
+end)
+
+describe('ConcatWithAsyncTransfer', function()
+  it('sends to the host as often as asked (-1, cpu and nil are the host)', function()
+    local conv = DS.ConcatWithAsyncTransfer()
+    conv({ T.array({ 1 }), T.array({ 2 }) }, -1)
+    assert.same({ { 1 }, { 2 } }, conv({ T.array({ 1 }), T.array({ 2 }) }, 'cpu'):totable())
+    assert.same({ 3, 4 }, conv({ 3, 4 }):totable())
+  end)
+
+  it('refuses an empty batch and streams that are not streams', function()
+    H.errors_with(function() DS.ConcatWithAsyncTransfer()({}, -1) end, 'ConcatWithAsyncTransfer: batch is empty')
+    H.errors_with(function() DS.ConcatWithAsyncTransfer(7) end,
+      'ConcatWithAsyncTransfer: stream must be a cuda.Stream or nil (got number)')
+  end)
+
+  it('needs a GPU to send to one', function()
+    if require('chainer.cuda').available then return end
+    H.errors_with(function() DS.ConcatWithAsyncTransfer()({ T.array({ 1 }) }, 0) end,
+      'ConcatWithAsyncTransfer: @cupy:0 (cuda:0) asked for, but no GPU is available')
   end)
 end)
 

@@ -246,16 +246,64 @@ end
 -- a Converter wrapping concat_examples_func.
 M.concat_examples = CallableConverter(M.concat_examples_func)
 
--- ConcatWithAsyncTransfer: Chainer's converter that overlaps the host-to-GPU
--- copy of the next batch with compute.  chainlua's to_device is synchronous
--- on the host side, so this is concat_examples with the same call signature
--- (conv(batch, device, padding)); on a CPU-only build it is exactly that.
+-- ConcatWithAsyncTransfer(stream, compute_stream): Chainer's converter that
+-- overlaps the host-to-GPU copy of a batch with the GPU's compute.  The
+-- batch is stacked on the host and its fields are copied on `stream` (a
+-- non-blocking stream of the device, made on the first call when nil); such
+-- a copy returns once the host data is staged in pinned buffers.  Without
+-- `compute_stream` the copies are waited for before returning (Chainer's
+-- global synchronisation); with it two events order the streams instead:
+-- the next batch is not stacked before the compute stream has passed the
+-- point where the previous call returned (event1), and the compute stream
+-- waits for the copies (event2).  To the host (device nil, -1 or 'cpu') it
+-- is concat_examples.  The device is fixed by the first call.
 local ConcatWithAsyncTransfer = class.Object:extend('ConcatWithAsyncTransfer')
+
+local function cuda() return require 'chainer.cuda' end
+
 function ConcatWithAsyncTransfer:init(stream, compute_stream)
+  for name, s in pairs { stream = stream, compute_stream = compute_stream } do
+    if s ~= nil and not require('chainer.cuda.stream').is_stream(s) then
+      error(string.format('ConcatWithAsyncTransfer: %s must be a cuda.Stream or nil (got %s)', name, type(s)), 3)
+    end
+  end
   self.stream, self.compute_stream = stream, compute_stream
+  if compute_stream ~= nil then
+    self._event1, self._event2 = cuda().Event(), cuda().Event()
+  end
 end
+
+-- The device id a call's `device` names: -1 for the host (and for nil).
+local function device_id(device)
+  if device == nil then return -1 end
+  return require('chainer.backend')._resolve(device, 'ConcatWithAsyncTransfer').id
+end
+
 ConcatWithAsyncTransfer.__call = function(self, batch, device, padding)
-  return M.concat_examples_func(batch, device, padding)
+  if type(batch) == 'table' and #batch == 0 then error('ConcatWithAsyncTransfer: batch is empty', 2) end
+  local id = device_id(device)
+  if self._device == nil then
+    self._device = id
+    if id >= 0 and self.stream == nil then
+      self.stream = require('chainer.backend').using_device(id, function() return cuda().Stream(false, true) end)
+    end
+  elseif id ~= self._device then
+    error(string.format('ConcatWithAsyncTransfer: device is different (the first call sent to %s, this one to %s)',
+      self._device < 0 and 'the host' or 'cuda:' .. self._device, id < 0 and 'the host' or 'cuda:' .. id), 2)
+  end
+  if id < 0 then return M.concat_examples_func(batch, device, padding) end
+  if self.compute_stream ~= nil then
+    self._event1:synchronize()
+    self._event1:record(self.compute_stream)
+  end
+  local out = cuda().to_gpu(M.concat_examples_func(batch, nil, padding), id, self.stream)
+  if self.compute_stream ~= nil then
+    self._event2:record(self.stream)
+    self.compute_stream:wait_event(self._event2)
+  else
+    self.stream:synchronize()
+  end
+  return out
 end
 M.ConcatWithAsyncTransfer = ConcatWithAsyncTransfer
 

@@ -105,7 +105,7 @@ local function layouts_before_forward(self, inputs)
   local ls = { n = #inputs }
   for i = 1, #inputs do
     local x = inputs[i]
-    if type(x) == 'table' then ls[i] = rawget(x, 'layout') end
+    if type(x) == 'table' then ls[i] = rawget(x, '_layout') end
   end
   self.input_layouts = ls
   self:check_layout_forward(inputs)
@@ -123,7 +123,7 @@ local function layouts_after_forward(self, ret, nout)
     self.output_layouts = ls
   end
   for j = 1, nout do
-    if ls[j] ~= nil then rawset(ret[j], 'layout', ls[j]) end   -- (Variable.layout's setter is read-only)
+    if ls[j] ~= nil then rawset(ret[j], '_layout', ls[j]) end
   end
 end
 

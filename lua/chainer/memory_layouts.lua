@@ -112,7 +112,7 @@ end
 -- Marks the layout machinery live (the first non-standard Variable).
 function M.set_layout(v, l)
   if l ~= nil then M.state.live = true end
-  rawset(v, 'layout', l)
+  rawset(v, '_layout', l)
 end
 
 ---------------------------------------------------------------------------

@@ -237,22 +237,23 @@ end
 ---------------------------------------------------------------------------
 -- properties
 ---------------------------------------------------------------------------
--- A Variable in a non-standard memory layout (`layout`, stored only when
--- not nil) hides its array, as Chainer's does: its shape is not the
+-- A Variable in a non-standard memory layout (`layout`, stored as _layout
+-- only when not nil) hides its array, as Chainer's does: its shape is not the
 -- array's.  raw_array gives the array as stored.
 local function layout_array_error(v, what)
   error(string.format('Variable.%s: cannot directly access the array of a variable with the non-standard ' ..
     'layout %s; read x.raw_array (the array as stored) or x:as_layout(nil).array', what, tostring(v.layout)), 3)
 end
 function props.array(v)
-  if rawget(v, 'layout') ~= nil then layout_array_error(v, 'array') end
+  if rawget(v, '_layout') ~= nil then layout_array_error(v, 'array') end
   return v._data
 end
 function props.data(v)
-  if rawget(v, 'layout') ~= nil then layout_array_error(v, 'data') end
+  if rawget(v, '_layout') ~= nil then layout_array_error(v, 'data') end
   return v._data
 end
 function props.raw_array(v) return v._data end
+function props.layout(v) return rawget(v, '_layout') end
 function setters.layout()
   error('Variable.layout is read-only; x:as_layout(layout) gives the variable in another layout', 3)
 end
@@ -293,7 +294,7 @@ local function drop_unfitting_slot(v, d)
 end
 
 function setters.array(v, d)
-  if rawget(v, 'layout') ~= nil then layout_array_error(v, 'array') end
+  if rawget(v, '_layout') ~= nil then layout_array_error(v, 'array') end
   if d ~= nil then d = to_tensor(d, 'Variable.array') end
   drop_unfitting_slot(v, d)
   rawset(v, '_data', d)
@@ -334,7 +335,7 @@ end
 function props.shape(v)
   local d = v._data
   if d == nil then return nil end
-  local l = rawget(v, 'layout')
+  local l = rawget(v, '_layout')
   if l ~= nil then return require('chainer.memory_layouts').semantic_shape_of(d.shape, l) end
   return d.shape
 end

@@ -12,15 +12,14 @@ local STATIC_INTERNALS = { 'different', 'the classes of Chainer\'s implementatio
 local function absent(reason) return { 'absent', reason } end
 local function different(reason) return { 'different', reason } end
 
-local LAYOUTS = 'memory layouts (chainer.memory_layouts, experimental in Chainer 7.8.1: cuDNN\'s NHWC); ' ..
-  'chainlua\'s tensors carry strides and its kernels take NCHW'
+local LAYOUT_NIL = different('nil for the standard layout (Chainer\'s None), a layout name of ' ..
+  'chainer.memory_layouts otherwise (docs/autograd.md, "Memory layouts")')
+local NODE_LAYOUTS = different('set by apply once some Variable has a non-standard memory layout (a ' ..
+  'table with n, nil for the standard layout); nil before, where Chainer holds a tuple of Nones')
 local VARIABLE_NOTES = {
   chx_array = absent(CHAINERX), from_chx = absent(CHAINERX), to_chx = absent(CHAINERX),
   to_intel64 = absent(IDEEP),
-  as_layout = absent(LAYOUTS),
-  layout = different('nil, as Chainer\'s None for the standard layout, which is the only one a chainlua ' ..
-    'tensor has (its views are strides, not layout tags; the experimental memory layouts are not modelled)'),
-  raw_array = different('`x.array`: without ChainerX, Chainer\'s raw_array is the array itself'),
+  layout = LAYOUT_NIL,
 }
 local PARAMETER_NOTES = {
   creator = different('nil, as Chainer\'s None (a Parameter has no creator)'),
@@ -59,7 +58,7 @@ return {
     ['chainer.Sequential'] = LINK_NOTES,
     ['chainer.FunctionNode'] = {
       chainerx_device = absent(CHAINERX), forward_chainerx = absent(CHAINERX),
-      check_layout_forward = absent(LAYOUTS), input_layouts = absent(LAYOUTS), output_layouts = absent(LAYOUTS),
+      input_layouts = NODE_LAYOUTS, output_layouts = NODE_LAYOUTS,
       forward_cpu = different('a subclass defines them; FunctionNode:forward then dispatches on the ' ..
         'inputs\' device as Chainer\'s does (there is no default method to inherit)'),
       forward_gpu = different('see forward_cpu'),
@@ -133,8 +132,7 @@ return {
     '- **Theano**: `links.TheanoFunction`.',
     '- **NVIDIA DALI**: `DaliIterator` (DALI is not packaged for Debian; nothing here could test it).',
     '- **Members of the core classes** (the class sections above): ChainerX/iDeep conversions',
-    '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`), the experimental memory layouts',
-    '  (`as_layout`, `input_layouts`, ...; `layout` reads nil, the standard layout).',
+    '  (`to_chx`, `from_chx`, `to_intel64`, `chx_array`).',
     '',
     'The name list covers the modules above and the members of the 16 classes listed; other',
     'classes\' members (every link\'s, every extension\'s) are checked by their own specs against',

@@ -36,6 +36,12 @@ local WEAK = { __mode = 'v' }
 
 local FunctionNode = class.Object:extend('FunctionNode')
 
+-- Memory layouts (chainer.memory_layouts): `live` turns true once a
+-- Variable in a non-standard layout exists; until then apply skips the
+-- layout checks below with this one read.
+local layout_state = { live = false }
+FunctionNode._layout_state = layout_state
+
 -- Fields every node has (stored on the instance once applied):
 --   inputs   array of the input VariableNodes
 --   outputs  array of the output VariableNodes (a one-output built-in node
@@ -55,6 +61,71 @@ FunctionNode.is_elementwise = false
 -- node was applied (a string, shown in its debug errors); nil otherwise.
 
 function FunctionNode:label() return getmetatable(self).__name end
+
+---------------------------------------------------------------------------
+-- memory layouts
+---------------------------------------------------------------------------
+-- Once layouts are live, apply sets `input_layouts` (the inputs' layouts,
+-- a table with n = #inputs, nil for the standard layout) and calls
+-- check_layout_forward(inputs) before forward.  A node that accepts
+-- non-standard layouts overrides check_layout_forward and may set
+-- `output_layouts` there or in forward; otherwise an elementwise node's
+-- outputs take its first input's layout and other outputs the standard one.
+-- (Before any non-standard layout exists, both fields are nil.)
+local function layout_text(ls, n)
+  local parts = {}
+  for i = 1, n do parts[i] = ls[i] == nil and 'None' or tostring(ls[i]) end
+  return table.concat(parts, ', ')
+end
+
+-- Chainer's default: an elementwise node needs one layout for all its
+-- inputs; any other node needs the standard layout.
+function FunctionNode:check_layout_forward(inputs)
+  local ls, n = self.input_layouts, #inputs
+  if self.is_elementwise then
+    for i = 2, n do
+      if ls[i] ~= ls[1] then
+        error(string.format('%s: inputs with mixed memory layouts were given to an elementwise function ' ..
+          '(input layouts: %s)', self:label(), layout_text(ls, n)), 3)
+      end
+    end
+  else
+    for i = 1, n do
+      if ls[i] ~= nil then
+        error(string.format('%s: inputs with non-standard memory layouts were given to a function that does ' ..
+          'not accept them (it defines no check_layout_forward; input layouts: %s)', self:label(),
+          layout_text(ls, n)), 3)
+      end
+    end
+  end
+end
+
+-- Records the inputs' layouts and runs the check (apply, layouts live).
+local function layouts_before_forward(self, inputs)
+  local ls = { n = #inputs }
+  for i = 1, #inputs do
+    local x = inputs[i]
+    if type(x) == 'table' then ls[i] = rawget(x, '_layout') end
+  end
+  self.input_layouts = ls
+  self:check_layout_forward(inputs)
+end
+
+-- Tags the output Variables with the output layouts (apply, layouts live).
+local function layouts_after_forward(self, ret, nout)
+  local ls = rawget(self, 'output_layouts')
+  if ls == nil then
+    ls = { n = nout }
+    if self.is_elementwise then
+      local l = self.input_layouts[1]
+      for j = 1, nout do ls[j] = l end
+    end
+    self.output_layouts = ls
+  end
+  for j = 1, nout do
+    if ls[j] ~= nil then rawset(ret[j], '_layout', ls[j]) end
+  end
+end
 
 function FunctionNode:check_type_forward(in_types) end
 local base_check_type_forward = FunctionNode.check_type_forward
@@ -454,7 +525,7 @@ end
 -- arithmetic operators of functions/math/basic_math.lua do).
 function FunctionNode.can_skip_node(requires_grad)
   return (not requires_grad or not config.enable_backprop) and global_hooks[1] == nil and not config.debug
-    and not trace.active
+    and not trace.active and not layout_state.live
 end
 
 ---------------------------------------------------------------------------
@@ -516,6 +587,8 @@ function FunctionNode:apply(inputs)
     end
   end
 
+  if layout_state.live then layouts_before_forward(self, inputs) end
+
   if config.type_check and self.check_type_forward ~= base_check_type_forward then
     run_type_check(self, in_data)
   end
@@ -552,6 +625,7 @@ function FunctionNode:apply(inputs)
   if not (requires_grad and config.enable_backprop) then
     local ret = {}
     for j = 1, nout do ret[j] = new_var(outs[j], requires_grad) end
+    if layout_state.live then layouts_after_forward(self, ret, nout) end
     return ret
   end
   local in_nodes, rank = {}, 0
@@ -561,6 +635,7 @@ function FunctionNode:apply(inputs)
     if node.rank > rank then rank = node.rank end
   end
   local ret = link(self, in_nodes, rank, outs, nout, in_data)
+  if layout_state.live then layouts_after_forward(self, ret, nout) end
   if config.debug then self.stack = debug.traceback('', 2) end
   return ret
 end
@@ -574,11 +649,11 @@ end
 -- (FunctionNode.can_skip_node is false) and have checked the operands: the
 -- same node as apply() builds (link), without the tables apply needs for
 -- any number of inputs and outputs.  Whatever else apply does (hooks,
--- debug checks, static_graph's recording) sends them to apply() itself.  (Their classes define no
+-- debug checks, static_graph's recording, memory layouts) sends them to apply() itself.  (Their classes define no
 -- type check, and a new node has no local hook.)
 -- x is a Variable (with data) or a tensor; d is its tensor.
 function FunctionNode:apply1(x, d)
-  if global_hooks[1] ~= nil or config.debug or trace.active then return self:apply({ x })[1] end
+  if global_hooks[1] ~= nil or config.debug or trace.active or layout_state.live then return self:apply({ x })[1] end
   local y = self:forward1(d)
   local n1 = input_node(x)
   local v = link(self, { n1 }, n1.rank, y, nil, nil, d)
@@ -587,7 +662,7 @@ end
 
 -- a, b are Variables or tensors; da, db their tensors.
 function FunctionNode:apply2(a, b, da, db)
-  if global_hooks[1] ~= nil or config.debug or trace.active then return self:apply({ a, b })[1] end
+  if global_hooks[1] ~= nil or config.debug or trace.active or layout_state.live then return self:apply({ a, b })[1] end
   local y = self:forward2(da, db)
   local n1, n2 = input_node(a), input_node(b)
   local rank = n1.rank

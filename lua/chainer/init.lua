@@ -66,6 +66,7 @@ local lazy = {
   function_hooks = 'chainer.function_hooks',
   link_hooks = 'chainer.link_hooks',
   gradient_check = 'chainer.gradient_check',
+  memory_layouts = 'chainer.memory_layouts',
   testing = 'chainer.testing',
   computational_graph = 'chainer.computational_graph',
   dataset = 'chainer.dataset',

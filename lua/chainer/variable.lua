@@ -207,12 +207,14 @@ local function to_tensor(data, fn)
     is_variable(data) and 'a Variable' or type(data)), 3)
 end
 
--- Variable(data, {name =, requires_grad =, grad =}) or Variable(data, name)
+-- Variable(data, {name =, requires_grad =, grad =, layout =}) or
+-- Variable(data, name).  With a layout (chainer.memory_layouts), data is
+-- the array as stored in that layout.
 function Variable:init(data, opts)
-  local name, rg, grad
+  local name, rg, grad, layout
   if type(opts) == 'string' then name = opts
   elseif type(opts) == 'table' then
-    name, grad = opts.name, opts.grad
+    name, grad, layout = opts.name, opts.grad, opts.layout
     if opts.requires_grad ~= nil then rg = opts.requires_grad end
   elseif opts ~= nil then
     error('Variable: the second argument must be an options table or a name (got ' .. type(opts) .. ')', 3)
@@ -223,14 +225,38 @@ function Variable:init(data, opts)
   rawset(self, '_grad_var', false)
   rawset(self, '_requires_grad', rg ~= false)
   if name ~= nil then rawset(self, 'name', name) end
+  if layout ~= nil then
+    local layouts = require 'chainer.memory_layouts'
+    layouts.check_layout('Variable', layout, 3)
+    if data ~= nil then layouts.transpose_axes(data.ptr.nd, nil, layout, 'Variable') end
+    layouts.set_layout(self, layout)
+  end
   if grad ~= nil then self.grad = grad end
 end
 
 ---------------------------------------------------------------------------
 -- properties
 ---------------------------------------------------------------------------
-function props.array(v) return v._data end
-props.data = props.array
+-- A Variable in a non-standard memory layout (`layout`, stored as _layout
+-- only when not nil) hides its array, as Chainer's does: its shape is not the
+-- array's.  raw_array gives the array as stored.
+local function layout_array_error(v, what)
+  error(string.format('Variable.%s: cannot directly access the array of a variable with the non-standard ' ..
+    'layout %s; read x.raw_array (the array as stored) or x:as_layout(nil).array', what, tostring(v.layout)), 3)
+end
+function props.array(v)
+  if rawget(v, '_layout') ~= nil then layout_array_error(v, 'array') end
+  return v._data
+end
+function props.data(v)
+  if rawget(v, '_layout') ~= nil then layout_array_error(v, 'data') end
+  return v._data
+end
+function props.raw_array(v) return v._data end
+function props.layout(v) return rawget(v, '_layout') end
+function setters.layout()
+  error('Variable.layout is read-only; x:as_layout(layout) gives the variable in another layout', 3)
+end
 
 local function check_same_meta(v, g, what)
   local d = v._data
@@ -268,6 +294,7 @@ local function drop_unfitting_slot(v, d)
 end
 
 function setters.array(v, d)
+  if rawget(v, '_layout') ~= nil then layout_array_error(v, 'array') end
   if d ~= nil then d = to_tensor(d, 'Variable.array') end
   drop_unfitting_slot(v, d)
   rawset(v, '_data', d)
@@ -304,7 +331,14 @@ function setters.grad_var(v, g)
   v._grad_var = g
 end
 
-function props.shape(v) local d = v._data return d and d.shape or nil end
+-- The semantic shape: for a non-standard layout, not the array's.
+function props.shape(v)
+  local d = v._data
+  if d == nil then return nil end
+  local l = rawget(v, '_layout')
+  if l ~= nil then return require('chainer.memory_layouts').semantic_shape_of(d.shape, l) end
+  return d.shape
+end
 function props.ndim(v) local d = v._data return d and d.ptr.nd or nil end
 function props.size(v) local d = v._data return d and tonumber(d.ptr.numel) or nil end
 function props.dtype(v) local d = v._data return d and T.dtype_names[d.ptr.dt] or nil end
@@ -465,6 +499,12 @@ end
 function Variable:transpose(axes, ...)
   return require('chainer.functions.array.transpose').transpose(self, axes, ...)
 end
+-- x:as_layout(layout): x in another memory layout (chainer.memory_layouts),
+-- through a differentiable AsLayout node; x itself when it has the layout.
+function Variable:as_layout(layout)
+  return require('chainer.memory_layouts').as_layout(self, layout)
+end
+
 -- retain_data(): the node keeps this variable's data, so that the graph can
 -- still give it (node.data, get_variable) after the Variable is gone.
 function Variable:retain_data()

@@ -15,6 +15,7 @@ local M = {}
 
 local ReLU = FunctionNode:extend('ReLU')
 M.ReLU = ReLU
+ReLU.is_elementwise = true   -- Chainer's flag: a memory layout passes through
 
 -- input: gy; the output y of relu is a constant of this node
 local ReLUGrad2 = FunctionNode:extend('ReLUGrad2')

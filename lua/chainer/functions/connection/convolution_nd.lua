@@ -217,7 +217,9 @@ M._convolution = convolution
 
 M.convolution_nd = U.front_door('convolution_nd', nil, CONV_SIGNATURE, convolution)
 M.convolution_1d = U.front_door('convolution_1d', 1, CONV_SIGNATURE, convolution)
-M.convolution_2d = U.front_door('convolution_2d', 2, CONV_SIGNATURE, convolution)
+-- (accepts Chainer's experimental channel-last memory layouts for x and W)
+M.convolution_2d = require('chainer.memory_layouts').accept_channel_last('convolution_2d',
+  U.front_door('convolution_2d', 2, CONV_SIGNATURE, convolution), true)
 M.convolution_3d = U.front_door('convolution_3d', 3, CONV_SIGNATURE, convolution)
 -- Chainer: dilated_convolution_2d(x, W, b=None, stride=1, pad=0, dilate=1, cover_all=False)
 M.dilated_convolution_2d = U.front_door('dilated_convolution_2d', 2, DILATED_SIGNATURE, convolution)

@@ -60,7 +60,9 @@ end
 
 M.deconvolution_nd = U.front_door('deconvolution_nd', nil, SIGNATURE, deconvolution)
 M.deconvolution_1d = U.front_door('deconvolution_1d', 1, SIGNATURE, deconvolution)
-M.deconvolution_2d = U.front_door('deconvolution_2d', 2, SIGNATURE, deconvolution)
+-- (accepts Chainer's experimental channel-last memory layouts for x and W)
+M.deconvolution_2d = require('chainer.memory_layouts').accept_channel_last('deconvolution_2d',
+  U.front_door('deconvolution_2d', 2, SIGNATURE, deconvolution), true)
 M.deconvolution_3d = U.front_door('deconvolution_3d', 3, SIGNATURE, deconvolution)
 
 return M

@@ -538,4 +538,11 @@ intercept('div', div)
 intercept('pow', pow)
 intercept('mod', mod)
 
+-- Chainer's elementwise nodes: inputs sharing one memory layout
+-- (chainer.memory_layouts) pass through it, and the output takes it.
+for _, node in ipairs { Neg, Absolute, Add, AddConstant, Sub, SubFromConstant, Mul, MulConstant, Div,
+    DivFromConstant, PowVarVar, PowVarConst, PowConstVar } do
+  node.is_elementwise = true
+end
+
 return M

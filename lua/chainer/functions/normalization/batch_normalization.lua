@@ -184,4 +184,9 @@ function M.fixed_batch_normalization(x, gamma, beta, mean, var, opts)
   return y
 end
 
+-- x may be in Chainer's experimental channel-last memory layout: the
+-- result comes in x's layout (gamma and beta keep the standard one).
+M.batch_normalization = require('chainer.memory_layouts').accept_channel_last('batch_normalization',
+  M.batch_normalization, false)
+
 return M

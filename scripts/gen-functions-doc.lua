@@ -19,7 +19,7 @@ local core_files = {
 }
 
 require 'chainer'
-local F = require 'chainer.functions'
+local F = require('chainer.functions._index').all()
 
 local function read(path)
   local f = io.open(path, 'rb')

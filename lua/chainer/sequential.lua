@@ -216,9 +216,8 @@ end
 
 local function layer_name(l)
   if is_link(l) then return nil end
-  local F = package.loaded['chainer.functions']
-  if F then
-    for k, v in pairs(F) do if v == l then return k end end
+  if package.loaded['chainer.functions'] then
+    for k, v in pairs(require('chainer.functions._index').all()) do if v == l then return k end end
   end
   return tostring(l)
 end

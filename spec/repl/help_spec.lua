@@ -64,7 +64,7 @@ describe('repl.help', function()
   it('finds every documented chainer.functions member', function()
     local index = require 'chainer.repl.help_index'
     local missing = {}
-    for name, fn in pairs(F) do
+    for name, fn in pairs(require('chainer.functions._index').all()) do
       if type(fn) == 'function' and name:match('^[a-z]') and name ~= 'repeat' and not index.F[name] then
         missing[#missing + 1] = name
       end

@@ -35,7 +35,7 @@ local function namespaces()
   local T = try_require('chainer.tensor') or {}
   local training = try_require('chainer.training') or {}
   return {
-    { 'F', try_require('chainer.functions') },
+    { 'F', try_require('chainer.functions') and require('chainer.functions._index').all() },
     { 'L', try_require('chainer.links') },
     { 'optimizers', try_require('chainer.optimizers') },
     { 'T', T },
@@ -52,6 +52,12 @@ local function namespaces()
     { 'Trainer', training.Trainer },
     { 'chainer', chainer },
   }
+end
+
+-- A table help lists: a plain one, or F (whose metatable loads its
+-- functions on first use; the listing takes the names from its index).
+local function is_namespace(obj)
+  return type(obj) == 'table' and (getmetatable(obj) == nil or rawequal(obj, package.loaded['chainer.functions']))
 end
 
 local reverse   -- value -> { scope, name }, built on first use
@@ -207,12 +213,12 @@ function M.text(obj, method)
     local entry, sc = lookup(scope, name)
     if entry then return format(entry, sc, name) end
     -- an undocumented namespace (chainer.functions) is listed below
-    if type(obj) ~= 'table' or getmetatable(obj) ~= nil then
+    if not is_namespace(obj) then
       return string.format('help: %s%s is not in the docs', shown[scope] or (scope .. '.'), name)
     end
   end
   local ok, shown_as = pcall(tostring, obj)
-  if type(obj) == 'table' and getmetatable(obj) == nil then
+  if is_namespace(obj) then
     -- a namespace (F, chainer.tensor) or a plain table: what is in it
     local _, list = require('chainer.repl.complete').candidates('t.', { t = obj })
     for i, n in ipairs(list) do list[i] = n:sub(3) end

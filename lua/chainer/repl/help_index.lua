@@ -685,6 +685,7 @@ return {
     ["cache_or_load_file"] = { "cache_or_load_file(path, creator, loader)", "`loader(path)` when `path` exists, else", "docs/datasets.md" },
     ["cached_download"] = { "cached_download(url)", "`<root>/_dl_cache/<md5 of url>` (Chainer's layout), fetched with the", "docs/datasets.md" },
     ["concat_examples"] = { "local xs = concat_examples(b); local x, t = xs[1], xs[2]", "", "docs/datasets.md" },
+    ["conv"] = { "conv(batch, device, padding)", ") and gives the same arrays. The batch is stacked on the host and", "docs/datasets.md" },
     ["converter"] = { "converter(fn)", "does the same) makes a Converter that calls the function with `device` turned into", "docs/datasets.md" },
     ["creator"] = { "creator(tmp)", "writes a temporary beside `path` that is renamed into place; returns what", "docs/datasets.md" },
     ["decode_image"] = { "decode_image(bytes, [dtype])", "the image reader/writer behind ImageDataset; `decode_image` decodes the bytes of a PNG/JPEG file held in a 1-D uint8 tensor", "docs/datasets.md" },

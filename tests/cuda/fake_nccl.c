@@ -7,6 +7,7 @@
  * NCCL: buffers, counts, types, ops, roots and streams.
  */
 #include "plan_nccl.h"
+#include "fake_nccl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,15 +17,6 @@ struct ncclComm {
     int device;
 };
 
-typedef struct fake_nccl_call {
-    char what[32];
-    const void *send;
-    void *recv;
-    size_t count;
-    int dt, op, root;
-    void *stream;
-    int groups_open;
-} fake_nccl_call;
 
 static fake_nccl_call last;
 static int groups_open, group_calls;

@@ -7,19 +7,11 @@
 #include "emulator.h"
 #include "cuda_hooks.h"
 #include "plan_nccl.h"
+#include "fake_nccl.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
 
-typedef struct fake_nccl_call {
-    char what[32];
-    const void *send;
-    void *recv;
-    size_t count;
-    int dt, op, root;
-    void *stream;
-    int groups_open;
-} fake_nccl_call;
 static const fake_nccl_call *(*last_call)(void);
 static int (*group_calls)(void);
 

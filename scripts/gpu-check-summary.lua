@@ -209,6 +209,9 @@ if self_test then
     'spec step: 1 pass, 1 failure, 1 pending expected')
   expect(sp and sp.specs and sp.specs.failures[1] and sp.specs.failures[1].message:find('the planted failure', 1, true),
     'spec step: the planted failure\'s message expected')
+  local sp2 = by_name['spec-second_gpu']
+  expect(sp2 and sp2.status == 'pass' and sp2.specs and sp2.specs.passed == 1,
+    'spec step run alongside: 1 pass expected')
   local o = by_name.oracle and by_name.oracle.oracle
   expect(o and o.finished, 'oracle: a finished run expected')
   expect(o and o.counts.pass > 0, 'oracle: passing cases expected')

@@ -61,6 +61,10 @@ describe('scripts/gpu-check', function()
       assert.are.equal('fail', sp.status)
       assert.are.same({ 1, 1, 1 }, { sp.specs.passed, sp.specs.failed, sp.specs.pending })
       assert.matches('the planted failure', sp.specs.failures[1].message)
+      -- the second file ran alongside the first, with its own log and line
+      local sp2 = by['spec-second_gpu']
+      assert.are.equal('pass', sp2.status)
+      assert.are.same({ 1, 0, 0 }, { sp2.specs.passed, sp2.specs.failed, sp2.specs.pending })
       local o = by.oracle.oracle
       assert.are.equal('relu', o.no_gpu_kernel[1].op)
       assert.are.equal(2, o.no_gpu_kernel[1].cases)

@@ -10,7 +10,8 @@
 --
 -- Each namespace lists its modules; each module returns a table name ->
 -- value, and the namespace exports its names except those starting with
--- '_' (private helpers).  The names are merged in the order below: a name
+-- '_' (private helpers); F's modules are the family indexes, and each name
+-- is then traced to the file of the family that defines it (below).  The names are merged in the order below: a name
 -- two modules export (lstm: activation and rnn) is the same value in both
 -- and goes to the later one, as an eager merge would.
 local namespaces = {
@@ -59,6 +60,25 @@ local module_of = {}
 for _, m in ipairs(ns.modules) do
   for name in pairs(require(ns.prefix .. m)) do
     if type(name) == 'string' and name:sub(1, 1) ~= '_' then module_of[name] = ns.prefix .. m end
+  end
+end
+
+-- A name a family index merges from one of the family's files is loaded from
+-- that file alone (F.sum: chainer.functions.math.sum, not the math family's
+-- 34 files): the first module under the family's path, in sorted order, that
+-- exports the same value under the same name.  Names found in no such file
+-- (F.add, the family's own n-ary add) stay with the family.
+local loaded = {}
+for path in pairs(package.loaded) do loaded[#loaded + 1] = path end
+table.sort(loaded)
+for name, m in pairs(module_of) do
+  local value = require(m)[name]
+  for _, path in ipairs(loaded) do
+    local t = package.loaded[path]
+    if path:sub(1, #m + 1) == m .. '.' and type(t) == 'table' and rawequal(rawget(t, name), value) then
+      module_of[name] = path
+      break
+    end
   end
 end
 

@@ -71,3 +71,56 @@ for _, case in ipairs(cases) do
     end)
   end)
 end
+
+describe('require \'chainer\'', function()
+  local chainer = require 'chainer'
+
+  -- names that were plain fields of chainer before they loaded on first use
+  local moved = {
+    Link = { 'chainer.link', 'Link' }, Chain = { 'chainer.link', 'Chain' },
+    ChainList = { 'chainer.link', 'ChainList' }, Sequential = { 'chainer.sequential' },
+    reporter = { 'chainer.reporter' }, Reporter = { 'chainer.reporter', 'Reporter' },
+    report = { 'chainer.reporter', 'report' }, report_scope = { 'chainer.reporter', 'report_scope' },
+    get_current_reporter = { 'chainer.reporter', 'get_current_reporter' },
+    Summary = { 'chainer.reporter', 'Summary' }, DictSummary = { 'chainer.reporter', 'DictSummary' },
+    LinkHook = { 'chainer.link_hook', 'LinkHook' }, get_link_hooks = { 'chainer.link_hook', 'get_link_hooks' },
+    backend = { 'chainer.backend' }, get_device = { 'chainer.backend', 'get_device' },
+    using_device = { 'chainer.backend', 'using_device' }, cuda = { 'chainer.cuda' },
+    print_runtime_info = { 'chainer.runtime_info' },
+  }
+
+  it('still gives every top-level name, each the defining module\'s own', function()
+    for name, where in pairs(moved) do
+      local want = require(where[1])
+      if where[2] then want = want[where[2]] end
+      assert.is_not_nil(want, name)
+      assert.are.equal(want, chainer[name], name)
+    end
+    assert.are.equal(chainer.cuda, chainer.backends.cuda)
+    assert.are.equal(chainer.LinkHook, chainer.link_hook.LinkHook)
+    assert.are.equal(require('chainer.user_kernel.fusion').functions, chainer.cuda.fusion)
+    assert.is_nil(chainer.no_such_member)
+  end)
+
+  it('offers the names that load on first use to Tab completion', function()
+    local complete = require 'chainer.repl.complete'
+    local _, list = complete.candidates('c.Rep', { c = setmetatable({}, getmetatable(chainer)) })
+    assert.are.same({ 'c.Reporter' }, list)
+    _, list = complete.candidates('c.print_r', { c = setmetatable({}, getmetatable(chainer)) })
+    assert.are.same({ 'c.print_runtime_info' }, list)
+  end)
+
+  it('loads the autograd core only', function()
+    local out = run_fresh([[
+      require 'chainer'
+      local found = {}
+      for _, m in ipairs { 'chainer.link', 'chainer.reporter', 'chainer.backend', 'chainer.cuda',
+        'chainer.user_kernel', 'chainer.serializer', 'chainer.runtime_info', 'chainer.links',
+        'chainer.functions' } do
+        if package.loaded[m] then found[#found + 1] = m end
+      end
+      io.write(table.concat(found, ' '), '|', tostring(package.loaded['chainer.variable'] ~= nil))
+    ]])
+    assert.are.equal('|true', out)
+  end)
+end)

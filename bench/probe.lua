@@ -4,7 +4,8 @@
 -- `valgrind --tool=callgrind` and reports the difference per iteration,
 -- which cancels start-up and JIT warm-up.  PROBE_GARBAGE=1 prints instead
 -- the bytes of Lua heap one iteration allocates (collector stopped), and
--- PROBE_TIME=1 wall and CPU time per iteration.
+-- PROBE_TIME=1 wall and CPU time per iteration, PROBE_HEAP=1 the modules
+-- loaded and the live heap after a full collection.
 --   luajit bench/probe.lua MODE N
 -- MODE: node (the per-node loop of node_overhead.lua: 101 nodes),
 --       node_min (the same loop without chainer.functions loaded whole),
@@ -173,6 +174,23 @@ if os.getenv('PROBE_ROUNDS') then
     for _ = 1, n do body() end
     ffi.C.getppid()
   end
+  return
+end
+
+if os.getenv('PROBE_HEAP') then
+  -- heap mode (bench/README.md, session 12): the modules loaded and the
+  -- live Lua heap after a full collection, after MODE's setup and again
+  -- after n iterations (what every incremental collection cycle marks)
+  local function report(when)
+    collectgarbage('collect')
+    collectgarbage('collect')
+    local modules = 0
+    for _ in pairs(package.loaded) do modules = modules + 1 end
+    print(string.format('%s %s modules %d heap_kib %.0f', mode, when, modules, collectgarbage('count')))
+  end
+  report('setup')
+  for _ = 1, n do body() end
+  report('loop')
   return
 end
 

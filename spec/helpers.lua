@@ -153,13 +153,14 @@ function H.write_file(path, s)
 end
 
 -- The text the generator `script` writes (a Lua script that takes the path
--- it writes as arg[1]); the specs of generated files compare it with the
--- file in the repository.
-function H.generator_output(script)
+-- it writes as its last argument, after the arguments `...`); the specs of
+-- generated files compare it with the file in the repository.
+function H.generator_output(script, ...)
   local tmp = os.tmpname()
   -- the script reads the global `arg` (busted runs specs in their own environment)
   local saved_arg = _G.arg
-  _G.arg = { tmp }
+  _G.arg = { ... }
+  _G.arg[#_G.arg + 1] = tmp
   local ok, err = pcall(dofile, script)
   _G.arg = saved_arg
   assert.is_true(ok, tostring(err))

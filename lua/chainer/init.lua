@@ -4,6 +4,13 @@ local lib = require 'chainer._lib'
 local C, ffi = lib.C, lib.ffi
 
 chainer.tensor = require 'chainer.tensor'
+
+-- The collector starts a cycle when the heap reaches 150 % of what the last
+-- cycle kept (LuaJIT's default: 200 %): less memory for each cycle to sweep,
+-- measured faster by CPU time on the per-node, batch-1 inference and small
+-- MLP loops (bench/README.md, session 12; 100 and 400 were slower).  A
+-- program sets its own with collectgarbage('setpause', P) after this require.
+collectgarbage('setpause', 150)
 chainer.__version__ = ffi.string(C.ch_version())
 
 function chainer.set_num_threads(n) C.ch_set_num_threads(n) end
@@ -52,66 +59,9 @@ chainer.FunctionAdapter = chainer.Function.FunctionAdapter
 local hooks = require 'chainer.function_hook'
 chainer.FunctionHook = hooks.FunctionHook
 chainer.get_function_hooks = hooks.get_function_hooks
-local link_hook = require 'chainer.link_hook'
-chainer.LinkHook = link_hook.LinkHook
-chainer.link_hook = { LinkHook = link_hook.LinkHook }
-chainer.get_link_hooks = link_hook.get_link_hooks
 local backprop = require 'chainer.backprop'
 chainer.backward = backprop.backward
 chainer.grad = backprop.grad
-
--- sub-modules loaded on first access (chainer.functions, chainer.gradient_check, ...)
-local lazy = {
-  functions = 'chainer.functions',
-  function_hooks = 'chainer.function_hooks',
-  link_hooks = 'chainer.link_hooks',
-  gradient_check = 'chainer.gradient_check',
-  memory_layouts = 'chainer.memory_layouts',
-  testing = 'chainer.testing',
-  computational_graph = 'chainer.computational_graph',
-  dataset = 'chainer.dataset',
-  datasets = 'chainer.datasets',
-  iterators = 'chainer.iterators',
-  links = 'chainer.links',
-  initializers = 'chainer.initializers',
-  serializers = 'chainer.serializers',
-  serializer = 'chainer.serializer',
-  training = 'chainer.training',
-  optimizers = 'chainer.optimizers',
-  optimizer_hooks = 'chainer.optimizer_hooks',
-  optimizer = 'chainer.optimizer',
-  distributions = 'chainer.distributions',
-  graph_optimizations = 'chainer.graph_optimizations',
-}
-
--- names Chainer also exports at the top level, loaded from the module that
--- defines them on first access
-local from_modules = {
-  Distribution = 'distributions', kl_divergence = 'distributions', cross_entropy = 'distributions',
-  register_kl = 'distributions',
-  Optimizer = 'optimizer', GradientMethod = 'optimizer', UpdateRule = 'optimizer',
-  Serializer = 'serializer', Deserializer = 'serializer', AbstractSerializer = 'serializer',
-  Initializer = 'initializers',
-  should_use_cudnn = 'cuda', should_use_cudnn_tensor_core = 'cuda',
-  is_arrays_compatible = 'backend',
-  static_graph = 'graph_optimizations', static_code = 'graph_optimizations',
-}
-
--- reporter (Reporter, report, report_scope, Summary, DictSummary)
-do
-  local reporter = require 'chainer.reporter'
-  chainer.reporter = reporter
-  chainer.Reporter, chainer.report, chainer.report_scope = reporter.Reporter, reporter.report, reporter.report_scope
-  chainer.get_current_reporter = reporter.get_current_reporter
-  chainer.Summary, chainer.DictSummary = reporter.Summary, reporter.DictSummary
-end
-
--- links (Link, Chain, ChainList, Sequential)
-do
-  local link = require 'chainer.link'
-  chainer.Link, chainer.Chain, chainer.ChainList = link.Link, link.Chain, link.ChainList
-  chainer.Sequential = require 'chainer.sequential'
-end
 
 -- chainer.utils.<name> loads lua/chainer/utils/<name>.lua on first access;
 -- Chainer's top-level helpers are fields of the module that holds them.
@@ -139,29 +89,64 @@ chainer.utils = setmetatable({}, {
   end,
 })
 
--- chainer.cuda when the CUDA module exists (it loads without a GPU)
-do
-  local ok, mod = pcall(require, 'chainer.cuda')
-  if ok then
-    chainer.cuda = mod
-  elseif not tostring(mod):find("module 'chainer.cuda' not found", 1, true) then
-    error(mod, 0)
-  end
-end
+-- Everything else loads on first access: a program carries only the modules
+-- it uses (a smaller live heap for the collector to walk; bench/README.md,
+-- session 12).  These two tables are chainer's listing: the REPL's Tab
+-- completion reads them, and chainer._lazy.load_all(chainer, true) loads
+-- them all.
 
--- devices (chainer.backend): get_device, using_device; chainer.backends.cuda
--- is chainer.cuda, as in Chainer
-do
-  local backend = require 'chainer.backend'
-  chainer.backend = backend
-  chainer.get_device, chainer.using_device = backend.get_device, backend.using_device
-  chainer.backends = { cuda = chainer.cuda }
-  chainer.print_runtime_info = require 'chainer.runtime_info'
-end
+-- chainer.<name> is a module (or what the function returns; nil: no member)
+local modules = {
+  functions = 'chainer.functions',
+  function_hooks = 'chainer.function_hooks',
+  link_hooks = 'chainer.link_hooks',
+  gradient_check = 'chainer.gradient_check',
+  memory_layouts = 'chainer.memory_layouts',
+  testing = 'chainer.testing',
+  computational_graph = 'chainer.computational_graph',
+  dataset = 'chainer.dataset',
+  datasets = 'chainer.datasets',
+  iterators = 'chainer.iterators',
+  links = 'chainer.links',
+  initializers = 'chainer.initializers',
+  serializers = 'chainer.serializers',
+  serializer = 'chainer.serializer',
+  training = 'chainer.training',
+  optimizers = 'chainer.optimizers',
+  optimizer_hooks = 'chainer.optimizer_hooks',
+  optimizer = 'chainer.optimizer',
+  distributions = 'chainer.distributions',
+  graph_optimizations = 'chainer.graph_optimizations',
+  reporter = 'chainer.reporter',
+  backend = 'chainer.backend',
+  Sequential = 'chainer.sequential',
+  print_runtime_info = 'chainer.runtime_info',
+  link_hook = function() return { LinkHook = require('chainer.link_hook').LinkHook } end,
+  -- chainer.cuda when the CUDA module exists (it loads without a GPU)
+  cuda = function()
+    local ok, mod = pcall(require, 'chainer.cuda')
+    if ok then return mod end
+    if not tostring(mod):find("module 'chainer.cuda' not found", 1, true) then error(mod, 0) end
+  end,
+  -- chainer.backends.cuda is chainer.cuda, as in Chainer
+  backends = function(t) return { cuda = t.cuda } end,
+}
 
-require('chainer._lazy')(chainer, lazy, nil, function(t, k)
-  local holder = from_modules[k]
-  if holder then return t[holder][k] end
-end)
+-- chainer.<name> is the field <name> of a module: Chainer's top-level names
+local fields = {
+  Link = 'chainer.link', Chain = 'chainer.link', ChainList = 'chainer.link',
+  LinkHook = 'chainer.link_hook', get_link_hooks = 'chainer.link_hook',
+  Reporter = 'chainer.reporter', report = 'chainer.reporter', report_scope = 'chainer.reporter',
+  get_current_reporter = 'chainer.reporter', Summary = 'chainer.reporter', DictSummary = 'chainer.reporter',
+  get_device = 'chainer.backend', using_device = 'chainer.backend', is_arrays_compatible = 'chainer.backend',
+  Distribution = 'chainer.distributions', kl_divergence = 'chainer.distributions',
+  cross_entropy = 'chainer.distributions', register_kl = 'chainer.distributions',
+  Optimizer = 'chainer.optimizer', GradientMethod = 'chainer.optimizer', UpdateRule = 'chainer.optimizer',
+  Serializer = 'chainer.serializer', Deserializer = 'chainer.serializer',
+  AbstractSerializer = 'chainer.serializer',
+  Initializer = 'chainer.initializers',
+  should_use_cudnn = 'chainer.cuda', should_use_cudnn_tensor_core = 'chainer.cuda',
+  static_graph = 'chainer.graph_optimizations', static_code = 'chainer.graph_optimizations',
+}
 
-return chainer
+return require('chainer._lazy')(chainer, modules, fields)

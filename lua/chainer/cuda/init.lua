@@ -34,11 +34,26 @@ function M.device_count()
   return probe()
 end
 
+-- Members loaded on first access: their modules would load a costly part of
+-- chainer with every `require 'chainer'` (user_kernel: ~170 KiB of live
+-- heap; bench/README.md, session 12).  The table is also what Tab completion
+-- lists for them (repl/complete.lua reads __index's upvalues).
+local on_first_use = {
+  -- chainer.backends.cuda.GpuDevice is chainer.backend's class
+  GpuDevice = function() return require('chainer.backend').GpuDevice end,
+  -- the functions a fused body may call (user_kernel/fusion.lua)
+  fusion = function() return require('chainer.user_kernel.fusion').functions end,
+}
+
 -- `available` and `cudnn_enabled` read like Chainer's module flags but are
 -- computed on first access (then stored, so later reads are plain fields).
 setmetatable(M, {
   __index = function(t, k)
-    if k == 'available' then
+    if on_first_use[k] then
+      local v = on_first_use[k]()
+      rawset(t, k, v)
+      return v
+    elseif k == 'available' then
       local v = probe() > 0
       rawset(t, k, v)
       return v
@@ -47,9 +62,6 @@ setmetatable(M, {
       local v = probe() > 0 and M.info():find('cuDNN %d') ~= nil
       rawset(t, k, v)
       return v
-    elseif k == 'GpuDevice' then
-      -- chainer.backends.cuda.GpuDevice is chainer.backend's class
-      return require('chainer.backend').GpuDevice
     end
     return nil
   end,
@@ -361,7 +373,7 @@ end
 function M.RawKernel(code, name) return require('chainer.user_kernel.raw').raw(code, name) end
 function M.RawModule(code) return require('chainer.user_kernel.raw').RawModule(code) end
 function M.fuse(fn, options) return require('chainer.user_kernel.fusion').fuse(fn, options) end
-M.fusion = require('chainer.user_kernel.fusion').functions
+-- M.fusion: loaded on first use (on_first_use, above)
 
 ---------------------------------------------------------------------------
 -- cuDNN use decisions (Chainer's should_use_cudnn, also chainer.should_use_cudnn)

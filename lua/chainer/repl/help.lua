@@ -30,13 +30,15 @@ local function try_require(name)
 end
 
 -- Namespaces in order of preference: the first one holding a value names it.
+-- (the lazy ones whole: chainer's top-level names, F and L load on first use)
 local function namespaces()
-  local chainer = try_require('chainer') or {}
+  local chainer = try_require('chainer')
+  if chainer then require('chainer._lazy').load_all(chainer) else chainer = {} end
   local T = try_require('chainer.tensor') or {}
   local training = try_require('chainer.training') or {}
   return {
     { 'F', try_require('chainer.functions') and require('chainer.functions._index').all() },
-    { 'L', try_require('chainer.links') },
+    { 'L', try_require('chainer.links') and require('chainer.links._index').all() },
     { 'optimizers', try_require('chainer.optimizers') },
     { 'T', T },
     { 'T.random', T.random },

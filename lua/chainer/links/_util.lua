@@ -32,6 +32,25 @@ function M.tuple(v, n)
   return v
 end
 
+-- Checks a size argument a link cannot do without: a positive integer, or
+-- (when n is given) also a table of n positive integers, as ksize may be.
+-- The error names the link and the argument, with no file position: a
+-- link's init runs a few calls below the user's line.
+local function is_size(v) return type(v) == 'number' and v == math.floor(v) and v >= 1 end
+function M.check_size(link, name, v, n)
+  local ok = is_size(v)
+  if not ok and n and type(v) == 'table' and #v == n then
+    ok = true
+    for i = 1, n do ok = ok and is_size(v[i]) end
+  end
+  if not ok then
+    local want = n and string.format('a positive integer or a table of %d', n) or 'a positive integer'
+    local got = type(v) == 'table' and 'a table of ' .. #v or tostring(v)
+    error(string.format('%s: %s must be %s (got %s)', link, name, want, got), 0)
+  end
+  return v
+end
+
 -- Product of x's shape from axis `from` (1-based) on.
 function M.size_from(shape, from)
   local s = 1

@@ -16,7 +16,7 @@ local SIGNATURE = args.signature { 'in_channels', 'out_channels', 'ksize', 'stri
 
 function DeformableConvolution2D:init(...)
   local a = args.parse('L.DeformableConvolution2D', SIGNATURE, select('#', ...), ...)
-  local k = U.tuple(a.ksize, 2)
+  local k = U.tuple(U.check_size('L.DeformableConvolution2D', 'ksize', a.ksize, 2), 2)
   self.offset_conv = Convolution2D(a.in_channels, 2 * k[1] * k[2], k, { stride = a.stride, pad = a.pad,
     nobias = a.offset_nobias, initialW = a.offset_initialW, initial_bias = a.offset_initial_bias })
   self.deform_conv = Sampler(a.in_channels, a.out_channels, k, a.stride, a.pad, a.deform_nobias,

@@ -15,7 +15,7 @@ local SIGNATURE = args.signature { 'in_channels', 'out_channels', 'ksize', 'stri
 
 function Sampler:init(...)
   local a = args.parse('L.DeformableConvolution2DSampler', SIGNATURE, select('#', ...), ...)
-  self.ksize = U.tuple(a.ksize, 2)
+  self.ksize = U.tuple(U.check_size('L.DeformableConvolution2DSampler', 'ksize', a.ksize, 2), 2)
   self.stride = a.stride or 1
   self.pad = a.pad or 0
   self.out_channels = a.out_channels

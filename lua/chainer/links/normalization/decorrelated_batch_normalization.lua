@@ -15,6 +15,7 @@ local F = require 'chainer.functions'
 local config = require('chainer.config').config
 local Link = require('chainer.link').Link
 local args = require 'chainer._args'
+local U = require 'chainer.links._util'
 
 local DecorrelatedBatchNormalization = Link:extend('DecorrelatedBatchNormalization')
 local NAME = 'L.DecorrelatedBatchNormalization'
@@ -24,12 +25,8 @@ local CALL_OPTIONS = args.accept { 'finetune' }
 function DecorrelatedBatchNormalization:init(...)
   local a = args.parse(NAME, SIGNATURE, select('#', ...), ...)
   local size, groups = a.size, a.groups == nil and 16 or a.groups
-  for _, p in ipairs({ { 'size', size }, { 'groups', groups } }) do
-    local v = p[2]
-    if type(v) ~= 'number' or v ~= math.floor(v) or v < 1 then
-      error(string.format('%s: %s must be a positive integer (got %s)', NAME, p[1], tostring(v)), 3)
-    end
-  end
+  U.check_size(NAME, 'size', size)
+  U.check_size(NAME, 'groups', groups)
   if size % groups ~= 0 then
     error(string.format('%s: size (%d) must be a multiple of groups (%d)', NAME, size, groups), 3)
   end

@@ -7,13 +7,14 @@ local Chain = require('chainer.link').Chain
 local Linear = require('chainer.links.connection.linear').Linear
 local cell = require 'chainer.links.rnn._tree_lstm_cell'
 local args = require 'chainer._args'
+local U = require 'chainer.links._util'
 
 local ChildSumTreeLSTM = Chain:extend('ChildSumTreeLSTM')
 local SIGNATURE = args.signature { 'in_size', 'out_size' }
 
 function ChildSumTreeLSTM:init(...)
   local a = args.parse('L.ChildSumTreeLSTM', SIGNATURE, select('#', ...), ...)
-  local in_size, out_size = a.in_size, a.out_size
+  local in_size, out_size = a.in_size, U.check_size('L.ChildSumTreeLSTM', 'out_size', a.out_size)
   self.in_size, self.state_size = in_size, out_size
   self.W_x = Linear(in_size, 4 * out_size)
   self.W_h_aio = Linear(out_size, 3 * out_size, { nobias = true })

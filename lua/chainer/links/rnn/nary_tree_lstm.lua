@@ -6,13 +6,16 @@ local Chain = require('chainer.link').Chain
 local Linear = require('chainer.links.connection.linear').Linear
 local cell = require 'chainer.links.rnn._tree_lstm_cell'
 local args = require 'chainer._args'
+local U = require 'chainer.links._util'
 
 local NaryTreeLSTM = Chain:extend('NaryTreeLSTM')
 local SIGNATURE = args.signature { 'in_size', 'out_size', 'n_ary' }
 
 function NaryTreeLSTM:init(...)
   local a = args.parse('L.NaryTreeLSTM', SIGNATURE, select('#', ...), ...)
-  local in_size, out_size, n_ary = a.in_size, a.out_size, a.n_ary or 2
+  local in_size = a.in_size
+  local out_size = U.check_size('L.NaryTreeLSTM', 'out_size', a.out_size)
+  local n_ary = U.check_size('L.NaryTreeLSTM', 'n_ary', a.n_ary or 2)
   self.in_size, self.state_size, self.n_ary = in_size, out_size, n_ary
   self.W_x = Linear(in_size, (3 + n_ary) * out_size)
   for i = 1, n_ary do

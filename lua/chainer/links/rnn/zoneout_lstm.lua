@@ -34,12 +34,8 @@ end
 
 function StatefulZoneoutLSTM:init(...)
   local a = args.parse(NAME, SIGNATURE, select('#', ...), ...)
-  for _, k in ipairs({ 'in_size', 'out_size' }) do
-    local n = a[k]
-    if type(n) ~= 'number' or n ~= math.floor(n) or n < 1 then
-      error(string.format('%s: %s must be a positive integer (got %s)', NAME, k, tostring(n)), 3)
-    end
-  end
+  U.check_size(NAME, 'in_size', a.in_size)
+  U.check_size(NAME, 'out_size', a.out_size)
   self.state_size = a.out_size
   self.c_ratio, self.h_ratio = ratio('c_ratio', a.c_ratio), ratio('h_ratio', a.h_ratio)
   self.upward = Linear(a.in_size, 4 * a.out_size)

@@ -9,8 +9,8 @@
  * kernel, 8 lanes) read the bench MLP's three layers in 85 us on one core of
  * the Zen 4 VM; this kernel, 16 lanes over eight rows at a time with x loaded
  * once per eight rows, in 75-77 us (96 GB/s, best of 2000; bench/README.md,
- * session 8).  Rows are split between the threads at multiples of 8 in one
- * OpenMP region.
+ * session 8).  Rows are handed to the threads in blocks of 64 in one OpenMP
+ * region (dynamic schedule: session 12).
  *
  * Every y[j] is summed in one order whatever thread computes it (16 lanes
  * over k, the tail masked, then _mm512_reduce_add_ps), so results do not
@@ -25,6 +25,10 @@
 /* Products below this many multiply-adds stay on one thread (a fork/join
  * costs about what reading 128 KB of W does). */
 #define GEMV_PAR_MIN ((int64_t)1 << 16)
+
+/* Rows per block of the parallel split: a multiple of the 8-row tile, so
+ * every row is computed by the same tile as on one thread. */
+#define GEMV_BLOCK 64
 
 static inline void gv_store(float *y, float dot, float alpha, float beta) {
     *y = beta == 0.0f ? alpha * dot : alpha * dot + beta * *y;
@@ -100,9 +104,14 @@ static bool gemv_rows(const float *W, int64_t ldw, const float *x, int64_t N, in
         return true;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads((int)pieces)
-    for (int64_t q = 0; q < pieces; q++) {
-        int64_t lo = N * q / pieces / 8 * 8, hi = q + 1 == pieces ? N : N * (q + 1) / pieces / 8 * 8;
+    /* Blocks of GEMV_BLOCK rows handed out as threads come free, not a
+     * fixed half each: a thread that starts late (a worker woken from its
+     * futex, or sharing its core with another process) takes fewer blocks
+     * instead of holding the region's end back. */
+    int64_t blocks = (N + GEMV_BLOCK - 1) / GEMV_BLOCK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads((int)pieces)
+    for (int64_t q = 0; q < blocks; q++) {
+        int64_t lo = q * GEMV_BLOCK, hi = lo + GEMV_BLOCK < N ? lo + GEMV_BLOCK : N;
         gemv_rows_range(W, ldw, x, K, alpha, beta, y, lo, hi);
     }
 #endif

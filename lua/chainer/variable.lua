@@ -25,7 +25,48 @@ local ffi = T.ffi
 local is_tensor = T.is_tensor
 local shape_str = T.shape_str
 
-local WEAK = { __mode = 'v' }
+---------------------------------------------------------------------------
+-- Weak references from nodes to their Variables
+---------------------------------------------------------------------------
+-- The graph must not keep a Variable (and its data) alive, so a node reaches
+-- its Variable through a weak table.  A weak table per node would be one more
+-- object per graph node to allocate, mark, re-traverse in the collector's
+-- atomic phase and free; instead consecutive nodes share a page: a table
+-- with weak keys and values holding page[node] = Variable for up to
+-- PAGE_NODES nodes.  A node keeps its page in _vref (false: none yet).  Only
+-- nodes hold a page (and the module the page being filled), so a page goes
+-- when all its nodes have gone; an entry goes when its Variable or its node
+-- is collected, independently of the page's other entries.
+local PAGE_NODES = 64
+local WEAK_PAGE = { __mode = 'kv' }
+local tab_new = require 'table.new'
+local page, page_room = false, 0
+
+-- A page with room for one more node.
+local function page_with_room()
+  if page_room == 0 then
+    page = setmetatable(tab_new(0, PAGE_NODES), WEAK_PAGE)
+    page_room = PAGE_NODES
+  end
+  page_room = page_room - 1
+  return page
+end
+
+-- Makes v the Variable that node refers to (weakly).
+local function refer(node, v)
+  local p = node._vref
+  if not p then
+    p = page_with_room()
+    node._vref = p
+  end
+  p[node] = v
+end
+
+-- The Variable node refers to, or nil when it has been collected.
+local function live_variable(node)
+  local p = node._vref
+  return p and p[node] or nil
+end
 
 ---------------------------------------------------------------------------
 -- VariableNode
@@ -59,27 +100,25 @@ end
 VariableNode.meta_of, VariableNode.unpack_meta = meta_of, unpack_meta
 
 local function new_node(var, data, requires_grad)
-  return setmetatable({
+  local node = setmetatable({
     creator = false, rank = 0, requires_grad = requires_grad,
     data = false, name = var and var.name or nil,
-    _vref = var and setmetatable({ var }, WEAK) or false,
-    _meta = meta_of(data.ptr), _grad = false, _gown = false, _bp = 0,
+    _vref = false, _meta = meta_of(data.ptr), _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
+  if var then refer(node, var) end
+  return node
 end
+VariableNode.refer, VariableNode.live_variable = refer, live_variable
 
 -- The Variable of this node, or nil when it has been collected.
-function VariableNode:get_variable_or_none()
-  local r = self._vref
-  return r and r[1] or nil
-end
+VariableNode.get_variable_or_none = live_variable
 
 local Variable -- forward declaration
 
 -- The Variable of this node; when it has been collected, a new Variable is
 -- made from the retained data (it shares this node, so gradients still flow).
 function VariableNode:get_variable()
-  local r = self._vref
-  local v = r and r[1]
+  local v = live_variable(self)
   if v then return v end
   local d = self.data
   if not d then
@@ -88,7 +127,7 @@ function VariableNode:get_variable()
   end
   v = setmetatable({ _data = d, _node = self, _grad_var = false, _requires_grad = self.requires_grad,
     name = self.name }, Variable)
-  self._vref = setmetatable({ v }, WEAK)
+  refer(self, v)
   return v
 end
 
@@ -96,15 +135,13 @@ end
 local function node_tensor(node)
   local d = node.data
   if d then return d end
-  local r = node._vref
-  local v = r and r[1]
+  local v = live_variable(node)
   return v and v._data or nil
 end
 VariableNode.tensor = node_tensor
 
 function VariableNode:retain_data()
-  local r = self._vref
-  local v = r and r[1]
+  local v = live_variable(self)
   if not v then error('VariableNode.retain_data: the variable is gone', 2) end
   self.data = v._data
 end

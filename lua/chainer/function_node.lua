@@ -427,7 +427,7 @@ end
 -- Eight fields (see variable.lua): requires_grad is the class's true.
 local function output_variable(self, y, orank)
   local v = new_var(y, true)
-  local node = setmetatable({
+  local node = setmetatable({ 0,
     creator = self, rank = orank, data = false, _vref = false,
     _meta = meta_of(y.ptr), _grad = false, _gown = false, _bp = 0,
   }, VariableNode)

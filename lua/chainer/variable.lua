@@ -31,41 +31,43 @@ local shape_str = T.shape_str
 -- The graph must not keep a Variable (and its data) alive, so a node reaches
 -- its Variable through a weak table.  A weak table per node would be one more
 -- object per graph node to allocate, mark, re-traverse in the collector's
--- atomic phase and free; instead consecutive nodes share a page: a table
--- with weak keys and values holding page[node] = Variable for up to
--- PAGE_NODES nodes.  A node keeps its page in _vref (false: none yet).  Only
--- nodes hold a page (and the module the page being filled), so a page goes
--- when all its nodes have gone; an entry goes when its Variable or its node
--- is collected, independently of the page's other entries.
-local PAGE_NODES = 64
-local WEAK_PAGE = { __mode = 'kv' }
+-- atomic phase and free; instead consecutive nodes share a page: a
+-- weak-valued array of PAGE_SLOTS Variables.  A node keeps its page in _vref
+-- (false: none yet) and its slot in its array part, node[VSLOT] (a ninth
+-- hash field would double the node's hash part, see VariableNode).  Only
+-- nodes hold a page (and this module the page being filled), so a page goes
+-- when all its nodes have gone; a slot empties when its Variable is
+-- collected, independently of the page's other slots.  (A page keyed by the
+-- nodes themselves, weak keys and values, saved nothing: its hash inserts
+-- and lookups cost what the per-node tables did.)
+local PAGE_SLOTS = 64
+local VSLOT = 1
+local WEAK_PAGE = { __mode = 'v' }
 local tab_new = require 'table.new'
-local page, page_room = false, 0
-
--- A page with room for one more node.
-local function page_with_room()
-  if page_room == 0 then
-    page = setmetatable(tab_new(0, PAGE_NODES), WEAK_PAGE)
-    page_room = PAGE_NODES
-  end
-  page_room = page_room - 1
-  return page
-end
+local page, page_used = false, PAGE_SLOTS
 
 -- Makes v the Variable that node refers to (weakly).
 local function refer(node, v)
   local p = node._vref
-  if not p then
-    p = page_with_room()
-    node._vref = p
+  if p then
+    p[node[VSLOT]] = v
+    return
   end
-  p[node] = v
+  if page_used == PAGE_SLOTS then
+    page = setmetatable(tab_new(PAGE_SLOTS, 0), WEAK_PAGE)
+    page_used = 0
+  end
+  local slot = page_used + 1
+  page_used = slot
+  page[slot] = v
+  node[VSLOT] = slot
+  node._vref = page
 end
 
 -- The Variable node refers to, or nil when it has been collected.
 local function live_variable(node)
   local p = node._vref
-  return p and p[node] or nil
+  return p and p[node[VSLOT]] or nil
 end
 
 ---------------------------------------------------------------------------
@@ -100,7 +102,7 @@ end
 VariableNode.meta_of, VariableNode.unpack_meta = meta_of, unpack_meta
 
 local function new_node(var, data, requires_grad)
-  local node = setmetatable({
+  local node = setmetatable({ 0,
     creator = false, rank = 0, requires_grad = requires_grad,
     data = false, name = var and var.name or nil,
     _vref = false, _meta = meta_of(data.ptr), _grad = false, _gown = false, _bp = 0,

@@ -424,7 +424,8 @@ local function input_node(x)
 end
 
 -- A new output Variable of self for tensor y, with its node at rank orank.
--- Eight fields (see variable.lua): requires_grad is the class's true.
+-- Eight fields (see variable.lua): requires_grad is the class's true; [1]
+-- is the slot of v in its weak page, set by refer.
 local function output_variable(self, y, orank)
   local v = new_var(y, true)
   local node = setmetatable({ 0,

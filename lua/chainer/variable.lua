@@ -79,7 +79,8 @@ local VariableNode = class.Object:extend('VariableNode')
 -- Fields: creator (FunctionNode or false), rank, requires_grad, data (the
 -- retained tensor or false), name, and _meta: the dtype, rank, size and
 -- device of the data at creation packed into one number (meta_of), used to
--- check gradients after the data itself is gone.
+-- check gradients after the data itself is gone; _vref and node[1] (the
+-- weak page and slot of its Variable, above).
 -- The autograd makes one node per function output, so their tables are
 -- kept to eight fields (LuaJIT sizes a table's hash part to a power of two:
 -- nine fields would double it): requires_grad, true for every output, is
@@ -102,7 +103,7 @@ end
 VariableNode.meta_of, VariableNode.unpack_meta = meta_of, unpack_meta
 
 local function new_node(var, data, requires_grad)
-  local node = setmetatable({ 0,
+  local node = setmetatable({ 0,   -- [VSLOT], set by refer
     creator = false, rank = 0, requires_grad = requires_grad,
     data = false, name = var and var.name or nil,
     _vref = false, _meta = meta_of(data.ptr), _grad = false, _gown = false, _bp = 0,

@@ -42,13 +42,13 @@ end
 -- gradient checks
 ---------------------------------------------------------------------------
 local meta_of, unpack_meta = Variable.VariableNode.meta_of, Variable.VariableNode.unpack_meta
+local live_variable = Variable.VariableNode.live_variable
 
 -- The data of a node when it is at hand: retained, or its live Variable's.
 local function node_data(node)
   local d = node.data
   if d then return d end
-  local r = node._vref
-  local v = r and r[1]
+  local v = live_variable(node)
   return v and v._data or nil
 end
 
@@ -224,8 +224,7 @@ local function take_output_grad(st, o)
     return g, owned
   end
   if st.load_if_new then
-    local r = o._vref
-    local v = r and r[1]
+    local v = live_variable(o)
     return v and v._grad_var or nil, false
   end
   return nil, false
@@ -246,8 +245,7 @@ local function accumulate(st, f, i, x, gx, gt, owned)
   if x._bp ~= id then
     x._bp = id
     if st.load_if_new then
-      local r = x._vref
-      local v = r and r[1]
+      local v = live_variable(x)
       local prev = v and v._grad_var
       if prev then
         v._grad_var = false
@@ -329,8 +327,7 @@ local function take_input_grads(st, ins, idx, nt)
       g = x._grad or nil
       x._grad, x._gown = false, false
     elseif st.load_if_new then
-      local r = x._vref
-      local v = r and r[1]
+      local v = live_variable(x)
       if v and v._grad_var then
         g = v._grad_var
         v._grad_var = false
@@ -393,8 +390,7 @@ local function backward_on_variables(st, f, ins, outs, idx, nt)
 
   if st.retain_grad then
     for j = 1, nout do
-      local r = outs[j]._vref
-      local v = r and r[1]
+      local v = live_variable(outs[j])
       if v then v._grad_var = gys[j] or false end
     end
   end
@@ -453,8 +449,7 @@ end
 -- that sum into the slot).
 local function open_slot(st, x)
   if not st.load_if_new then return nil end
-  local r = x._vref
-  local v = r and r[1]
+  local v = live_variable(x)
   local slot = v and rawget(v, '_grad_slot')
   if not slot or meta_of(slot.ptr) ~= x._meta then return nil end
   local prev = v._grad_var
@@ -668,8 +663,7 @@ local function backward_body(outputs, seeds, n, retain_grad, loss_scale)
     local x = leaves[k]
     local g = x._grad
     x._grad = false
-    local r = x._vref
-    local v = r and r[1]
+    local v = live_variable(x)
     if v then rawset(v, '_loss_scale', loss_scale) end
     if v and g and v._grad_var ~= g then
       g = into_slot(v, g)

@@ -29,10 +29,10 @@ local hookmod = require 'chainer.function_hook'
 local trace = require 'chainer.graph_optimizations.trace'
 
 local new_var, node_of, VariableNode = Variable.new_var, Variable.node_of, Variable.VariableNode
+local refer, live_variable = VariableNode.refer, VariableNode.live_variable
 local meta_of = VariableNode.meta_of
 local global_hooks = hookmod.list
 local is_tensor = T.is_tensor
-local WEAK = { __mode = 'v' }
 
 local FunctionNode = class.Object:extend('FunctionNode')
 
@@ -290,12 +290,11 @@ function FunctionNode:get_retained_outputs()
   local ret = {}
   for k = 1, #idx do
     local node = outs[idx[k]]
-    local r = node._vref
-    local v = r and r[1]
+    local v = live_variable(node)
     if not v then
       v = new_var(data[k], node.requires_grad)
       v._node = node
-      node._vref = setmetatable({ v }, WEAK)
+      refer(node, v)
     end
     ret[k] = v
   end
@@ -425,13 +424,16 @@ local function input_node(x)
 end
 
 -- A new output Variable of self for tensor y, with its node at rank orank.
--- Eight fields (see variable.lua): requires_grad is the class's true.
+-- Eight fields (see variable.lua): requires_grad is the class's true; [1]
+-- is the slot of v in its weak page, set by refer.
 local function output_variable(self, y, orank)
   local v = new_var(y, true)
-  v._node = setmetatable({
-    creator = self, rank = orank, data = false, _vref = setmetatable({ v }, WEAK),
+  local node = setmetatable({ 0,
+    creator = self, rank = orank, data = false, _vref = false,
     _meta = meta_of(y.ptr), _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
+  refer(node, v)
+  v._node = node
   return v
 end
 

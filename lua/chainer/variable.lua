@@ -25,7 +25,50 @@ local ffi = T.ffi
 local is_tensor = T.is_tensor
 local shape_str = T.shape_str
 
-local WEAK = { __mode = 'v' }
+---------------------------------------------------------------------------
+-- Weak references from nodes to their Variables
+---------------------------------------------------------------------------
+-- The graph must not keep a Variable (and its data) alive, so a node reaches
+-- its Variable through a weak table.  A weak table per node would be one more
+-- object per graph node to allocate, mark, re-traverse in the collector's
+-- atomic phase and free; instead consecutive nodes share a page: a
+-- weak-valued array of PAGE_SLOTS Variables.  A node keeps its page in _vref
+-- (false: none yet) and its slot in its array part, node[VSLOT] (a ninth
+-- hash field would double the node's hash part, see VariableNode).  Only
+-- nodes hold a page (and this module the page being filled), so a page goes
+-- when all its nodes have gone; a slot empties when its Variable is
+-- collected, independently of the page's other slots.  (A page keyed by the
+-- nodes themselves, weak keys and values, saved nothing: its hash inserts
+-- and lookups cost what the per-node tables did.)
+local PAGE_SLOTS = 64
+local VSLOT = 1
+local WEAK_PAGE = { __mode = 'v' }
+local tab_new = require 'table.new'
+local page, page_used = false, PAGE_SLOTS
+
+-- Makes v the Variable that node refers to (weakly).
+local function refer(node, v)
+  local p = node._vref
+  if p then
+    p[node[VSLOT]] = v
+    return
+  end
+  if page_used == PAGE_SLOTS then
+    page = setmetatable(tab_new(PAGE_SLOTS, 0), WEAK_PAGE)
+    page_used = 0
+  end
+  local slot = page_used + 1
+  page_used = slot
+  page[slot] = v
+  node[VSLOT] = slot
+  node._vref = page
+end
+
+-- The Variable node refers to, or nil when it has been collected.
+local function live_variable(node)
+  local p = node._vref
+  return p and p[node[VSLOT]] or nil
+end
 
 ---------------------------------------------------------------------------
 -- VariableNode
@@ -36,7 +79,8 @@ local VariableNode = class.Object:extend('VariableNode')
 -- Fields: creator (FunctionNode or false), rank, requires_grad, data (the
 -- retained tensor or false), name, and _meta: the dtype, rank, size and
 -- device of the data at creation packed into one number (meta_of), used to
--- check gradients after the data itself is gone.
+-- check gradients after the data itself is gone; _vref and node[1] (the
+-- weak page and slot of its Variable, above).
 -- The autograd makes one node per function output, so their tables are
 -- kept to eight fields (LuaJIT sizes a table's hash part to a power of two:
 -- nine fields would double it): requires_grad, true for every output, is
@@ -59,27 +103,25 @@ end
 VariableNode.meta_of, VariableNode.unpack_meta = meta_of, unpack_meta
 
 local function new_node(var, data, requires_grad)
-  return setmetatable({
+  local node = setmetatable({ 0,   -- [VSLOT], set by refer
     creator = false, rank = 0, requires_grad = requires_grad,
     data = false, name = var and var.name or nil,
-    _vref = var and setmetatable({ var }, WEAK) or false,
-    _meta = meta_of(data.ptr), _grad = false, _gown = false, _bp = 0,
+    _vref = false, _meta = meta_of(data.ptr), _grad = false, _gown = false, _bp = 0,
   }, VariableNode)
+  if var then refer(node, var) end
+  return node
 end
+VariableNode.refer, VariableNode.live_variable = refer, live_variable
 
 -- The Variable of this node, or nil when it has been collected.
-function VariableNode:get_variable_or_none()
-  local r = self._vref
-  return r and r[1] or nil
-end
+VariableNode.get_variable_or_none = live_variable
 
 local Variable -- forward declaration
 
 -- The Variable of this node; when it has been collected, a new Variable is
 -- made from the retained data (it shares this node, so gradients still flow).
 function VariableNode:get_variable()
-  local r = self._vref
-  local v = r and r[1]
+  local v = live_variable(self)
   if v then return v end
   local d = self.data
   if not d then
@@ -88,7 +130,7 @@ function VariableNode:get_variable()
   end
   v = setmetatable({ _data = d, _node = self, _grad_var = false, _requires_grad = self.requires_grad,
     name = self.name }, Variable)
-  self._vref = setmetatable({ v }, WEAK)
+  refer(self, v)
   return v
 end
 
@@ -96,15 +138,13 @@ end
 local function node_tensor(node)
   local d = node.data
   if d then return d end
-  local r = node._vref
-  local v = r and r[1]
+  local v = live_variable(node)
   return v and v._data or nil
 end
 VariableNode.tensor = node_tensor
 
 function VariableNode:retain_data()
-  local r = self._vref
-  local v = r and r[1]
+  local v = live_variable(self)
   if not v then error('VariableNode.retain_data: the variable is gone', 2) end
   self.data = v._data
 end

@@ -65,8 +65,13 @@ const char *ch_shape_str(char *buf, size_t n, int nd, const int64_t *dim);
             return ch_try_st_;           \
     } while (0)
 
-/* Checks that a tensor argument is usable (non-NULL, not freed). */
-ch_status ch_check_tensor(const ch_tensor *t, const char *fn, const char *arg);
+/* Checks that a tensor argument is usable (non-NULL, not freed).  Inline,
+ * since every front door checks each operand: the failure's message is
+ * built out of line (error.c). */
+ch_status ch_bad_tensor(const ch_tensor *t, const char *fn, const char *arg);
+static inline ch_status ch_check_tensor(const ch_tensor *t, const char *fn, const char *arg) {
+    return t && (t->data || t->numel <= 0) ? CH_OK : ch_bad_tensor(t, fn, arg);
+}
 /* For kernels that exist only on the CPU so far. */
 ch_status ch_check_cpu(const ch_tensor *t, const char *fn, const char *arg);
 #define CH_CHECK_ARG(t, fn, arg) CH_TRY(ch_check_tensor((t), (fn), (arg)))

@@ -4,12 +4,10 @@
 
 #include <math.h>
 
-static const size_t sizes[CH_NDTYPES] = {1, 1, 1, 2, 4, 8, 2, 4, 8};
 static const char *const names[] = {CH_DTYPE_LIST(CH_OP_NAME)};
-_Static_assert(sizeof sizes / sizeof *sizes == CH_NDTYPES, "dtype sizes: one per entry of CH_DTYPE_LIST");
 _Static_assert(sizeof names / sizeof *names == CH_NDTYPES, "dtype names: one per entry of CH_DTYPE_LIST");
 
-size_t ch_dtype_size(ch_dtype dt) { return (unsigned)dt < CH_NDTYPES ? sizes[dt] : 0; }
+size_t ch_dtype_size(ch_dtype dt) { return (unsigned)dt < CH_NDTYPES ? ch_dtype_bytes[dt] : 0; }
 
 const char *ch_dtype_name(ch_dtype dt) { return (unsigned)dt < CH_NDTYPES ? names[dt] : "invalid"; }
 
@@ -46,7 +44,7 @@ ch_dtype ch_promote(ch_dtype a, ch_dtype b) {
     if (ch_dtype_is_float(a))          /* both float */
         return b;
     if (ch_dtype_is_float(b)) {         /* int a, float b */
-        int isz = (int)sizes[a];
+        int isz = (int)ch_dtype_bytes[a];
         if (b == CH_FLOAT16)
             return isz == 1 ? CH_FLOAT16 : (isz == 2 ? CH_FLOAT32 : CH_FLOAT64);
         if (b == CH_FLOAT32)

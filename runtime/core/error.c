@@ -27,7 +27,7 @@ const char *ch_shape_str(char *buf, size_t n, int nd, const int64_t *dim) {
     return buf;
 }
 
-ch_status ch_check_tensor(const ch_tensor *t, const char *fn, const char *arg) {
+ch_status ch_bad_tensor(const ch_tensor *t, const char *fn, const char *arg) {
     if (!t)
         return ch_fail(CH_ERR_ARG, "%s: argument '%s' is NULL (expected a tensor)", fn, arg);
     if (!t->data && t->numel > 0)

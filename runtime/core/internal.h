@@ -65,8 +65,13 @@ const char *ch_shape_str(char *buf, size_t n, int nd, const int64_t *dim);
             return ch_try_st_;           \
     } while (0)
 
-/* Checks that a tensor argument is usable (non-NULL, not freed). */
-ch_status ch_check_tensor(const ch_tensor *t, const char *fn, const char *arg);
+/* Checks that a tensor argument is usable (non-NULL, not freed).  Inline,
+ * since every front door checks each operand: the failure's message is
+ * built out of line (error.c). */
+ch_status ch_bad_tensor(const ch_tensor *t, const char *fn, const char *arg);
+static inline ch_status ch_check_tensor(const ch_tensor *t, const char *fn, const char *arg) {
+    return t && (t->data || t->numel <= 0) ? CH_OK : ch_bad_tensor(t, fn, arg);
+}
 /* For kernels that exist only on the CPU so far. */
 ch_status ch_check_cpu(const ch_tensor *t, const char *fn, const char *arg);
 #define CH_CHECK_ARG(t, fn, arg) CH_TRY(ch_check_tensor((t), (fn), (arg)))
@@ -150,9 +155,17 @@ ch_status ch_check_shape(int nd, const int64_t *dim, const char *fn);
 int64_t ch_contiguous_strides(int nd, const int64_t *dim, int64_t *stride);
 int64_t ch_numel(int nd, const int64_t *dim);
 
+/* Bytes per element of each dtype, in CH_DTYPE_LIST's order: ch_dtype_size
+ * (dtype.c) reads it, and so does ch_base below, inline, because every op
+ * result takes a few element pointers and a call through the library's
+ * exported ch_dtype_size costs more than the lookup. */
+static const unsigned char ch_dtype_bytes[] = {1, 1, 1, 2, 4, 8, 2, 4, 8};
+_Static_assert(sizeof ch_dtype_bytes == CH_NDTYPES, "dtype sizes: one per entry of CH_DTYPE_LIST");
+
 /* Element pointer of the first element (data + offset*itemsize). */
 static inline char *ch_base(const ch_tensor *t) {
-    return (char *)t->data + t->offset * (int64_t)ch_dtype_size((ch_dtype)t->dt);
+    int64_t z = (unsigned)t->dt < CH_NDTYPES ? ch_dtype_bytes[t->dt] : 0;
+    return (char *)t->data + t->offset * z;
 }
 
 /* ---- shapes ------------------------------------------------------------ */
@@ -166,6 +179,19 @@ ch_status ch_broadcast_shape(int nda, const int64_t *da, int ndb, const int64_t 
 void ch_broadcast_strides(const ch_tensor *x, int nd, const int64_t *dim, int64_t *stride);
 /* Same shape on both tensors. */
 bool ch_same_shape(const ch_tensor *a, const ch_tensor *b);
+/* t has the dtype, shape and strides of ref, a tensor the caller knows to be
+ * C-contiguous, so t is C-contiguous too: the per-node fast paths' test
+ * (ops/elementwise.c, ops/addmul.c) in one pass and no calls.  Contiguous
+ * tensors that differ only in the strides of size-1 axes fail it and take
+ * the general path, which gives the same values. */
+static inline bool ch_same_dense_layout(const ch_tensor *t, const ch_tensor *ref) {
+    if (t->dt != ref->dt || t->nd != ref->nd)
+        return false;
+    for (int i = 0; i < t->nd; i++)
+        if (t->dim[i] != ref->dim[i] || t->stride[i] != ref->stride[i])
+            return false;
+    return true;
+}
 
 /* ---- strided iteration ------------------------------------------------- */
 /*

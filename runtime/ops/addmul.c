@@ -13,7 +13,7 @@
 #include <string.h>
 
 static bool fast_operand(const ch_tensor *t, const ch_tensor *acc) {
-    return t->dt == acc->dt && t->dev == acc->dev && ch_same_shape(t, acc) && ch_is_contiguous(t) &&
+    return t->dev == acc->dev && ch_same_dense_layout(t, acc) &&
            (t->storage != acc->storage || ch_base(t) == ch_base(acc));
 }
 
@@ -22,8 +22,8 @@ ch_status ch_addmul(ch_tensor *acc, const ch_tensor *x, const ch_tensor *y) {
     CH_CHECK_ARG(x, "addmul", "x");
     CH_CHECK_ARG(y, "addmul", "y");
     ch_dtype dt = (ch_dtype)acc->dt;
-    if ((dt == CH_FLOAT32 || dt == CH_FLOAT64) && acc->data && ch_is_contiguous(acc) && fast_operand(x, acc) &&
-        fast_operand(y, acc)) {
+    if ((dt == CH_FLOAT32 || dt == CH_FLOAT64) && acc->data && fast_operand(x, acc) && fast_operand(y, acc) &&
+        ch_is_contiguous(acc)) {
         ch_addmul_kernel *kernel = ch_kernels(acc->dev)->addmul;
         if (kernel)
             return kernel(acc, x, y);

@@ -241,18 +241,13 @@ ch_status ch_clip(const ch_tensor *x, double lo, double hi, ch_tensor *out, ch_t
  * false, having done nothing, when the operands do not qualify; an `out`
  * must then be exactly the same memory as an operand or not share its
  * storage at all. */
-static bool same_shape_contiguous(const ch_tensor *x, const ch_tensor *ref) {
-    return x->dt == ref->dt && ch_same_shape(x, ref) && ch_is_contiguous(x);
-}
-
 static bool binary_flat(int op, const ch_tensor *a, const ch_tensor *b, ch_tensor *out, ch_tensor **result,
                         ch_elementwise_kernel *kernel, ch_status *st) {
     ch_dtype dt = (ch_dtype)a->dt;
-    if (op > CH_DIV || (dt != CH_FLOAT32 && dt != CH_FLOAT64) || !same_shape_contiguous(a, a) ||
-        !same_shape_contiguous(b, a))
+    if (op > CH_DIV || (dt != CH_FLOAT32 && dt != CH_FLOAT64) || !ch_same_dense_layout(b, a) || !ch_is_contiguous(a))
         return false;
     if (out) {
-        if (out->dev != a->dev || !out->data || !same_shape_contiguous(out, a))
+        if (out->dev != a->dev || !out->data || !ch_same_dense_layout(out, a))
             return false;
         if ((out->storage == a->storage && ch_base(out) != ch_base(a)) ||
             (out->storage == b->storage && ch_base(out) != ch_base(b)))

@@ -44,14 +44,14 @@ local MLP = B.MLP()
 -- workloads.py): a training run lives in its steady state, and the first
 -- steps of a process fill the allocators' caches (chainlua's first 20 MLP
 -- steps take 10-25 ms against ~7 later, bench/README.md, session 12).
-local TRAIN_WARMUP = 30
+local train_warmup = q and opts.warmup or math.max(opts.warmup, 30)
 
 function W.mlp()
   local model = B.place(MLP())
   local opt = optimizers.SGD { lr = 0.01 }:setup(model)
   local x, t = B.place(T.random.uniform(-1, 1, { 100, 784 }, 'float32'), labels(100, 10))
   local step = train_step(model, opt, x, t)
-  local times, cpu = B.time(step, q and 3 or 20, q and opts.warmup or math.max(opts.warmup, TRAIN_WARMUP), opts.reps)
+  local times, cpu = B.time(step, q and 3 or 20, train_warmup, opts.reps)
   return { unit = 'samples/s', per_iter = 100, times = times, cpu_times = cpu,
     gemm_flop_per_iter = 2 * 100 * (784 * 1000 + 1000 * 1000 + 1000 * 10) * 3 - 2 * 100 * 784 * 1000 }
 end
@@ -75,7 +75,7 @@ function W.lenet()
   local opt = optimizers.SGD { lr = 0.01 }:setup(model)
   local x, t = B.place(T.random.uniform(0, 1, { 64, 1, 28, 28 }, 'float32'), labels(64, 10))
   local step = train_step(model, opt, x, t)
-  local times = B.time(step, q and 2 or 10, q and opts.warmup or math.max(opts.warmup, TRAIN_WARMUP), opts.reps)
+  local times = B.time(step, q and 2 or 10, train_warmup, opts.reps)
   return { unit = 'samples/s', per_iter = 64, times = times }
 end
 

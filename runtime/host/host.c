@@ -163,8 +163,8 @@ void chainlua_host_setup_paths(lua_State *L) {
     }
 }
 
-lua_State *chainlua_host_newstate(void) {
-    lua_State *L = luaL_newstate();
+lua_State *chainlua_host_newstate(const char **why) {
+    lua_State *L = chainlua_host_lua_state(why);
     if (!L)
         return NULL;
     lua_gc(L, LUA_GCSTOP, 0);   /* as luajit does: no collections while loading the libraries */
@@ -378,10 +378,11 @@ chainlua_state *chainlua_open(void) {
         snprintf(open_error, sizeof open_error, "chainlua_open: out of memory");
         return NULL;
     }
-    S->L = chainlua_host_newstate();
+    const char *why = NULL;
+    S->L = chainlua_host_newstate(&why);
     if (!S->L) {
         free(S);
-        snprintf(open_error, sizeof open_error, "chainlua_open: out of memory creating the Lua state");
+        snprintf(open_error, sizeof open_error, "chainlua_open: cannot create the Lua state (%s)", why);
         return NULL;
     }
     lua_State *L = S->L;

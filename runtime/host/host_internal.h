@@ -10,8 +10,14 @@
 #include <lua.h>
 
 /* A bare state: standard libraries and package.path/cpath set up to find
- * the chainer modules (nothing required yet).  NULL when out of memory. */
-lua_State *chainlua_host_newstate(void);
+ * the chainer modules (nothing required yet).  NULL when it cannot be
+ * made, with *why (when why is not NULL) saying why. */
+lua_State *chainlua_host_newstate(const char **why);
+
+/* An empty Lua state on chainlua's allocator for Lua objects (lua_heap.c;
+ * LuaJIT's own with CHAINLUA_LUA_HEAP=luajit).  NULL when out of memory or
+ * when that variable holds anything else, with *why saying which. */
+lua_State *chainlua_host_lua_state(const char **why);
 
 /* Sets package.path/cpath: $LUA_PATH/$LUA_CPATH (or Lua's defaults) first
  * when set, with chainlua's directories appended; without them, ours go

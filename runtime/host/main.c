@@ -172,9 +172,10 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    lua_State *L = chainlua_host_newstate();
+    const char *why = NULL;
+    lua_State *L = chainlua_host_newstate(&why);
     if (!L) {
-        fprintf(stderr, "%s: cannot create the Lua state (out of memory)\n", progname);
+        fprintf(stderr, "%s: cannot create the Lua state (%s)\n", progname, why);
         return 1;
     }
     chainlua_host_signals(L);

@@ -244,7 +244,7 @@ ch_status ch_clip(const ch_tensor *x, double lo, double hi, ch_tensor *out, ch_t
 static bool binary_flat(int op, const ch_tensor *a, const ch_tensor *b, ch_tensor *out, ch_tensor **result,
                         ch_elementwise_kernel *kernel, ch_status *st) {
     ch_dtype dt = (ch_dtype)a->dt;
-    if (op > CH_DIV || (dt != CH_FLOAT32 && dt != CH_FLOAT64) || !ch_same_dense_layout(b, a) || !ch_is_contiguous(a))
+    if (op > CH_DIV || (dt != CH_FLOAT32 && dt != CH_FLOAT64) || !ch_same_dense_layout(b, a) || !ch_contig(a))
         return false;
     if (out) {
         if (out->dev != a->dev || !out->data || !ch_same_dense_layout(out, a))

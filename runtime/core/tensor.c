@@ -55,12 +55,8 @@ static bool in_header_block(const ch_tensor *t) {
     return t->storage == (const ch_storage *)(t + 1) && t->storage->owns == CH_OWNS_HEADER;
 }
 
-ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out) {
-    CH_TRY(check_dtype(dt, "empty"));
-    CH_TRY(ch_check_shape(nd, dim, "empty"));
-    if (device != CH_CPU && !ch_cuda_available())
-        return ch_fail(CH_ERR_DEVICE, "cannot allocate on cuda:%d: the CUDA backend is not available (%s)", device,
-                       ch_cuda_info());
+/* ch_tensor_new once dtype, shape and device are known to be valid. */
+static ch_status new_tensor(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out) {
     ch_local *l = ch_here();
     int64_t numel = 1;
     for (int i = 0; i < nd; i++)
@@ -103,8 +99,19 @@ ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_
     return CH_OK;
 }
 
+ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out) {
+    CH_TRY(check_dtype(dt, "empty"));
+    CH_TRY(ch_check_shape(nd, dim, "empty"));
+    if (device != CH_CPU && !ch_cuda_available())
+        return ch_fail(CH_ERR_DEVICE, "cannot allocate on cuda:%d: the CUDA backend is not available (%s)", device,
+                       ch_cuda_info());
+    return new_tensor(dt, nd, dim, device, out);
+}
+
 ch_status ch_tensor_new_like(const ch_tensor *x, ch_dtype dt, ch_tensor **out) {
-    return ch_tensor_new(dt, x->nd, x->dim, x->dev, out);
+    /* x's shape and device are valid: the per-op results skip their checks */
+    CH_TRY(check_dtype(dt, "empty"));
+    return new_tensor(dt, x->nd, x->dim, x->dev, out);
 }
 
 ch_status ch_view_of(const ch_tensor *x, int nd, const int64_t *dim, const int64_t *stride, int64_t offset,

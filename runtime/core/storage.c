@@ -51,25 +51,28 @@ static int slot(int device) {
 }
 
 static void account(ch_local *l, int device, int64_t delta) {
-    if (device == CH_CPU) {
+    int s = slot(device);
+    if (s == 0) {
         ch_count_cpu_bytes(l, delta);
         return;
     }
-    int s = slot(device);
     int64_t now = atomic_fetch_add(&live_bytes[s], delta) + delta;
     int64_t peak = atomic_load(&peak_bytes[s]);
     while (now > peak && !atomic_compare_exchange_weak(&peak_bytes[s], &peak, now)) {
     }
 }
 
+/* (an id out of range reads the CPU's, as slot() maps it) */
 int64_t ch_live_bytes(int device) {
-    return device == CH_CPU ? ch_cpu_live_bytes() : atomic_load(&live_bytes[slot(device)]);
+    int s = slot(device);
+    return s == 0 ? ch_cpu_live_bytes() : atomic_load(&live_bytes[s]);
 }
 int64_t ch_peak_bytes(int device) {
-    return device == CH_CPU ? ch_cpu_peak_bytes() : atomic_load(&peak_bytes[slot(device)]);
+    int s = slot(device);
+    return s == 0 ? ch_cpu_peak_bytes() : atomic_load(&peak_bytes[s]);
 }
 void ch_reset_peak_bytes(int device) {
-    if (device == CH_CPU)
+    if (slot(device) == 0)
         ch_cpu_reset_peak_bytes();
     else
         atomic_store(&peak_bytes[slot(device)], atomic_load(&live_bytes[slot(device)]));

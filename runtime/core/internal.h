@@ -86,9 +86,11 @@ struct ch_storage {
     void *data;
     size_t nbytes;
     int device;
-    int owns;         /* 0 for ch_wrap_buffer memory */
+    int owns;         /* CH_OWNS_*: who frees the data, and how (storage.c) */
     int refcount;
+    int held;         /* CH_OWNS_HEADER: 1 while nbytes count in the live bytes */
 };
+enum { CH_OWNS_BORROWED = 0, CH_OWNS_BLOCK = 1, CH_OWNS_INLINE = 2, CH_OWNS_HEADER = 3 };
 
 ch_storage *ch_storage_new(size_t nbytes, int device);
 void ch_storage_retain(ch_storage *s);
@@ -179,6 +181,17 @@ ch_status ch_broadcast_shape(int nda, const int64_t *da, int ndb, const int64_t 
 void ch_broadcast_strides(const ch_tensor *x, int nd, const int64_t *dim, int64_t *stride);
 /* Same shape on both tensors. */
 bool ch_same_shape(const ch_tensor *a, const ch_tensor *b);
+/* ch_is_contiguous inline, for the per-op fast paths (the exported one is
+ * a call through the PLT). */
+static inline bool ch_contig(const ch_tensor *t) {
+    int64_t expect = 1;
+    for (int i = t->nd - 1; i >= 0; i--) {
+        if (t->dim[i] != 1 && t->stride[i] != expect)
+            return false;
+        expect *= t->dim[i];
+    }
+    return true;
+}
 /* t has the dtype, shape and strides of ref, a tensor the caller knows to be
  * C-contiguous, so t is C-contiguous too: the per-node fast paths' test
  * (ops/elementwise.c, ops/addmul.c) in one pass and no calls.  Contiguous

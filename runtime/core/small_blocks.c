@@ -23,32 +23,26 @@
  * thread's lists go to the shared cache when it exits (a pthread key's
  * destructor).  ch_small_blocks_release empties the shared cache and the
  * calling thread's lists at once; every other thread drops its own lists at
- * its next allocation or free (the release bumps `epoch`), or at exit.
+ * its next allocation or free (the release bumps `ch_small_epoch`), or at exit.
  * ch_small_blocks_cached counts both levels, every thread included.
  *
  * Set CHAINLUA_NO_BLOCK_CACHE=1 (read once) to use plain malloc/free, so
  * that valgrind and AddressSanitizer see every use after free; builds with
  * AddressSanitizer bypass the cache always.
  */
-#include "internal.h"
+#include "local.h"
 
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 
-#define GRANULE 64
-#define NCLASSES (CH_SMALL_BLOCK_MAX / GRANULE)
+#define GRANULE CH_SMALL_GRANULE
+#define NCLASSES CH_SMALL_NCLASSES
 #define CLASS_BYTES ((size_t)1 << 20)     /* cap of the shared cache's bytes per class */
-#define LOCAL_MAX 256                     /* blocks a thread keeps per class */
+#define LOCAL_MAX CH_SMALL_LOCAL_MAX
 
-/* A free block.  Lists move between a thread and the shared cache whole, as
- * a chain: its first block also records the chain's last block, its length
- * and the next chain of the shared cache (blocks are at least 64 bytes). */
-typedef struct free_block {
-    struct free_block *next;
-    struct free_block *tail, *next_chain;
-    int count;
-} free_block;
+typedef ch_free_block free_block;
+typedef ch_local thread_cache;
 _Static_assert(sizeof(free_block) <= GRANULE, "a free block's links fit in the smallest class");
 
 /* ---- the shared cache (under `lock`) ------------------------------------- */
@@ -57,20 +51,13 @@ static free_block *chains[NCLASSES];
 static size_t chain_bytes[NCLASSES];
 static size_t total_bytes;
 
-/* ---- each thread's cache ------------------------------------------------- */
-typedef struct thread_cache {
-    free_block *head[NCLASSES], *tail[NCLASSES];
-    int count[NCLASSES];       /* written by its thread, read (atomically) by ch_small_blocks_cached */
-    unsigned epoch;            /* the `epoch` its lists belong to; 0 until registered */
-    struct thread_cache *prev, *next;   /* the registry, under `lock` */
-} thread_cache;
-
-static _Thread_local thread_cache local;
+/* ---- each thread's cache (ch_local, local.h) ------------------------------ */
+_Thread_local ch_local ch_tls;
 static thread_cache *registry;
 /* Bumped by every ch_small_blocks_release; starts at 1 so that a thread's
  * zeroed cache is "not registered yet" and its first use takes the slow
  * path. */
-static unsigned epoch = 1;
+unsigned ch_small_epoch = 1;
 static pthread_key_t exit_key;
 static bool exit_key_made;
 
@@ -103,10 +90,8 @@ static int cache_enabled(void) {
 
 /* Blocks are rounded up to the class size, so any block of a class can
  * serve any request of it. */
-static size_t class_of(size_t nbytes) { return (nbytes + GRANULE - 1) / GRANULE - 1; }
 static size_t class_size(size_t c) { return (c + 1) * GRANULE; }
 
-static void set_count(thread_cache *t, size_t c, int n) { __atomic_store_n(&t->count[c], n, __ATOMIC_RELAXED); }
 
 static void free_chain(free_block *b) {
     while (b) {
@@ -134,7 +119,7 @@ static void hand_over_locked(thread_cache *t, size_t c, bool keep) {
         free_chain(b);
     }
     t->head[c] = t->tail[c] = NULL;
-    set_count(t, c, 0);
+    ch_small_set_count(t, c, 0);
 }
 
 static void unregister_locked(thread_cache *t) {
@@ -163,7 +148,7 @@ static void thread_exit(void *arg) {
  * drops lists left from before a ch_small_blocks_release.  False when the
  * cache is off. */
 static bool adopt_locked(thread_cache *t) {
-    unsigned now = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
+    unsigned now = __atomic_load_n(&ch_small_epoch, __ATOMIC_RELAXED);
     if (t->epoch == now)
         return true;
     if (t->epoch == 0) {
@@ -188,7 +173,7 @@ static bool adopt_locked(thread_cache *t) {
 
 /* The thread's list of class c is empty (or stale): take a chain (up to
  * LOCAL_MAX blocks) from the shared cache, or a new block from malloc. */
-static void *alloc_slow(thread_cache *t, size_t c) {
+void *ch_small_alloc_slow(thread_cache *t, size_t c) {
     pthread_mutex_lock(&lock);
     if (adopt_locked(t) && !t->head[c] && chains[c]) {
         free_block *b = chains[c];
@@ -198,33 +183,22 @@ static void *alloc_slow(thread_cache *t, size_t c) {
         total_bytes -= z;
         t->head[c] = b;
         t->tail[c] = b->tail;
-        set_count(t, c, b->count);
+        ch_small_set_count(t, c, b->count);
     }
     pthread_mutex_unlock(&lock);
     free_block *b = t->head[c];
     if (!b)
         return malloc(class_size(c));
     t->head[c] = b->next;
-    set_count(t, c, t->count[c] - 1);
+    ch_small_set_count(t, c, t->count[c] - 1);
     return b;
 }
 
-void *ch_small_alloc(size_t nbytes) {
-    if (nbytes == 0 || nbytes > CH_SMALL_BLOCK_MAX)
-        return malloc(nbytes ? nbytes : 1);
-    size_t c = class_of(nbytes);
-    thread_cache *t = &local;
-    free_block *b = t->head[c];
-    if (!b || t->epoch != __atomic_load_n(&epoch, __ATOMIC_RELAXED))
-        return alloc_slow(t, c);
-    t->head[c] = b->next;
-    set_count(t, c, t->count[c] - 1);
-    return b;
-}
+void *ch_small_alloc(size_t nbytes) { return ch_small_alloc_at(ch_here(), nbytes); }
 
 /* The thread's list of class c is full (its older half goes to the shared
  * cache), or the thread is not registered yet, or its lists are stale. */
-static void free_slow(thread_cache *t, free_block *p, size_t c) {
+void ch_small_free_slow(thread_cache *t, free_block *p, size_t c) {
     /* Keep the LOCAL_MAX / 2 most recent blocks: a thread whose use swings
      * around the boundary then takes the lock once per LOCAL_MAX / 2 frees
      * or allocations, not at every other one as with the whole list. */
@@ -238,11 +212,11 @@ static void free_slow(thread_cache *t, free_block *p, size_t c) {
         older->count = t->count[c] - LOCAL_MAX / 2;
         last_kept->next = NULL;
         t->tail[c] = last_kept;
-        set_count(t, c, LOCAL_MAX / 2);
+        ch_small_set_count(t, c, LOCAL_MAX / 2);
     }
     pthread_mutex_lock(&lock);
     /* (lists from before a release are dropped, that half included) */
-    bool current = t->epoch == __atomic_load_n(&epoch, __ATOMIC_RELAXED);
+    bool current = t->epoch == __atomic_load_n(&ch_small_epoch, __ATOMIC_RELAXED);
     bool on = adopt_locked(t);
     if (older) {
         size_t z = (size_t)older->count * class_size(c);
@@ -264,29 +238,10 @@ static void free_slow(thread_cache *t, free_block *p, size_t c) {
         t->tail[c] = p;
     p->next = t->head[c];
     t->head[c] = p;
-    set_count(t, c, t->count[c] + 1);
+    ch_small_set_count(t, c, t->count[c] + 1);
 }
 
-void ch_small_free(void *p, size_t nbytes) {
-    if (!p)
-        return;
-    if (nbytes == 0 || nbytes > CH_SMALL_BLOCK_MAX) {
-        free(p);
-        return;
-    }
-    size_t c = class_of(nbytes);
-    thread_cache *t = &local;
-    free_block *b = p;
-    if (t->count[c] >= LOCAL_MAX || t->epoch != __atomic_load_n(&epoch, __ATOMIC_RELAXED)) {
-        free_slow(t, b, c);
-        return;
-    }
-    if (!t->head[c])
-        t->tail[c] = b;
-    b->next = t->head[c];
-    t->head[c] = b;
-    set_count(t, c, t->count[c] + 1);
-}
+void ch_small_free(void *p, size_t nbytes) { ch_small_free_at(ch_here(), p, nbytes); }
 
 void ch_small_blocks_release(void) {
     pthread_mutex_lock(&lock);
@@ -300,12 +255,12 @@ void ch_small_blocks_release(void) {
     }
     total_bytes = 0;
     /* the other threads drop their lists at their next use (adopt_locked) */
-    unsigned next = __atomic_load_n(&epoch, __ATOMIC_RELAXED) + 1;
-    __atomic_store_n(&epoch, next ? next : 1, __ATOMIC_RELAXED);
-    if (local.epoch != 0) {
+    unsigned next = __atomic_load_n(&ch_small_epoch, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(&ch_small_epoch, next ? next : 1, __ATOMIC_RELAXED);
+    if (ch_tls.epoch != 0) {
         for (size_t c = 0; c < NCLASSES; c++)
-            hand_over_locked(&local, c, false);
-        local.epoch = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
+            hand_over_locked(&ch_tls, c, false);
+        ch_tls.epoch = __atomic_load_n(&ch_small_epoch, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&lock);
 }

@@ -25,7 +25,7 @@
  * page becomes resident as a whole when touched, so only the 2 MiB ranges
  * that the request fills are marked.
  */
-#include "internal.h"
+#include "local.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -39,9 +39,10 @@
 #define NCLASSES 64 * 4
 #define HUGE_MIN (2 * 1024 * 1024)
 
+/* The CPU's live bytes and live tensors are per-thread counters
+ * (counters.c); the devices' bytes are counted here. */
 static _Atomic int64_t live_bytes[MAX_DEVICES];
 static _Atomic int64_t peak_bytes[MAX_DEVICES];
-static _Atomic int64_t live_tensors;
 static _Atomic int64_t fresh_bytes;   /* cacheable CPU blocks taken from the system */
 
 static int slot(int device) {
@@ -49,23 +50,34 @@ static int slot(int device) {
     return s < 0 || s >= MAX_DEVICES ? 0 : s;
 }
 
-static void account(int device, int64_t delta) {
+static void account(ch_local *l, int device, int64_t delta) {
     int s = slot(device);
+    if (s == 0) {
+        ch_count_cpu_bytes(l, delta);
+        return;
+    }
     int64_t now = atomic_fetch_add(&live_bytes[s], delta) + delta;
     int64_t peak = atomic_load(&peak_bytes[s]);
     while (now > peak && !atomic_compare_exchange_weak(&peak_bytes[s], &peak, now)) {
     }
 }
 
-int64_t ch_live_bytes(int device) { return atomic_load(&live_bytes[slot(device)]); }
-int64_t ch_peak_bytes(int device) { return atomic_load(&peak_bytes[slot(device)]); }
-void ch_reset_peak_bytes(int device) {
-    atomic_store(&peak_bytes[slot(device)], atomic_load(&live_bytes[slot(device)]));
+/* (an id out of range reads the CPU's, as slot() maps it) */
+int64_t ch_live_bytes(int device) {
+    int s = slot(device);
+    return s == 0 ? ch_cpu_live_bytes() : atomic_load(&live_bytes[s]);
 }
-int64_t ch_live_tensors(void) { return atomic_load(&live_tensors); }
+int64_t ch_peak_bytes(int device) {
+    int s = slot(device);
+    return s == 0 ? ch_cpu_peak_bytes() : atomic_load(&peak_bytes[s]);
+}
+void ch_reset_peak_bytes(int device) {
+    if (slot(device) == 0)
+        ch_cpu_reset_peak_bytes();
+    else
+        atomic_store(&peak_bytes[slot(device)], atomic_load(&live_bytes[slot(device)]));
+}
 int64_t ch_fresh_bytes(void) { return atomic_load(&fresh_bytes); }
-void ch_count_tensor(int delta);
-void ch_count_tensor(int delta) { atomic_fetch_add(&live_tensors, delta); }
 
 /* ---- CPU block cache --------------------------------------------------- */
 typedef struct block {
@@ -197,28 +209,28 @@ int64_t ch_cache_bytes(int device) {
 }
 
 /* ---- storages ---------------------------------------------------------- */
-/* owns: 0 borrowed memory (ch_wrap_buffer), 1 a separate block, 2 data
- * placed right after the struct (small CPU tensors: one block, from
- * small_blocks.c when it fits there) */
-#define OWNS_INLINE 2
+/* s->owns: CH_OWNS_BORROWED (ch_wrap_buffer), CH_OWNS_BLOCK (a separate
+ * block), CH_OWNS_INLINE (data right after the struct: small CPU storages,
+ * one block from small_blocks.c when it fits there) or CH_OWNS_HEADER (the
+ * storage and its data inside their first tensor's block, tensor.c). */
 
-ch_storage *ch_storage_new(size_t nbytes, int device) {
+ch_storage *ch_storage_new_at(ch_local *l, size_t nbytes, int device) {
     if (device == CH_CPU && nbytes < SMALL_MAX) {
         /* sizeof(ch_storage) is a multiple of 16, so the data keeps
          * malloc's 16-byte alignment */
         _Static_assert(sizeof(ch_storage) % 16 == 0, "inline data alignment");
-        ch_storage *s = ch_small_alloc(sizeof *s + (nbytes ? nbytes : 1));
+        ch_storage *s = ch_small_alloc_at(l, sizeof *s + (nbytes ? nbytes : 1));
         if (!s)
             return NULL;
         s->data = s + 1;
         s->nbytes = nbytes;
         s->device = device;
-        s->owns = OWNS_INLINE;
+        s->owns = CH_OWNS_INLINE;
         s->refcount = 1;
-        account(device, (int64_t)nbytes);
+        account(l, device, (int64_t)nbytes);
         return s;
     }
-    ch_storage *s = ch_small_alloc(sizeof *s);
+    ch_storage *s = ch_small_alloc_at(l, sizeof *s);
     if (!s)
         return NULL;
     if (device == CH_CPU)
@@ -226,33 +238,62 @@ ch_storage *ch_storage_new(size_t nbytes, int device) {
     else
         s->data = ch_device_alloc_hook ? ch_device_alloc_hook(device, nbytes) : NULL;
     if (!s->data) {
-        ch_small_free(s, sizeof *s);
+        ch_small_free_at(l, s, sizeof *s);
         return NULL;
     }
     s->nbytes = nbytes;
     s->device = device;
-    s->owns = 1;
+    s->owns = CH_OWNS_BLOCK;
     s->refcount = 1;
-    account(device, (int64_t)nbytes);
+    account(l, device, (int64_t)nbytes);
     return s;
 }
 
+ch_storage *ch_storage_new(size_t nbytes, int device) { return ch_storage_new_at(ch_here(), nbytes, device); }
+
 void ch_storage_retain(ch_storage *s) {
     if (s)
-        __atomic_add_fetch(&s->refcount, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&s->refcount, s->owns == CH_OWNS_HEADER ? 2 : 1, __ATOMIC_RELAXED);
 }
 
-void ch_storage_release(ch_storage *s) {
-    if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+void ch_storage_release_at(ch_local *l, ch_storage *s) {
+    if (!s)
         return;
-    if (s->owns == OWNS_INLINE) {
-        account(s->device, -(int64_t)s->nbytes);
-    } else if (s->owns) {
+    if (s->owns == CH_OWNS_HEADER) {
+        ch_header_block_drop(l, s, 2);
+        return;
+    }
+    /* The last reference needs no atomic decrement: no other thread holds
+     * one to add to it (the acquire load pairs with their release). */
+    if (__atomic_load_n(&s->refcount, __ATOMIC_ACQUIRE) != 1 &&
+        __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    if (s->owns == CH_OWNS_INLINE) {
+        account(l, s->device, -(int64_t)s->nbytes);
+    } else if (s->owns == CH_OWNS_BLOCK) {
         if (s->device == CH_CPU)
             ch_cpu_free(s->data, s->nbytes);
         else if (ch_device_free_hook)
             ch_device_free_hook(s->device, s->data, s->nbytes);
-        account(s->device, -(int64_t)s->nbytes);
+        account(l, s->device, -(int64_t)s->nbytes);
     }
-    ch_small_free(s, s->owns == OWNS_INLINE ? sizeof *s + (s->nbytes ? s->nbytes : 1) : sizeof *s);
+    ch_small_free_at(l, s, s->owns == CH_OWNS_INLINE ? sizeof *s + (s->nbytes ? s->nbytes : 1) : sizeof *s);
+}
+
+void ch_storage_release(ch_storage *s) { ch_storage_release_at(ch_here(), s); }
+
+/* A CH_OWNS_HEADER storage's count is 2 per user (its tensor while it holds
+ * the data, and every view) plus 1 while its tensor's header lives: the
+ * bytes stop counting when the users are gone, and the block is freed when
+ * the header is gone too.  The header usually goes with the last user (3
+ * at once, taken without an atomic by ch_tensor_release when nobody else
+ * holds a count; this is the path with views or a freed tensor).  `held` keeps the
+ * bytes from being taken off twice (a view made of a freed empty tensor
+ * would bring the users back from 0). */
+void ch_header_block_drop(ch_local *l, ch_storage *s, int units) {
+    int v = __atomic_sub_fetch(&s->refcount, units, __ATOMIC_ACQ_REL);
+    if ((v >> 1) == 0 && __atomic_exchange_n(&s->held, 0, __ATOMIC_ACQ_REL))
+        ch_count_cpu_bytes(l, -(int64_t)s->nbytes);
+    if (v == 0)
+        ch_small_free_at(l, (ch_tensor *)s - 1, sizeof(ch_tensor) + sizeof *s + s->nbytes);
 }

@@ -1,11 +1,9 @@
 /* tensor.c -- tensor lifetime, creation and element access. */
-#include "internal.h"
+#include "local.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-void ch_count_tensor(int delta);
 
 ch_status ch_check_shape(int nd, const int64_t *dim, const char *fn) {
     if (nd < 0 || nd > CH_MAX_DIMS)
@@ -33,24 +31,39 @@ static ch_status check_dtype(ch_dtype dt, const char *fn) {
     return CH_OK;
 }
 
-static ch_tensor *alloc_struct(void) {
-    /* a header is made for every op result: from the small-block cache */
-    ch_tensor *t = ch_small_alloc(sizeof *t);
+/* A zeroed header with one reference, counted live: from the small-block
+ * cache, `extra` bytes more for what shares its block. */
+static inline __attribute__((always_inline)) ch_tensor *alloc_struct(ch_local *l, size_t extra) {
+    ch_tensor *t = ch_small_alloc_at(l, sizeof *t + extra);
     if (t) {
         memset(t, 0, sizeof *t);
         t->refcount = 1;
-        ch_count_tensor(1);
+        ch_count_tensors(l, 1);
     }
     return t;
 }
 
-ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out) {
-    CH_TRY(check_dtype(dt, "empty"));
-    CH_TRY(ch_check_shape(nd, dim, "empty"));
-    if (device != CH_CPU && !ch_cuda_available())
-        return ch_fail(CH_ERR_DEVICE, "cannot allocate on cuda:%d: the CUDA backend is not available (%s)", device,
-                       ch_cuda_info());
-    ch_tensor *t = alloc_struct();
+/* Small CPU tensors are one block: the header, then the storage, then the
+ * data (16-byte aligned as malloc's, like every small storage's: the kernels
+ * assume no more), so a new one is one allocation and freeing it is one
+ * free.  The storage counts its users and its header's life (storage.c). */
+#define HEADER_BLOCK_DATA_MAX (CH_SMALL_BLOCK_MAX - sizeof(ch_tensor) - sizeof(ch_storage))
+_Static_assert(sizeof(ch_tensor) % 16 == 0 && sizeof(ch_storage) % 16 == 0, "header block data alignment");
+
+static bool in_header_block(const ch_tensor *t) {
+    /* only a storage inside t's own block can sit right after the header */
+    return t->storage == (const ch_storage *)(t + 1) && t->storage->owns == CH_OWNS_HEADER;
+}
+
+/* ch_tensor_new once dtype, shape and device are known to be valid. */
+static ch_status new_tensor(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out) {
+    ch_local *l = ch_here();
+    int64_t numel = 1;
+    for (int i = 0; i < nd; i++)
+        numel *= dim[i];
+    size_t nbytes = (size_t)numel * ch_dtype_bytes[dt];
+    bool one_block = device == CH_CPU && nbytes <= HEADER_BLOCK_DATA_MAX;
+    ch_tensor *t = alloc_struct(l, one_block ? sizeof(ch_storage) + nbytes : 0);
     if (!t)
         return ch_fail(CH_ERR_MEMORY, "out of memory allocating a tensor header");
     t->dt = dt;
@@ -59,8 +72,21 @@ ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_
     for (int i = 0; i < nd; i++)
         t->dim[i] = dim[i];
     t->numel = ch_contiguous_strides(nd, dim, t->stride);
-    size_t nbytes = (size_t)t->numel * ch_dtype_size(dt);
-    t->storage = ch_storage_new(nbytes, device);
+    if (one_block) {
+        ch_storage *s = (ch_storage *)(t + 1);
+        s->data = s + 1;
+        s->nbytes = nbytes;
+        s->device = device;
+        s->owns = CH_OWNS_HEADER;
+        s->refcount = 3;          /* the header as user (2) and its life (1) */
+        s->held = 1;
+        ch_count_cpu_bytes(l, (int64_t)nbytes);
+        t->storage = s;
+        t->data = s->data;
+        *out = t;
+        return CH_OK;
+    }
+    t->storage = ch_storage_new_at(l, nbytes, device);
     if (!t->storage) {
         char s[CH_SHAPE_BUF];
         ch_tensor_release(t);
@@ -73,13 +99,24 @@ ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_
     return CH_OK;
 }
 
+ch_status ch_tensor_new(ch_dtype dt, int nd, const int64_t *dim, int device, ch_tensor **out) {
+    CH_TRY(check_dtype(dt, "empty"));
+    CH_TRY(ch_check_shape(nd, dim, "empty"));
+    if (device != CH_CPU && !ch_cuda_available())
+        return ch_fail(CH_ERR_DEVICE, "cannot allocate on cuda:%d: the CUDA backend is not available (%s)", device,
+                       ch_cuda_info());
+    return new_tensor(dt, nd, dim, device, out);
+}
+
 ch_status ch_tensor_new_like(const ch_tensor *x, ch_dtype dt, ch_tensor **out) {
-    return ch_tensor_new(dt, x->nd, x->dim, x->dev, out);
+    /* x's shape and device are valid: the per-op results skip their checks */
+    CH_TRY(check_dtype(dt, "empty"));
+    return new_tensor(dt, x->nd, x->dim, x->dev, out);
 }
 
 ch_status ch_view_of(const ch_tensor *x, int nd, const int64_t *dim, const int64_t *stride, int64_t offset,
                      ch_tensor **out) {
-    ch_tensor *t = alloc_struct();
+    ch_tensor *t = alloc_struct(ch_here(), 0);
     if (!t)
         return ch_fail(CH_ERR_MEMORY, "out of memory allocating a tensor header");
     t->dt = x->dt;
@@ -104,30 +141,48 @@ void ch_tensor_retain(ch_tensor *t) {
 }
 
 void ch_tensor_release(ch_tensor *t) {
-    if (!t || __atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+    /* The last reference needs no atomic decrement (as ch_storage_release);
+     * the count is still zeroed, for host.c's check of released tensors. */
+    if (!t || (__atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) != 1 &&
+               __atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0))
         return;
-    ch_storage_release(t->storage);
-    ch_count_tensor(-1);
-    ch_small_free(t, sizeof *t);
+    t->refcount = 0;
+    ch_local *l = ch_here();
+    ch_count_tensors(l, -1);
+    if (in_header_block(t)) {
+        /* the header goes, and its use of the data unless freed before;
+         * with no view left (the usual case) that is the whole block */
+        ch_storage *s = t->storage;
+        if (t->data && __atomic_load_n(&s->refcount, __ATOMIC_ACQUIRE) == 3) {
+            ch_count_cpu_bytes(l, -(int64_t)s->nbytes);
+            ch_small_free_at(l, t, sizeof *t + sizeof *s + s->nbytes);
+        } else {
+            ch_header_block_drop(l, s, t->data ? 3 : 1);
+        }
+        return;
+    }
+    ch_storage_release_at(l, t->storage);
+    ch_small_free_at(l, t, sizeof *t);
 }
 
 void ch_tensor_free_storage(ch_tensor *t) {
     if (!t || !t->storage)
         return;
+    if (in_header_block(t)) {
+        /* the storage stays in the block until the header goes: only the
+         * header's use of it ends (once) */
+        if (t->data) {
+            t->data = NULL;
+            ch_header_block_drop(ch_here(), t->storage, 2);
+        }
+        return;
+    }
     ch_storage_release(t->storage);
     t->storage = NULL;
     t->data = NULL;
 }
 
-int ch_is_contiguous(const ch_tensor *t) {
-    int64_t expect = 1;
-    for (int i = t->nd - 1; i >= 0; i--) {
-        if (t->dim[i] != 1 && t->stride[i] != expect)
-            return 0;
-        expect *= t->dim[i];
-    }
-    return 1;
-}
+int ch_is_contiguous(const ch_tensor *t) { return ch_contig(t); }
 
 void *ch_tensor_ptr(const ch_tensor *t) { return t->data ? ch_base(t) : NULL; }
 
@@ -153,7 +208,7 @@ ch_status ch_from_buffer(ch_dtype dt, int ndim, const int64_t *shape, const void
 ch_status ch_wrap_buffer(ch_dtype dt, int ndim, const int64_t *shape, void *data, ch_tensor **result) {
     CH_TRY(check_dtype(dt, "wrap_buffer"));
     CH_TRY(ch_check_shape(ndim, shape, "wrap_buffer"));
-    ch_tensor *t = alloc_struct();
+    ch_tensor *t = alloc_struct(ch_here(), 0);
     ch_storage *s = ch_small_alloc(sizeof *s);
     if (!t || !s) {
         ch_small_free(s, sizeof *s);
@@ -168,8 +223,9 @@ ch_status ch_wrap_buffer(ch_dtype dt, int ndim, const int64_t *shape, void *data
     s->data = data;
     s->nbytes = (size_t)t->numel * ch_dtype_size(dt);
     s->device = CH_CPU;
-    s->owns = 0;
+    s->owns = CH_OWNS_BORROWED;
     s->refcount = 1;
+    s->held = 0;
     t->storage = s;
     t->data = data;
     *result = t;

@@ -400,7 +400,7 @@ ch_status ch_cpu_axpby(double a, const ch_tensor *xs, double b, ch_tensor *y) {
     int64_t n = y->numel;
     ch_dtype dt = (ch_dtype)y->dt;
     /* b == 0 does not read y (BLAS convention): NaN garbage in y is dropped */
-    if (xs->dt == y->dt && ch_is_contiguous(xs) && ch_is_contiguous(y) && dt != CH_FLOAT16) {
+    if (xs->dt == y->dt && ch_contig(xs) && ch_contig(y) && dt != CH_FLOAT16) {
         if (dt == CH_FLOAT32) {
             float *py = (float *)ch_base(y);
             const float *px = (const float *)ch_base(xs);

@@ -269,7 +269,7 @@ ch_status ch_cpu_grad_transform(ch_tensor *grad, const ch_tensor *param, double 
     if (n == 0) return CH_OK;
     const int clip = lower > -INFINITY || upper < INFINITY;
     ch_dtype dt = (ch_dtype)grad->dt;
-    if ((dt == CH_FLOAT32 || dt == CH_FLOAT64) && ch_is_contiguous(grad) && (!param || (param->dt == (int32_t)dt && ch_is_contiguous(param)))) {
+    if ((dt == CH_FLOAT32 || dt == CH_FLOAT64) && ch_contig(grad) && (!param || (param->dt == (int32_t)dt && ch_contig(param)))) {
         if (dt == CH_FLOAT32)
             TRANSFORM_LOOP(float);
         else
@@ -312,7 +312,7 @@ ch_status ch_cpu_sqnorm(const ch_tensor *x, double *result) {
     if (n == 0) return CH_OK;
     ch_tensor *xc = NULL;
     ch_dtype dt = (ch_dtype)x->dt;
-    if (!((dt == CH_FLOAT32 || dt == CH_FLOAT64) && ch_is_contiguous(x))) {
+    if (!((dt == CH_FLOAT32 || dt == CH_FLOAT64) && ch_contig(x))) {
         CH_TRY(ch_contiguous_as(x, CH_FLOAT64, &xc));
         dt = CH_FLOAT64;
     }

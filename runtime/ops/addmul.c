@@ -23,7 +23,7 @@ ch_status ch_addmul(ch_tensor *acc, const ch_tensor *x, const ch_tensor *y) {
     CH_CHECK_ARG(y, "addmul", "y");
     ch_dtype dt = (ch_dtype)acc->dt;
     if ((dt == CH_FLOAT32 || dt == CH_FLOAT64) && acc->data && fast_operand(x, acc) && fast_operand(y, acc) &&
-        ch_is_contiguous(acc)) {
+        ch_contig(acc)) {
         ch_addmul_kernel *kernel = ch_kernels(acc->dev)->addmul;
         if (kernel)
             return kernel(acc, x, y);

@@ -40,7 +40,7 @@ ch_status ch_astype(const ch_tensor *x, ch_dtype dt, ch_tensor **result) {
 
 ch_status ch_contiguous(const ch_tensor *x, ch_tensor **result) {
     CH_CHECK_ARG(x, "contiguous", "x");
-    if (ch_is_contiguous(x)) {
+    if (ch_contig(x)) {
         ch_tensor_retain((ch_tensor *)x);
         *result = (ch_tensor *)x;
         return CH_OK;
@@ -49,7 +49,7 @@ ch_status ch_contiguous(const ch_tensor *x, ch_tensor **result) {
 }
 
 ch_status ch_contiguous_as(const ch_tensor *x, ch_dtype dt, ch_tensor **out) {
-    if (x->dt == (int)dt && ch_is_contiguous(x)) {
+    if (x->dt == (int)dt && ch_contig(x)) {
         ch_tensor_retain((ch_tensor *)x);
         *out = (ch_tensor *)x;
         return CH_OK;

@@ -244,7 +244,7 @@ ch_status ch_clip(const ch_tensor *x, double lo, double hi, ch_tensor *out, ch_t
 static bool binary_flat(int op, const ch_tensor *a, const ch_tensor *b, ch_tensor *out, ch_tensor **result,
                         ch_elementwise_kernel *kernel, ch_status *st) {
     ch_dtype dt = (ch_dtype)a->dt;
-    if (op > CH_DIV || (dt != CH_FLOAT32 && dt != CH_FLOAT64) || !ch_same_dense_layout(b, a) || !ch_is_contiguous(a))
+    if (op > CH_DIV || (dt != CH_FLOAT32 && dt != CH_FLOAT64) || !ch_same_dense_layout(b, a) || !ch_contig(a))
         return false;
     if (out) {
         if (out->dev != a->dev || !out->data || !ch_same_dense_layout(out, a))
@@ -253,15 +253,22 @@ static bool binary_flat(int op, const ch_tensor *a, const ch_tensor *b, ch_tenso
             (out->storage == b->storage && ch_base(out) != ch_base(b)))
             return false;
     }
+    /* (an `out` is not retained for the call: the caller holds it, and an
+     * in-place op then costs no atomic count) */
     ch_tensor *target = out;
-    if (out) {
-        ch_tensor_retain(out);
-    } else if ((*st = ch_tensor_new(dt, a->nd, a->dim, a->dev, &target)) != CH_OK) {
+    if (!out && (*st = ch_tensor_new_like(a, dt, &target)) != CH_OK)
         return true;
-    }
     ch_ew_args w = {.name = binary_names[op], .op = op, .nin = 2, .ct = dt, .scalar_pos = -1, .flat = 1,
                     .out = target, .in = {a, b}};
-    *st = run(&w, kernel, target, out, result);
+    *st = kernel(&w);
+    if (*st != CH_OK) {
+        if (!out)
+            ch_tensor_release(target);
+    } else if (result) {
+        if (out)
+            ch_tensor_retain(out);     /* a new reference to out */
+        *result = target;
+    }
     return true;
 }
 

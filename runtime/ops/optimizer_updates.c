@@ -31,7 +31,7 @@ static ch_status check_operand(const ch_tensor *t, const ch_tensor *param, const
 }
 
 static bool fast_operand(const ch_tensor *t, ch_dtype dt) {
-    return t == NULL || (t->dt == (int32_t)dt && ch_is_contiguous(t));
+    return t == NULL || (t->dt == (int32_t)dt && ch_contig(t));
 }
 
 /* run_update with the kernel `name` of param's device (NULL is checked there,

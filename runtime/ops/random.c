@@ -37,7 +37,7 @@ static ch_status draw(ch_tensor *out, ch_random_args *pr, const char *fn) {
         return CH_OK;
     int kdev = out->dev;
     ch_random_fill_kernel *kernel = sampler_random_fill(&kdev);
-    if (kdev == out->dev && ch_is_contiguous(out))
+    if (kdev == out->dev && ch_contig(out))
         return kernel(pr, out);
     ch_tensor *tmp = NULL;
     CH_TRY(ch_tensor_new((ch_dtype)out->dt, out->nd, out->dim, kdev, &tmp));

@@ -2,6 +2,7 @@
  * and freeing: everything must return to the baseline. */
 #include "check.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 int main(void) {
@@ -69,6 +70,82 @@ int main(void) {
     CHECK_ERR(ch_get_flat(b, 0, &x), CH_ERR_ARG, "freed");
     ch_tensor_release(b);
     ch_tensor_release(NULL);   /* allowed */
+
+    /* Small CPU tensors are one block with their storage (core/tensor.c):
+     * a view keeps the data when the tensor is freed or released first, and
+     * every path brings the counters back. */
+    {
+        int64_t b0 = ch_live_bytes(CH_CPU), n0 = ch_live_tensors();
+        int64_t s6[1] = {6}, s23v[2] = {2, 3};
+        ch_tensor *p = NULL, *pv = NULL;
+        /* freed with a view alive: the bytes stay until the view goes */
+        CHECK_OK(ch_full(CH_FLOAT32, 1, s6, 3.0, CH_CPU, &p));
+        CHECK(ch_live_bytes(CH_CPU) == b0 + 24);
+        CHECK_OK(ch_reshape(p, 2, s23v, &pv));
+        ch_tensor_free_storage(p);
+        ch_tensor_free_storage(p);            /* twice is fine */
+        CHECK(p->data == NULL);
+        CHECK_ERR(ch_get_flat(p, 0, &x), CH_ERR_ARG, "freed");
+        CHECK(ch_live_bytes(CH_CPU) == b0 + 24);
+        CHECK(at(pv, 5) == 3.0);
+        ch_tensor_release(pv);
+        CHECK(ch_live_bytes(CH_CPU) == b0);
+        CHECK_EQ_I(ch_live_tensors(), n0 + 1);
+        ch_tensor_release(p);
+        CHECK_EQ_I(ch_live_tensors(), n0);
+        /* freed with a view, the tensor released before the view */
+        CHECK_OK(ch_full(CH_FLOAT32, 1, s6, 4.0, CH_CPU, &p));
+        CHECK_OK(ch_reshape(p, 2, s23v, &pv));
+        ch_tensor_free_storage(p);
+        ch_tensor_release(p);
+        CHECK(ch_live_bytes(CH_CPU) == b0 + 24);
+        CHECK(at(pv, 0) == 4.0);
+        ch_tensor_release(pv);
+        CHECK(ch_live_bytes(CH_CPU) == b0);
+        /* a view of a view, released in every order; retained tensors */
+        ch_tensor *pv2 = NULL;
+        CHECK_OK(ch_full(CH_FLOAT64, 1, s6, 5.0, CH_CPU, &p));
+        CHECK_OK(ch_reshape(p, 2, s23v, &pv));
+        CHECK_OK(ch_reshape(pv, 1, s6, &pv2));
+        ch_tensor_retain(p);
+        ch_tensor_release(p);
+        ch_tensor_release(pv);
+        ch_tensor_release(p);
+        CHECK(ch_live_bytes(CH_CPU) == b0 + 48);
+        CHECK(at(pv2, 2) == 5.0);
+        ch_tensor_release(pv2);
+        /* freed without views: the bytes go at once; an empty tensor too */
+        CHECK_OK(ch_full(CH_FLOAT32, 1, s6, 1.0, CH_CPU, &p));
+        ch_tensor_free_storage(p);
+        CHECK(ch_live_bytes(CH_CPU) == b0);
+        ch_tensor_release(p);
+        int64_t s0[1] = {0};
+        CHECK_OK(ch_empty(CH_FLOAT32, 1, s0, CH_CPU, &p));
+        CHECK_OK(ch_reshape(p, 1, s0, &pv));
+        ch_tensor_free_storage(p);
+        ch_tensor_release(pv);
+        ch_tensor_release(p);
+        CHECK(ch_live_bytes(CH_CPU) == b0);
+        CHECK_EQ_I(ch_live_tensors(), n0);
+        /* the peak follows the growth, and a reset brings it to the live bytes */
+        ch_reset_peak_bytes(CH_CPU);
+        CHECK_EQ_I(ch_peak_bytes(CH_CPU), b0);
+        int64_t s100[1] = {100};
+        CHECK_OK(ch_empty(CH_FLOAT64, 1, s100, CH_CPU, &p));
+        CHECK_OK(ch_empty(CH_FLOAT64, 1, s100, CH_CPU, &pv));
+        ch_tensor_release(pv);
+        ch_tensor_release(p);
+        CHECK_EQ_I(ch_peak_bytes(CH_CPU), b0 + 1600);
+        ch_reset_peak_bytes(CH_CPU);
+        CHECK_EQ_I(ch_peak_bytes(CH_CPU), b0);
+        /* data of the one-block tensors is 16-byte aligned */
+        for (int i = 0; i < 40; i++) {
+            int64_t si[1] = {i};
+            CHECK_OK(ch_empty(CH_FLOAT32, 1, si, CH_CPU, &p));
+            CHECK(((uintptr_t)p->data & 15) == 0);
+            ch_tensor_release(p);
+        }
+    }
 
     /* wrapped buffers are not counted and not freed */
     float buf[6] = {1, 2, 3, 4, 5, 6};

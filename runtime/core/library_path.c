@@ -1,7 +1,6 @@
-/* library_path.c -- where libchainlua itself was loaded from.  The Lua side
- * looks for companion files (the chainlua_gc module) next to the library,
- * including when the library came with the executable rather than from a
- * path Lua knows. */
+/* library_path.c -- where libchainlua itself was loaded from: tells a host
+ * or a test which copy of the library a process uses, including when it
+ * came with the executable rather than from a path Lua knows. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stddef.h>

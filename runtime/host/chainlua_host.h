@@ -44,8 +44,8 @@ struct lua_State;
  * message is per thread, valid until the next chainlua_open on it). */
 chainlua_state *chainlua_open(void);
 
-/* Closes the Lua state (running the finalizers of every Lua tensor) and
- * frees S.  NULL is fine. */
+/* Closes the Lua state (releasing every tensor Lua still holds) and frees
+ * S.  NULL is fine. */
 void chainlua_close(chainlua_state *S);
 
 /* Runs a chunk of Lua source / a Lua file; results are discarded.

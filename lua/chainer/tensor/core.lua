@@ -1,9 +1,10 @@
 -- tensor/core.lua: the Tensor type and the helpers every tensor module uses.
 --
--- A Lua tensor is a tiny FFI struct `{ ch_tensor *ptr }` whose __gc releases
--- the C reference.  (A bare `ch_tensor *` would accept `t[1]` as pointer
--- arithmetic and read stray memory; a struct routes every unknown key,
--- numbers included, to __index.)  Other files in chainer/tensor/ add
+-- A Lua tensor is a tiny FFI struct `{ ch_tensor *ptr }` without a __gc:
+-- tensor/registry.lua releases the C reference once the collector finds the
+-- handle dead (see there why).  (A bare `ch_tensor *` would accept `t[1]` as
+-- pointer arithmetic and read stray memory; a struct routes every unknown
+-- key, numbers included, to __index.)  Other files in chainer/tensor/ add
 -- functions to the namespace `M` and methods to `M.methods`.
 local lib = require 'chainer._lib'
 local ffi, C, check = lib.ffi, lib.C, lib.check
@@ -14,8 +15,9 @@ local props = {}        -- t.prop, computed on access
 M.methods, M.props = methods, props
 M.C, M.ffi, M.check = C, ffi, check
 
-ffi.cdef [[ typedef struct ch_lua_tensor { ch_tensor *ptr; } ch_lua_tensor;
-  void ch_lua_tensor_release(ch_lua_tensor t) __asm__("ch_tensor_release"); ]]
+ffi.cdef [[ typedef struct ch_lua_tensor { ch_tensor *ptr; } ch_lua_tensor; ]]
+local registry = require 'chainer.tensor.registry'
+M.registry = registry
 
 ---------------------------------------------------------------------------
 -- dtypes
@@ -119,11 +121,12 @@ local fresh_check_at = fresh_floor -- live bytes from which a cache miss collect
 local fresh_at_collect = 0       -- ch_fresh_bytes() at the last collection
 local live_bytes = C.ch_live_bytes
 local fresh_bytes = C.ch_fresh_bytes
--- The collection runs interpreted (jit.off): LuaJIT defers finalizers while a
--- trace executes, so a collection reached from compiled code could free no
--- tensor memory.
+-- registry.collect() is a full collection followed by the release of the
+-- tensors it found dead, so the live bytes read below have dropped.  (It
+-- runs interpreted, jit.off: collectgarbage ends a trace anyway.)
+local collect = registry.collect
 local function collect_now()
-  collectgarbage('collect')
+  collect()
   local heap = 1024 * collectgarbage('count')
   gc_allowance = math.max(gc_floor, 4 * heap)
   fresh_allowance = math.max(fresh_floor, 4 * heap)
@@ -154,8 +157,10 @@ function M.set_gc_floor(bytes)
 end
 
 -- Takes ownership of a new C reference and returns the Lua tensor.
+local track = registry.track
 local function wrap(ptr)
   local t = Tensor(ptr)
+  track(t, ptr)
   pace_gc()
   return t
 end
@@ -269,58 +274,6 @@ function props.is_contiguous(t) return C.ch_is_contiguous(t.ptr) ~= 0 end
 local index_error = 'tensor: t[%s] is not supported; positions are 0-based and read with ' ..
   't:get(i, j, ...), sub-tensors with t:slice{...} or t:select(i) (see docs/tensor.md)'
 
--- The finalizer of a tensor handle.  LuaJIT calls a cdata finalizer that
--- is a C function cdata (C.ch_lua_tensor_release below) through the cdata
--- __call path of the interpreted FFI, ~1,000 instructions per dead tensor;
--- a lua_CFunction is called directly.  The chainlua_gc module (a Lua C
--- module next to libchainlua, or on package.cpath) provides one that reads
--- the handle with lua_topointer.  It is used only when a probe shows that
--- lua_topointer gives the address of a cdata's payload, as the FFI sees
--- it (LuaJIT 2.1); otherwise, or when the module is missing or
--- CHAINLUA_FFI_FINALIZER is set, the FFI finalizer stays.
-local function module_candidates()
-  local out = {}
-  -- (pcall: a libchainlua older than ch_library_path lacks the symbol)
-  local ok, lp = pcall(function() return C.ch_library_path() end)
-  if ok and lp ~= nil then
-    local dir = ffi.string(lp):match('^(.*)/[^/]*$')
-    if dir then out[#out + 1] = dir .. '/chainlua_gc.so' end
-  end
-  local p = package.searchpath and package.searchpath('chainlua_gc', package.cpath)
-  if p then out[#out + 1] = p end
-  return out
-end
-
-local function lua_c_finalizer()
-  local env = os.getenv('CHAINLUA_FFI_FINALIZER')
-  if env and env ~= '' and env ~= '0' then return nil, 'CHAINLUA_FFI_FINALIZER is set' end
-  local cands = module_candidates()
-  for i = 1, #cands do
-    local path = cands[i]
-    local probe = package.loadlib(path, 'chainlua_gc_probe')
-    local set_release = probe and package.loadlib(path, 'chainlua_gc_set_release')
-    local release = set_release and package.loadlib(path, 'chainlua_gc_release')
-    if release then
-      -- the payload holds a pointer to itself: lua_topointer must give its
-      -- address, and reading there must give the same pointer
-      local box = ffi.new('void *[1]')
-      local addr = ffi.cast('void *', box)
-      box[0] = addr
-      local want = tonumber(ffi.cast('uintptr_t', addr))
-      local seen, read = probe(box)
-      if seen ~= want or read ~= want then
-        return nil, path .. ': lua_topointer does not give the cdata payload on this LuaJIT'
-      end
-      set_release(ffi.new('void *[1]', ffi.cast('void *', C.ch_tensor_release)))
-      return release, path
-    end
-  end
-  return nil, 'chainlua_gc module not found'
-end
-local gc_function, gc_where = lua_c_finalizer()
--- where the finalizer comes from (for tests and benchmarks)
-M.finalizer = gc_function and ('lua_CFunction from ' .. gc_where) or ('FFI (' .. gc_where .. ')')
-
 local mt = {
   __index = function(t, k)
     local m = methods[k]
@@ -337,12 +290,6 @@ local mt = {
     error(string.format("tensor: cannot set field '%s' (use t:set(...) or t:copy_(src) to change values)",
       tostring(k)), 2)
   end,
-  -- The finalizer is a C function: chainlua_gc's lua_CFunction (above) or
-  -- ch_tensor_release itself (declared to take the handle by value: a
-  -- struct of one pointer is passed exactly like the pointer).  A Lua
-  -- finalizer would run in the interpreter, since finalizers are never
-  -- compiled, and box `t.ptr` into a new cdata on every call.
-  __gc = gc_function or C.ch_lua_tensor_release,
   __len = function(t)
     local p = t.ptr
     if p.nd == 0 then error('tensor: len() of a 0-d tensor', 2) end

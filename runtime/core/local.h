@@ -77,6 +77,15 @@ static inline size_t ch_small_class(size_t nbytes) { return (nbytes + CH_SMALL_G
 
 static inline void ch_small_set_count(ch_local *t, size_t c, int n) { __atomic_store_n(&t->count[c], n, __ATOMIC_RELAXED); }
 
+/* Puts block b at the head of this thread's list of class c. */
+static inline void ch_small_push(ch_local *t, size_t c, ch_free_block *b) {
+    if (!t->head[c])
+        t->tail[c] = b;
+    b->next = t->head[c];
+    t->head[c] = b;
+    ch_small_set_count(t, c, t->count[c] + 1);
+}
+
 /* ch_small_alloc / ch_small_free for the thread whose struct is t. */
 static inline void *ch_small_alloc_at(ch_local *t, size_t nbytes) {
     if (nbytes == 0 || nbytes > CH_SMALL_BLOCK_MAX)
@@ -105,11 +114,7 @@ static inline void ch_small_free_at(ch_local *t, void *p, size_t nbytes) {
         ch_small_free_slow(t, b, c);
         return;
     }
-    if (!t->head[c])
-        t->tail[c] = b;
-    b->next = t->head[c];
-    t->head[c] = b;
-    ch_small_set_count(t, c, t->count[c] + 1);
+    ch_small_push(t, c, b);
 }
 
 /* ---- live counters (counters.c) ------------------------------------------ */

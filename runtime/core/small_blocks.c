@@ -234,11 +234,7 @@ void ch_small_free_slow(thread_cache *t, free_block *p, size_t c) {
         free(p);
         return;
     }
-    if (!t->head[c])
-        t->tail[c] = p;
-    p->next = t->head[c];
-    t->head[c] = p;
-    ch_small_set_count(t, c, t->count[c] + 1);
+    ch_small_push(t, c, p);
 }
 
 void ch_small_free(void *p, size_t nbytes) { ch_small_free_at(ch_here(), p, nbytes); }

@@ -43,6 +43,21 @@ describe('tensor registry', function()
     assert.is_true(live() - t0 < n / 2)
   end)
 
+  it('collects when many tensors were made since the last sweep, with little Lua garbage', function()
+    settle()
+    local held0 = R.stats().held
+    local most = 0
+    -- 30,000 tiny tensors: ~3 MB of C memory, far below the byte allowance,
+    -- and too little Lua garbage to be sure of a collection cycle
+    for _ = 1, 30000 do
+      local _ = T.zeros({ 4 })
+      local held = R.stats().held
+      if held > most then most = held end
+    end
+    -- a collection is due once max(4096, 2 x held after a sweep) were made
+    assert.is_true(most <= 3 * held0 + 4096 + 64, string.format('%d slots held at most (%d at the start)', most, held0))
+  end)
+
   it('never releases a tensor that is still referenced', function()
     settle()
     local keep = {}

@@ -125,6 +125,7 @@ local fresh_bytes = C.ch_fresh_bytes
 -- tensors it found dead, so the live bytes read below have dropped.  (It
 -- runs interpreted, jit.off: collectgarbage ends a trace anyway.)
 local collect = registry.collect
+local overdue = registry.overdue
 local function collect_now()
   collect()
   local heap = 1024 * collectgarbage('count')
@@ -146,6 +147,10 @@ local function pace_gc()
     collect_now()
   elseif live >= fresh_check_at and tonumber(fresh_bytes()) > fresh_at_collect then
     -- grown by the fresh allowance, and the cache has run dry
+    collect_now()
+  elseif overdue() then
+    -- many tensors made since the collector last found the dead ones
+    -- (registry.lua: R.overdue)
     collect_now()
   end
 end

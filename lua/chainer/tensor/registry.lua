@@ -53,6 +53,17 @@ local free_ids = id_array(cap)                 -- stack of released ids
 local nfree, top = 0, 0                        -- ids >= top were never used
 local sweep_due, busy, closed = false, false, false
 local released = 0                             -- count of releases by sweeps (tests)
+-- Handles registered since the last sweep, and how many may be before a
+-- collection is due (R.overdue): twice the slots a sweep left held, at
+-- least BACKLOG_MIN.  Without finalizers a program that makes tensors but
+-- little Lua garbage (batch-1 inference: ~16 KB of tensors and a few
+-- hundred bytes of Lua objects a call) would see a Lua collection cycle
+-- rarely and free its dead tensors only when pace_gc's byte allowance
+-- runs out (48 MB): tens of MB of malloc'd blocks released at once, which
+-- glibc then trims and takes back with page faults (2 a call).  The tensor
+-- finalizers' table used to pace the collector by the tensors made.
+local BACKLOG_MIN = 4096
+local since_sweep, backlog_allowance = 0, BACKLOG_MIN
 
 -- Releases the pointer of every slot whose handle the collector cleared.
 -- (No closures, no pairs: a plain loop the JIT compiles.)
@@ -60,6 +71,7 @@ local function sweep()
   if busy then return end
   busy = true
   sweep_due = false
+  since_sweep = 0
   for id = 0, top - 1 do
     if handles[id] == nil then
       local q = ptrs[id]   -- (interpreted, this boxes q: a finalizer may run)
@@ -73,9 +85,15 @@ local function sweep()
       end
     end
   end
+  local held = top - nfree
+  backlog_allowance = held > BACKLOG_MIN / 2 and 2 * held or BACKLOG_MIN
   busy = false
 end
 R.sweep = sweep
+
+-- Whether more handles have been registered since the last sweep than its
+-- allowance: then a collection is due, whatever the bytes (pace_gc).
+function R.overdue() return since_sweep > backlog_allowance end
 
 -- Doubles the arrays until id `need - 1` fits.  Everything that allocates
 -- comes first; a nested call from a finalizer may have grown them meanwhile.
@@ -115,6 +133,7 @@ local function track(h, p)
   end
   handles[id] = h
   ptrs[id] = p
+  since_sweep = since_sweep + 1
 end
 R.track = track
 

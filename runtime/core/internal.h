@@ -105,6 +105,19 @@ size_t ch_small_blocks_cached(void);
 /* CPU allocator with a cache of large blocks (see storage.c). */
 void *ch_cpu_alloc(size_t nbytes);
 void ch_cpu_free(void *p, size_t nbytes);
+/* Whether the block caches are on: off under AddressSanitizer and with
+ * CHAINLUA_NO_BLOCK_CACHE set, so that memory checkers see every block
+ * (small_blocks.c). */
+bool ch_block_cache_enabled(void);
+/* Fresh cache blocks of up to CH_CARVE_MAX bytes carved from chunks on
+ * huge pages (chunks.c); all of these run under storage.c's cache lock. */
+#define CH_CARVE_MAX ((size_t)16 << 20)
+bool ch_chunk_carves(size_t rounded);       /* blocks of this class size come from chunks */
+void *ch_chunk_carve(size_t rounded);       /* NULL when out of memory */
+void ch_chunks_count_begin(void);           /* counting which chunks are idle: */
+void ch_chunks_count_cached(const void *block); /*   each carved block in the cache once */
+bool ch_chunk_idle(const void *block);      /*   all of its chunk's blocks were counted */
+size_t ch_chunks_unmap_idle(void);          /*   unmaps the idle chunks; returns how many */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The CPU runs AVX2 and FMA: the target of the hand-vectorised float32

@@ -74,7 +74,7 @@ static bool exit_key_made;
  * cache is on. */
 static int enabled = -1;
 
-static int cache_enabled(void) {
+bool ch_block_cache_enabled(void) {
 #ifdef CACHE_BYPASSED
     return 0;
 #else
@@ -152,7 +152,7 @@ static bool adopt_locked(thread_cache *t) {
     if (t->epoch == now)
         return true;
     if (t->epoch == 0) {
-        if (!cache_enabled())
+        if (!ch_block_cache_enabled())
             return false;
         if (!exit_key_made)
             exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0;

@@ -17,7 +17,14 @@
  * kernels accept (they never assume more: views start anywhere).  Medium
  * blocks keep the 64-byte alignment for vector loads.
  *
- * Blocks of HUGE_MIN bytes or more start on a 2 MiB boundary and are marked
+ * A miss of a block up to CH_CARVE_MAX bytes is carved out of a chunk on
+ * transparent huge pages (chunks.c), so its first touch costs one page
+ * fault per 2 MiB instead of one per 4 KiB.  Such blocks never go back to
+ * glibc: they stay on the free lists past the cache's limit, and their
+ * chunks are unmapped once every block of a chunk is cached (at
+ * ch_cache_free_all, or when the cache has grown past its limit).
+ *
+ * Larger blocks, of HUGE_MIN bytes or more, start on a 2 MiB boundary and are marked
  * for transparent huge pages.  Touching fresh memory costs a page fault per
  * 4 KiB, and on a virtual machine every fault exits to the hypervisor: on
  * the dev VM a new 4 MiB matmul result took 25 ms of faults against 9 ms of
@@ -38,6 +45,7 @@
 #define CACHE_MIN (16 * 1024)
 #define NCLASSES 64 * 4
 #define HUGE_MIN (2 * 1024 * 1024)
+#define PAGE 4096
 
 /* The CPU's live bytes and live tensors are per-thread counters
  * (counters.c); the devices' bytes are counted here. */
@@ -100,6 +108,52 @@ static int size_class(size_t n, size_t *rounded) {
     return p * 4 + (int)(k - 1);
 }
 
+/* The bytes of size class c (the inverse of size_class). */
+static size_t class_bytes(int c) {
+    size_t base = (size_t)1 << (c / 4);
+    return base + (size_t)(c % 4 + 1) * (base / 4);
+}
+
+/* Whether the blocks of class c are carved from chunks (classes from
+ * 2^24 bytes up never are: CH_CARVE_MAX is 16 MiB, and class_bytes of the
+ * top classes would overflow). */
+static bool carved_class(int c) { return c / 4 < 24 && ch_chunk_carves(class_bytes(c)); }
+
+/* Unmaps every chunk whose blocks are all in the cache, and takes those
+ * blocks off the free lists (under cache_lock).  With `trim`, the cached
+ * blocks of the chunks that stay (a live block holds each) give their
+ * pages back too, all but the one holding the list link. */
+static void release_idle_chunks(bool trim) {
+    ch_chunks_count_begin();
+    for (int c = 0; c < NCLASSES; c++)
+        if (carved_class(c))
+            for (block *b = free_lists[c]; b; b = b->next) ch_chunks_count_cached(b);
+    for (int c = 0; c < NCLASSES; c++) {
+        if (!carved_class(c))
+            continue;
+        block **link = &free_lists[c];
+        while (*link) {
+            if (ch_chunk_idle(*link)) {
+                *link = (*link)->next;
+                cached_bytes -= class_bytes(c);
+                continue;
+            }
+            if (trim) {
+                uintptr_t lo = ((uintptr_t)*link + sizeof(block) + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+                uintptr_t hi = ((uintptr_t)*link + class_bytes(c)) & ~(uintptr_t)(PAGE - 1);
+                if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+            }
+            link = &(*link)->next;
+        }
+    }
+    ch_chunks_unmap_idle();
+}
+
+/* Carved blocks cannot go back to glibc one by one: past the cache's
+ * limit, idle chunks are unmapped, and if that leaves the cache above it,
+ * the next try waits until it has grown by an eighth of the limit. */
+static size_t next_release_at;
+
 void *ch_cpu_alloc(size_t nbytes) {
     if (nbytes == 0)
         nbytes = ALIGN;
@@ -110,15 +164,20 @@ void *ch_cpu_alloc(size_t nbytes) {
         size_t rounded;
         int c = size_class(nbytes, &rounded);
         if (c < NCLASSES) {
+            bool carve = ch_chunk_carves(rounded);
             pthread_mutex_lock(&cache_lock);
             block *b = free_lists[c];
             if (b) {
                 free_lists[c] = b->next;
                 cached_bytes -= rounded;
+            } else if (carve) {
+                /* a miss served from a chunk: fresh pages all the same */
+                b = ch_chunk_carve(rounded);
+                if (b) atomic_fetch_add(&fresh_bytes, (int64_t)rounded);
             }
             pthread_mutex_unlock(&cache_lock);
-            if (b)
-                return b;
+            if (b || carve)
+                return b;   /* (NULL: out of memory) */
             nbytes = rounded;
         }
         /* A miss: these pages are new to the process and fault when first
@@ -153,13 +212,18 @@ void ch_cpu_free(void *p, size_t nbytes) {
         size_t rounded;
         int c = size_class(nbytes, &rounded);
         if (c < NCLASSES) {
+            bool carved = ch_chunk_carves(rounded);
             pthread_mutex_lock(&cache_lock);
-            if (cached_bytes + rounded <= cache_limit) {
+            if (carved || cached_bytes + rounded <= cache_limit) {
                 block *b = p;
                 b->next = free_lists[c];
                 free_lists[c] = b;
                 cached_bytes += rounded;
                 p = NULL;
+                if (carved && cached_bytes > cache_limit && cached_bytes >= next_release_at) {
+                    release_idle_chunks(false);
+                    next_release_at = cached_bytes + cache_limit / 8;
+                }
             }
             pthread_mutex_unlock(&cache_lock);
             if (!p)
@@ -172,15 +236,19 @@ void ch_cpu_free(void *p, size_t nbytes) {
 static void cpu_cache_free_all(void) {
     pthread_mutex_lock(&cache_lock);
     for (int c = 0; c < NCLASSES; c++) {
+        if (carved_class(c))
+            continue;   /* carved blocks: their chunks, below */
         block *b = free_lists[c];
         while (b) {
             block *next = b->next;
             free(b);
+            cached_bytes -= class_bytes(c);
             b = next;
         }
         free_lists[c] = NULL;
     }
-    cached_bytes = 0;
+    release_idle_chunks(true);
+    next_release_at = 0;
     pthread_mutex_unlock(&cache_lock);
 }
 

@@ -40,11 +40,14 @@ end
 -- 1. MLP 784-1000-1000-10, ReLU, batch 100, SGD: samples/s
 local MLP = B.MLP()
 
--- The training workloads warm up at least 30 steps (both sides, as
--- workloads.py): a training run lives in its steady state, and the first
--- steps of a process fill the allocators' caches (chainlua's first 20 MLP
--- steps take 10-25 ms against ~7 later, bench/README.md, session 12).
-local train_warmup = q and opts.warmup or math.max(opts.warmup, 30)
+-- The training workloads warm up at least 200 steps (both sides, as
+-- workloads.py): a training run lives in its steady state (an MNIST epoch
+-- is 600 steps), and the first steps of a process fill the allocators'
+-- caches.  chainlua's block cache grows by one missing block per collection
+-- cycle until it holds one cycle's garbage: the MLP's steps 20-140 took
+-- 8-10 ms and from ~150 on 7 ms, while PyTorch's show no trend from the
+-- first 20 (bench/README.md, session 14).
+local train_warmup = q and opts.warmup or math.max(opts.warmup, 200)
 
 function W.mlp()
   local model = B.place(MLP())

@@ -20,7 +20,7 @@ torch.set_num_threads(threads)
 warmup = int(os.environ.get('BENCH_WARMUP') or 3)
 reps = int(os.environ.get('BENCH_REPS') or 5)
 quick = os.environ.get('BENCH_QUICK') == '1'
-train_warmup = warmup if quick else max(warmup, 30)  # mlp and lenet: the steady state, as workloads.lua
+train_warmup = warmup if quick else max(warmup, 200)  # mlp and lenet: the steady state, as workloads.lua
 torch.manual_seed(0)
 
 

@@ -197,38 +197,71 @@ static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, 
 }
 
 /* G[xi][o][t] = (A g A^T)[xi] of each 2x2 tile of gy (zero past the
- * output), for images [n0, n0 + nb). */
+ * output), for images [n0, n0 + nb).  As the input transform, a row of
+ * tiles at a time: the two gy rows zero-padded to the tiles' width, A down
+ * the columns of the whole row (t[q] = m0, m0 + m1, m0 - m1, -m1), then A
+ * along it, tiles innermost, so the loops vectorize (AVX2 where the CPU
+ * has it).  The same additions in the same order as one tile at a time, so
+ * the results are the same bit for bit. */
+#define WG_GRAD_OUTPUT_PLANE_BODY                                                                              \
+    {                                                                                                          \
+        float rows[2][WG_MAX_ROW], t[4][WG_MAX_ROW];                                                           \
+        int64_t Wt = 2 * TW, cnt = OW < Wt ? OW : Wt;                                                          \
+        for (int64_t ty = 0; ty < TH; ty++) {                                                                  \
+            for (int a = 0; a < 2; a++) {                                                                      \
+                int64_t y = 2 * ty + a;                                                                        \
+                memset(rows[a], 0, (size_t)Wt * sizeof(float));                                               \
+                if (y < OH)                                                                                    \
+                    memcpy(rows[a], src + y * OW, (size_t)cnt * sizeof(float));                                \
+            }                                                                                                  \
+            for (int64_t x = 0; x < Wt; x++) { /* A m, whole row */                                            \
+                t[0][x] = rows[0][x];                                                                          \
+                t[1][x] = rows[0][x] + rows[1][x];                                                             \
+                t[2][x] = rows[0][x] - rows[1][x];                                                             \
+                t[3][x] = -rows[1][x];                                                                         \
+            }                                                                                                  \
+            float *restrict g = G + ty * TW;                                                                   \
+            for (int q = 0; q < 4; q++) { /* (A m) A^T */                                                      \
+                float *restrict g0 = g + (q * 4) * xs, *restrict g1 = g0 + xs, *restrict g2 = g1 + xs,        \
+                                *restrict g3 = g2 + xs;                                                        \
+                const float *tq = t[q];                                                                        \
+                for (int64_t tx = 0; tx < TW; tx++) {                                                          \
+                    g0[tx] = tq[2 * tx];                                                                       \
+                    g1[tx] = tq[2 * tx] + tq[2 * tx + 1];                                                      \
+                    g2[tx] = tq[2 * tx] - tq[2 * tx + 1];                                                      \
+                    g3[tx] = -tq[2 * tx + 1];                                                                  \
+                }                                                                                              \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+
+/* One (image, output channel) plane of gy; G points at its first tile of
+ * position 0. */
+static void wg_grad_output_plane(const float *src, int64_t OH, int64_t OW, int64_t TH, int64_t TW, int64_t xs,
+                                 float *G) WG_GRAD_OUTPUT_PLANE_BODY
+#if CONV_HAVE_DIRECT
+static CD_TARGET void wg_grad_output_plane_avx2(const float *src, int64_t OH, int64_t OW, int64_t TH, int64_t TW,
+                                                int64_t xs, float *G) WG_GRAD_OUTPUT_PLANE_BODY
+#endif
+
 static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_t nb, int64_t T, float *G) {
     int64_t Co = p->Co, OH = p->OH, OW = p->OW, TH = p->TH, TW = p->TW;
+#if CONV_HAVE_DIRECT
+    bool avx2 = ch_cpu_avx2_fma();
+#else
+    bool avx2 = false;
+#endif
     CH_PAR_FOR(nb * Co >= 2 && ch_threads() > 1, int64_t no = 0; no < nb * Co; no++, {
         int64_t n = no / Co, o = no % Co;
         const float *src = gy + ((n0 + n) * Co + o) * OH * OW;
-        int64_t xs = Co * T;
-        for (int64_t ty = 0; ty < TH; ty++) {
-            float *restrict gp = G + o * T + (n * TH + ty) * TW;
-            for (int64_t tx = 0; tx < TW; tx++) {
-                float m[2][2];
-                for (int a = 0; a < 2; a++)
-                    for (int b = 0; b < 2; b++) {
-                        int64_t y = 2 * ty + a, x = 2 * tx + b;
-                        m[a][b] = y < OH && x < OW ? src[y * OW + x] : 0.0f;
-                    }
-                /* A m: rows (m0, m0 + m1, m0 - m1, -m1), then the same along the row */
-                float r[4][2];
-                for (int b = 0; b < 2; b++) {
-                    r[0][b] = m[0][b];
-                    r[1][b] = m[0][b] + m[1][b];
-                    r[2][b] = m[0][b] - m[1][b];
-                    r[3][b] = -m[1][b];
-                }
-                for (int a = 0; a < 4; a++) {
-                    gp[(a * 4 + 0) * xs + tx] = r[a][0];
-                    gp[(a * 4 + 1) * xs + tx] = r[a][0] + r[a][1];
-                    gp[(a * 4 + 2) * xs + tx] = r[a][0] - r[a][1];
-                    gp[(a * 4 + 3) * xs + tx] = -r[a][1];
-                }
-            }
-        }
+        float *g = G + o * T + n * TH * TW;
+#if CONV_HAVE_DIRECT
+        if (avx2)
+            wg_grad_output_plane_avx2(src, OH, OW, TH, TW, Co * T, g);
+        else
+#endif
+            wg_grad_output_plane(src, OH, OW, TH, TW, Co * T, g);
+        (void)avx2;
     });
 }
 

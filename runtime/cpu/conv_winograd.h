@@ -71,39 +71,48 @@ typedef struct {
     int64_t Ci, Co, H, W, OH, OW, py, px, TH, TW;
 } wg_prob;
 
-/* V for images [n0, n0 + nb): V[xi][c][t], T tiles in all.  A row of tiles
- * at a time: four zero-padded input rows, B^T down the columns of the whole
- * row, then B along it, tiles innermost, so the loops vectorize (AVX2 when
- * the CPU has it: the library is built for x86-64-v2). */
+/* V for images [n0, n0 + nb): V[xi][c][t], T tiles in all.  A band of
+ * tile rows at a time: the band's input rows zero-padded into a buffer,
+ * then for each row of tiles B^T down the columns of the whole row and B
+ * along it, tiles innermost, so the loops vectorize (AVX2 when the CPU has
+ * it: the library is built for x86-64-v2).  The band is filled before any
+ * of it is read: reading each padded row right after writing it (memset,
+ * then memcpy at the pad's offset) stalled every vector load on store
+ * forwarding, 58 % of the transform's samples (perf, ResNet-18). */
+#define WG_BAND_FLOATS 8192 /* the band buffer (on the stack): 2 to 30 tile rows */
 
 #define WG_INPUT_PLANE_BODY                                                                                    \
     {                                                                                                          \
-        float rows[4][WG_MAX_ROW], t[4][WG_MAX_ROW];                                                           \
+        float band[WG_BAND_FLOATS], t[4][WG_MAX_ROW];                                                          \
         int64_t Wp = 2 * TW + 2, cnt = W < Wp - px ? W : Wp - px;                                              \
-        for (int64_t ty = 0; ty < TH; ty++) {                                                                  \
-            int64_t y0 = 2 * ty - py;                                                                          \
-            for (int a = 0; a < 4; a++) {                                                                      \
-                int64_t y = y0 + a;                                                                            \
-                memset(rows[a], 0, (size_t)Wp * sizeof(float));                                               \
+        int64_t per = (WG_BAND_FLOATS / Wp - 2) / 2; /* tile rows per band */                                  \
+        for (int64_t ty0 = 0; ty0 < TH; ty0 += per) {                                                          \
+            int64_t ty1 = ty0 + per < TH ? ty0 + per : TH, nrows = 2 * (ty1 - ty0) + 2;                        \
+            memset(band, 0, (size_t)(nrows * Wp) * sizeof(float));                                            \
+            for (int64_t r = 0; r < nrows; r++) {                                                              \
+                int64_t y = 2 * ty0 - py + r;                                                                  \
                 if (y >= 0 && y < H)                                                                           \
-                    memcpy(rows[a] + px, img + y * W, (size_t)cnt * sizeof(float));                            \
+                    memcpy(band + r * Wp + px, img + y * W, (size_t)cnt * sizeof(float));                      \
             }                                                                                                  \
-            for (int64_t x = 0; x < Wp; x++) { /* B^T d, whole row */                                          \
-                t[0][x] = rows[0][x] - rows[2][x];                                                             \
-                t[1][x] = rows[1][x] + rows[2][x];                                                             \
-                t[2][x] = rows[2][x] - rows[1][x];                                                             \
-                t[3][x] = rows[1][x] - rows[3][x];                                                             \
-            }                                                                                                  \
-            float *restrict v = V + ty * TW;                                                                   \
-            for (int q = 0; q < 4; q++) { /* (B^T d) B */                                                      \
-                float *restrict v0 = v + (q * 4) * xs, *restrict v1 = v0 + xs, *restrict v2 = v1 + xs,        \
-                                *restrict v3 = v2 + xs;                                                        \
-                const float *tq = t[q];                                                                        \
-                for (int64_t tx = 0; tx < TW; tx++) {                                                          \
-                    v0[tx] = tq[2 * tx] - tq[2 * tx + 2];                                                      \
-                    v1[tx] = tq[2 * tx + 1] + tq[2 * tx + 2];                                                  \
-                    v2[tx] = tq[2 * tx + 2] - tq[2 * tx + 1];                                                  \
-                    v3[tx] = tq[2 * tx + 1] - tq[2 * tx + 3];                                                  \
+            for (int64_t ty = ty0; ty < ty1; ty++) {                                                           \
+                const float *r0 = band + 2 * (ty - ty0) * Wp, *r1 = r0 + Wp, *r2 = r1 + Wp, *r3 = r2 + Wp;     \
+                for (int64_t x = 0; x < Wp; x++) { /* B^T d, whole row */                                      \
+                    t[0][x] = r0[x] - r2[x];                                                                   \
+                    t[1][x] = r1[x] + r2[x];                                                                   \
+                    t[2][x] = r2[x] - r1[x];                                                                   \
+                    t[3][x] = r1[x] - r3[x];                                                                   \
+                }                                                                                              \
+                float *restrict v = V + ty * TW;                                                               \
+                for (int q = 0; q < 4; q++) { /* (B^T d) B */                                                  \
+                    float *restrict v0 = v + (q * 4) * xs, *restrict v1 = v0 + xs, *restrict v2 = v1 + xs,    \
+                                    *restrict v3 = v2 + xs;                                                    \
+                    const float *tq = t[q];                                                                    \
+                    for (int64_t tx = 0; tx < TW; tx++) {                                                      \
+                        v0[tx] = tq[2 * tx] - tq[2 * tx + 2];                                                  \
+                        v1[tx] = tq[2 * tx + 1] + tq[2 * tx + 2];                                              \
+                        v2[tx] = tq[2 * tx + 2] - tq[2 * tx + 1];                                              \
+                        v3[tx] = tq[2 * tx + 1] - tq[2 * tx + 3];                                              \
+                    }                                                                                          \
                 }                                                                                              \
             }                                                                                                  \
         }                                                                                                      \
@@ -139,66 +148,32 @@ static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, 
 }
 
 /* out tiles from M[xi][o][t] for images [n0, n0 + nb), plus the bias: a row
- * of tiles at a time, A^T down the 16 positions for all the row's tiles at
- * once (tiles innermost, so the loops vectorize: AVX2 where the CPU has it),
- * then A along each tile into two full-width rows, copied to the output.
- * The same additions in the same order as one tile at a time. */
-#define WG_OUTPUT_PLANE_BODY                                                                                   \
-    {                                                                                                          \
-        float rows[2][WG_MAX_ROW], s[2][4][WG_MAX_ROW / 2];                                                    \
-        for (int64_t ty = 0; ty < TH; ty++) {                                                                  \
-            const float *restrict mp = M + ty * TW;                                                            \
-            for (int b = 0; b < 4; b++) { /* A^T m */                                                          \
-                const float *m0 = mp + b * xs, *m1 = mp + (4 + b) * xs, *m2 = mp + (8 + b) * xs,               \
-                            *m3 = mp + (12 + b) * xs;                                                          \
-                float *restrict s0 = s[0][b], *restrict s1 = s[1][b];                                          \
-                for (int64_t tx = 0; tx < TW; tx++) {                                                          \
-                    s0[tx] = m0[tx] + m1[tx] + m2[tx];                                                         \
-                    s1[tx] = m1[tx] - m2[tx] - m3[tx];                                                         \
-                }                                                                                              \
-            }                                                                                                  \
-            for (int a = 0; a < 2; a++) { /* (A^T m) A */                                                      \
-                const float *s0 = s[a][0], *s1 = s[a][1], *s2 = s[a][2], *s3 = s[a][3];                        \
-                float *restrict r = rows[a];                                                                   \
-                for (int64_t tx = 0; tx < TW; tx++) {                                                          \
-                    r[2 * tx] = s0[tx] + s1[tx] + s2[tx] + b0;                                                 \
-                    r[2 * tx + 1] = s1[tx] - s2[tx] - s3[tx] + b0;                                             \
-                }                                                                                              \
-            }                                                                                                  \
-            for (int a = 0; a < 2 && 2 * ty + a < OH; a++)                                                     \
-                memcpy(dst + (2 * ty + a) * OW, rows[a], (size_t)OW * sizeof(float));                          \
-        }                                                                                                      \
-    }
-
-/* One (image, output channel) plane; M points at its first tile of
- * position 0. */
-static void wg_output_plane(const float *M, int64_t OH, int64_t OW, int64_t TH, int64_t TW, int64_t xs, float b0,
-                            float *dst) WG_OUTPUT_PLANE_BODY
-#if CONV_HAVE_DIRECT
-static CD_TARGET void wg_output_plane_avx2(const float *M, int64_t OH, int64_t OW, int64_t TH, int64_t TW,
-                                           int64_t xs, float b0, float *dst) WG_OUTPUT_PLANE_BODY
-#endif
-
+ * of tiles at a time into two full-width rows, then copied to the output. */
 static void wg_output(const wg_prob *p, const float *M, const float *bias, int64_t n0, int64_t nb, int64_t T,
                       float *out) {
     int64_t Co = p->Co, OH = p->OH, OW = p->OW, TH = p->TH, TW = p->TW;
-#if CONV_HAVE_DIRECT
-    bool avx2 = ch_cpu_avx2_fma();
-#else
-    bool avx2 = false;
-#endif
     CH_PAR_FOR(nb * Co >= 2 && ch_threads() > 1, int64_t no = 0; no < nb * Co; no++, {
         int64_t n = no / Co, o = no % Co;
         float *dst = out + ((n0 + n) * Co + o) * OH * OW;
-        const float *m = M + o * T + n * TH * TW;
         float b0 = bias ? bias[o] : 0.0f;
-#if CONV_HAVE_DIRECT
-        if (avx2)
-            wg_output_plane_avx2(m, OH, OW, TH, TW, Co * T, b0, dst);
-        else
-#endif
-            wg_output_plane(m, OH, OW, TH, TW, Co * T, b0, dst);
-        (void)avx2;
+        int64_t xs = Co * T;
+        float rows[2][WG_MAX_ROW];
+        for (int64_t ty = 0; ty < TH; ty++) {
+            const float *restrict mp = M + o * T + (n * TH + ty) * TW;
+            for (int64_t tx = 0; tx < TW; tx++) {
+                float s[2][4]; /* A^T m */
+                for (int b = 0; b < 4; b++) {
+                    s[0][b] = mp[b * xs + tx] + mp[(4 + b) * xs + tx] + mp[(8 + b) * xs + tx];
+                    s[1][b] = mp[(4 + b) * xs + tx] - mp[(8 + b) * xs + tx] - mp[(12 + b) * xs + tx];
+                }
+                for (int a = 0; a < 2; a++) { /* (A^T m) A */
+                    rows[a][2 * tx] = s[a][0] + s[a][1] + s[a][2] + b0;
+                    rows[a][2 * tx + 1] = s[a][1] - s[a][2] - s[a][3] + b0;
+                }
+            }
+            for (int a = 0; a < 2 && 2 * ty + a < OH; a++)
+                memcpy(dst + (2 * ty + a) * OW, rows[a], (size_t)OW * sizeof(float));
+        }
     });
 }
 

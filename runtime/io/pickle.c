@@ -1047,5 +1047,10 @@ ch_status ch_pickle_file_get(const ch_pickle_file *f, int64_t i, ch_pickle **out
                        f ? (long long)f->count - 1 : -1LL);
     char what[1100];
     snprintf(what, sizeof what, "'%s'", f->path);
-    return ch_pickle_parse(f->map + f->start[i], f->start[i + 1] - f->start[i], f->start[i], what, out, NULL);
+    /* The same extent as at open (the rest of the file; the parse stops at
+     * the example's STOP): the checks that bound a pickle by its input's
+     * size (memo indices) then decide as they did there.  With only the
+     * example's own bytes, an example that open accepted could fail here
+     * (found by fuzz_pickle). */
+    return ch_pickle_parse(f->map + f->start[i], f->size - f->start[i], f->start[i], what, out, NULL);
 }

@@ -19,6 +19,17 @@ static int check_failures;
         }                                                                        \
     } while (0)
 
+/* Whether the runtime's block caches are on: AddressSanitizer builds and
+ * CHAINLUA_NO_BLOCK_CACHE bypass them (every block its own allocation), so
+ * checks on cached bytes and carved chunks apply only when this is true. */
+static inline int check_block_cache_on(void) {
+#if defined(__SANITIZE_ADDRESS__)
+    return 0;
+#else
+    return !getenv("CHAINLUA_NO_BLOCK_CACHE");
+#endif
+}
+
 /* expr must return CH_OK. */
 #define CHECK_OK(expr)                                                           \
     do {                                                                         \

@@ -12,14 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int carving_on(void) {
-#if defined(__SANITIZE_ADDRESS__)
-    return 0;
-#else
-    return !getenv("CHAINLUA_NO_BLOCK_CACHE");
-#endif
-}
-
 /* This process's virtual and resident sizes in bytes (/proc/self/statm). */
 static void sizes(int64_t *virt, int64_t *res) {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -99,7 +91,7 @@ static void free_all_gives_memory_back(void) {
     ch_cache_free_all(CH_CPU);
     sizes(&v2, &r2);
     CHECK(holds(b, n, 2.0f));
-    if (carving_on()) {
+    if (check_block_cache_on()) {
         CHECK(ch_cache_bytes(CH_CPU) >= 8000000);   /* a's block, listed until its chunk goes */
         CHECK(r1 - r2 >= 7000000);
     }
@@ -115,7 +107,7 @@ static void free_all_gives_memory_back(void) {
     sizes(&v3, &r3);
     CHECK(ch_cache_bytes(CH_CPU) == 0);
     CHECK(ch_live_bytes(CH_CPU) == live0);
-    if (carving_on()) CHECK(v1 - v3 >= 60000000);   /* the 64 MiB chunk's address space */
+    if (check_block_cache_on()) CHECK(v1 - v3 >= 60000000);   /* the 64 MiB chunk's address space */
 }
 
 int main(void) {

@@ -14,14 +14,6 @@
 #define PER_THREAD 2000
 #define THREADS 4
 
-static int cache_on(void) {
-#if defined(__SANITIZE_ADDRESS__)
-    return 0;
-#else
-    return !getenv("CHAINLUA_NO_BLOCK_CACHE");
-#endif
-}
-
 /* Makes PER_THREAD small tensors (of 1..40 float32 elements: several size
  * classes) and checks each one's values. */
 static void *make_tensors(void *arg) {
@@ -85,7 +77,7 @@ int main(void) {
         free_tensors(made[k]);
     CHECK_EQ_I(ch_live_tensors(), base_tensors);
     CHECK_EQ_I(ch_live_bytes(CH_CPU), base_bytes);
-    if (cache_on())
+    if (check_block_cache_on())
         CHECK(ch_cache_bytes(CH_CPU) > 0);
 
     /* made here, freed on worker threads that then exit (their lists go to
@@ -99,7 +91,7 @@ int main(void) {
         pthread_join(th[k], NULL);
     CHECK_EQ_I(ch_live_tensors(), base_tensors);
     CHECK_EQ_I(ch_live_bytes(CH_CPU), base_bytes);
-    if (cache_on())
+    if (check_block_cache_on())
         CHECK(ch_cache_bytes(CH_CPU) > cached);
 
     /* recycled blocks hold fresh values */
@@ -122,7 +114,7 @@ int main(void) {
     pthread_cond_broadcast(&h.cv);
     pthread_mutex_unlock(&h.mu);
     pthread_join(th[0], NULL);
-    if (cache_on())
+    if (check_block_cache_on())
         CHECK(h.cached_before_use > 0);
     CHECK_EQ_I(ch_live_tensors(), base_tensors);
     CHECK_EQ_I(ch_live_bytes(CH_CPU), base_bytes);

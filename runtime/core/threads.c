@@ -4,6 +4,7 @@
  * We link the OpenMP flavour of OpenBLAS, so both use the same OpenMP pool
  * and never oversubscribe the cores (see PERFORMANCE.md). */
 #include "internal.h"
+#include "../cpu/gemm.h"
 #include "busy_guard.h"
 
 #include <dirent.h>
@@ -190,6 +191,7 @@ const char *ch_blas_info(void) {
     case 1: par = "pthreads"; break;
     case 2: par = "OpenMP"; break;
     }
-    snprintf(buf, sizeof buf, "%s (%s)", openblas_get_config(), par);
+    snprintf(buf, sizeof buf, "%s (%s)%s", openblas_get_config(), par,
+             ch_cpu_sgemm512_ok() ? "; float32 products on chainlua's AVX-512 kernel" : "");
     return buf;
 }

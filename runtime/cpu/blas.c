@@ -2,7 +2,8 @@
  * doors, and dot, tensordot, outer, trace and linear composed from them,
  * are in runtime/ops/blas.c.
  *
- * float32/float64 go to OpenBLAS.  Operands are described by their logical
+ * float32 products run on our own AVX-512 kernel where the CPU has it
+ * (cpu/sgemm512.c), else, as float64, on OpenBLAS.  Operands are described by their logical
  * (rows, cols, row stride, col stride) after the optional transposition, and
  * handed to BLAS as they lie in memory whenever one of the two BLAS layouts
  * (row-major, or row-major transposed) fits: transposed views cost no copy.
@@ -94,6 +95,9 @@ static void gemm_block(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A,
     const void *a = (const char *)A + (size_t)(ta == CblasNoTrans ? i0 * lda : i0) * z;
     const void *b = (const char *)B + (size_t)(tb == CblasNoTrans ? j0 : j0 * ldb) * z;
     void *c = (char *)Cp + (size_t)(i0 * ldc + j0) * z;
+    if (f32 && ch_cpu_sgemm512(ta == CblasTrans, tb == CblasTrans, m, n, K, (float)alpha, (const float *)a, lda,
+                               (const float *)b, ldb, (float)beta, (float *)c, ldc))
+        return;
     if (f32)
         cblas_sgemm(CblasRowMajor, ta, tb, (blasint)m, (blasint)n, (blasint)K, (float)alpha, a, (blasint)lda, b,
                     (blasint)ldb, (float)beta, c, (blasint)ldc);
@@ -293,8 +297,9 @@ static void mm_kernel(ch_dtype dt, CBLAS_TRANSPOSE ta, int64_t lda, const void *
      * (sgemm_beta: 0.3 ms for a 1000x1000 gradient); memset is several times
      * faster and beta = 1 then skips that pass.  0 + x == x, so the result
      * is the same bit for bit.  gemm_blocks clears each piece on the thread
-     * that computes it. */
-    bool clear = beta == 0.0 && M * N >= ZERO_OURSELVES;
+     * that computes it.  The AVX-512 kernel writes C without reading it
+     * when beta = 0: no clearing there. */
+    bool clear = beta == 0.0 && M * N >= ZERO_OURSELVES && !(f32 && ch_cpu_sgemm512_ok());
     if (clear) beta = 1.0;
     gemm_blocks(f32, ta, lda, A, tb, ldb, B, M, N, K, alpha, beta, clear, Cp, ldc);
 }

@@ -24,6 +24,14 @@
 #define WG_CHUNK_BYTES ((int64_t)16 << 20) /* V and M of one chunk of images */
 #define WG_MAX_ROW 1024 /* widest padded row the transforms buffer (on the stack) */
 
+/* Distance between the 16 transform positions' matrices in V, M and the
+ * gy tiles: rows * T floats plus one cache line.  Without the line, for
+ * T a multiple of 1024 (8 images of 16x16 tiles) the 16 matrices start a
+ * multiple of 4 KiB apart, and the transforms, which write (or read) all
+ * 16 of them at once, hit the same L1 and L2 sets 16 times over. */
+#define WG_SKEW 16
+static inline int64_t wg_xs(int64_t rows, int64_t T) { return rows * T + WG_SKEW; }
+
 /* 3x3 stride-1 2-d convolution, one group, pad <= 2 (so the data gradient's
  * pad 2 - p is >= 0), the usual output size, channels wide enough. */
 static bool wg_usable(const conv_geom *g) {
@@ -139,10 +147,10 @@ static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, 
         float *v = V + c * T + n * TH * TW;
 #if CONV_HAVE_DIRECT
         if (avx2)
-            wg_input_plane_avx2(img, H, W, p->py, p->px, TH, TW, Ci * T, v);
+            wg_input_plane_avx2(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
         else
 #endif
-            wg_input_plane(img, H, W, p->py, p->px, TH, TW, Ci * T, v);
+            wg_input_plane(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
         (void)avx2;
     });
 }
@@ -156,7 +164,7 @@ static void wg_output(const wg_prob *p, const float *M, const float *bias, int64
         int64_t n = no / Co, o = no % Co;
         float *dst = out + ((n0 + n) * Co + o) * OH * OW;
         float b0 = bias ? bias[o] : 0.0f;
-        int64_t xs = Co * T;
+        int64_t xs = wg_xs(Co, T);
         float rows[2][WG_MAX_ROW];
         for (int64_t ty = 0; ty < TH; ty++) {
             const float *restrict mp = M + o * T + (n * TH + ty) * TW;
@@ -186,8 +194,8 @@ static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, 
         nb = 1;
     if (nb > N)
         nb = N;
-    float *V = (float *)conv_scratch(0, (size_t)(16 * p->Ci * nb * tiles) * sizeof(float));
-    float *M = (float *)conv_scratch(1, (size_t)(16 * p->Co * nb * tiles) * sizeof(float));
+    float *V = (float *)conv_scratch(0, (size_t)(16 * wg_xs(p->Ci, nb * tiles)) * sizeof(float));
+    float *M = (float *)conv_scratch(1, (size_t)(16 * wg_xs(p->Co, nb * tiles)) * sizeof(float));
     if (!V || !M)
         return 1;
     for (int64_t n0 = 0; n0 < N; n0 += nb) {
@@ -197,8 +205,8 @@ static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, 
          * inside the parallel region */
         CH_PAR_FOR(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
             ch_cpu_sgemm(CblasNoTrans, CblasNoTrans, (int)p->Co, (int)T, (int)p->Ci, 1.0f,
-                        U + (int64_t)xi * p->Co * p->Ci, (int)p->Ci, V + (int64_t)xi * p->Ci * T, (int)T, 0.0f,
-                        M + (int64_t)xi * p->Co * T, (int)T);
+                        U + (int64_t)xi * p->Co * p->Ci, (int)p->Ci, V + xi * wg_xs(p->Ci, T), (int)T, 0.0f,
+                        M + xi * wg_xs(p->Co, T), (int)T);
         });
         wg_output(p, M, bias, n0, cb, T, out);
     }
@@ -266,10 +274,10 @@ static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_
         float *g = G + o * T + n * TH * TW;
 #if CONV_HAVE_DIRECT
         if (avx2)
-            wg_grad_output_plane_avx2(src, OH, OW, TH, TW, Co * T, g);
+            wg_grad_output_plane_avx2(src, OH, OW, TH, TW, wg_xs(Co, T), g);
         else
 #endif
-            wg_grad_output_plane(src, OH, OW, TH, TW, Co * T, g);
+            wg_grad_output_plane(src, OH, OW, TH, TW, wg_xs(Co, T), g);
         (void)avx2;
     });
 }
@@ -319,8 +327,8 @@ static int wg_conv_backward_filter(const conv_geom *g, const float *x, const flo
         nb = 1;
     if (nb > N)
         nb = N;
-    float *V = (float *)conv_scratch(0, (size_t)(16 * Ci * nb * tiles) * sizeof(float));
-    float *Gt = (float *)conv_scratch(1, (size_t)(16 * Co * nb * tiles) * sizeof(float));
+    float *V = (float *)conv_scratch(0, (size_t)(16 * wg_xs(Ci, nb * tiles)) * sizeof(float));
+    float *Gt = (float *)conv_scratch(1, (size_t)(16 * wg_xs(Co, nb * tiles)) * sizeof(float));
     float *dU = (float *)malloc((size_t)(16 * Co * Ci) * sizeof(float));
     if (!V || !Gt || !dU) {
         free(dU);
@@ -333,7 +341,7 @@ static int wg_conv_backward_filter(const conv_geom *g, const float *x, const flo
         wg_grad_output(&p, gy, n0, cb, T, Gt);
         CH_PAR_FOR(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
             ch_cpu_sgemm(CblasNoTrans, CblasTrans, (int)Co, (int)Ci, (int)T, 1.0f,
-                        Gt + (int64_t)xi * Co * T, (int)T, V + (int64_t)xi * Ci * T, (int)T, beta,
+                        Gt + xi * wg_xs(Co, T), (int)T, V + xi * wg_xs(Ci, T), (int)T, beta,
                         dU + (int64_t)xi * Co * Ci, (int)Ci);
         });
     }

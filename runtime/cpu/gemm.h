@@ -16,4 +16,12 @@ void ch_cpu_sgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t M, int64_t N, 
 void ch_cpu_dgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t M, int64_t N, int64_t K, double alpha,
                   const double *A, int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
 
+/* The single-threaded float32 product on AVX-512 (cpu/sgemm512.c); false
+ * when the CPU lacks it (or CHAINLUA_SGEMM=openblas), then nothing was
+ * done.  ta, tb: op(A) = A^T, op(B) = B^T, row-major. */
+#include <stdbool.h>
+bool ch_cpu_sgemm512_ok(void);
+bool ch_cpu_sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+
 #endif

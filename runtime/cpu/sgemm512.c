@@ -1,0 +1,287 @@
+/* sgemm512.c -- float32 matrix products on AVX-512, single-threaded: the
+ * kernel under every float32 gemm of cpu/blas.c (and so of the Winograd
+ * and im2col convolutions, the Linear layers, the LSTMs) on a CPU that
+ * has AVX-512.
+ *
+ * Why our own: OpenBLAS picks its kernels from the CPU model, and where it
+ * does not know the model, or the environment pins an older one
+ * (OPENBLAS_CORETYPE), it runs 256-bit kernels on a CPU whose FMA units are
+ * 512 bits wide: half the machine.  oneDNN, which PyTorch's convolutions run
+ * on, always uses the full width.
+ *
+ * Layout (the Goto/BLIS scheme, row-major): C is computed in tiles of
+ * SG_MR rows x SG_NR columns, 24 accumulators of 16 floats.  For each block
+ * of SG_KC terms of the sum, op(B)'s block of columns is copied once into
+ * panels of SG_NR columns (k-major: the kernel reads it in order), op(A)'s
+ * rows into panels of SG_MR rows (k-major, interleaved: one broadcast per
+ * row and k), both zero-padded to whole panels.  A row panel (8 KB) stays
+ * in L1 while the kernel sweeps it over all column panels (in L2).
+ *
+ * Summation: each element of C is summed in k order, one FMA per term,
+ * restarting at each SG_KC block whose partial sum is then added to C.
+ * The blocks depend on K only, never on where the caller cuts C (its row
+ * bands and column pieces) nor on the thread count, so results do not
+ * depend on the threads either.
+ */
+#include "../core/internal.h"
+#include "gemm.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define SG_MR 8
+#define SG_NR 48  /* three vectors of 16 */
+#define SG_KC 256 /* terms per block: a row panel 8 KB, a column panel 48 KB */
+#define SG_MC 192 /* rows packed at a time */
+#define SG_NC 576 /* columns packed at a time: 576 KB of panels, in L2 */
+
+#define SG_TARGET __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma")))
+
+/* ---- per-thread panel buffers ------------------------------------------ */
+/* Grown once to the block sizes and kept for the thread's life; a thread
+ * that ends frees them through the key's destructor. */
+typedef struct sg_buffers {
+    float *a, *b;
+} sg_buffers;
+
+static _Thread_local sg_buffers *sg_local;
+static pthread_key_t sg_key;
+static pthread_once_t sg_key_once = PTHREAD_ONCE_INIT;
+
+static void sg_buffers_free(void *p) {
+    sg_buffers *s = (sg_buffers *)p;
+    free(s->a);
+    free(s->b);
+    free(s);
+}
+
+static void sg_key_create(void) { pthread_key_create(&sg_key, sg_buffers_free); }
+
+static sg_buffers *sg_buffers_get(void) {
+    if (sg_local)
+        return sg_local;
+    pthread_once(&sg_key_once, sg_key_create);
+    sg_buffers *s = (sg_buffers *)calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->a = (float *)aligned_alloc(64, (size_t)SG_MC * SG_KC * sizeof(float));
+    s->b = (float *)aligned_alloc(64, (size_t)SG_KC * SG_NC * sizeof(float));
+    if (!s->a || !s->b) {
+        sg_buffers_free(s);
+        return NULL;
+    }
+    pthread_setspecific(sg_key, s);
+    sg_local = s;
+    return s;
+}
+
+/* ---- packing ----------------------------------------------------------- */
+
+/* 8 rows of 8 floats in, their 8 columns out (r[i] becomes column i). */
+static SG_TARGET inline void sg_transpose8(__m256 r[8]) {
+    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* dst[k * w + c] = src[c * ld + k] for c < n (else 0), k < kc: w columns
+ * (w a multiple of 8) gathered from n <= w rows of memory that run along k.
+ * 8 x 8 blocks through registers, the rest one by one. */
+static SG_TARGET void sg_pack_across(const float *src, int64_t ld, int64_t n, int64_t kc, int w, float *dst) {
+    int64_t k8 = kc & ~(int64_t)7;
+    for (int c0 = 0; c0 < w; c0 += 8) {
+        if (c0 + 8 <= n) {
+            const float *s = src + c0 * ld;
+            for (int64_t k = 0; k < k8; k += 8) {
+                __m256 r[8];
+                for (int i = 0; i < 8; i++)
+                    r[i] = _mm256_loadu_ps(s + i * ld + k);
+                sg_transpose8(r);
+                for (int i = 0; i < 8; i++)
+                    _mm256_storeu_ps(dst + (k + i) * w + c0, r[i]);
+            }
+            for (int64_t k = k8; k < kc; k++)
+                for (int i = 0; i < 8; i++)
+                    dst[k * w + c0 + i] = s[i * ld + k];
+        } else {
+            for (int64_t k = 0; k < kc; k++)
+                for (int i = 0; i < 8; i++)
+                    dst[k * w + c0 + i] = c0 + i < n ? src[(c0 + i) * ld + k] : 0.0f;
+        }
+    }
+}
+
+/* dst[k * w + c] = src[k * ld + c] for c < n (else 0), k < kc: w columns
+ * (8 or 48) copied from kc rows of memory that run along c. */
+static SG_TARGET void sg_pack_along(const float *src, int64_t ld, int64_t n, int64_t kc, int w, float *dst) {
+    if (w == SG_NR) {
+        __mmask16 m0 = n >= 16 ? 0xFFFF : (__mmask16)((1u << n) - 1);
+        __mmask16 m1 = n >= 32 ? 0xFFFF : n > 16 ? (__mmask16)((1u << (n - 16)) - 1) : 0;
+        __mmask16 m2 = n >= 48 ? 0xFFFF : n > 32 ? (__mmask16)((1u << (n - 32)) - 1) : 0;
+        for (int64_t k = 0; k < kc; k++) {
+            const float *s = src + k * ld;
+            float *d = dst + k * SG_NR;
+            _mm512_storeu_ps(d, _mm512_maskz_loadu_ps(m0, s));
+            _mm512_storeu_ps(d + 16, _mm512_maskz_loadu_ps(m1, s + 16));
+            _mm512_storeu_ps(d + 32, _mm512_maskz_loadu_ps(m2, s + 32));
+        }
+    } else { /* w == SG_MR */
+        __mmask8 m = n >= 8 ? 0xFF : (__mmask8)((1u << n) - 1);
+        for (int64_t k = 0; k < kc; k++)
+            _mm256_storeu_ps(dst + k * SG_MR, _mm256_maskz_loadu_ps(m, src + k * ld));
+    }
+}
+
+/* Panels of w columns of the (kc x n) matrix whose element (k, c) lies at
+ * src[k * ks + c * cs] (one of ks, cs is 1). */
+static SG_TARGET void sg_pack(const float *src, int64_t ks, int64_t cs, int64_t n, int64_t kc, int w, float *dst) {
+    for (int64_t c0 = 0; c0 < n; c0 += w) {
+        int64_t cn = n - c0 < w ? n - c0 : w;
+        if (cs == 1)
+            sg_pack_along(src + c0, ks, cn, kc, w, dst);
+        else
+            sg_pack_across(src + c0 * cs, cs, cn, kc, w, dst);
+        dst += kc * w;
+    }
+}
+
+/* ---- the 8 x 48 kernel ---------------------------------------------------- */
+
+/* C[0..mr)[0..nr) (ldc) gets the tile a (kc x 8) . b (kc x 48):
+ * C = alpha * S + beta * C on a K loop's first block (C not read when beta
+ * is 0), C += alpha * S on the later ones. */
+static SG_TARGET void sg_kernel(int64_t kc, const float *a, const float *b, float *C, int64_t ldc, int mr, int nr,
+                                float alpha, float beta, bool first) {
+    __m512 s00 = _mm512_setzero_ps(), s01 = s00, s02 = s00, s10 = s00, s11 = s00, s12 = s00;
+    __m512 s20 = s00, s21 = s00, s22 = s00, s30 = s00, s31 = s00, s32 = s00;
+    __m512 s40 = s00, s41 = s00, s42 = s00, s50 = s00, s51 = s00, s52 = s00;
+    __m512 s60 = s00, s61 = s00, s62 = s00, s70 = s00, s71 = s00, s72 = s00;
+    for (int64_t k = 0; k < kc; k++) {
+        __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16), b2 = _mm512_load_ps(b + 32);
+        __m512 x;
+#define SG_ROW(r)                                                                                              \
+    x = _mm512_set1_ps(a[r]);                                                                                  \
+    s##r##0 = _mm512_fmadd_ps(x, b0, s##r##0);                                                                 \
+    s##r##1 = _mm512_fmadd_ps(x, b1, s##r##1);                                                                 \
+    s##r##2 = _mm512_fmadd_ps(x, b2, s##r##2);
+        SG_ROW(0) SG_ROW(1) SG_ROW(2) SG_ROW(3) SG_ROW(4) SG_ROW(5) SG_ROW(6) SG_ROW(7)
+#undef SG_ROW
+        a += SG_MR;
+        b += SG_NR;
+    }
+    __m512 rows[8][3] = { { s00, s01, s02 }, { s10, s11, s12 }, { s20, s21, s22 }, { s30, s31, s32 },
+                          { s40, s41, s42 }, { s50, s51, s52 }, { s60, s61, s62 }, { s70, s71, s72 } };
+    __mmask16 m[3];
+    for (int v = 0; v < 3; v++) {
+        int left = nr - 16 * v;
+        m[v] = left >= 16 ? 0xFFFF : left > 0 ? (__mmask16)((1u << left) - 1) : 0;
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (int r = 0; r < mr; r++) {
+        float *c = C + r * ldc;
+        for (int v = 0; v < 3; v++) {
+            if (!m[v])
+                break;
+            __m512 s = rows[r][v], y;
+            if (!first)
+                y = _mm512_fmadd_ps(va, s, _mm512_maskz_loadu_ps(m[v], c + 16 * v));
+            else if (beta == 0.0f)
+                y = _mm512_mul_ps(va, s);
+            else
+                y = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m[v], c + 16 * v), _mm512_mul_ps(va, s));
+            _mm512_mask_storeu_ps(c + 16 * v, m[v], y);
+        }
+    }
+}
+
+/* n split into ceil(n / cap) blocks of equal size, rounded up to `unit`. */
+static int64_t sg_block(int64_t n, int64_t cap, int64_t unit) {
+    int64_t count = (n + cap - 1) / cap;
+    int64_t b = (n + count - 1) / count;
+    return (b + unit - 1) / unit * unit;
+}
+
+static SG_TARGET void sg_run(sg_buffers *buf, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
+                             const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                             int64_t ldc) {
+    /* op(A)(i, k) = A[i * ais + k * aks], op(B)(k, j) = B[k * bks + j * bjs] */
+    int64_t ais = ta ? 1 : lda, aks = ta ? lda : 1, bks = tb ? 1 : ldb, bjs = tb ? ldb : 1;
+    int64_t KC = sg_block(K, SG_KC, 8), NC = sg_block(N, SG_NC, SG_NR);
+    for (int64_t j0 = 0; j0 < N; j0 += NC) {
+        int64_t nc = N - j0 < NC ? N - j0 : NC;
+        for (int64_t k0 = 0; k0 < K; k0 += KC) {
+            int64_t kc = K - k0 < KC ? K - k0 : KC;
+            bool first = k0 == 0;
+            sg_pack(B + k0 * bks + j0 * bjs, bks, bjs, nc, kc, SG_NR, buf->b);
+            for (int64_t i0 = 0; i0 < M; i0 += SG_MC) {
+                int64_t mc = M - i0 < SG_MC ? M - i0 : SG_MC;
+                sg_pack(A + i0 * ais + k0 * aks, aks, ais, mc, kc, SG_MR, buf->a);
+                for (int64_t ir = 0; ir < mc; ir += SG_MR) {
+                    const float *ap = buf->a + ir * kc;
+                    int mr = (int)(mc - ir < SG_MR ? mc - ir : SG_MR);
+                    for (int64_t jr = 0; jr < nc; jr += SG_NR) {
+                        int nr = (int)(nc - jr < SG_NR ? nc - jr : SG_NR);
+                        sg_kernel(kc, ap, buf->b + jr * kc, C + (i0 + ir) * ldc + j0 + jr, ldc, mr, nr, alpha,
+                                  beta, first);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The CPU has AVX-512 F, VL and DQ, and CHAINLUA_SGEMM does not say
+ * "openblas" (which sends every product to OpenBLAS: for comparisons). */
+bool ch_cpu_sgemm512_ok(void) {
+    static int ok = -1;
+    if (ok < 0) {
+        const char *env = getenv("CHAINLUA_SGEMM");
+        bool off = env && strcmp(env, "openblas") == 0;
+        if (env && !off && strcmp(env, "own") != 0)
+            fprintf(stderr, "chainlua: CHAINLUA_SGEMM=%s ignored (expected 'openblas' or 'own')\n", env);
+        ok = !off && ch_cpu_avx512f() && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    }
+    return ok;
+}
+
+bool ch_cpu_sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    if (!ch_cpu_sgemm512_ok() || K <= 0 || alpha == 0.0f)
+        return false; /* (K = 0 and alpha = 0 leave only beta * C: the caller's BLAS) */
+    sg_buffers *buf = sg_buffers_get();
+    if (!buf)
+        return false;
+    sg_run(buf, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return true;
+}
+
+#else /* not x86-64 with GNU C */
+
+bool ch_cpu_sgemm512_ok(void) { return false; }
+
+bool ch_cpu_sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb;
+    (void)beta, (void)C, (void)ldc;
+    return false;
+}
+
+#endif

@@ -89,19 +89,27 @@ typedef struct {
  * forwarding, 58 % of the transform's samples (perf, ResNet-18). */
 #define WG_BAND_FLOATS 8192 /* the band buffer (on the stack): 2 to 30 tile rows */
 
+/* The band's rows: input rows 2 * ty0 - py ... (nrows of them), each
+ * zero-padded to Wp floats (px zeros on the left). */
+static inline void wg_band_fill(const float *img, int64_t H, int64_t W, int64_t py, int64_t px, int64_t Wp,
+                                int64_t ty0, int64_t nrows, float *band) {
+    int64_t cnt = W < Wp - px ? W : Wp - px;
+    memset(band, 0, (size_t)(nrows * Wp) * sizeof(float));
+    for (int64_t r = 0; r < nrows; r++) {
+        int64_t y = 2 * ty0 - py + r;
+        if (y >= 0 && y < H)
+            memcpy(band + r * Wp + px, img + y * W, (size_t)cnt * sizeof(float));
+    }
+}
+
 #define WG_INPUT_PLANE_BODY                                                                                    \
     {                                                                                                          \
         float band[WG_BAND_FLOATS], t[4][WG_MAX_ROW];                                                          \
-        int64_t Wp = 2 * TW + 2, cnt = W < Wp - px ? W : Wp - px;                                              \
+        int64_t Wp = 2 * TW + 2;                                                                               \
         int64_t per = (WG_BAND_FLOATS / Wp - 2) / 2; /* tile rows per band */                                  \
         for (int64_t ty0 = 0; ty0 < TH; ty0 += per) {                                                          \
             int64_t ty1 = ty0 + per < TH ? ty0 + per : TH, nrows = 2 * (ty1 - ty0) + 2;                        \
-            memset(band, 0, (size_t)(nrows * Wp) * sizeof(float));                                            \
-            for (int64_t r = 0; r < nrows; r++) {                                                              \
-                int64_t y = 2 * ty0 - py + r;                                                                  \
-                if (y >= 0 && y < H)                                                                           \
-                    memcpy(band + r * Wp + px, img + y * W, (size_t)cnt * sizeof(float));                      \
-            }                                                                                                  \
+            wg_band_fill(img, H, W, py, px, Wp, ty0, nrows, band);                                             \
             for (int64_t ty = ty0; ty < ty1; ty++) {                                                           \
                 const float *r0 = band + 2 * (ty - ty0) * Wp, *r1 = r0 + Wp, *r2 = r1 + Wp, *r3 = r2 + Wp;     \
                 for (int64_t x = 0; x < Wp; x++) { /* B^T d, whole row */                                      \
@@ -134,24 +142,86 @@ static CD_TARGET void wg_input_plane_avx2(const float *img, int64_t H, int64_t W
                                           int64_t TH, int64_t TW, int64_t xs, float *V) WG_INPUT_PLANE_BODY
 #endif
 
+#if CONV_HAVE_DIRECT
+#define WG_TARGET512 __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma")))
+
+/* The same transform on AVX-512, 16 tiles at a time and in registers: each
+ * of the tile row's four input rows is loaded as its even and odd columns
+ * (and those two shifted by one tile), so d[a][b] of 16 tiles are 16
+ * vectors, and B^T d B is then the same additions, in the same order, as
+ * above (same bits).  Above, the loop along the row read back what the loop
+ * down the columns had just stored, at another alignment: a store-forwarding
+ * stall on most of its loads. */
+static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t W, int64_t py, int64_t px,
+                                           int64_t TH, int64_t TW, int64_t xs, float *V) {
+    float band[WG_BAND_FLOATS];
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    int64_t Wp = 2 * TW + 2;
+    int64_t per = (WG_BAND_FLOATS / Wp - 2) / 2;
+    for (int64_t ty0 = 0; ty0 < TH; ty0 += per) {
+        int64_t ty1 = ty0 + per < TH ? ty0 + per : TH, nrows = 2 * (ty1 - ty0) + 2;
+        wg_band_fill(img, H, W, py, px, Wp, ty0, nrows, band);
+        for (int64_t ty = ty0; ty < ty1; ty++) {
+            const float *row = band + 2 * (ty - ty0) * Wp;
+            for (int64_t tx = 0; tx < TW; tx += 16) {
+                int n = TW - tx < 16 ? (int)(TW - tx) : 16;
+                int cnt = 2 * n + 2; /* the row's floats these tiles read, from 2 tx on */
+                __mmask16 lo = (__mmask16)((1u << (cnt < 16 ? cnt : 16)) - 1);
+                __mmask16 hi = cnt > 16 ? (__mmask16)((1u << (cnt - 16 < 16 ? cnt - 16 : 16)) - 1) : 0;
+                __mmask16 lo2 = (__mmask16)((1u << (2 * n < 16 ? 2 * n : 16)) - 1);
+                __mmask16 hi2 = 2 * n > 16 ? (__mmask16)((1u << (2 * n - 16)) - 1) : 0;
+                __m512 d[4][4]; /* d[a][b]: row a, column b of each tile */
+                for (int a = 0; a < 4; a++) {
+                    const float *r = row + a * Wp + 2 * tx;
+                    __m512 l = _mm512_maskz_loadu_ps(lo, r), h = _mm512_maskz_loadu_ps(hi, r + 16);
+                    __m512 l2 = _mm512_maskz_loadu_ps(lo2, r + 2), h2 = _mm512_maskz_loadu_ps(hi2, r + 18);
+                    d[a][0] = _mm512_permutex2var_ps(l, even, h);
+                    d[a][1] = _mm512_permutex2var_ps(l, odd, h);
+                    d[a][2] = _mm512_permutex2var_ps(l2, even, h2);
+                    d[a][3] = _mm512_permutex2var_ps(l2, odd, h2);
+                }
+                __mmask16 m = (__mmask16)((1u << n) - 1);
+                float *v = V + ty * TW + tx;
+                for (int q = 0; q < 4; q++) {
+                    __m512 t[4]; /* B^T d: row q of it, columns b */
+                    for (int b = 0; b < 4; b++)
+                        t[b] = q == 0   ? _mm512_sub_ps(d[0][b], d[2][b])
+                               : q == 1 ? _mm512_add_ps(d[1][b], d[2][b])
+                               : q == 2 ? _mm512_sub_ps(d[2][b], d[1][b])
+                                        : _mm512_sub_ps(d[1][b], d[3][b]);
+                    float *vq = v + (q * 4) * xs;
+                    _mm512_mask_storeu_ps(vq, m, _mm512_sub_ps(t[0], t[2]));
+                    _mm512_mask_storeu_ps(vq + xs, m, _mm512_add_ps(t[1], t[2]));
+                    _mm512_mask_storeu_ps(vq + 2 * xs, m, _mm512_sub_ps(t[2], t[1]));
+                    _mm512_mask_storeu_ps(vq + 3 * xs, m, _mm512_sub_ps(t[1], t[3]));
+                }
+            }
+        }
+    }
+}
+#endif
+
 static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, int64_t T, float *V) {
     int64_t Ci = p->Ci, H = p->H, W = p->W, TH = p->TH, TW = p->TW;
 #if CONV_HAVE_DIRECT
-    bool avx2 = ch_cpu_avx2_fma();
+    bool avx2 = ch_cpu_avx2_fma(), avx512 = ch_cpu_avx512f();
 #else
-    bool avx2 = false;
+    bool avx2 = false, avx512 = false;
 #endif
     CH_PAR_FOR(nb * Ci >= 2 && ch_threads() > 1, int64_t nc = 0; nc < nb * Ci; nc++, {
         int64_t n = nc / Ci, c = nc % Ci;
         const float *img = in + ((n0 + n) * Ci + c) * H * W;
         float *v = V + c * T + n * TH * TW;
 #if CONV_HAVE_DIRECT
-        if (avx2)
+        if (avx512)
+            wg_input_plane512(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
+        else if (avx2)
             wg_input_plane_avx2(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
         else
 #endif
             wg_input_plane(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
-        (void)avx2;
+        (void)avx2, (void)avx512;
     });
 }
 

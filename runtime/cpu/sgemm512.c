@@ -165,51 +165,62 @@ static SG_TARGET void sg_pack(const float *src, int64_t ks, int64_t cs, int64_t 
 
 /* ---- the 8 x 48 kernel ---------------------------------------------------- */
 
-/* C[0..mr)[0..nr) (ldc) gets the tile a (kc x 8) . b (kc x 48):
+/* C[0..mr)[0..nr) (ldc) gets the tile a (kc x 8) . b (kc x 48), of which
+ * only the first NV vectors of 16 columns are computed (nr <= 16 * NV: a
+ * product's last, narrow panel, e.g. the 16 columns past 48 of a 64-wide
+ * one, costs a third of a full one):
  * C = alpha * S + beta * C on a K loop's first block (C not read when beta
- * is 0), C += alpha * S on the later ones. */
-static SG_TARGET void sg_kernel(int64_t kc, const float *a, const float *b, float *C, int64_t ldc, int mr, int nr,
-                                float alpha, float beta, bool first) {
-    __m512 s00 = _mm512_setzero_ps(), s01 = s00, s02 = s00, s10 = s00, s11 = s00, s12 = s00;
-    __m512 s20 = s00, s21 = s00, s22 = s00, s30 = s00, s31 = s00, s32 = s00;
-    __m512 s40 = s00, s41 = s00, s42 = s00, s50 = s00, s51 = s00, s52 = s00;
-    __m512 s60 = s00, s61 = s00, s62 = s00, s70 = s00, s71 = s00, s72 = s00;
+ * is 0), C += alpha * S on the later ones.  NV is a constant at each call,
+ * so the loops over it unroll and the accumulators stay in registers. */
+static inline __attribute__((always_inline)) SG_TARGET void sg_tile(int64_t kc, const float *a, const float *b,
+                                                                     float *C, int64_t ldc, int mr, int nr,
+                                                                     float alpha, float beta, bool first,
+                                                                     const int NV) {
+    __m512 s[8][3];
+    for (int r = 0; r < 8; r++)
+        for (int v = 0; v < NV; v++)
+            s[r][v] = _mm512_setzero_ps();
     for (int64_t k = 0; k < kc; k++) {
-        __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16), b2 = _mm512_load_ps(b + 32);
-        __m512 x;
-#define SG_ROW(r)                                                                                              \
-    x = _mm512_set1_ps(a[r]);                                                                                  \
-    s##r##0 = _mm512_fmadd_ps(x, b0, s##r##0);                                                                 \
-    s##r##1 = _mm512_fmadd_ps(x, b1, s##r##1);                                                                 \
-    s##r##2 = _mm512_fmadd_ps(x, b2, s##r##2);
-        SG_ROW(0) SG_ROW(1) SG_ROW(2) SG_ROW(3) SG_ROW(4) SG_ROW(5) SG_ROW(6) SG_ROW(7)
-#undef SG_ROW
+        __m512 bv[3];
+        for (int v = 0; v < NV; v++)
+            bv[v] = _mm512_load_ps(b + 16 * v);
+        for (int r = 0; r < 8; r++) {
+            __m512 x = _mm512_set1_ps(a[r]);
+            for (int v = 0; v < NV; v++)
+                s[r][v] = _mm512_fmadd_ps(x, bv[v], s[r][v]);
+        }
         a += SG_MR;
         b += SG_NR;
     }
-    __m512 rows[8][3] = { { s00, s01, s02 }, { s10, s11, s12 }, { s20, s21, s22 }, { s30, s31, s32 },
-                          { s40, s41, s42 }, { s50, s51, s52 }, { s60, s61, s62 }, { s70, s71, s72 } };
     __mmask16 m[3];
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < NV; v++) {
         int left = nr - 16 * v;
         m[v] = left >= 16 ? 0xFFFF : left > 0 ? (__mmask16)((1u << left) - 1) : 0;
     }
     __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
     for (int r = 0; r < mr; r++) {
         float *c = C + r * ldc;
-        for (int v = 0; v < 3; v++) {
-            if (!m[v])
-                break;
-            __m512 s = rows[r][v], y;
+        for (int v = 0; v < NV; v++) {
+            __m512 y;
             if (!first)
-                y = _mm512_fmadd_ps(va, s, _mm512_maskz_loadu_ps(m[v], c + 16 * v));
+                y = _mm512_fmadd_ps(va, s[r][v], _mm512_maskz_loadu_ps(m[v], c + 16 * v));
             else if (beta == 0.0f)
-                y = _mm512_mul_ps(va, s);
+                y = _mm512_mul_ps(va, s[r][v]);
             else
-                y = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m[v], c + 16 * v), _mm512_mul_ps(va, s));
+                y = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m[v], c + 16 * v), _mm512_mul_ps(va, s[r][v]));
             _mm512_mask_storeu_ps(c + 16 * v, m[v], y);
         }
     }
+}
+
+static SG_TARGET void sg_kernel(int64_t kc, const float *a, const float *b, float *C, int64_t ldc, int mr, int nr,
+                                float alpha, float beta, bool first) {
+    if (nr > 32)
+        sg_tile(kc, a, b, C, ldc, mr, nr, alpha, beta, first, 3);
+    else if (nr > 16)
+        sg_tile(kc, a, b, C, ldc, mr, nr, alpha, beta, first, 2);
+    else
+        sg_tile(kc, a, b, C, ldc, mr, nr, alpha, beta, first, 1);
 }
 
 /* n split into ceil(n / cap) blocks of equal size, rounded up to `unit`. */

@@ -3,7 +3,7 @@
 -- which on a CPU with AVX-512 compute every float32 gemm that is not tiny,
 -- one-row/one-column or skinny.  Each shape is checked against a float64
 -- product: shapes on both sides of every edge (rows around multiples of 8,
--- columns around multiples of 16 and 48, reductions around the 256-term
+-- columns around multiples of 16 and 48, last panels of 1, 2 and 3 vectors, reductions around the 256-term
 -- blocks and multiples of 8), all four transpositions, alpha and beta,
 -- operands that are strided views, and bit for bit across thread counts.
 -- On a CPU without AVX-512 the same checks run on OpenBLAS.
@@ -49,7 +49,7 @@ describe('float32 gemm (AVX-512 kernel where the CPU has it)', function()
   -- {m, n, k}: tile and block edges
   local shapes = {
     { 8, 48, 8 }, { 9, 49, 9 }, { 7, 47, 7 }, { 15, 95, 255 }, { 16, 96, 256 }, { 17, 97, 257 },
-    { 23, 33, 513 }, { 40, 17, 31 }, { 3, 300, 40 }, { 300, 20, 70 }, { 65, 577, 100 }, { 200, 150, 784 },
+    { 23, 33, 513 }, { 40, 17, 31 }, { 10, 64, 40 }, { 11, 80, 40 }, { 3, 300, 40 }, { 300, 20, 70 }, { 65, 577, 100 }, { 200, 150, 784 },
   }
   for _, s in ipairs(shapes) do
     for _, o in ipairs({ {}, { transa = true }, { transb = true }, { transa = true, transb = true } }) do

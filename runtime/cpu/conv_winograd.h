@@ -32,6 +32,20 @@
 #define WG_SKEW 16
 static inline int64_t wg_xs(int64_t rows, int64_t T) { return rows * T + WG_SKEW; }
 
+/* On AVX-512 the forward and data-gradient transforms write V straight
+ * into the panels of the product's B (cpu/sgemm512.c), WG_PANEL tiles
+ * wide, rows padded to whole panels: the product then copies nothing
+ * (it copied all of V, a third of its own time, for 64 channels). */
+#define WG_PANEL CH_SGEMM512_PANEL
+static inline int64_t wg_padded(int64_t T) { return (T + WG_PANEL - 1) / WG_PANEL * WG_PANEL; }
+static bool wg_panels(void) {
+#if CONV_HAVE_DIRECT
+    return ch_cpu_avx512f() && ch_cpu_sgemm512_ok();
+#else
+    return false;
+#endif
+}
+
 /* 3x3 stride-1 2-d convolution, one group, pad <= 2 (so the data gradient's
  * pad 2 - p is >= 0), the usual output size, channels wide enough. */
 static bool wg_usable(const conv_geom *g) {
@@ -152,8 +166,36 @@ static CD_TARGET void wg_input_plane_avx2(const float *img, int64_t H, int64_t W
  * above (same bits).  Above, the loop along the row read back what the loop
  * down the columns had just stored, at another alignment: a store-forwarding
  * stall on most of its loads. */
+/* Where the 512-bit transform writes tile t of channel c: row-major
+ * (V[xi][c][t], as the transforms above) or, for the AVX-512 product, in
+ * its column panels (cpu/sgemm512.c: V[xi] is the product's B, and the
+ * transform writes it where the product would otherwise copy it to). */
+typedef struct {
+    float *V;           /* position 0 */
+    int64_t xs;         /* from one position to the next */
+    int64_t c, Ci, T;   /* the plane's channel, the channels, the tiles (row length) */
+    int64_t t0;         /* the plane's first tile */
+    bool panels;
+} wg_dest;
+
+/* v's first n lanes to tiles t .. t + n of position `pos`. */
+static WG_TARGET512 inline void wg_store_tiles(const wg_dest *d, int pos, int64_t t, int n, __m512 v) {
+    float *base = d->V + pos * d->xs;
+    __mmask16 all = (__mmask16)((1u << n) - 1);
+    if (!d->panels) {
+        _mm512_mask_storeu_ps(base + d->c * d->T + t, all, v);
+        return;
+    }
+    int64_t q = t / WG_PANEL, r = t % WG_PANEL;
+    int first = WG_PANEL - r < n ? (int)(WG_PANEL - r) : n;
+    float *row = base + (q * d->Ci + d->c) * WG_PANEL; /* panel q, channel c */
+    _mm512_mask_storeu_ps(row + r, (__mmask16)((1u << first) - 1), v);
+    if (first < n) /* the rest opens panel q + 1: lane j lands at j - first */
+        _mm512_mask_storeu_ps(row + d->Ci * WG_PANEL - first, all & (__mmask16)~((1u << first) - 1), v);
+}
+
 static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t W, int64_t py, int64_t px,
-                                           int64_t TH, int64_t TW, int64_t xs, float *V) {
+                                           int64_t TH, int64_t TW, const wg_dest *dst) {
     float band[WG_BAND_FLOATS];
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
@@ -181,8 +223,7 @@ static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t 
                     d[a][2] = _mm512_permutex2var_ps(l2, even, h2);
                     d[a][3] = _mm512_permutex2var_ps(l2, odd, h2);
                 }
-                __mmask16 m = (__mmask16)((1u << n) - 1);
-                float *v = V + ty * TW + tx;
+                int64_t t0 = dst->t0 + ty * TW + tx;
                 for (int q = 0; q < 4; q++) {
                     __m512 t[4]; /* B^T d: row q of it, columns b */
                     for (int b = 0; b < 4; b++)
@@ -190,11 +231,10 @@ static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t 
                                : q == 1 ? _mm512_add_ps(d[1][b], d[2][b])
                                : q == 2 ? _mm512_sub_ps(d[2][b], d[1][b])
                                         : _mm512_sub_ps(d[1][b], d[3][b]);
-                    float *vq = v + (q * 4) * xs;
-                    _mm512_mask_storeu_ps(vq, m, _mm512_sub_ps(t[0], t[2]));
-                    _mm512_mask_storeu_ps(vq + xs, m, _mm512_add_ps(t[1], t[2]));
-                    _mm512_mask_storeu_ps(vq + 2 * xs, m, _mm512_sub_ps(t[2], t[1]));
-                    _mm512_mask_storeu_ps(vq + 3 * xs, m, _mm512_sub_ps(t[1], t[3]));
+                    wg_store_tiles(dst, q * 4, t0, n, _mm512_sub_ps(t[0], t[2]));
+                    wg_store_tiles(dst, q * 4 + 1, t0, n, _mm512_add_ps(t[1], t[2]));
+                    wg_store_tiles(dst, q * 4 + 2, t0, n, _mm512_sub_ps(t[2], t[1]));
+                    wg_store_tiles(dst, q * 4 + 3, t0, n, _mm512_sub_ps(t[1], t[3]));
                 }
             }
         }
@@ -202,7 +242,10 @@ static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t 
 }
 #endif
 
-static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, int64_t T, float *V) {
+/* V for images [n0, n0 + nb) (T tiles), row-major, or in the AVX-512
+ * product's panels (`panels`, only where wg_panels() says so; rows then
+ * WG_PANEL-padded: V[xi] is Ci x wg_padded(T)). */
+static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, int64_t T, bool panels, float *V) {
     int64_t Ci = p->Ci, H = p->H, W = p->W, TH = p->TH, TW = p->TW;
 #if CONV_HAVE_DIRECT
     bool avx2 = ch_cpu_avx2_fma(), avx512 = ch_cpu_avx512f();
@@ -214,9 +257,11 @@ static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, 
         const float *img = in + ((n0 + n) * Ci + c) * H * W;
         float *v = V + c * T + n * TH * TW;
 #if CONV_HAVE_DIRECT
-        if (avx512)
-            wg_input_plane512(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
-        else if (avx2)
+        if (avx512) {
+            int64_t Tr = panels ? wg_padded(T) : T;
+            wg_dest d = { V, wg_xs(Ci, Tr), c, Ci, Tr, n * TH * TW, panels };
+            wg_input_plane512(img, H, W, p->py, p->px, TH, TW, &d);
+        } else if (avx2)
             wg_input_plane_avx2(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
         else
 #endif
@@ -264,20 +309,34 @@ static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, 
         nb = 1;
     if (nb > N)
         nb = N;
-    float *V = (float *)conv_scratch(0, (size_t)(16 * wg_xs(p->Ci, nb * tiles)) * sizeof(float));
+    bool panels = wg_panels();
+    float *V = (float *)conv_scratch(0, (size_t)(16 * wg_xs(p->Ci, wg_padded(nb * tiles))) * sizeof(float));
     float *M = (float *)conv_scratch(1, (size_t)(16 * wg_xs(p->Co, nb * tiles)) * sizeof(float));
     if (!V || !M)
         return 1;
     for (int64_t n0 = 0; n0 < N; n0 += nb) {
-        int64_t cb = N - n0 < nb ? N - n0 : nb, T = cb * tiles;
-        wg_input(p, in, n0, cb, T, V);
-        /* 16 independent gemms: one per thread at a time, BLAS single-threaded
+        int64_t cb = N - n0 < nb ? N - n0 : nb, T = cb * tiles, Tp = wg_padded(T);
+        wg_input(p, in, n0, cb, T, panels, V);
+        if (panels && Tp > T) /* the last panel's columns past T: zeros, not stale floats */
+            for (int xi = 0; xi < 16; xi++)
+                for (int64_t c = 0; c < p->Ci; c++)
+                    memset(V + xi * wg_xs(p->Ci, Tp) + ((Tp / WG_PANEL - 1) * p->Ci + c) * WG_PANEL + T % WG_PANEL,
+                           0, (size_t)(Tp - T) * sizeof(float));
+        /* 16 independent gemms: one per thread at a time, single-threaded
          * inside the parallel region */
+        int failed = 0;
         CH_PAR_FOR(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
-            ch_cpu_sgemm(CblasNoTrans, CblasNoTrans, (int)p->Co, (int)T, (int)p->Ci, 1.0f,
-                        U + (int64_t)xi * p->Co * p->Ci, (int)p->Ci, V + xi * wg_xs(p->Ci, T), (int)T, 0.0f,
-                        M + xi * wg_xs(p->Co, T), (int)T);
+            const float *Ux = U + (int64_t)xi * p->Co * p->Ci;
+            float *Mx = M + xi * wg_xs(p->Co, T);
+            if (panels) {
+                if (!ch_cpu_sgemm512_panels(p->Co, T, p->Ci, Ux, p->Ci, V + xi * wg_xs(p->Ci, Tp), Mx, T))
+                    ch_flag_set(&failed);
+            } else
+                ch_cpu_sgemm(CblasNoTrans, CblasNoTrans, (int)p->Co, (int)T, (int)p->Ci, 1.0f, Ux, (int)p->Ci,
+                            V + xi * wg_xs(p->Ci, T), (int)T, 0.0f, Mx, (int)T);
         });
+        if (failed)
+            return 1;
         wg_output(p, M, bias, n0, cb, T, out);
     }
     return 0;
@@ -407,7 +466,7 @@ static int wg_conv_backward_filter(const conv_geom *g, const float *x, const flo
     for (int64_t n0 = 0; n0 < N; n0 += nb) {
         int64_t cb = N - n0 < nb ? N - n0 : nb, T = cb * tiles;
         float beta = n0 == 0 ? 0.0f : 1.0f; /* chunks added in order: no dependence on threads */
-        wg_input(&p, x, n0, cb, T, V);
+        wg_input(&p, x, n0, cb, T, false, V);
         wg_grad_output(&p, gy, n0, cb, T, Gt);
         CH_PAR_FOR(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
             ch_cpu_sgemm(CblasNoTrans, CblasTrans, (int)Co, (int)Ci, (int)T, 1.0f,

@@ -24,4 +24,14 @@ bool ch_cpu_sgemm512_ok(void);
 bool ch_cpu_sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
+/* The same product with B already in the kernel's column panels: beta 0,
+ * A (M x K, lda) not transposed, B's column j, row k at
+ * Bp[(j / CH_SGEMM512_PANEL) * K * CH_SGEMM512_PANEL + k * CH_SGEMM512_PANEL
+ * + j % CH_SGEMM512_PANEL] (Bp 64-byte aligned, the last panel's unused
+ * columns finite).  Only where ch_cpu_sgemm512_ok(); false when out of
+ * memory (nothing done). */
+#define CH_SGEMM512_PANEL 48
+bool ch_cpu_sgemm512_panels(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
+                            int64_t ldc);
+
 #endif

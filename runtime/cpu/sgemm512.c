@@ -35,7 +35,7 @@
 #include <immintrin.h>
 
 #define SG_MR 8
-#define SG_NR 48  /* three vectors of 16 */
+#define SG_NR CH_SGEMM512_PANEL /* 48: three vectors of 16 */
 #define SG_KC 256 /* terms per block: a row panel 8 KB, a column panel 48 KB */
 #define SG_MC 192 /* rows packed at a time */
 #define SG_NC 576 /* columns packed at a time: 576 KB of panels, in L2 */
@@ -259,6 +259,38 @@ static SG_TARGET void sg_run(sg_buffers *buf, bool ta, bool tb, int64_t M, int64
     }
 }
 
+/* sg_run with op(B) already in panels (ch_cpu_sgemm512_panels): the same
+ * blocks of K and the same tiles, so the same bits as through sg_run. */
+static SG_TARGET void sg_run_panels(sg_buffers *buf, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                                    const float *Bp, float *C, int64_t ldc) {
+    int64_t KC = sg_block(K, SG_KC, 8);
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+        int64_t kc = K - k0 < KC ? K - k0 : KC;
+        for (int64_t i0 = 0; i0 < M; i0 += SG_MC) {
+            int64_t mc = M - i0 < SG_MC ? M - i0 : SG_MC;
+            sg_pack(A + i0 * lda + k0, 1, lda, mc, kc, SG_MR, buf->a);
+            for (int64_t ir = 0; ir < mc; ir += SG_MR) {
+                const float *ap = buf->a + ir * kc;
+                int mr = (int)(mc - ir < SG_MR ? mc - ir : SG_MR);
+                for (int64_t jr = 0; jr < N; jr += SG_NR) {
+                    int nr = (int)(N - jr < SG_NR ? N - jr : SG_NR);
+                    sg_kernel(kc, ap, Bp + jr * K + k0 * SG_NR, C + (i0 + ir) * ldc + jr, ldc, mr, nr, 1.0f, 0.0f,
+                              k0 == 0);
+                }
+            }
+        }
+    }
+}
+
+bool ch_cpu_sgemm512_panels(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
+                            int64_t ldc) {
+    sg_buffers *buf = sg_buffers_get();
+    if (!buf)
+        return false; /* out of memory for the thread's panel buffers */
+    sg_run_panels(buf, M, N, K, A, lda, Bp, C, ldc);
+    return true;
+}
+
 /* The CPU has AVX-512 F, VL and DQ, and CHAINLUA_SGEMM does not say
  * "openblas" (which sends every product to OpenBLAS: for comparisons). */
 bool ch_cpu_sgemm512_ok(void) {
@@ -285,6 +317,12 @@ bool ch_cpu_sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float al
 }
 
 #else /* not x86-64 with GNU C */
+
+bool ch_cpu_sgemm512_panels(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
+                            int64_t ldc) {
+    (void)M, (void)N, (void)K, (void)A, (void)lda, (void)Bp, (void)C, (void)ldc;
+    return false;
+}
 
 bool ch_cpu_sgemm512_ok(void) { return false; }
 

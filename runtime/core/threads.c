@@ -4,7 +4,6 @@
  * We link the OpenMP flavour of OpenBLAS, so both use the same OpenMP pool
  * and never oversubscribe the cores (see PERFORMANCE.md). */
 #include "internal.h"
-#include "../cpu/gemm.h"
 #include "busy_guard.h"
 
 #include <dirent.h>
@@ -184,14 +183,3 @@ void ch_set_adaptive_threads(int on) {
 
 const char *ch_version(void) { return CHAINLUA_VERSION; }
 
-const char *ch_blas_info(void) {
-    static char buf[256];
-    const char *par = "sequential";
-    switch (openblas_get_parallel()) {
-    case 1: par = "pthreads"; break;
-    case 2: par = "OpenMP"; break;
-    }
-    snprintf(buf, sizeof buf, "%s (%s)%s", openblas_get_config(), par,
-             ch_cpu_sgemm512_ok() ? "; float32 products on chainlua's AVX-512 kernel" : "");
-    return buf;
-}

@@ -19,7 +19,22 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include <stdio.h>
 #include <stdlib.h>
+
+/* The BLAS line of chainer.print_runtime_info(): OpenBLAS's build and
+ * threading, and whether float32 products run on our own kernel. */
+const char *ch_blas_info(void) {
+    static char buf[256];
+    const char *par = "sequential";
+    switch (openblas_get_parallel()) {
+    case 1: par = "pthreads"; break;
+    case 2: par = "OpenMP"; break;
+    }
+    snprintf(buf, sizeof buf, "%s (%s)%s", openblas_get_config(), par,
+             ch_cpu_sgemm512_ok() ? "; float32 products on chainlua's AVX-512 kernel" : "");
+    return buf;
+}
 
 /* One operand seen as a batch of matrices over the output's batch axes. */
 typedef struct mat_desc {

@@ -660,6 +660,7 @@ return {
     ["is_debug"] = { "chainer.is_debug()", "", "docs/autograd.md" },
     ["isinstance"] = { "chainer.isinstance(obj, Class)", "`chainer.class.issubclass`.", "docs/autograd.md" },
     ["no_backprop_mode"] = { "chainer.no_backprop_mode(fn)", "", "docs/autograd.md" },
+    ["print_runtime_info"] = { "chainer.print_runtime_info()", "says which on its BLAS line.", "docs/tensor-linalg.md" },
     ["report"] = { "chainer.report({loss = loss}, observer)", "stores `'<observer name>/loss'` in the current", "docs/training.md" },
     ["report_scope"] = { "chainer.report_scope(observation, fn)", "", "docs/training.md" },
     ["set_debug"] = { "chainer.set_debug(b)", "", "docs/autograd.md" },

@@ -3,8 +3,9 @@
 -- which on a CPU with AVX-512 compute every float32 gemm that is not tiny,
 -- one-row/one-column or skinny.  Each shape is checked against a float64
 -- product: shapes on both sides of every edge (rows around multiples of 8,
--- columns around multiples of 16 and 48, last panels of 1, 2 and 3 vectors, reductions around the 256-term
--- blocks and multiples of 8), all four transpositions, alpha and beta,
+-- columns around multiples of 16 and 48, last panels of 1, 2 and 3
+-- vectors, reductions around the 256-term blocks and multiples of 8), all
+-- four transpositions, alpha and beta,
 -- operands that are strided views, and bit for bit across thread counts.
 -- On a CPU without AVX-512 the same checks run on OpenBLAS.
 local chainer = require 'chainer'

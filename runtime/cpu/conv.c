@@ -20,7 +20,7 @@
 #include "../core/kernels.h"
 
 #include "gemm.h"
-#include <pthread.h>
+#include "scratch.h"
 #include <stdlib.h>
 
 #ifdef _OPENMP
@@ -30,48 +30,9 @@
 typedef ch_conv_geom conv_geom; /* core/kernels.h; filled and checked by ops/conv.c */
 
 /* ---- per-thread scratch ------------------------------------------------ */
-/* Three slots per thread (column matrix, gathered gy; the direct
- * kernels' frame, output rows and data-gradient partials), grown on demand and
- * kept for the thread's life: convolutions run every iteration with the
- * same shapes, so after the first call no allocation happens.  A thread
- * that ends (an OpenMP team shrinking after set_num_threads) frees its
- * slots through the pthread key's destructor. */
-typedef struct conv_scratch_slots {
-    void *buf[3];
-    size_t cap[3];
-} conv_scratch_slots;
-
-static _Thread_local conv_scratch_slots *scratch_slots;
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_key_once = PTHREAD_ONCE_INIT;
-
-static void scratch_slots_free(void *p) {
-    conv_scratch_slots *s = (conv_scratch_slots *)p;
-    for (int i = 0; i < 3; i++)
-        free(s->buf[i]);
-    free(s);
-}
-
-static void scratch_key_create(void) { pthread_key_create(&scratch_key, scratch_slots_free); }
-
-static void *conv_scratch(int slot, size_t nbytes) {
-    conv_scratch_slots *s = scratch_slots;
-    if (!s) {
-        pthread_once(&scratch_key_once, scratch_key_create);
-        s = (conv_scratch_slots *)calloc(1, sizeof *s);
-        if (!s)
-            return NULL;
-        pthread_setspecific(scratch_key, s);
-        scratch_slots = s;
-    }
-    if (nbytes > s->cap[slot]) {
-        free(s->buf[slot]);
-        size_t cap = (nbytes + 63) & ~(size_t)63;
-        s->buf[slot] = aligned_alloc(64, cap);
-        s->cap[slot] = s->buf[slot] ? cap : 0;
-    }
-    return s->buf[slot];
-}
+/* The convolutions' three slots of cpu/scratch.h (column matrix, gathered
+ * gy; the direct kernels' frame, output rows and data-gradient partials). */
+static void *conv_scratch(int slot, size_t nbytes) { return ch_cpu_scratch(CH_SCRATCH_CONV0 + slot, nbytes); }
 
 /* Filter-gradient chunking: chunks of cn images, at most 8 MB of column
  * matrix each and at least min(N, CONV_WAVE) chunks so both cores work.

@@ -25,8 +25,8 @@
  */
 #include "../core/internal.h"
 #include "gemm.h"
+#include "scratch.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,41 +43,16 @@
 #define SG_TARGET __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma")))
 
 /* ---- per-thread panel buffers ------------------------------------------ */
-/* Grown once to the block sizes and kept for the thread's life; a thread
- * that ends frees them through the key's destructor. */
+/* Two slots of cpu/scratch.h, sized for the blocks at a thread's first
+ * product. */
 typedef struct sg_buffers {
     float *a, *b;
 } sg_buffers;
 
-static _Thread_local sg_buffers *sg_local;
-static pthread_key_t sg_key;
-static pthread_once_t sg_key_once = PTHREAD_ONCE_INIT;
-
-static void sg_buffers_free(void *p) {
-    sg_buffers *s = (sg_buffers *)p;
-    free(s->a);
-    free(s->b);
-    free(s);
-}
-
-static void sg_key_create(void) { pthread_key_create(&sg_key, sg_buffers_free); }
-
-static sg_buffers *sg_buffers_get(void) {
-    if (sg_local)
-        return sg_local;
-    pthread_once(&sg_key_once, sg_key_create);
-    sg_buffers *s = (sg_buffers *)calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    s->a = (float *)aligned_alloc(64, (size_t)SG_MC * SG_KC * sizeof(float));
-    s->b = (float *)aligned_alloc(64, (size_t)SG_KC * SG_NC * sizeof(float));
-    if (!s->a || !s->b) {
-        sg_buffers_free(s);
-        return NULL;
-    }
-    pthread_setspecific(sg_key, s);
-    sg_local = s;
-    return s;
+static bool sg_buffers_get(sg_buffers *s) {
+    s->a = (float *)ch_cpu_scratch(CH_SCRATCH_GEMM_A, (size_t)SG_MC * SG_KC * sizeof(float));
+    s->b = (float *)ch_cpu_scratch(CH_SCRATCH_GEMM_B, (size_t)SG_KC * SG_NC * sizeof(float));
+    return s->a && s->b;
 }
 
 /* ---- packing ----------------------------------------------------------- */
@@ -284,10 +259,10 @@ static SG_TARGET void sg_run_panels(sg_buffers *buf, int64_t M, int64_t N, int64
 
 bool ch_cpu_sgemm512_panels(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
                             int64_t ldc) {
-    sg_buffers *buf = sg_buffers_get();
-    if (!buf)
+    sg_buffers buf;
+    if (!sg_buffers_get(&buf))
         return false; /* out of memory for the thread's panel buffers */
-    sg_run_panels(buf, M, N, K, A, lda, Bp, C, ldc);
+    sg_run_panels(&buf, M, N, K, A, lda, Bp, C, ldc);
     return true;
 }
 
@@ -309,10 +284,10 @@ bool ch_cpu_sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float al
                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
     if (!ch_cpu_sgemm512_ok() || K <= 0 || alpha == 0.0f)
         return false; /* (K = 0 and alpha = 0 leave only beta * C: the caller's BLAS) */
-    sg_buffers *buf = sg_buffers_get();
-    if (!buf)
+    sg_buffers buf;
+    if (!sg_buffers_get(&buf))
         return false;
-    sg_run(buf, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    sg_run(&buf, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return true;
 }
 

@@ -62,7 +62,52 @@ static bool wg_usable(const conv_geom *g) {
 
 /* U[xi][o][i] = G g G^T for every (o, i).  flip: g[a][b] = w[i][o][2-a][2-b]
  * (w of shape (Ci, Co, 3, 3): the data gradient's transposed filter). */
+#if CONV_HAVE_DIRECT
+#define WG_TARGET512 __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma")))
+
+/* Row o of U (all i) on AVX-512, 16 input channels at a time: each tap of
+ * 16 filters gathered into a vector, then the same operations in the same
+ * order as below (same bits), 16 contiguous stores of U instead of 16
+ * scattered ones per (o, i). */
+static WG_TARGET512 void wg_filter_row512(const float *w, int64_t Co, int64_t Ci, bool flip, int64_t o, float *U) {
+    const __m512 half = _mm512_set1_ps(0.5f);
+    __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512i step = _mm512_mullo_epi32(lane, _mm512_set1_epi32(flip ? (int)(Co * 9) : 9));
+    for (int64_t i0 = 0; i0 < Ci; i0 += 16) {
+        int n = Ci - i0 < 16 ? (int)(Ci - i0) : 16;
+        __mmask16 m = (__mmask16)((1u << n) - 1);
+        __m512 k[9];
+        for (int j = 0; j < 9; j++) {
+            const float *base = flip ? w + (i0 * Co + o) * 9 + 8 - j : w + (o * Ci + i0) * 9 + j;
+            k[j] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, step, base, 4);
+        }
+        __m512 t[4][3]; /* G g */
+        for (int b = 0; b < 3; b++) {
+            t[0][b] = k[b];
+            t[1][b] = _mm512_mul_ps(half, _mm512_add_ps(_mm512_add_ps(k[b], k[3 + b]), k[6 + b]));
+            t[2][b] = _mm512_mul_ps(half, _mm512_add_ps(_mm512_sub_ps(k[b], k[3 + b]), k[6 + b]));
+            t[3][b] = k[6 + b];
+        }
+        for (int a = 0; a < 4; a++) { /* (G g) G^T */
+            __m512 u[4] = { t[a][0],
+                            _mm512_mul_ps(half, _mm512_add_ps(_mm512_add_ps(t[a][0], t[a][1]), t[a][2])),
+                            _mm512_mul_ps(half, _mm512_add_ps(_mm512_sub_ps(t[a][0], t[a][1]), t[a][2])),
+                            t[a][2] };
+            for (int b = 0; b < 4; b++)
+                _mm512_mask_storeu_ps(U + ((int64_t)(a * 4 + b) * Co + o) * Ci + i0, m, u[b]);
+        }
+    }
+}
+#endif
+
 static void wg_filter(const float *w, int64_t Co, int64_t Ci, bool flip, float *U) {
+#if CONV_HAVE_DIRECT
+    if (ch_cpu_avx512f() && Ci * Co * 9 < ((int64_t)1 << 31)) { /* gather offsets are int32 */
+        CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t o = 0; o < Co; o++,
+                   { wg_filter_row512(w, Co, Ci, flip, o, U); });
+        return;
+    }
+#endif
     CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t oi = 0; oi < Co * Ci; oi++, {
         int64_t o = oi / Ci, i = oi % Ci;
         float k[9];
@@ -157,8 +202,6 @@ static CD_TARGET void wg_input_plane_avx2(const float *img, int64_t H, int64_t W
 #endif
 
 #if CONV_HAVE_DIRECT
-#define WG_TARGET512 __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma")))
-
 /* The same transform on AVX-512, 16 tiles at a time and in registers: each
  * of the tile row's four input rows is loaded as its even and odd columns
  * (and those two shifted by one tile), so d[a][b] of 16 tiles are 16

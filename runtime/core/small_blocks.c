@@ -69,15 +69,14 @@ static bool exit_key_made;
 #endif
 #endif
 
-/* 1 uses the cache, 0 bypasses it, -1 not decided yet.  Only the slow
- * paths ask: a thread registers (and so ever caches a block) only when the
- * cache is on. */
-static int enabled = -1;
-
 bool ch_block_cache_enabled(void) {
 #ifdef CACHE_BYPASSED
     return 0;
 #else
+    /* 1 uses the cache, 0 bypasses it, -1 not decided yet.  Only the slow
+     * paths ask: a thread registers (and so ever caches a block) only when
+     * the cache is on. */
+    static int enabled = -1;
     int e = __atomic_load_n(&enabled, __ATOMIC_RELAXED);
     if (e < 0) {
         const char *v = getenv("CHAINLUA_NO_BLOCK_CACHE");

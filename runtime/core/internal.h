@@ -30,31 +30,25 @@
  * team and ends with a futex syscall (~0.4 us), more than a small tensor's
  * arithmetic.  The body must not contain preprocessor directives.
  *   CH_PAR_FOR(n >= CH_PARALLEL_GRAIN, int64_t i = 0; i < n; i++, y[i] = 2 * x[i];);  */
-#define CH_PAR_FOR(cond, header, ...)                                       \
-    do {                                                                    \
-        int ch_team_ = (cond) ? ch_threads() : 1;                           \
-        if (ch_team_ > 1) {                                                 \
-            _Pragma("omp parallel for schedule(static) num_threads(ch_team_)") \
-            for (header) { __VA_ARGS__ }                                    \
-        } else {                                                            \
-            for (header) { __VA_ARGS__ }                                    \
-        }                                                                   \
-    } while (0)
+#define CH_PAR_FOR(cond, header, ...) CH_PAR_FOR_SCHEDULED_(static, cond, header, __VA_ARGS__)
 
 /* CH_PAR_FOR with iterations handed out one at a time as threads come free
- * (schedule(dynamic, 1)): for pieces of work that are few and large (the 16
- * products of a Winograd chunk) or many and equal (its planes, batch
- * normalization's channels), on cores that do not run at the same speed.
- * On the bench VM one vCPU runs the same kernels 20-30 % slower than the
- * other for seconds at a time (either one); with static halves the faster
- * thread waited in libgomp for 13.6 % of a ResNet step's samples, with
- * these 6.6 %.  Only for bodies whose results do not depend on which
- * thread runs them. */
-#define CH_PAR_FOR_DYNAMIC(cond, header, ...)                               \
+ * (schedule(dynamic), chunks of 1): for pieces of work that are few and
+ * large (the 16 products of a Winograd chunk) or many and equal (its
+ * planes, batch normalization's channels), on cores that do not run at the
+ * same speed.  On the bench VM one vCPU runs the same kernels 20-30 %
+ * slower than the other for seconds at a time (either one); with static
+ * halves the faster thread waited in libgomp for 13.6 % of a ResNet step's
+ * samples, with these 6.6 %.  Only for bodies whose results do not depend
+ * on which thread runs them. */
+#define CH_PAR_FOR_DYNAMIC(cond, header, ...) CH_PAR_FOR_SCHEDULED_(dynamic, cond, header, __VA_ARGS__)
+
+#define CH_PRAGMA_(text) _Pragma(#text)
+#define CH_PAR_FOR_SCHEDULED_(sched, cond, header, ...)                     \
     do {                                                                    \
         int ch_team_ = (cond) ? ch_threads() : 1;                           \
         if (ch_team_ > 1) {                                                 \
-            _Pragma("omp parallel for schedule(dynamic, 1) num_threads(ch_team_)") \
+            CH_PRAGMA_(omp parallel for schedule(sched) num_threads(ch_team_)) \
             for (header) { __VA_ARGS__ }                                    \
         } else {                                                            \
             for (header) { __VA_ARGS__ }                                    \

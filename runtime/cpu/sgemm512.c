@@ -205,6 +205,26 @@ static int64_t sg_block(int64_t n, int64_t cap, int64_t unit) {
     return (b + unit - 1) / unit * unit;
 }
 
+/* One block of SG_KC terms (k0, kc) for all M rows against nc columns of
+ * packed B: panel q of B at b + q * bq.  op(A)(i, k) = A[i * ais + k * aks]
+ * is packed SG_MC rows at a time; `first`: the K loop's first block. */
+static SG_TARGET void sg_rows(float *apack, int64_t M, const float *A, int64_t ais, int64_t aks, int64_t k0,
+                              int64_t kc, const float *b, int64_t bq, int64_t nc, float *C, int64_t ldc, float alpha,
+                              float beta, bool first) {
+    for (int64_t i0 = 0; i0 < M; i0 += SG_MC) {
+        int64_t mc = M - i0 < SG_MC ? M - i0 : SG_MC;
+        sg_pack(A + i0 * ais + k0 * aks, aks, ais, mc, kc, SG_MR, apack);
+        for (int64_t ir = 0; ir < mc; ir += SG_MR) {
+            const float *ap = apack + ir * kc;
+            int mr = (int)(mc - ir < SG_MR ? mc - ir : SG_MR);
+            for (int64_t jr = 0; jr < nc; jr += SG_NR) {
+                int nr = (int)(nc - jr < SG_NR ? nc - jr : SG_NR);
+                sg_kernel(kc, ap, b + jr / SG_NR * bq, C + (i0 + ir) * ldc + jr, ldc, mr, nr, alpha, beta, first);
+            }
+        }
+    }
+}
+
 static SG_TARGET void sg_run(sg_buffers *buf, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
                              const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
                              int64_t ldc) {
@@ -215,21 +235,8 @@ static SG_TARGET void sg_run(sg_buffers *buf, bool ta, bool tb, int64_t M, int64
         int64_t nc = N - j0 < NC ? N - j0 : NC;
         for (int64_t k0 = 0; k0 < K; k0 += KC) {
             int64_t kc = K - k0 < KC ? K - k0 : KC;
-            bool first = k0 == 0;
             sg_pack(B + k0 * bks + j0 * bjs, bks, bjs, nc, kc, SG_NR, buf->b);
-            for (int64_t i0 = 0; i0 < M; i0 += SG_MC) {
-                int64_t mc = M - i0 < SG_MC ? M - i0 : SG_MC;
-                sg_pack(A + i0 * ais + k0 * aks, aks, ais, mc, kc, SG_MR, buf->a);
-                for (int64_t ir = 0; ir < mc; ir += SG_MR) {
-                    const float *ap = buf->a + ir * kc;
-                    int mr = (int)(mc - ir < SG_MR ? mc - ir : SG_MR);
-                    for (int64_t jr = 0; jr < nc; jr += SG_NR) {
-                        int nr = (int)(nc - jr < SG_NR ? nc - jr : SG_NR);
-                        sg_kernel(kc, ap, buf->b + jr * kc, C + (i0 + ir) * ldc + j0 + jr, ldc, mr, nr, alpha,
-                                  beta, first);
-                    }
-                }
-            }
+            sg_rows(buf->a, M, A, ais, aks, k0, kc, buf->b, kc * SG_NR, nc, C + j0, ldc, alpha, beta, k0 == 0);
         }
     }
 }
@@ -241,19 +248,7 @@ static SG_TARGET void sg_run_panels(sg_buffers *buf, int64_t M, int64_t N, int64
     int64_t KC = sg_block(K, SG_KC, 8);
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
         int64_t kc = K - k0 < KC ? K - k0 : KC;
-        for (int64_t i0 = 0; i0 < M; i0 += SG_MC) {
-            int64_t mc = M - i0 < SG_MC ? M - i0 : SG_MC;
-            sg_pack(A + i0 * lda + k0, 1, lda, mc, kc, SG_MR, buf->a);
-            for (int64_t ir = 0; ir < mc; ir += SG_MR) {
-                const float *ap = buf->a + ir * kc;
-                int mr = (int)(mc - ir < SG_MR ? mc - ir : SG_MR);
-                for (int64_t jr = 0; jr < N; jr += SG_NR) {
-                    int nr = (int)(N - jr < SG_NR ? N - jr : SG_NR);
-                    sg_kernel(kc, ap, Bp + jr * K + k0 * SG_NR, C + (i0 + ir) * ldc + jr, ldc, mr, nr, 1.0f, 0.0f,
-                              k0 == 0);
-                }
-            }
-        }
+        sg_rows(buf->a, M, A, lda, 1, k0, kc, Bp + k0 * SG_NR, K * SG_NR, N, C, ldc, 1.0f, 0.0f, k0 == 0);
     }
 }
 

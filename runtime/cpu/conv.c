@@ -10,8 +10,9 @@
  * product a single-threaded BLAS call; when the batch is too small to split,
  * the products are cut into row bands (cpu/gemm.h), so that no result
  * depends on the thread count.
- * float32 picks per shape: Winograd F(2x2, 3x3) for 3x3 stride-1 layers of
- * 32+ channels (all three passes, conv_winograd.h), the direct
+ * float32 picks per shape: Winograd for 3x3 stride-1 layers of 32+
+ * channels (all three passes; F(4x4, 3x3) for maps of 8 x 8 and up,
+ * F(2x2, 3x3) below, conv_winograd.h), the direct
  * AVX2 kernels for short reductions (conv_direct.h), else im2col + gemm.
  * Front doors (checks, geometry, contiguous operands, outputs):
  * runtime/ops/conv.c.

@@ -19,6 +19,12 @@
  *   gW     = G^T dU G.
  * Used when both channel counts are at least WG_MIN_CHANNELS (below that
  * the gemms are too thin and the transforms dominate).
+ *
+ * The same driver runs F(4x4, 3x3) (6x6 tiles, 36 positions; its
+ * transforms are in conv_winograd_f43.h) for every pass whose output map
+ * is at least 8 x 8: 2.25 products per output instead of 4, and V, M and
+ * the gy tiles smaller by as much.  Below 8 x 8 its tiles would be mostly
+ * padding and the products too narrow for the packing they cost.
  */
 #define WG_MIN_CHANNELS 32
 #define WG_CHUNK_BYTES ((int64_t)16 << 20) /* V and M of one chunk of images */
@@ -133,10 +139,13 @@ static void wg_filter(const float *w, int64_t Co, int64_t Ci, bool flip, float *
     });
 }
 
-/* One problem: in (N, Ci, H, W) -> out (N, Co, OH, OW), pad (py, px). */
+/* One problem: in (N, Ci, H, W) -> out (N, Co, OH, OW), pad (py, px), in
+ * m x m output tiles (2: F(2x2, 3x3); 4: F(4x4, 3x3)), TH x TW of them. */
 typedef struct {
-    int64_t Ci, Co, H, W, OH, OW, py, px, TH, TW;
+    int64_t Ci, Co, H, W, OH, OW, py, px, m, TH, TW;
 } wg_prob;
+
+static int wg_positions(const wg_prob *p) { return (int)((p->m + 2) * (p->m + 2)); }
 
 /* V for images [n0, n0 + nb): V[xi][c][t], T tiles in all.  A band of
  * tile rows at a time: the band's input rows zero-padded into a buffer,
@@ -148,14 +157,15 @@ typedef struct {
  * forwarding, 58 % of the transform's samples (perf, ResNet-18). */
 #define WG_BAND_FLOATS 8192 /* the band buffer (on the stack): 2 to 30 tile rows */
 
-/* The band's rows: input rows 2 * ty0 - py ... (nrows of them), each
- * zero-padded to Wp floats (px zeros on the left). */
+/* The band's rows: input rows step * ty0 - py ... (nrows of them), each
+ * zero-padded to Wp floats (px zeros on the left); step is the tiles'
+ * stride, 2 here, 4 for F(4x4, 3x3). */
 static inline void wg_band_fill(const float *img, int64_t H, int64_t W, int64_t py, int64_t px, int64_t Wp,
-                                int64_t ty0, int64_t nrows, float *band) {
+                                int64_t step, int64_t ty0, int64_t nrows, float *band) {
     int64_t cnt = W < Wp - px ? W : Wp - px;
     memset(band, 0, (size_t)(nrows * Wp) * sizeof(float));
     for (int64_t r = 0; r < nrows; r++) {
-        int64_t y = 2 * ty0 - py + r;
+        int64_t y = step * ty0 - py + r;
         if (y >= 0 && y < H)
             memcpy(band + r * Wp + px, img + y * W, (size_t)cnt * sizeof(float));
     }
@@ -168,7 +178,7 @@ static inline void wg_band_fill(const float *img, int64_t H, int64_t W, int64_t 
         int64_t per = (WG_BAND_FLOATS / Wp - 2) / 2; /* tile rows per band */                                  \
         for (int64_t ty0 = 0; ty0 < TH; ty0 += per) {                                                          \
             int64_t ty1 = ty0 + per < TH ? ty0 + per : TH, nrows = 2 * (ty1 - ty0) + 2;                        \
-            wg_band_fill(img, H, W, py, px, Wp, ty0, nrows, band);                                             \
+            wg_band_fill(img, H, W, py, px, Wp, 2, ty0, nrows, band);                                             \
             for (int64_t ty = ty0; ty < ty1; ty++) {                                                           \
                 const float *r0 = band + 2 * (ty - ty0) * Wp, *r1 = r0 + Wp, *r2 = r1 + Wp, *r3 = r2 + Wp;     \
                 for (int64_t x = 0; x < Wp; x++) { /* B^T d, whole row */                                      \
@@ -246,7 +256,7 @@ static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t 
     int64_t per = (WG_BAND_FLOATS / Wp - 2) / 2;
     for (int64_t ty0 = 0; ty0 < TH; ty0 += per) {
         int64_t ty1 = ty0 + per < TH ? ty0 + per : TH, nrows = 2 * (ty1 - ty0) + 2;
-        wg_band_fill(img, H, W, py, px, Wp, ty0, nrows, band);
+        wg_band_fill(img, H, W, py, px, Wp, 2, ty0, nrows, band);
         for (int64_t ty = ty0; ty < ty1; ty++) {
             const float *row = band + 2 * (ty - ty0) * Wp;
             for (int64_t tx = 0; tx < TW; tx += 16) {
@@ -285,6 +295,8 @@ static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t 
 }
 #endif
 
+#include "conv_winograd_f43.h"
+
 /* V for images [n0, n0 + nb) (T tiles), row-major, or in the AVX-512
  * product's panels (`panels`, only where wg_panels() says so; rows then
  * WG_PANEL-padded: V[xi] is Ci x wg_padded(T)). */
@@ -303,11 +315,17 @@ static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, 
         if (avx512) {
             int64_t Tr = panels ? wg_padded(T) : T;
             wg_dest d = { V, wg_xs(Ci, Tr), c, Ci, Tr, n * TH * TW, panels };
-            wg_input_plane512(img, H, W, p->py, p->px, TH, TW, &d);
-        } else if (avx2)
+            if (p->m == 4)
+                wg4_input_plane512(img, H, W, p->py, p->px, TH, TW, &d);
+            else
+                wg_input_plane512(img, H, W, p->py, p->px, TH, TW, &d);
+        } else if (avx2 && p->m == 2)
             wg_input_plane_avx2(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
         else
 #endif
+        if (p->m == 4)
+            wg4_input_plane(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
+        else
             wg_input_plane(img, H, W, p->py, p->px, TH, TW, wg_xs(Ci, T), v);
         (void)avx2, (void)avx512;
     });
@@ -315,8 +333,8 @@ static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, 
 
 /* out tiles from M[xi][o][t] for images [n0, n0 + nb), plus the bias: a row
  * of tiles at a time into two full-width rows, then copied to the output. */
-static void wg_output(const wg_prob *p, const float *M, const float *bias, int64_t n0, int64_t nb, int64_t T,
-                      float *out) {
+static void wg2_output(const wg_prob *p, const float *M, const float *bias, int64_t n0, int64_t nb, int64_t T,
+                       float *out) {
     int64_t Co = p->Co, OH = p->OH, OW = p->OW, TH = p->TH, TW = p->TW;
     CH_PAR_FOR_DYNAMIC(nb * Co >= 2 && ch_threads() > 1, int64_t no = 0; no < nb * Co; no++, {
         int64_t n = no / Co, o = no % Co;
@@ -345,30 +363,30 @@ static void wg_output(const wg_prob *p, const float *M, const float *bias, int64
 
 /* The whole problem over the batch, U already transformed.  0 ok, 1 oom. */
 static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, const float *bias, float *out) {
-    int64_t tiles = p->TH * p->TW;
-    int64_t per = 16 * (p->Ci + p->Co) * tiles * (int64_t)sizeof(float);
+    int64_t tiles = p->TH * p->TW, npos = wg_positions(p);
+    int64_t per = npos * (p->Ci + p->Co) * tiles * (int64_t)sizeof(float);
     int64_t nb = per > 0 ? WG_CHUNK_BYTES / per : N;
     if (nb < 1)
         nb = 1;
     if (nb > N)
         nb = N;
     bool panels = wg_panels();
-    float *V = (float *)conv_scratch(0, (size_t)(16 * wg_xs(p->Ci, wg_padded(nb * tiles))) * sizeof(float));
-    float *M = (float *)conv_scratch(1, (size_t)(16 * wg_xs(p->Co, nb * tiles)) * sizeof(float));
+    float *V = (float *)conv_scratch(0, (size_t)(npos * wg_xs(p->Ci, wg_padded(nb * tiles))) * sizeof(float));
+    float *M = (float *)conv_scratch(1, (size_t)(npos * wg_xs(p->Co, nb * tiles)) * sizeof(float));
     if (!V || !M)
         return 1;
     for (int64_t n0 = 0; n0 < N; n0 += nb) {
         int64_t cb = N - n0 < nb ? N - n0 : nb, T = cb * tiles, Tp = wg_padded(T);
         wg_input(p, in, n0, cb, T, panels, V);
         if (panels && Tp > T) /* the last panel's columns past T: zeros, not stale floats */
-            for (int xi = 0; xi < 16; xi++)
+            for (int xi = 0; xi < npos; xi++)
                 for (int64_t c = 0; c < p->Ci; c++)
                     memset(V + xi * wg_xs(p->Ci, Tp) + ((Tp / WG_PANEL - 1) * p->Ci + c) * WG_PANEL + T % WG_PANEL,
                            0, (size_t)(Tp - T) * sizeof(float));
-        /* 16 independent gemms: one per thread at a time, single-threaded
+        /* npos independent gemms: one per thread at a time, single-threaded
          * inside the parallel region */
         int failed = 0;
-        CH_PAR_FOR_DYNAMIC(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
+        CH_PAR_FOR_DYNAMIC(ch_threads() > 1, int xi = 0; xi < npos; xi++, {
             const float *Ux = U + (int64_t)xi * p->Co * p->Ci;
             float *Mx = M + xi * wg_xs(p->Co, T);
             if (panels) {
@@ -380,7 +398,10 @@ static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, 
         });
         if (failed)
             return 1;
-        wg_output(p, M, bias, n0, cb, T, out);
+        if (p->m == 4)
+            wg4_output(p, M, bias, n0, cb, T, out);
+        else
+            wg2_output(p, M, bias, n0, cb, T, out);
     }
     return 0;
 }
@@ -445,10 +466,15 @@ static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_
         const float *src = gy + ((n0 + n) * Co + o) * OH * OW;
         float *g = G + o * T + n * TH * TW;
 #if CONV_HAVE_DIRECT
-        if (avx2)
+        if (avx2 && p->m == 4)
+            wg4_grad_output_plane_avx2(src, OH, OW, TH, TW, wg_xs(Co, T), g);
+        else if (avx2)
             wg_grad_output_plane_avx2(src, OH, OW, TH, TW, wg_xs(Co, T), g);
         else
 #endif
+        if (p->m == 4)
+            wg4_grad_output_plane(src, OH, OW, TH, TW, wg_xs(Co, T), g);
+        else
             wg_grad_output_plane(src, OH, OW, TH, TW, wg_xs(Co, T), g);
         (void)avx2;
     });
@@ -458,21 +484,36 @@ static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_
  * runs the problem: 0 ok, 1 oom. */
 static int wg_conv(const wg_prob *p, int64_t N, const float *in, const float *w, bool flip, const float *bias,
                    float *out) {
-    float *U = (float *)malloc((size_t)(16 * p->Co * p->Ci) * sizeof(float));
+    /* the calling thread's slot, not malloc: F(4x4, 3x3)'s U of 512 x 512
+     * channels is 38 MB, which glibc maps afresh every call (over its 32 MB
+     * mmap threshold), a page fault per 4 KiB, 60 ms a call on a VM */
+    float *U = (float *)conv_scratch(3, (size_t)(wg_positions(p) * p->Co * p->Ci) * sizeof(float));
     if (!U)
         return 1;
-    wg_filter(w, p->Co, p->Ci, flip, U);
-    int bad = wg_run(p, N, in, U, bias, out);
-    free(U);
-    return bad;
+    if (p->m == 4)
+        wg4_filter(w, p->Co, p->Ci, flip, U);
+    else
+        wg_filter(w, p->Co, p->Ci, flip, U);
+    return wg_run(p, N, in, U, bias, out);
+}
+
+/* A pass takes F(4x4, 3x3) when the map it writes (y, gx, or for the
+ * filter gradient the gy it reads) is at least 8 x 8.  At 4 x 4 (ResNet's
+ * 512-channel stage) F(4x4) is one tile per image: the products are a
+ * quarter as wide and repack the 36 filter matrices for few columns, and
+ * measured slower than F(2x2) (bench/README.md, session 16). */
+static wg_prob wg_problem(int64_t Ci, int64_t Co, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t py,
+                          int64_t px) {
+    int64_t m = OH >= 8 && OW >= 8 ? 4 : 2;
+    wg_prob p = { Ci, Co, H, W, OH, OW, py, px, m, (OH + m - 1) / m, (OW + m - 1) / m };
+    return p;
 }
 
 /* Forward: -1 when Winograd does not apply, else 0/1 (ok/oom). */
 static int wg_conv_forward(const conv_geom *g, const float *x, const float *w, const float *b, float *y) {
     if (!wg_usable(g))
         return -1;
-    wg_prob p = { g->C, g->Cout, g->in[0], g->in[1], g->out[0], g->out[1], g->p[0], g->p[1],
-                  (g->out[0] + 1) / 2, (g->out[1] + 1) / 2 };
+    wg_prob p = wg_problem(g->C, g->Cout, g->in[0], g->in[1], g->out[0], g->out[1], g->p[0], g->p[1]);
     return wg_conv(&p, g->N, x, w, false, b, y);
 }
 
@@ -481,8 +522,7 @@ static int wg_conv_forward(const conv_geom *g, const float *x, const float *w, c
 static int wg_conv_backward_data(const conv_geom *g, const float *gy, const float *w, float *gx) {
     if (!wg_usable(g))
         return -1;
-    wg_prob p = { g->Cout, g->C, g->out[0], g->out[1], g->in[0], g->in[1], 2 - g->p[0], 2 - g->p[1],
-                  (g->in[0] + 1) / 2, (g->in[1] + 1) / 2 };
+    wg_prob p = wg_problem(g->Cout, g->C, g->out[0], g->out[1], g->in[0], g->in[1], 2 - g->p[0], 2 - g->p[1]);
     return wg_conv(&p, g->N, gy, w, true, NULL, gx);
 }
 
@@ -490,32 +530,33 @@ static int wg_conv_backward_data(const conv_geom *g, const float *gy, const floa
 static int wg_conv_backward_filter(const conv_geom *g, const float *x, const float *gy, float *gw) {
     if (!wg_usable(g))
         return -1;
-    wg_prob p = { g->C, g->Cout, g->in[0], g->in[1], g->out[0], g->out[1], g->p[0], g->p[1],
-                  (g->out[0] + 1) / 2, (g->out[1] + 1) / 2 };
-    int64_t N = g->N, Co = p.Co, Ci = p.Ci, tiles = p.TH * p.TW;
-    int64_t per = 16 * (Ci + Co) * tiles * (int64_t)sizeof(float);
+    wg_prob p = wg_problem(g->C, g->Cout, g->in[0], g->in[1], g->out[0], g->out[1], g->p[0], g->p[1]);
+    int64_t N = g->N, Co = p.Co, Ci = p.Ci, tiles = p.TH * p.TW, npos = wg_positions(&p);
+    int64_t per = npos * (Ci + Co) * tiles * (int64_t)sizeof(float);
     int64_t nb = per > 0 ? WG_CHUNK_BYTES / per : N;
     if (nb < 1)
         nb = 1;
     if (nb > N)
         nb = N;
-    float *V = (float *)conv_scratch(0, (size_t)(16 * wg_xs(Ci, nb * tiles)) * sizeof(float));
-    float *Gt = (float *)conv_scratch(1, (size_t)(16 * wg_xs(Co, nb * tiles)) * sizeof(float));
-    float *dU = (float *)malloc((size_t)(16 * Co * Ci) * sizeof(float));
-    if (!V || !Gt || !dU) {
-        free(dU);
+    float *V = (float *)conv_scratch(0, (size_t)(npos * wg_xs(Ci, nb * tiles)) * sizeof(float));
+    float *Gt = (float *)conv_scratch(1, (size_t)(npos * wg_xs(Co, nb * tiles)) * sizeof(float));
+    float *dU = (float *)conv_scratch(3, (size_t)(npos * Co * Ci) * sizeof(float));
+    if (!V || !Gt || !dU)
         return 1;
-    }
     for (int64_t n0 = 0; n0 < N; n0 += nb) {
         int64_t cb = N - n0 < nb ? N - n0 : nb, T = cb * tiles;
         float beta = n0 == 0 ? 0.0f : 1.0f; /* chunks added in order: no dependence on threads */
         wg_input(&p, x, n0, cb, T, false, V);
         wg_grad_output(&p, gy, n0, cb, T, Gt);
-        CH_PAR_FOR_DYNAMIC(ch_threads() > 1, int xi = 0; xi < 16; xi++, {
+        CH_PAR_FOR_DYNAMIC(ch_threads() > 1, int xi = 0; xi < npos; xi++, {
             ch_cpu_sgemm(CblasNoTrans, CblasTrans, (int)Co, (int)Ci, (int)T, 1.0f,
                         Gt + xi * wg_xs(Co, T), (int)T, V + xi * wg_xs(Ci, T), (int)T, beta,
                         dU + (int64_t)xi * Co * Ci, (int)Ci);
         });
+    }
+    if (p.m == 4) {
+        wg4_filter_grad(dU, Co, Ci, gw);
+        return 0;
     }
     /* gW[o][i] = G^T dU[.][o][i] G, G^T = [[1, .5, .5, 0], [0, .5, -.5, 0], [0, .5, .5, 1]] */
     CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t oi = 0; oi < Co * Ci; oi++, {
@@ -534,6 +575,5 @@ static int wg_conv_backward_filter(const conv_geom *g, const float *x, const flo
             dst[a * 3 + 2] = 0.5f * (t[a][1] + t[a][2]) + t[a][3];
         }
     });
-    free(dU);
     return 0;
 }

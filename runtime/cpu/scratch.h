@@ -17,6 +17,7 @@ enum {
     CH_SCRATCH_CONV0,  /* cpu/conv.c: column matrix; Winograd's V */
     CH_SCRATCH_CONV1,  /*   gathered gy, wide output; Winograd's M and gy tiles */
     CH_SCRATCH_CONV2,  /*   the direct kernels' frame, rows and partials */
+    CH_SCRATCH_CONV3,  /*   Winograd's transformed filter U, or its gradient dU */
     CH_SCRATCH_GEMM_A, /* cpu/sgemm512.c: A's row panels */
     CH_SCRATCH_GEMM_B, /*   B's column panels */
     CH_SCRATCH_SLOTS

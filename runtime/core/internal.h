@@ -30,24 +30,30 @@
  * team and ends with a futex syscall (~0.4 us), more than a small tensor's
  * arithmetic.  The body must not contain preprocessor directives.
  *   CH_PAR_FOR(n >= CH_PARALLEL_GRAIN, int64_t i = 0; i < n; i++, y[i] = 2 * x[i];);  */
-#define CH_PAR_FOR(cond, header, ...) CH_PAR_FOR_SCHEDULED_(static, cond, header, __VA_ARGS__)
+#define CH_PAR_FOR(cond, header, ...) CH_PAR_FOR_SCHEDULED_(static, 1, cond, header, __VA_ARGS__)
 
-/* CH_PAR_FOR with iterations handed out one at a time as threads come free
- * (schedule(dynamic), chunks of 1): for pieces of work that are few and
- * large (the 16 products of a Winograd chunk) or many and equal (its
- * planes, batch normalization's channels), on cores that do not run at the
- * same speed.  On the bench VM one vCPU runs the same kernels 20-30 %
- * slower than the other for seconds at a time (either one); with static
- * halves the faster thread waited in libgomp for 13.6 % of a ResNet step's
- * samples, with these 6.6 %.  Only for bodies whose results do not depend
- * on which thread runs them. */
-#define CH_PAR_FOR_DYNAMIC(cond, header, ...) CH_PAR_FOR_SCHEDULED_(dynamic, cond, header, __VA_ARGS__)
+/* CH_PAR_FOR with iterations handed out `chunk` at a time as threads come
+ * free (schedule(dynamic, chunk)): for pieces of work on cores that do not
+ * run at the same speed.  On the bench VM one vCPU runs the same kernels
+ * 20-30 % slower than the other for seconds at a time (either one); with
+ * static halves the faster thread waited in libgomp for 13.6 % of a
+ * ResNet step's samples.  chunk 1 for few large pieces (the products of a
+ * Winograd chunk); ch_dynamic_chunk(n) for many small ones (its planes,
+ * batch normalization's channels), where handing out one at a time made
+ * the two threads contend for libgomp's counter (tens of thousands of 4x4
+ * planes a call).  Only for bodies whose results do not depend on which
+ * thread runs them. */
+#define CH_PAR_FOR_DYNAMIC(cond, chunk, header, ...)                                                             \
+    CH_PAR_FOR_SCHEDULED_(CH_DYNAMIC_CHUNKS_, chunk, cond, header, __VA_ARGS__)
+#define CH_DYNAMIC_CHUNKS_ dynamic, ch_chunk_
 
 #define CH_PRAGMA_(text) _Pragma(#text)
-#define CH_PAR_FOR_SCHEDULED_(sched, cond, header, ...)                     \
+#define CH_PAR_FOR_SCHEDULED_(sched, chunk, cond, header, ...)              \
     do {                                                                    \
         int ch_team_ = (cond) ? ch_threads() : 1;                           \
         if (ch_team_ > 1) {                                                 \
+            int ch_chunk_ = (int)(chunk);                                   \
+            (void)ch_chunk_;                                                \
             CH_PRAGMA_(omp parallel for schedule(sched) num_threads(ch_team_)) \
             for (header) { __VA_ARGS__ }                                    \
         } else {                                                            \
@@ -271,5 +277,12 @@ ch_status ch_contiguous_as(const ch_tensor *x, ch_dtype dt, ch_tensor **out);
  * or one while the busy-neighbour guard holds (threads.c).  Call it on the
  * way into parallel work and pass it as num_threads(...). */
 int ch_threads(void);
+
+/* CH_PAR_FOR_DYNAMIC's chunk for n small, equal pieces: about 16 chunks per
+ * thread, so the last ones even out unequal cores. */
+static inline int ch_dynamic_chunk(int64_t n) {
+    int64_t c = n / (16 * (int64_t)ch_threads());
+    return c < 1 ? 1 : c > (1 << 30) ? (1 << 30) : (int)c;
+}
 
 #endif

@@ -40,7 +40,7 @@ static void store_vec(ch_tensor *t, const double *v, int64_t C) {
     static void bn_fwd_##T(int64_t A, int64_t C, int64_t B, const T *x, const double *gamma,               \
                            const double *beta, double eps, T *y, double *mean, double *var, double *istd) { \
         int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                         \
-        CH_PAR_FOR_DYNAMIC(par, int64_t c = 0; c < C; c++, {                                                \
+        CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                                                \
             double m = (double)(A * B), s = 0, q = 0;                                                      \
             for (int64_t a = 0; a < A; a++) {                                                              \
                 const T *p = x + (a * C + c) * B;                                                          \
@@ -99,7 +99,7 @@ ch_status ch_cpu_batch_norm_forward(const ch_tensor *x, const ch_tensor *gamma, 
     static void bn_bwd_##T(int64_t A, int64_t C, int64_t B, const T *x, const T *gy, const double *gamma,  \
                            const double *mean, const double *istd, T *gx, double *gg, double *gb) {         \
         int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                         \
-        CH_PAR_FOR_DYNAMIC(par, int64_t c = 0; c < C; c++, {                                                \
+        CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                                                \
             double mu = mean[c], is = istd[c], sg = 0, sgx = 0, m = (double)(A * B);                       \
             for (int64_t a = 0; a < A; a++) {                                                              \
                 const T *px = x + (a * C + c) * B, *pg = gy + (a * C + c) * B;                             \

@@ -109,7 +109,7 @@ static WG_TARGET512 void wg_filter_row512(const float *w, int64_t Co, int64_t Ci
 static void wg_filter(const float *w, int64_t Co, int64_t Ci, bool flip, float *U) {
 #if CONV_HAVE_DIRECT
     if (ch_cpu_avx512f() && Ci * Co * 9 < ((int64_t)1 << 31)) { /* gather offsets are int32 */
-        CH_PAR_FOR_DYNAMIC(Co * Ci >= 4096 && ch_threads() > 1, int64_t o = 0; o < Co; o++,
+        CH_PAR_FOR_DYNAMIC(Co * Ci >= 4096 && ch_threads() > 1, 1, int64_t o = 0; o < Co; o++,
                    { wg_filter_row512(w, Co, Ci, flip, o, U); });
         return;
     }
@@ -307,7 +307,7 @@ static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, 
 #else
     bool avx2 = false, avx512 = false;
 #endif
-    CH_PAR_FOR_DYNAMIC(nb * Ci >= 2 && ch_threads() > 1, int64_t nc = 0; nc < nb * Ci; nc++, {
+    CH_PAR_FOR_DYNAMIC(nb * Ci >= 2 && ch_threads() > 1, ch_dynamic_chunk(nb * Ci), int64_t nc = 0; nc < nb * Ci; nc++, {
         int64_t n = nc / Ci, c = nc % Ci;
         const float *img = in + ((n0 + n) * Ci + c) * H * W;
         float *v = V + c * T + n * TH * TW;
@@ -336,7 +336,7 @@ static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, 
 static void wg2_output(const wg_prob *p, const float *M, const float *bias, int64_t n0, int64_t nb, int64_t T,
                        float *out) {
     int64_t Co = p->Co, OH = p->OH, OW = p->OW, TH = p->TH, TW = p->TW;
-    CH_PAR_FOR_DYNAMIC(nb * Co >= 2 && ch_threads() > 1, int64_t no = 0; no < nb * Co; no++, {
+    CH_PAR_FOR_DYNAMIC(nb * Co >= 2 && ch_threads() > 1, ch_dynamic_chunk(nb * Co), int64_t no = 0; no < nb * Co; no++, {
         int64_t n = no / Co, o = no % Co;
         float *dst = out + ((n0 + n) * Co + o) * OH * OW;
         float b0 = bias ? bias[o] : 0.0f;
@@ -386,7 +386,7 @@ static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, 
         /* npos independent gemms: one per thread at a time, single-threaded
          * inside the parallel region */
         int failed = 0;
-        CH_PAR_FOR_DYNAMIC(ch_threads() > 1, int xi = 0; xi < npos; xi++, {
+        CH_PAR_FOR_DYNAMIC(ch_threads() > 1, 1, int xi = 0; xi < npos; xi++, {
             const float *Ux = U + (int64_t)xi * p->Co * p->Ci;
             float *Mx = M + xi * wg_xs(p->Co, T);
             if (panels) {
@@ -461,7 +461,7 @@ static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_
 #else
     bool avx2 = false;
 #endif
-    CH_PAR_FOR_DYNAMIC(nb * Co >= 2 && ch_threads() > 1, int64_t no = 0; no < nb * Co; no++, {
+    CH_PAR_FOR_DYNAMIC(nb * Co >= 2 && ch_threads() > 1, ch_dynamic_chunk(nb * Co), int64_t no = 0; no < nb * Co; no++, {
         int64_t n = no / Co, o = no % Co;
         const float *src = gy + ((n0 + n) * Co + o) * OH * OW;
         float *g = G + o * T + n * TH * TW;
@@ -548,7 +548,7 @@ static int wg_conv_backward_filter(const conv_geom *g, const float *x, const flo
         float beta = n0 == 0 ? 0.0f : 1.0f; /* chunks added in order: no dependence on threads */
         wg_input(&p, x, n0, cb, T, false, V);
         wg_grad_output(&p, gy, n0, cb, T, Gt);
-        CH_PAR_FOR_DYNAMIC(ch_threads() > 1, int xi = 0; xi < npos; xi++, {
+        CH_PAR_FOR_DYNAMIC(ch_threads() > 1, 1, int xi = 0; xi < npos; xi++, {
             ch_cpu_sgemm(CblasNoTrans, CblasTrans, (int)Co, (int)Ci, (int)T, 1.0f,
                         Gt + xi * wg_xs(Co, T), (int)T, V + xi * wg_xs(Ci, T), (int)T, beta,
                         dU + (int64_t)xi * Co * Ci, (int)Ci);

@@ -156,7 +156,7 @@ static WG_TARGET512 void wg4_filter_row512(const float *w, int64_t Co, int64_t C
 static void wg4_filter(const float *w, int64_t Co, int64_t Ci, bool flip, float *U) {
 #if CONV_HAVE_DIRECT
     if (ch_cpu_avx512f() && Ci * Co * 9 < ((int64_t)1 << 31)) { /* gather offsets are int32 */
-        CH_PAR_FOR_DYNAMIC(Co * Ci >= 4096 && ch_threads() > 1, int64_t o = 0; o < Co; o++,
+        CH_PAR_FOR_DYNAMIC(Co * Ci >= 4096 && ch_threads() > 1, 1, int64_t o = 0; o < Co; o++,
                            { wg4_filter_row512(w, Co, Ci, flip, o, U); });
         return;
     }
@@ -352,7 +352,7 @@ static void wg4_output(const wg_prob *p, const float *M, const float *bias, int6
 #else
     bool avx512 = false;
 #endif
-    CH_PAR_FOR_DYNAMIC(nb * Co >= 2 && ch_threads() > 1, int64_t no = 0; no < nb * Co; no++, {
+    CH_PAR_FOR_DYNAMIC(nb * Co >= 2 && ch_threads() > 1, ch_dynamic_chunk(nb * Co), int64_t no = 0; no < nb * Co; no++, {
         int64_t n = no / Co, o = no % Co;
         const float *mp = M + o * T + n * TH * TW;
         float *dst = out + ((n0 + n) * Co + o) * OH * OW;

@@ -315,7 +315,9 @@ static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, 
         if (avx512) {
             int64_t Tr = panels ? wg_padded(T) : T;
             wg_dest d = { V, wg_xs(Ci, Tr), c, Ci, Tr, n * TH * TW, panels };
-            if (p->m == 4)
+            if (p->m == 4 && TW % 4 == 0)
+                wg4_input_plane512_rows4(img, H, W, p->py, p->px, TH, TW, &d);
+            else if (p->m == 4)
                 wg4_input_plane512(img, H, W, p->py, p->px, TH, TW, &d);
             else
                 wg_input_plane512(img, H, W, p->py, p->px, TH, TW, &d);

@@ -263,6 +263,69 @@ static WG_TARGET512 void wg4_input_plane512(const float *img, int64_t H, int64_t
         }
     }
 }
+
+/* The same for planes whose rows are a multiple of 4 tiles (TW % 4 == 0:
+ * maps 16, 32, 64 ... wide), 16 tiles in t order at a time, which may span
+ * tile rows: above, a 32 x 32 map (8 tiles a row) filled half of each
+ * vector and a 16 x 16 map a quarter.  A segment is 4 tiles of one tile
+ * row, whose columns 0-3 lie in 16 floats at stride 4; a vector is 4
+ * segments.  B^T runs on each segment's 16 floats and on the 16 floats 4
+ * further on (columns 4 and 5 are columns 0 and 1 of those), then the
+ * two-round deinterleave of the first function, where the pairs of
+ * vectors are now segments (lanes 0-7 from segments 0 and 1, 8-15 from 2
+ * and 3).  The same operations per element as above. */
+static WG_TARGET512 void wg4_input_plane512_rows4(const float *img, int64_t H, int64_t W, int64_t py, int64_t px,
+                                                  int64_t TH, int64_t TW, const wg_dest *dst) {
+    float band[WG_BAND_FLOATS + WG4_SLACK];
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    int64_t Wp = 4 * TW + 2, per = (WG_BAND_FLOATS / Wp - 2) / 4;
+    per = per >= 4 ? per / 4 * 4 : per; /* whole groups of 16 tiles per band where TW == 4 */
+    for (int64_t ty0 = 0; ty0 < TH; ty0 += per) {
+        int64_t ty1 = ty0 + per < TH ? ty0 + per : TH, nrows = 4 * (ty1 - ty0) + 2;
+        wg_band_fill(img, H, W, py, px, Wp, 4, ty0, nrows, band);
+        memset(band + nrows * Wp, 0, WG4_SLACK * sizeof(float));
+        int64_t t_end = (ty1 - ty0) * TW; /* the band's tiles, from tile row ty0 */
+        for (int64_t t = 0; t < t_end; t += 16) {
+            int n = t_end - t < 16 ? (int)(t_end - t) : 16;
+            __m512 raw[6][4], sh[6][4]; /* [q][segment]: B^T on columns 0-3, and 4 floats on */
+            for (int g = 0; g < 4; g++) {
+                int64_t tg = t + 4 * g < t_end ? t + 4 * g : t; /* a missing segment repeats the first */
+                const float *r0 = band + 4 * (tg / TW) * Wp + 4 * (tg % TW);
+                __m512 d[6], e[6], v[6], w[6];
+                for (int a = 0; a < 6; a++) {
+                    d[a] = _mm512_loadu_ps(r0 + a * Wp);
+                    e[a] = _mm512_loadu_ps(r0 + a * Wp + 4);
+                }
+                WG4_BT(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, d, v);
+                WG4_BT(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, e, w);
+                for (int q = 0; q < 6; q++) {
+                    raw[q][g] = v[q];
+                    sh[q][g] = w[q];
+                }
+            }
+            int64_t t0 = dst->t0 + ty0 * TW + t;
+            for (int q = 0; q < 6; q++) {
+                const __m512 *r = raw[q], *h = sh[q];
+                __m512 e01 = _mm512_permutex2var_ps(r[0], even, r[1]), o01 = _mm512_permutex2var_ps(r[0], odd, r[1]);
+                __m512 e23 = _mm512_permutex2var_ps(r[2], even, r[3]), o23 = _mm512_permutex2var_ps(r[2], odd, r[3]);
+                __m512 f01 = _mm512_permutex2var_ps(h[0], even, h[1]), p01 = _mm512_permutex2var_ps(h[0], odd, h[1]);
+                __m512 f23 = _mm512_permutex2var_ps(h[2], even, h[3]), p23 = _mm512_permutex2var_ps(h[2], odd, h[3]);
+                __m512 c[6];
+                c[0] = _mm512_permutex2var_ps(e01, even, e23);
+                c[2] = _mm512_permutex2var_ps(e01, odd, e23);
+                c[1] = _mm512_permutex2var_ps(o01, even, o23);
+                c[3] = _mm512_permutex2var_ps(o01, odd, o23);
+                c[4] = _mm512_permutex2var_ps(f01, even, f23);
+                c[5] = _mm512_permutex2var_ps(p01, even, p23);
+                __m512 v[6];
+                WG4_BT(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, c, v);
+                for (int k = 0; k < 6; k++)
+                    wg_store_tiles(dst, q * 6 + k, t0, n, v[k]);
+            }
+        }
+    }
+}
 #endif
 
 /* ---- output: y tile = A^T M A, plus the bias --------------------------- */
@@ -298,46 +361,60 @@ static void wg4_output_plane(const float *mp, float b0, int64_t OH, int64_t OW, 
 /* The same on AVX-512, 16 tiles at a time: the 36 positions of 16 tiles
  * are 36 vectors, A^T m A the same operations as above; output row a of
  * the 16 tiles is then four vectors (column b of each tile) interleaved
- * into 64 floats, by unpacks, in-lane shuffles and a 4 x 4 transpose of
- * 128-bit lanes, stored straight into the output row (masked at its end). */
+ * into four segments of 4 tiles x 4 columns, by unpacks, in-lane shuffles
+ * and a 4 x 4 transpose of 128-bit lanes, each stored straight into its
+ * output row (masked at the row's end).  Where rows are a multiple of 4
+ * tiles, the 16 tiles are taken in t order across tile rows (as
+ * wg4_input_plane512_rows4 does), else along one tile row. */
 static WG_TARGET512 void wg4_output_plane512(const float *mp, float b0, int64_t OH, int64_t OW, int64_t TH,
                                              int64_t TW, int64_t T, int64_t xs, float *dst) {
     const __m512 bias = _mm512_set1_ps(b0);
-    for (int64_t ty = 0; ty < TH; ty++, mp += TW) {
-        int rows = OH - 4 * ty < 4 ? (int)(OH - 4 * ty) : 4;
-        for (int64_t tx = 0; tx < TW; tx += 16) {
-            int n = TW - tx < 16 ? (int)(TW - tx) : 16;
-            __mmask16 ld = (__mmask16)((1u << n) - 1);
-            __m512 s[4][6];
-            for (int b = 0; b < 6; b++) {
-                __m512 m[6], r[4];
-                for (int a = 0; a < 6; a++)
-                    m[a] = _mm512_maskz_loadu_ps(ld, mp + (a * 6 + b) * xs + tx);
-                WG4_AT(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, m, r);
-                for (int a = 0; a < 4; a++)
-                    s[a][b] = r[a];
+    bool rows4 = TW % 4 == 0;
+    for (int64_t ty = 0, tx = 0; ty < TH;) {
+        int64_t t = ty * TW + tx, left = rows4 ? TH * TW - t : TW - tx;
+        int n = left < 16 ? (int)left : 16;
+        __mmask16 ld = (__mmask16)((1u << n) - 1);
+        __m512 s[4][6];
+        for (int b = 0; b < 6; b++) {
+            __m512 m[6], r[4];
+            for (int a = 0; a < 6; a++)
+                m[a] = _mm512_maskz_loadu_ps(ld, mp + (a * 6 + b) * xs + t);
+            WG4_AT(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, m, r);
+            for (int a = 0; a < 4; a++)
+                s[a][b] = r[a];
+        }
+        for (int a = 0; a < 4; a++) {
+            __m512 y[4];
+            WG4_AT(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, s[a], y);
+            for (int b = 0; b < 4; b++)
+                y[b] = _mm512_add_ps(y[b], bias);
+            __m512 t0 = _mm512_unpacklo_ps(y[0], y[1]), t1 = _mm512_unpackhi_ps(y[0], y[1]);
+            __m512 t2 = _mm512_unpacklo_ps(y[2], y[3]), t3 = _mm512_unpackhi_ps(y[2], y[3]);
+            /* u[k], 128-bit lane l: the four outputs of tile 4 l + k */
+            __m512 u0 = _mm512_shuffle_ps(t0, t2, 0x44), u1 = _mm512_shuffle_ps(t0, t2, 0xEE);
+            __m512 u2 = _mm512_shuffle_ps(t1, t3, 0x44), u3 = _mm512_shuffle_ps(t1, t3, 0xEE);
+            __m512 v0 = _mm512_shuffle_f32x4(u0, u1, 0x44), v1 = _mm512_shuffle_f32x4(u2, u3, 0x44);
+            __m512 v2 = _mm512_shuffle_f32x4(u0, u1, 0xEE), v3 = _mm512_shuffle_f32x4(u2, u3, 0xEE);
+            __m512 out[4] = { _mm512_shuffle_f32x4(v0, v1, 0x88), _mm512_shuffle_f32x4(v0, v1, 0xDD),
+                              _mm512_shuffle_f32x4(v2, v3, 0x88), _mm512_shuffle_f32x4(v2, v3, 0xDD) };
+            for (int k = 0; 4 * k < n; k++) { /* segment k: tiles t + 4k ... */
+                int64_t tk = t + 4 * k, yk = tk / TW, xk = tk % TW;
+                if (4 * yk + a >= OH)
+                    continue;
+                int64_t c = OW - 4 * xk, tiles = n - 4 * k; /* columns left in the row; tiles in the segment */
+                if (c > 4 * tiles)
+                    c = 4 * tiles;
+                if (c > 16)
+                    c = 16;
+                _mm512_mask_storeu_ps(dst + (4 * yk + a) * OW + 4 * xk, (__mmask16)((1u << c) - 1), out[k]);
             }
-            for (int a = 0; a < rows; a++) {
-                __m512 y[4];
-                WG4_AT(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, s[a], y);
-                for (int b = 0; b < 4; b++)
-                    y[b] = _mm512_add_ps(y[b], bias);
-                __m512 t0 = _mm512_unpacklo_ps(y[0], y[1]), t1 = _mm512_unpackhi_ps(y[0], y[1]);
-                __m512 t2 = _mm512_unpacklo_ps(y[2], y[3]), t3 = _mm512_unpackhi_ps(y[2], y[3]);
-                /* u[k], 128-bit lane l: the four outputs of tile 4 l + k */
-                __m512 u0 = _mm512_shuffle_ps(t0, t2, 0x44), u1 = _mm512_shuffle_ps(t0, t2, 0xEE);
-                __m512 u2 = _mm512_shuffle_ps(t1, t3, 0x44), u3 = _mm512_shuffle_ps(t1, t3, 0xEE);
-                __m512 v0 = _mm512_shuffle_f32x4(u0, u1, 0x44), v1 = _mm512_shuffle_f32x4(u2, u3, 0x44);
-                __m512 v2 = _mm512_shuffle_f32x4(u0, u1, 0xEE), v3 = _mm512_shuffle_f32x4(u2, u3, 0xEE);
-                __m512 out[4] = { _mm512_shuffle_f32x4(v0, v1, 0x88), _mm512_shuffle_f32x4(v0, v1, 0xDD),
-                                  _mm512_shuffle_f32x4(v2, v3, 0x88), _mm512_shuffle_f32x4(v2, v3, 0xDD) };
-                float *o = dst + (4 * ty + a) * OW + 4 * tx;
-                int64_t left = OW - 4 * tx; /* this row's outputs from 4 tx on */
-                for (int k = 0; k < 4 && 16 * k < left; k++) {
-                    int64_t c = left - 16 * k < 16 ? left - 16 * k : 16;
-                    _mm512_mask_storeu_ps(o + 16 * k, (__mmask16)((1u << c) - 1), out[k]);
-                }
-            }
+        }
+        if (rows4) {
+            ty = (t + 16) / TW;
+            tx = (t + 16) % TW;
+        } else if ((tx += 16) >= TW) {
+            ty++;
+            tx = 0;
         }
     }
     (void)T;

@@ -459,16 +459,18 @@ static CD_TARGET void wg_grad_output_plane_avx2(const float *src, int64_t OH, in
 static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_t nb, int64_t T, float *G) {
     int64_t Co = p->Co, OH = p->OH, OW = p->OW, TH = p->TH, TW = p->TW;
 #if CONV_HAVE_DIRECT
-    bool avx2 = ch_cpu_avx2_fma();
+    bool avx2 = ch_cpu_avx2_fma(), avx512 = ch_cpu_avx512f();
 #else
-    bool avx2 = false;
+    bool avx2 = false, avx512 = false;
 #endif
     CH_PAR_FOR_DYNAMIC(nb * Co >= 2 && ch_threads() > 1, ch_dynamic_chunk(nb * Co), int64_t no = 0; no < nb * Co; no++, {
         int64_t n = no / Co, o = no % Co;
         const float *src = gy + ((n0 + n) * Co + o) * OH * OW;
         float *g = G + o * T + n * TH * TW;
 #if CONV_HAVE_DIRECT
-        if (avx2 && p->m == 4)
+        if (avx512 && p->m == 4 && TW % 4 == 0)
+            wg4_grad_output_plane512_rows4(src, OH, OW, TH, TW, wg_xs(Co, T), g);
+        else if (avx2 && p->m == 4)
             wg4_grad_output_plane_avx2(src, OH, OW, TH, TW, wg_xs(Co, T), g);
         else if (avx2)
             wg_grad_output_plane_avx2(src, OH, OW, TH, TW, wg_xs(Co, T), g);
@@ -478,7 +480,7 @@ static void wg_grad_output(const wg_prob *p, const float *gy, int64_t n0, int64_
             wg4_grad_output_plane(src, OH, OW, TH, TW, wg_xs(Co, T), g);
         else
             wg_grad_output_plane(src, OH, OW, TH, TW, wg_xs(Co, T), g);
-        (void)avx2;
+        (void)avx2, (void)avx512;
     });
 }
 

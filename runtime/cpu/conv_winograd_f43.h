@@ -485,6 +485,46 @@ static CD_TARGET void wg4_grad_output_plane_avx2(const float *src, int64_t OH, i
                                                  int64_t xs, float *G) WG4_GRAD_OUTPUT_PLANE_BODY
 #endif
 
+#if CONV_HAVE_DIRECT
+/* The same on AVX-512 for rows of a multiple of 4 tiles, 16 tiles in t
+ * order at a time (segments of 4 tiles of one tile row, as
+ * wg4_input_plane512_rows4): A down the columns on each segment's four gy
+ * rows (16 floats each, zero past the output), then the stride-4
+ * deinterleave and A along the tiles. */
+static WG_TARGET512 void wg4_grad_output_plane512_rows4(const float *src, int64_t OH, int64_t OW, int64_t TH,
+                                                        int64_t TW, int64_t xs, float *G) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    for (int64_t t = 0; t < TH * TW; t += 16) {
+        int n = TH * TW - t < 16 ? (int)(TH * TW - t) : 16;
+        __m512 raw[6][4];
+        for (int k = 0; k < 4; k++) {
+            int64_t tk = t + 4 * k, yk = tk / TW, xk = tk % TW, cols = OW - 4 * xk;
+            __mmask16 m = 4 * k >= n || cols <= 0 ? 0 : (__mmask16)((1u << (cols < 16 ? cols : 16)) - 1);
+            __m512 g[4], u[6];
+            for (int a = 0; a < 4; a++)
+                g[a] = 4 * yk + a < OH ? _mm512_maskz_loadu_ps(m, src + (4 * yk + a) * OW + 4 * xk)
+                                       : _mm512_setzero_ps();
+            WG4_A(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, g, u);
+            for (int q = 0; q < 6; q++)
+                raw[q][k] = u[q];
+        }
+        __mmask16 st = (__mmask16)((1u << n) - 1);
+        for (int q = 0; q < 6; q++) {
+            const __m512 *r = raw[q];
+            __m512 e01 = _mm512_permutex2var_ps(r[0], even, r[1]), o01 = _mm512_permutex2var_ps(r[0], odd, r[1]);
+            __m512 e23 = _mm512_permutex2var_ps(r[2], even, r[3]), o23 = _mm512_permutex2var_ps(r[2], odd, r[3]);
+            __m512 c[4] = { _mm512_permutex2var_ps(e01, even, e23), _mm512_permutex2var_ps(o01, even, o23),
+                            _mm512_permutex2var_ps(e01, odd, e23), _mm512_permutex2var_ps(o01, odd, o23) };
+            __m512 v[6];
+            WG4_A(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, c, v);
+            for (int k = 0; k < 6; k++)
+                _mm512_mask_storeu_ps(G + (q * 6 + k) * xs + t, st, v[k]);
+        }
+    }
+}
+#endif
+
 /* gW[o][i] = G^T dU[.][o][i] G for every (o, i). */
 static void wg4_filter_grad(const float *dU, int64_t Co, int64_t Ci, float *gw) {
     CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t oi = 0; oi < Co * Ci; oi++, {

@@ -7,6 +7,12 @@
  * channel's sums run in a fixed order in double, so the results do not
  * depend on the thread count.  The variance is the mean of squared
  * deviations (two passes), which stays accurate for large means.
+ *
+ * Each sum is BN_LANES interleaved partial sums (element b of a row goes to
+ * lane b % BN_LANES), added together in lane order at the end: an order
+ * fixed by the shape alone, which the compiler vectorizes.  A single
+ * running double sum is one add per floating-point latency, and made these
+ * kernels ~9 % of a ResNet-18 training step.
  * Front doors (checks, contiguous operands, outputs):
  * runtime/ops/batch_norm.c.
  */
@@ -36,26 +42,41 @@ static void store_vec(ch_tensor *t, const double *v, int64_t C) {
     }
 }
 
+#define BN_LANES 16
+
+static inline double bn_lanes_total(const double *acc) {
+    double t = 0;
+    for (int j = 0; j < BN_LANES; j++)
+        t += acc[j];
+    return t;
+}
+
+/* for each element of row p (length B): acc[lane] += EXPR(v), v the element */
+#define BN_ROW_LANES(p, B, acc, EXPR)                                                                      \
+    do {                                                                                                   \
+        int64_t b_ = 0;                                                                                    \
+        for (; b_ + BN_LANES <= (B); b_ += BN_LANES)                                                       \
+            for (int j_ = 0; j_ < BN_LANES; j_++)                                                          \
+                acc[j_] += EXPR((p)[b_ + j_]);                                                             \
+        for (int j_ = 0; b_ + j_ < (B); j_++)                                                              \
+            acc[j_] += EXPR((p)[b_ + j_]);                                                                 \
+    } while (0)
+
+/* (v - mu)^2 in double, mu the channel's mean (in scope where it is used) */
+#define BN_SQDEV(v) (((double)(v) - mu) * ((double)(v) - mu))
+
 #define BN_FWD(T)                                                                                          \
     static void bn_fwd_##T(int64_t A, int64_t C, int64_t B, const T *x, const double *gamma,               \
                            const double *beta, double eps, T *y, double *mean, double *var, double *istd) { \
         int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                         \
         CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                                                \
-            double m = (double)(A * B), s = 0, q = 0;                                                      \
-            for (int64_t a = 0; a < A; a++) {                                                              \
-                const T *p = x + (a * C + c) * B;                                                          \
-                for (int64_t b = 0; b < B; b++)                                                            \
-                    s += p[b];                                                                             \
-            }                                                                                              \
-            double mu = m > 0 ? s / m : 0;                                                                 \
-            for (int64_t a = 0; a < A; a++) {                                                              \
-                const T *p = x + (a * C + c) * B;                                                          \
-                for (int64_t b = 0; b < B; b++) {                                                          \
-                    double d = p[b] - mu;                                                                  \
-                    q += d * d;                                                                            \
-                }                                                                                          \
-            }                                                                                              \
-            double v = m > 0 ? q / m : 0, is = 1.0 / sqrt(v + eps);                                        \
+            double m = (double)(A * B), s[BN_LANES] = { 0 }, q[BN_LANES] = { 0 };                          \
+            for (int64_t a = 0; a < A; a++)                                                                \
+                BN_ROW_LANES(x + (a * C + c) * B, B, s, (double));                                         \
+            double mu = m > 0 ? bn_lanes_total(s) / m : 0;                                                 \
+            for (int64_t a = 0; a < A; a++)                                                                \
+                BN_ROW_LANES(x + (a * C + c) * B, B, q, BN_SQDEV);                                         \
+            double v = m > 0 ? bn_lanes_total(q) / m : 0, is = 1.0 / sqrt(v + eps);                        \
             mean[c] = mu;                                                                                  \
             var[c] = v;                                                                                    \
             istd[c] = is;                                                                                  \
@@ -100,14 +121,21 @@ ch_status ch_cpu_batch_norm_forward(const ch_tensor *x, const ch_tensor *gamma, 
                            const double *mean, const double *istd, T *gx, double *gg, double *gb) {         \
         int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                         \
         CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                                                \
-            double mu = mean[c], is = istd[c], sg = 0, sgx = 0, m = (double)(A * B);                       \
+            double mu = mean[c], is = istd[c], m = (double)(A * B), sgl[BN_LANES] = { 0 }, sgxl[BN_LANES] = { 0 }; \
             for (int64_t a = 0; a < A; a++) {                                                              \
                 const T *px = x + (a * C + c) * B, *pg = gy + (a * C + c) * B;                             \
-                for (int64_t b = 0; b < B; b++) {                                                          \
-                    sg += pg[b];                                                                           \
-                    sgx += pg[b] * (px[b] - mu);                                                           \
+                int64_t b = 0;                                                                             \
+                for (; b + BN_LANES <= B; b += BN_LANES)                                                   \
+                    for (int j = 0; j < BN_LANES; j++) {                                                   \
+                        sgl[j] += pg[b + j];                                                               \
+                        sgxl[j] += pg[b + j] * (px[b + j] - mu);                                           \
+                    }                                                                                      \
+                for (int j = 0; b + j < B; j++) {                                                          \
+                    sgl[j] += pg[b + j];                                                                   \
+                    sgxl[j] += pg[b + j] * (px[b + j] - mu);                                               \
                 }                                                                                          \
             }                                                                                              \
+            double sg = bn_lanes_total(sgl), sgx = bn_lanes_total(sgxl);                                   \
             double ggamma = sgx * is;                                                                      \
             gg[c] = ggamma;                                                                                \
             gb[c] = sg;                                                                                    \

@@ -296,6 +296,7 @@ static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t 
 #endif
 
 #include "conv_winograd_f43.h"
+#include "conv_winograd_gather.h"
 
 /* V for images [n0, n0 + nb) (T tiles), row-major, or in the AVX-512
  * product's panels (`panels`, only where wg_panels() says so; rows then
@@ -303,6 +304,17 @@ static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t 
 static void wg_input(const wg_prob *p, const float *in, int64_t n0, int64_t nb, int64_t T, bool panels, float *V) {
     int64_t Ci = p->Ci, H = p->H, W = p->W, TH = p->TH, TW = p->TW;
 #if CONV_HAVE_DIRECT
+    if (wg_gather_suits(p, nb)) { /* small maps: 16 tiles across images, per channel */
+        int64_t groups = (T + 15) / 16, Tr = panels ? wg_padded(T) : T;
+        const float *first = in + n0 * Ci * H * W;
+        CH_PAR_FOR_DYNAMIC(Ci * groups >= 2 && ch_threads() > 1, ch_dynamic_chunk(Ci * groups),
+                           int64_t cg = 0; cg < Ci * groups; cg++, {
+            int64_t c = cg / groups, t0 = cg % groups * 16;
+            wg_dest d = { V, wg_xs(Ci, Tr), c, Ci, Tr, 0, panels };
+            wg_input_gather16(p, first, c, t0, T - t0 < 16 ? (int)(T - t0) : 16, &d);
+        });
+        return;
+    }
     bool avx2 = ch_cpu_avx2_fma(), avx512 = ch_cpu_avx512f();
 #else
     bool avx2 = false, avx512 = false;
@@ -400,6 +412,18 @@ static int wg_run(const wg_prob *p, int64_t N, const float *in, const float *U, 
         });
         if (failed)
             return 1;
+#if CONV_HAVE_DIRECT
+        if (p->m == 4 && wg_gather_suits(p, cb)) { /* small maps: 16 tiles across images */
+            int64_t groups = (T + 15) / 16;
+            float *first = out + n0 * p->Co * p->OH * p->OW;
+            CH_PAR_FOR_DYNAMIC(p->Co * groups >= 2 && ch_threads() > 1, ch_dynamic_chunk(p->Co * groups),
+                               int64_t og = 0; og < p->Co * groups; og++, {
+                int64_t o = og / groups, t0 = og % groups * 16;
+                wg4_output_scatter16(p, M, T, bias ? bias[o] : 0.0f, o, t0, T - t0 < 16 ? (int)(T - t0) : 16, first);
+            });
+            continue;
+        }
+#endif
         if (p->m == 4)
             wg4_output(p, M, bias, n0, cb, T, out);
         else

@@ -42,6 +42,18 @@ static void store_vec(ch_tensor *t, const double *v, int64_t C) {
     }
 }
 
+/* Each channel's passes are compiled twice: for the library's baseline
+ * (x86-64-v2: two doubles a vector) and for AVX-512 (eight), chosen per
+ * call; the double arithmetic of the passes made them compute-bound. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BN_HAVE_AVX512 1
+#define BN_TARGET512 __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma")))
+#define BN_WIDE(name) name##_avx512
+#else
+#define BN_HAVE_AVX512 0
+#define BN_WIDE(name) name
+#endif
+
 #define BN_LANES 16
 
 static inline double bn_lanes_total(const double *acc) {
@@ -65,31 +77,48 @@ static inline double bn_lanes_total(const double *acc) {
 /* (v - mu)^2 in double, mu the channel's mean (in scope where it is used) */
 #define BN_SQDEV(v) (((double)(v) - mu) * ((double)(v) - mu))
 
-#define BN_FWD(T)                                                                                          \
-    static void bn_fwd_##T(int64_t A, int64_t C, int64_t B, const T *x, const double *gamma,               \
-                           const double *beta, double eps, T *y, double *mean, double *var, double *istd) { \
-        int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                         \
-        CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                                                \
-            double m = (double)(A * B), s[BN_LANES] = { 0 }, q[BN_LANES] = { 0 };                          \
-            for (int64_t a = 0; a < A; a++)                                                                \
-                BN_ROW_LANES(x + (a * C + c) * B, B, s, (double));                                         \
-            double mu = m > 0 ? bn_lanes_total(s) / m : 0;                                                 \
-            for (int64_t a = 0; a < A; a++)                                                                \
-                BN_ROW_LANES(x + (a * C + c) * B, B, q, BN_SQDEV);                                         \
-            double v = m > 0 ? bn_lanes_total(q) / m : 0, is = 1.0 / sqrt(v + eps);                        \
-            mean[c] = mu;                                                                                  \
-            var[c] = v;                                                                                    \
-            istd[c] = is;                                                                                  \
-            if (y) {                                                                                       \
-                double sc = gamma[c] * is, sh = beta[c] - mu * sc;                                         \
-                for (int64_t a = 0; a < A; a++) {                                                          \
-                    const T *p = x + (a * C + c) * B;                                                      \
-                    T *q2 = y + (a * C + c) * B;                                                           \
-                    for (int64_t b = 0; b < B; b++)                                                        \
-                        q2[b] = (T)(p[b] * sc + sh);                                                       \
-                }                                                                                          \
-            }                                                                                              \
-        });                                                                                                \
+#define BN_FWD_CHANNEL(T, SUFFIX, ATTR)                                                                       \
+    static ATTR void bn_fwd_channel_##T##SUFFIX(int64_t A, int64_t C, int64_t B, int64_t c, const T *x,       \
+                                                const double *gamma, const double *beta, double eps, T *y,    \
+                                                double *mean, double *var, double *istd) {                    \
+        double m = (double)(A * B), s[BN_LANES] = { 0 }, q[BN_LANES] = { 0 };                                 \
+        for (int64_t a = 0; a < A; a++)                                                                       \
+            BN_ROW_LANES(x + (a * C + c) * B, B, s, (double));                                                \
+        double mu = m > 0 ? bn_lanes_total(s) / m : 0;                                                        \
+        for (int64_t a = 0; a < A; a++)                                                                       \
+            BN_ROW_LANES(x + (a * C + c) * B, B, q, BN_SQDEV);                                                \
+        double v = m > 0 ? bn_lanes_total(q) / m : 0, is = 1.0 / sqrt(v + eps);                               \
+        mean[c] = mu;                                                                                         \
+        var[c] = v;                                                                                           \
+        istd[c] = is;                                                                                         \
+        if (y) {                                                                                              \
+            double sc = gamma[c] * is, sh = beta[c] - mu * sc;                                                \
+            for (int64_t a = 0; a < A; a++) {                                                                 \
+                const T *p = x + (a * C + c) * B;                                                             \
+                T *q2 = y + (a * C + c) * B;                                                                  \
+                for (int64_t b = 0; b < B; b++)                                                               \
+                    q2[b] = (T)(p[b] * sc + sh);                                                              \
+            }                                                                                                 \
+        }                                                                                                     \
+    }
+BN_FWD_CHANNEL(float, , )
+BN_FWD_CHANNEL(double, , )
+#if BN_HAVE_AVX512
+BN_FWD_CHANNEL(float, _avx512, BN_TARGET512)
+BN_FWD_CHANNEL(double, _avx512, BN_TARGET512)
+#endif
+
+#define BN_FWD(T)                                                                                             \
+    static void bn_fwd_##T(int64_t A, int64_t C, int64_t B, const T *x, const double *gamma,                  \
+                           const double *beta, double eps, T *y, double *mean, double *var, double *istd) {   \
+        int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                            \
+        bool wide = BN_HAVE_AVX512 && ch_cpu_avx512f();                                                       \
+        CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                             \
+            if (wide)                                                                                         \
+                BN_WIDE(bn_fwd_channel_##T)(A, C, B, c, x, gamma, beta, eps, y, mean, var, istd);             \
+            else                                                                                              \
+                bn_fwd_channel_##T(A, C, B, c, x, gamma, beta, eps, y, mean, var, istd);                      \
+        });                                                                                                   \
     }
 BN_FWD(float)
 BN_FWD(double)
@@ -116,41 +145,58 @@ ch_status ch_cpu_batch_norm_forward(const ch_tensor *x, const ch_tensor *gamma, 
     free(st3);
     return CH_OK;
 }
-#define BN_BWD(T)                                                                                          \
-    static void bn_bwd_##T(int64_t A, int64_t C, int64_t B, const T *x, const T *gy, const double *gamma,  \
-                           const double *mean, const double *istd, T *gx, double *gg, double *gb) {         \
-        int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                         \
-        CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                                                \
-            double mu = mean[c], is = istd[c], m = (double)(A * B), sgl[BN_LANES] = { 0 }, sgxl[BN_LANES] = { 0 }; \
-            for (int64_t a = 0; a < A; a++) {                                                              \
-                const T *px = x + (a * C + c) * B, *pg = gy + (a * C + c) * B;                             \
-                int64_t b = 0;                                                                             \
-                for (; b + BN_LANES <= B; b += BN_LANES)                                                   \
-                    for (int j = 0; j < BN_LANES; j++) {                                                   \
-                        sgl[j] += pg[b + j];                                                               \
-                        sgxl[j] += pg[b + j] * (px[b + j] - mu);                                           \
-                    }                                                                                      \
-                for (int j = 0; b + j < B; j++) {                                                          \
-                    sgl[j] += pg[b + j];                                                                   \
-                    sgxl[j] += pg[b + j] * (px[b + j] - mu);                                               \
-                }                                                                                          \
-            }                                                                                              \
-            double sg = bn_lanes_total(sgl), sgx = bn_lanes_total(sgxl);                                   \
-            double ggamma = sgx * is;                                                                      \
-            gg[c] = ggamma;                                                                                \
-            gb[c] = sg;                                                                                    \
-            if (gx && m > 0) {                                                                             \
-                double k = gamma[c] * is, mg = sg / m, mgx = ggamma / m;                                   \
-                for (int64_t a = 0; a < A; a++) {                                                          \
-                    const T *px = x + (a * C + c) * B, *pg = gy + (a * C + c) * B;                         \
-                    T *po = gx + (a * C + c) * B;                                                          \
-                    for (int64_t b = 0; b < B; b++) {                                                      \
-                        double xh = (px[b] - mu) * is;                                                     \
-                        po[b] = (T)(k * (pg[b] - xh * mgx - mg));                                          \
-                    }                                                                                      \
-                }                                                                                          \
-            }                                                                                              \
-        });                                                                                                \
+#define BN_BWD_CHANNEL(T, SUFFIX, ATTR)                                                                        \
+    static ATTR void bn_bwd_channel_##T##SUFFIX(int64_t A, int64_t C, int64_t B, int64_t c, const T *x,        \
+                                                const T *gy, const double *gamma, const double *mean,          \
+                                                const double *istd, T *gx, double *gg, double *gb) {           \
+        double mu = mean[c], is = istd[c], m = (double)(A * B), sgl[BN_LANES] = { 0 }, sgxl[BN_LANES] = { 0 }; \
+        for (int64_t a = 0; a < A; a++) {                                                                      \
+            const T *px = x + (a * C + c) * B, *pg = gy + (a * C + c) * B;                                     \
+            int64_t b = 0;                                                                                     \
+            for (; b + BN_LANES <= B; b += BN_LANES)                                                           \
+                for (int j = 0; j < BN_LANES; j++) {                                                           \
+                    sgl[j] += pg[b + j];                                                                       \
+                    sgxl[j] += pg[b + j] * (px[b + j] - mu);                                                   \
+                }                                                                                              \
+            for (int j = 0; b + j < B; j++) {                                                                  \
+                sgl[j] += pg[b + j];                                                                           \
+                sgxl[j] += pg[b + j] * (px[b + j] - mu);                                                       \
+            }                                                                                                  \
+        }                                                                                                      \
+        double sg = bn_lanes_total(sgl), sgx = bn_lanes_total(sgxl);                                           \
+        double ggamma = sgx * is;                                                                              \
+        gg[c] = ggamma;                                                                                        \
+        gb[c] = sg;                                                                                            \
+        if (gx && m > 0) {                                                                                     \
+            double k = gamma[c] * is, mg = sg / m, mgx = ggamma / m;                                           \
+            for (int64_t a = 0; a < A; a++) {                                                                  \
+                const T *px = x + (a * C + c) * B, *pg = gy + (a * C + c) * B;                                 \
+                T *po = gx + (a * C + c) * B;                                                                  \
+                for (int64_t b = 0; b < B; b++) {                                                              \
+                    double xh = (px[b] - mu) * is;                                                             \
+                    po[b] = (T)(k * (pg[b] - xh * mgx - mg));                                                  \
+                }                                                                                              \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+BN_BWD_CHANNEL(float, , )
+BN_BWD_CHANNEL(double, , )
+#if BN_HAVE_AVX512
+BN_BWD_CHANNEL(float, _avx512, BN_TARGET512)
+BN_BWD_CHANNEL(double, _avx512, BN_TARGET512)
+#endif
+
+#define BN_BWD(T)                                                                                             \
+    static void bn_bwd_##T(int64_t A, int64_t C, int64_t B, const T *x, const T *gy, const double *gamma,     \
+                           const double *mean, const double *istd, T *gx, double *gg, double *gb) {           \
+        int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                            \
+        bool wide = BN_HAVE_AVX512 && ch_cpu_avx512f();                                                       \
+        CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                             \
+            if (wide)                                                                                         \
+                BN_WIDE(bn_bwd_channel_##T)(A, C, B, c, x, gy, gamma, mean, istd, gx, gg, gb);                \
+            else                                                                                              \
+                bn_bwd_channel_##T(A, C, B, c, x, gy, gamma, mean, istd, gx, gg, gb);                         \
+        });                                                                                                   \
     }
 BN_BWD(float)
 BN_BWD(double)

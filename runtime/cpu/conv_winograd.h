@@ -527,9 +527,11 @@ static int wg_conv(const wg_prob *p, int64_t N, const float *in, const float *w,
 
 /* A pass takes F(4x4, 3x3) when the map it writes (y, gx, or for the
  * filter gradient the gy it reads) is at least 8 x 8.  At 4 x 4 (ResNet's
- * 512-channel stage) F(4x4) is one tile per image: the products are a
- * quarter as wide and repack the 36 filter matrices for few columns, and
- * measured slower than F(2x2) (bench/README.md, session 16). */
+ * 512-channel stage) F(4x4) is one tile per image: its products are a
+ * quarter as wide and repack 36 filter matrices instead of 16 for them,
+ * and its filter transform writes 2.25x the bytes.  There it measured
+ * 0-7 % faster than F(2x2) (forward; the gradients the same), which does
+ * not pay for its 20x larger rounding error (bench/README.md, session 16). */
 static wg_prob wg_problem(int64_t Ci, int64_t Co, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t py,
                           int64_t px) {
     int64_t m = OH >= 8 && OW >= 8 ? 4 : 2;

@@ -88,13 +88,17 @@ def c_baselines(build, env):
             # the environment pins OpenBLAS's kernels (AVX2 on an AVX-512
             # CPU: half its FMA width); the machine's ceiling is what
             # OpenBLAS reaches with the kernels it picks itself
+            # (the best of two processes: one run in a slow phase of a VM
+            # once put this ceiling at 203 GFLOP/s instead of 330-370)
             native = {k: v for k, v in env.items() if k != 'OPENBLAS_CORETYPE'}
-            try:
-                out = subprocess.run([path], env=native, capture_output=True, text=True, timeout=600).stdout
-            except subprocess.TimeoutExpired:
-                continue
-            for m in re.finditer(pat, out):
-                res['cblas_sgemm_%s_native_gflops' % m.group(1)] = float(m.group(2))
+            for _ in range(2):
+                try:
+                    out = subprocess.run([path], env=native, capture_output=True, text=True, timeout=600).stdout
+                except subprocess.TimeoutExpired:
+                    continue
+                for m in re.finditer(pat, out):
+                    key = 'cblas_sgemm_%s_native_gflops' % m.group(1)
+                    res[key] = max(res.get(key, 0.0), float(m.group(2)))
     return res
 
 

@@ -67,26 +67,60 @@ static bool wg_usable(const conv_geom *g) {
 }
 
 /* U[xi][o][i] = G g G^T for every (o, i).  flip: g[a][b] = w[i][o][2-a][2-b]
- * (w of shape (Ci, Co, 3, 3): the data gradient's transposed filter). */
+ * (w of shape (Ci, Co, 3, 3): the data gradient's transposed filter).
+ * wg_filter (after both tile sizes) runs the F(2x2) pieces here or the
+ * F(4x4) ones of conv_winograd_f43.h. */
+
+/* The 9 taps of filter (o, i), flipped for the data gradient. */
+static inline void wg_filter_taps(const float *w, int64_t Co, int64_t Ci, bool flip, int64_t o, int64_t i,
+                                  float k[9]) {
+    for (int j = 0; j < 9; j++)
+        k[j] = flip ? w[(i * Co + o) * 9 + 8 - j] : w[(o * Ci + i) * 9 + j];
+}
+
+/* F(2x2, 3x3)'s U of one filter. */
+static inline void wg2_filter_one(const float k[9], float *U, int64_t Co, int64_t Ci, int64_t o, int64_t i) {
+    float t[4][3]; /* G g */
+    for (int b = 0; b < 3; b++) {
+        t[0][b] = k[b];
+        t[1][b] = 0.5f * (k[b] + k[3 + b] + k[6 + b]);
+        t[2][b] = 0.5f * (k[b] - k[3 + b] + k[6 + b]);
+        t[3][b] = k[6 + b];
+    }
+    for (int a = 0; a < 4; a++) { /* (G g) G^T */
+        float u[4] = { t[a][0], 0.5f * (t[a][0] + t[a][1] + t[a][2]), 0.5f * (t[a][0] - t[a][1] + t[a][2]),
+                       t[a][2] };
+        for (int b = 0; b < 4; b++)
+            U[((int64_t)(a * 4 + b) * Co + o) * Ci + i] = u[b];
+    }
+}
+
 #if CONV_HAVE_DIRECT
 #define WG_TARGET512 __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma")))
 
-/* Row o of U (all i) on AVX-512, 16 input channels at a time: each tap of
- * 16 filters gathered into a vector, then the same operations in the same
- * order as below (same bits), 16 contiguous stores of U instead of 16
- * scattered ones per (o, i). */
-static WG_TARGET512 void wg_filter_row512(const float *w, int64_t Co, int64_t Ci, bool flip, int64_t o, float *U) {
-    const __m512 half = _mm512_set1_ps(0.5f);
+/* The 9 taps of filters (o, i0 ... i0 + 15) gathered into k, one vector a
+ * tap (lanes past Ci zero); returns the mask of live lanes. */
+static WG_TARGET512 inline __mmask16 wg_filter_taps512(const float *w, int64_t Co, int64_t Ci, bool flip, int64_t o,
+                                                      int64_t i0, __m512 k[9]) {
     __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     __m512i step = _mm512_mullo_epi32(lane, _mm512_set1_epi32(flip ? (int)(Co * 9) : 9));
+    int n = Ci - i0 < 16 ? (int)(Ci - i0) : 16;
+    __mmask16 m = (__mmask16)((1u << n) - 1);
+    for (int j = 0; j < 9; j++) {
+        const float *base = flip ? w + (i0 * Co + o) * 9 + 8 - j : w + (o * Ci + i0) * 9 + j;
+        k[j] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, step, base, 4);
+    }
+    return m;
+}
+
+/* Row o of U (all i) on AVX-512, 16 input channels at a time: the same
+ * operations in the same order as wg2_filter_one (same bits), 16
+ * contiguous stores of U instead of 16 scattered ones per (o, i). */
+static WG_TARGET512 void wg_filter_row512(const float *w, int64_t Co, int64_t Ci, bool flip, int64_t o, float *U) {
+    const __m512 half = _mm512_set1_ps(0.5f);
     for (int64_t i0 = 0; i0 < Ci; i0 += 16) {
-        int n = Ci - i0 < 16 ? (int)(Ci - i0) : 16;
-        __mmask16 m = (__mmask16)((1u << n) - 1);
         __m512 k[9];
-        for (int j = 0; j < 9; j++) {
-            const float *base = flip ? w + (i0 * Co + o) * 9 + 8 - j : w + (o * Ci + i0) * 9 + j;
-            k[j] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, step, base, 4);
-        }
+        __mmask16 m = wg_filter_taps512(w, Co, Ci, flip, o, i0, k);
         __m512 t[4][3]; /* G g */
         for (int b = 0; b < 3; b++) {
             t[0][b] = k[b];
@@ -105,39 +139,6 @@ static WG_TARGET512 void wg_filter_row512(const float *w, int64_t Co, int64_t Ci
     }
 }
 #endif
-
-static void wg_filter(const float *w, int64_t Co, int64_t Ci, bool flip, float *U) {
-#if CONV_HAVE_DIRECT
-    if (ch_cpu_avx512f() && Ci * Co * 9 < ((int64_t)1 << 31)) { /* gather offsets are int32 */
-        CH_PAR_FOR_DYNAMIC(Co * Ci >= 4096 && ch_threads() > 1, 1, int64_t o = 0; o < Co; o++,
-                   { wg_filter_row512(w, Co, Ci, flip, o, U); });
-        return;
-    }
-#endif
-    CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t oi = 0; oi < Co * Ci; oi++, {
-        int64_t o = oi / Ci, i = oi % Ci;
-        float k[9];
-        if (flip)
-            for (int j = 0; j < 9; j++)
-                k[j] = w[(i * Co + o) * 9 + 8 - j];
-        else
-            for (int j = 0; j < 9; j++)
-                k[j] = w[(o * Ci + i) * 9 + j];
-        float t[4][3]; /* G g */
-        for (int b = 0; b < 3; b++) {
-            t[0][b] = k[b];
-            t[1][b] = 0.5f * (k[b] + k[3 + b] + k[6 + b]);
-            t[2][b] = 0.5f * (k[b] - k[3 + b] + k[6 + b]);
-            t[3][b] = k[6 + b];
-        }
-        for (int a = 0; a < 4; a++) { /* (G g) G^T */
-            float u[4] = { t[a][0], 0.5f * (t[a][0] + t[a][1] + t[a][2]), 0.5f * (t[a][0] - t[a][1] + t[a][2]),
-                           t[a][2] };
-            for (int b = 0; b < 4; b++)
-                U[((int64_t)(a * 4 + b) * Co + o) * Ci + i] = u[b];
-        }
-    });
-}
 
 /* One problem: in (N, Ci, H, W) -> out (N, Co, OH, OW), pad (py, px), in
  * m x m output tiles (2: F(2x2, 3x3); 4: F(4x4, 3x3)), TH x TW of them. */
@@ -297,6 +298,31 @@ static WG_TARGET512 void wg_input_plane512(const float *img, int64_t H, int64_t 
 
 #include "conv_winograd_f43.h"
 #include "conv_winograd_gather.h"
+
+/* U for F(m x m, 3x3) (m 2 or 4): a row of U per piece on AVX-512, one
+ * filter per piece otherwise. */
+static void wg_filter(int64_t m, const float *w, int64_t Co, int64_t Ci, bool flip, float *U) {
+#if CONV_HAVE_DIRECT
+    if (ch_cpu_avx512f() && Ci * Co * 9 < ((int64_t)1 << 31)) { /* gather offsets are int32 */
+        CH_PAR_FOR_DYNAMIC(Co * Ci >= 4096 && ch_threads() > 1, 1, int64_t o = 0; o < Co; o++, {
+            if (m == 4)
+                wg4_filter_row512(w, Co, Ci, flip, o, U);
+            else
+                wg_filter_row512(w, Co, Ci, flip, o, U);
+        });
+        return;
+    }
+#endif
+    CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t oi = 0; oi < Co * Ci; oi++, {
+        int64_t o = oi / Ci, i = oi % Ci;
+        float k[9];
+        wg_filter_taps(w, Co, Ci, flip, o, i, k);
+        if (m == 4)
+            wg4_filter_one(k, U, Co, Ci, o, i);
+        else
+            wg2_filter_one(k, U, Co, Ci, o, i);
+    });
+}
 
 /* V for images [n0, n0 + nb) (T tiles), row-major, or in the AVX-512
  * product's panels (`panels`, only where wg_panels() says so; rows then
@@ -518,10 +544,7 @@ static int wg_conv(const wg_prob *p, int64_t N, const float *in, const float *w,
     float *U = (float *)conv_scratch(3, (size_t)(wg_positions(p) * p->Co * p->Ci) * sizeof(float));
     if (!U)
         return 1;
-    if (p->m == 4)
-        wg4_filter(w, p->Co, p->Ci, flip, U);
-    else
-        wg_filter(w, p->Co, p->Ci, flip, U);
+    wg_filter(p->m, w, p->Co, p->Ci, flip, U);
     return wg_run(p, N, in, U, bias, out);
 }
 

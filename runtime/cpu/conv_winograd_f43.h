@@ -99,8 +99,8 @@
 #define WG4_FMUL(a, b) ((a) * (b))
 
 /* ---- filter: U[xi][o][i] = G g G^T, xi = 6 a + b ----------------------- */
-/* flip: g[a][b] = w[i][o][2-a][2-b] (the data gradient's filter, w of shape
- * (Ci, Co, 3, 3)). */
+/* (wg_filter in conv_winograd.h runs these, with the taps read by
+ * wg_filter_taps / wg_filter_taps512, flipped for the data gradient.) */
 static inline void wg4_filter_one(const float k[9], float *U, int64_t Co, int64_t Ci, int64_t o, int64_t i) {
     float t[6][3]; /* G g */
     for (int c = 0; c < 3; c++) {
@@ -126,16 +126,9 @@ static inline void wg4_filter_one(const float k[9], float *U, int64_t Co, int64_
 /* Row o of U on AVX-512, 16 input channels at a time (taps gathered), as
  * wg_filter_row512 does for F(2x2, 3x3). */
 static WG_TARGET512 void wg4_filter_row512(const float *w, int64_t Co, int64_t Ci, bool flip, int64_t o, float *U) {
-    __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m512i step = _mm512_mullo_epi32(lane, _mm512_set1_epi32(flip ? (int)(Co * 9) : 9));
     for (int64_t i0 = 0; i0 < Ci; i0 += 16) {
-        int n = Ci - i0 < 16 ? (int)(Ci - i0) : 16;
-        __mmask16 m = (__mmask16)((1u << n) - 1);
         __m512 k[9];
-        for (int j = 0; j < 9; j++) {
-            const float *base = flip ? w + (i0 * Co + o) * 9 + 8 - j : w + (o * Ci + i0) * 9 + j;
-            k[j] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, step, base, 4);
-        }
+        __mmask16 m = wg_filter_taps512(w, Co, Ci, flip, o, i0, k);
         __m512 t[6][3];
         for (int c = 0; c < 3; c++) {
             __m512 g[3] = { k[c], k[3 + c], k[6 + c] }, u[6];
@@ -152,23 +145,6 @@ static WG_TARGET512 void wg4_filter_row512(const float *w, int64_t Co, int64_t C
     }
 }
 #endif
-
-static void wg4_filter(const float *w, int64_t Co, int64_t Ci, bool flip, float *U) {
-#if CONV_HAVE_DIRECT
-    if (ch_cpu_avx512f() && Ci * Co * 9 < ((int64_t)1 << 31)) { /* gather offsets are int32 */
-        CH_PAR_FOR_DYNAMIC(Co * Ci >= 4096 && ch_threads() > 1, 1, int64_t o = 0; o < Co; o++,
-                           { wg4_filter_row512(w, Co, Ci, flip, o, U); });
-        return;
-    }
-#endif
-    CH_PAR_FOR(Co * Ci >= 4096 && ch_threads() > 1, int64_t oi = 0; oi < Co * Ci; oi++, {
-        int64_t o = oi / Ci, i = oi % Ci;
-        float k[9];
-        for (int j = 0; j < 9; j++)
-            k[j] = flip ? w[(i * Co + o) * 9 + 8 - j] : w[(o * Ci + i) * 9 + j];
-        wg4_filter_one(k, U, Co, Ci, o, i);
-    });
-}
 
 /* ---- input: V[xi][c][t] = B^T d B of each 6 x 6 tile (stride 4) -------- */
 /* The band buffer holds whole tile rows of zero-padded input rows, as for

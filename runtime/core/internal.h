@@ -139,6 +139,10 @@ void ch_chunks_count_cached(const void *block); /*   each carved block in the ca
 bool ch_chunk_idle(const void *block);      /*   all of its chunk's blocks were counted */
 size_t ch_chunks_unmap_idle(void);          /*   unmaps the idle chunks; returns how many */
 
+/* The widest kernels CHAINLUA_CPU allows: 2 AVX-512, 1 AVX2 + FMA, 0 the
+ * build's baseline (cpu_cap.c).  The two tests below include it. */
+int ch_cpu_cap(void);
+
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The CPU runs AVX2 and FMA: the target of the hand-vectorised float32
  * kernels (cpu/conv_direct.h, conv_winograd.h, gemm_skinny.h). */
@@ -146,16 +150,17 @@ static inline bool ch_cpu_avx2_fma(void) {
     static int ok = -1;
     if (ok < 0) {
         __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && ch_cpu_cap() >= 1;
     }
     return ok;
 }
-/* ... and AVX-512 (the batch-1 rows of cpu/gemv_rows.h). */
+/* ... and AVX-512 (the batch-1 rows of cpu/gemv_rows.h, cpu/sgemm512.c,
+ * the Winograd transforms, batch normalization). */
 static inline bool ch_cpu_avx512f(void) {
     static int ok = -1;
     if (ok < 0) {
         __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+        ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma") && ch_cpu_cap() >= 2;
     }
     return ok;
 }

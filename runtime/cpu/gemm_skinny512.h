@@ -27,7 +27,7 @@ static bool sk_avx512(void) {
     static int ok = -1;
     if (ok < 0) {
         __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        ok = ch_cpu_avx512f() && __builtin_cpu_supports("avx512vl") &&
              __builtin_cpu_supports("avx512dq") && ch_cpu_avx2_fma();
     }
     return ok;

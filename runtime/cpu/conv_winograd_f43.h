@@ -306,8 +306,8 @@ static WG_TARGET512 void wg4_input_plane512_rows4(const float *img, int64_t H, i
 
 /* ---- output: y tile = A^T M A, plus the bias --------------------------- */
 /* A row of tiles at a time into four full-width rows, then copied out. */
-static void wg4_output_plane(const float *mp, float b0, int64_t OH, int64_t OW, int64_t TH, int64_t TW, int64_t T,
-                             int64_t xs, float *dst) {
+static void wg4_output_plane(const float *mp, float b0, int64_t OH, int64_t OW, int64_t TH, int64_t TW, int64_t xs,
+                             float *dst) {
     float rows[4][WG_MAX_ROW];
     for (int64_t ty = 0; ty < TH; ty++, mp += TW) {
         for (int64_t tx = 0; tx < TW; tx++) {
@@ -330,7 +330,6 @@ static void wg4_output_plane(const float *mp, float b0, int64_t OH, int64_t OW, 
         for (int a = 0; a < 4 && 4 * ty + a < OH; a++)
             memcpy(dst + (4 * ty + a) * OW, rows[a], (size_t)OW * sizeof(float));
     }
-    (void)T;
 }
 
 #if CONV_HAVE_DIRECT
@@ -343,7 +342,7 @@ static void wg4_output_plane(const float *mp, float b0, int64_t OH, int64_t OW, 
  * tiles, the 16 tiles are taken in t order across tile rows (as
  * wg4_input_plane512_rows4 does), else along one tile row. */
 static WG_TARGET512 void wg4_output_plane512(const float *mp, float b0, int64_t OH, int64_t OW, int64_t TH,
-                                             int64_t TW, int64_t T, int64_t xs, float *dst) {
+                                             int64_t TW, int64_t xs, float *dst) {
     const __m512 bias = _mm512_set1_ps(b0);
     bool rows4 = TW % 4 == 0;
     for (int64_t ty = 0, tx = 0; ty < TH;) {
@@ -393,7 +392,6 @@ static WG_TARGET512 void wg4_output_plane512(const float *mp, float b0, int64_t 
             tx = 0;
         }
     }
-    (void)T;
 }
 #endif
 
@@ -412,10 +410,10 @@ static void wg4_output(const wg_prob *p, const float *M, const float *bias, int6
         float b0 = bias ? bias[o] : 0.0f;
 #if CONV_HAVE_DIRECT
         if (avx512)
-            wg4_output_plane512(mp, b0, OH, OW, TH, TW, T, wg_xs(Co, T), dst);
+            wg4_output_plane512(mp, b0, OH, OW, TH, TW, wg_xs(Co, T), dst);
         else
 #endif
-            wg4_output_plane(mp, b0, OH, OW, TH, TW, T, wg_xs(Co, T), dst);
+            wg4_output_plane(mp, b0, OH, OW, TH, TW, wg_xs(Co, T), dst);
         (void)avx512;
     });
 }

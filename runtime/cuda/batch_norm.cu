@@ -2,9 +2,10 @@
  * batch_norm.cu -- batch normalization over the (A, C, B) view on the GPU
  * with the CPU's formulas and order (runtime/cpu/batch_norm.c): per
  * channel, the mean and then the mean of squared deviations summed in
- * double in (a, b) order, inv_std = 1 / sqrt(var + eps), y = x * scale +
- * shift; the gradient's per-channel sums likewise, then
- * gx = gamma inv_std (gy - xhat mean(gy xhat) - mean(gy)).
+ * double as BN_LANES interleaved partial sums (element b of each row to
+ * lane b % BN_LANES, lanes added in order at the end), inv_std =
+ * 1 / sqrt(var + eps), y = x * scale + shift; the gradient's per-channel
+ * sums likewise, then gx = gamma inv_std (gy - xhat mean(gy xhat) - mean(gy)).
  *
  * One item per channel for the sums (each a serial loop over A * B
  * values, in the CPU's order: the same bits, but only C threads busy, so
@@ -19,6 +20,15 @@
 
 #include <math.h>
 
+/* The CPU's lane count and lane total (runtime/cpu/batch_norm.c). */
+#define BN_LANES 16
+CU_HD double bn_lanes_total(const double *acc) {
+    double t = 0;
+    for (int j = 0; j < BN_LANES; j++)
+        t += acc[j];
+    return t;
+}
+
 /* Per channel c: mean, var, inv_std into st (3 C doubles), and into the
  * outputs of x's type that are given. */
 template <typename T> struct bn_stats_step {
@@ -29,21 +39,19 @@ template <typename T> struct bn_stats_step {
     T *mean, *var, *istd;
 
     CU_HD void operator()(int64_t c) const {
-        double m = (double)(A * B), s = 0, q = 0;
+        double m = (double)(A * B), s[BN_LANES] = { 0 }, q[BN_LANES] = { 0 };
         for (int64_t a = 0; a < A; a++) {
             const T *p = x + (a * C + c) * B;
             for (int64_t b = 0; b < B; b++)
-                s += p[b];
+                s[b % BN_LANES] += (double)p[b];
         }
-        double mu = m > 0 ? s / m : 0;
+        double mu = m > 0 ? bn_lanes_total(s) / m : 0;
         for (int64_t a = 0; a < A; a++) {
             const T *p = x + (a * C + c) * B;
-            for (int64_t b = 0; b < B; b++) {
-                double d = p[b] - mu;
-                q += d * d;
-            }
+            for (int64_t b = 0; b < B; b++)
+                q[b % BN_LANES] += ((double)p[b] - mu) * ((double)p[b] - mu);
         }
-        double v = m > 0 ? q / m : 0, is = 1.0 / sqrt(v + eps);
+        double v = m > 0 ? bn_lanes_total(q) / m : 0, is = 1.0 / sqrt(v + eps);
         st[c] = mu, st[C + c] = v, st[2 * C + c] = is;
         if (mean)
             mean[c] = (T)mu;
@@ -77,14 +85,15 @@ template <typename T> struct bn_grad_sums_step {
     T *ggamma, *gbeta;
 
     CU_HD void operator()(int64_t c) const {
-        double mu = mean[c], sg = 0, sgx = 0;
+        double mu = mean[c], sgl[BN_LANES] = { 0 }, sgxl[BN_LANES] = { 0 };
         for (int64_t a = 0; a < A; a++) {
             const T *px = x + (a * C + c) * B, *pg = gy + (a * C + c) * B;
             for (int64_t b = 0; b < B; b++) {
-                sg += pg[b];
-                sgx += pg[b] * (px[b] - mu);
+                sgl[b % BN_LANES] += pg[b];
+                sgxl[b % BN_LANES] += pg[b] * (px[b] - mu);
             }
         }
+        double sg = bn_lanes_total(sgl), sgx = bn_lanes_total(sgxl);
         double gg = sgx * istd[c];
         acc[c] = gg, acc[C + c] = sg;
         if (ggamma)

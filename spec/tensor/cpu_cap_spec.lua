@@ -5,9 +5,10 @@
 -- batch normalization, the batch-1 rows and the float32 products.  Each
 -- cap runs in a child process (the cap is read once per process) that
 -- compares float32 results with float64 and prints the worst error of each.
-local H = require 'spec.helpers'
+local H = require 'helpers'
 
 local CHILD = [==[
+package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path
 local chainer = require 'chainer'
 local F = require 'chainer.functions'
 local T = chainer.tensor

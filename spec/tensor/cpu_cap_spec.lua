@@ -52,6 +52,22 @@ for _, c in ipairs(cases) do
   print(string.format('%s %.3e %.0e', c[1], both(c[2], c[3]), c[4]))
 end
 print('blas ' .. lib.ffi.string(lib.C.ch_blas_info()))
+-- batch normalization rounds alike on every path (and on the GPU): its
+-- float32 y and gx as bits
+do
+  T.random.seed(3)
+  local x = chainer.Variable(U { 6, 10, 5, 7 })
+  local y = F.batch_normalization(x, chainer.Variable(U { 10 }), chainer.Variable(U { 10 }))
+  y.grad = U(y.shape)
+  y:backward()
+  local h = 2166136261ULL
+  for _, t in ipairs({ y.array, x.grad }) do
+    local c = t:copy()
+    local p = lib.ffi.cast('const uint32_t *', lib.C.ch_tensor_ptr(c.ptr))
+    for i = 0, c.size - 1 do h = (h * 16777619ULL + p[i]) % 4294967296ULL end
+  end
+  print('bn_bits ' .. tostring(h):gsub('ULL$', ''))
+end
 ]==]
 
 describe('CHAINLUA_CPU caps the kernels', function()
@@ -88,6 +104,15 @@ describe('CHAINLUA_CPU caps the kernels', function()
       end
     end)
   end
+
+  it('gives batch normalization the same bits under every cap', function()
+    local bits = {}
+    for _, cap in ipairs({ 'baseline', 'avx2', 'native' }) do
+      bits[#bits + 1] = assert(run(cap):match('bn_bits (%d+)'), cap)
+    end
+    assert.are.equal(bits[1], bits[2])
+    assert.are.equal(bits[1], bits[3])
+  end)
 
   it('warns once about a value it does not know, and runs as native', function()
     local out = run('avx3')

@@ -54,6 +54,20 @@ static void store_vec(ch_tensor *t, const double *v, int64_t C) {
 #define BN_WIDE(name) name
 #endif
 
+/* NAME(A, C, B, c, ...) for every channel c, over the threads when the
+ * work is large enough, the AVX-512 build where the CPU has it. */
+#define BN_EACH_CHANNEL(A, C, B, NAME, ...)                                                                   \
+    do {                                                                                                      \
+        int par_ = (C) > 1 && (A) * (B) * (C) >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                   \
+        bool wide_ = BN_HAVE_AVX512 && ch_cpu_avx512f();                                                      \
+        CH_PAR_FOR_DYNAMIC(par_, ch_dynamic_chunk(C), int64_t c = 0; c < (C); c++, {                          \
+            if (wide_)                                                                                        \
+                BN_WIDE(NAME)(A, C, B, c, __VA_ARGS__);                                                       \
+            else                                                                                              \
+                NAME(A, C, B, c, __VA_ARGS__);                                                                \
+        });                                                                                                   \
+    } while (0)
+
 #define BN_LANES 16
 
 static inline double bn_lanes_total(const double *acc) {
@@ -111,14 +125,7 @@ BN_FWD_CHANNEL(double, _avx512, BN_TARGET512)
 #define BN_FWD(T)                                                                                             \
     static void bn_fwd_##T(int64_t A, int64_t C, int64_t B, const T *x, const double *gamma,                  \
                            const double *beta, double eps, T *y, double *mean, double *var, double *istd) {   \
-        int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                            \
-        bool wide = BN_HAVE_AVX512 && ch_cpu_avx512f();                                                       \
-        CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                             \
-            if (wide)                                                                                         \
-                BN_WIDE(bn_fwd_channel_##T)(A, C, B, c, x, gamma, beta, eps, y, mean, var, istd);             \
-            else                                                                                              \
-                bn_fwd_channel_##T(A, C, B, c, x, gamma, beta, eps, y, mean, var, istd);                      \
-        });                                                                                                   \
+        BN_EACH_CHANNEL(A, C, B, bn_fwd_channel_##T, x, gamma, beta, eps, y, mean, var, istd);                \
     }
 BN_FWD(float)
 BN_FWD(double)
@@ -189,14 +196,7 @@ BN_BWD_CHANNEL(double, _avx512, BN_TARGET512)
 #define BN_BWD(T)                                                                                             \
     static void bn_bwd_##T(int64_t A, int64_t C, int64_t B, const T *x, const T *gy, const double *gamma,     \
                            const double *mean, const double *istd, T *gx, double *gg, double *gb) {           \
-        int par = C > 1 && A * B * C >= CH_PARALLEL_GRAIN / 4 && ch_threads() > 1;                            \
-        bool wide = BN_HAVE_AVX512 && ch_cpu_avx512f();                                                       \
-        CH_PAR_FOR_DYNAMIC(par, ch_dynamic_chunk(C), int64_t c = 0; c < C; c++, {                             \
-            if (wide)                                                                                         \
-                BN_WIDE(bn_bwd_channel_##T)(A, C, B, c, x, gy, gamma, mean, istd, gx, gg, gb);                \
-            else                                                                                              \
-                bn_bwd_channel_##T(A, C, B, c, x, gy, gamma, mean, istd, gx, gg, gb);                         \
-        });                                                                                                   \
+        BN_EACH_CHANNEL(A, C, B, bn_bwd_channel_##T, x, gy, gamma, mean, istd, gx, gg, gb);                   \
     }
 BN_BWD(float)
 BN_BWD(double)

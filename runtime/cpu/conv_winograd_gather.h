@@ -48,6 +48,15 @@ static WG_TARGET512 inline __mmask16 wg_inside(__m512i row, int k, int64_t len) 
                        _mm512_cmplt_epi32_mask(v, _mm512_set1_epi32((int32_t)len)));
 }
 
+/* F(2x2, 3x3)'s B^T on one column (or row) of 16 tiles, the additions of
+ * wg_input_plane512 in its order. */
+static WG_TARGET512 inline void wg2_bt512(const __m512 d[4], __m512 v[4]) {
+    v[0] = _mm512_sub_ps(d[0], d[2]);
+    v[1] = _mm512_add_ps(d[1], d[2]);
+    v[2] = _mm512_sub_ps(d[2], d[1]);
+    v[3] = _mm512_sub_ps(d[1], d[3]);
+}
+
 /* V of channel c for tiles [t0, t0 + n) of the chunk whose first image is
  * `in` (x's image n0), into dst. */
 static WG_TARGET512 void wg_input_gather16(const wg_prob *p, const float *in, int64_t c, int64_t t0, int n,
@@ -66,27 +75,19 @@ static WG_TARGET512 void wg_input_gather16(const wg_prob *p, const float *in, in
         __m512 d[6], v[6];
         for (int a = 0; a < w; a++)
             d[a] = wg_gather_tap(src, base, rows_ok[a], cols_ok[b], p->W, a, b);
-        if (p->m == 4) {
+        if (p->m == 4)
             WG4_BT(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, d, v);
-        } else { /* F(2x2, 3x3)'s B^T, as wg_input_plane512 */
-            v[0] = _mm512_sub_ps(d[0], d[2]);
-            v[1] = _mm512_add_ps(d[1], d[2]);
-            v[2] = _mm512_sub_ps(d[2], d[1]);
-            v[3] = _mm512_sub_ps(d[1], d[3]);
-        }
+        else
+            wg2_bt512(d, v);
         for (int q = 0; q < w; q++)
             t[q][b] = v[q];
     }
     for (int q = 0; q < w; q++) {
         __m512 v[6];
-        if (p->m == 4) {
+        if (p->m == 4)
             WG4_BT(__m512, WG4_VADD, WG4_VSUB, WG4_VMUL, t[q], v);
-        } else {
-            v[0] = _mm512_sub_ps(t[q][0], t[q][2]);
-            v[1] = _mm512_add_ps(t[q][1], t[q][2]);
-            v[2] = _mm512_sub_ps(t[q][2], t[q][1]);
-            v[3] = _mm512_sub_ps(t[q][1], t[q][3]);
-        }
+        else
+            wg2_bt512(t[q], v);
         for (int k = 0; k < w; k++)
             wg_store_tiles(dst, q * w + k, t0, n, v[k]);
     }

@@ -196,6 +196,11 @@ static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A
     int threads = 1;
 #endif
     bool big = M * N * K >= GEMM_PAR_MIN;
+    /* float32 on the AVX-512 kernel: units handed out as threads come free */
+    if (f32 && big && threads > 1 &&
+        ch_cpu_sgemm512_team(ta == CblasTrans, tb == CblasTrans, M, N, K, (float)alpha, (const float *)A, lda,
+                             (const float *)B, ldb, (float)beta, (float *)Cp, ldc, threads))
+        return;
     if (big && M < COL_SPLIT_ROWS && N >= 2 * COL_SPLIT_COLS) {
         int64_t pieces = 2 * (N / (2 * COL_SPLIT_COLS));
         int team = threads < pieces ? threads : (int)pieces;

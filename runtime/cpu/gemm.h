@@ -24,6 +24,13 @@ bool ch_cpu_sgemm512_ok(void);
 bool ch_cpu_sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
+/* The same product on a team of `team` (>= 2) threads in one OpenMP region,
+ * units of work handed out as threads come free; the same bits as on one
+ * thread.  False (nothing done) on one thread, inside a parallel region,
+ * without AVX-512 or out of memory. */
+bool ch_cpu_sgemm512_team(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                          int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int team);
+
 /* The same product with B already in the kernel's column panels: beta 0,
  * A (M x K, lda) not transposed, B's column j, row k at
  * Bp[(j / CH_SGEMM512_PANEL) * K * CH_SGEMM512_PANEL + k * CH_SGEMM512_PANEL

@@ -261,6 +261,149 @@ bool ch_cpu_sgemm512_panels(int64_t M, int64_t N, int64_t K, const float *A, int
     return true;
 }
 
+/* ---- one product on a team of threads ------------------------------------ */
+/* The work is cut into units that depend on the shape only and handed out
+ * as threads come free, so a core that runs slower (on a shared VM one of
+ * two vCPUs often runs 10-40 % behind the other for minutes) takes fewer:
+ * with two fixed halves every product waited for the slower one.  Each
+ * element of C is still summed over the same blocks of K in the same order
+ * as by sg_run on one thread, so the bits do not depend on the threads.
+ *
+ * Short products (M < SG_MC rows: a batch against a layer's weights): a
+ * unit is a strip of op(B)'s column panels; a thread packs all of op(A)
+ * (M x K) once, at its first unit, then each strip it takes, block of K
+ * after block.
+ * Tall products: for each block of op(B) (SG_KC x SG_NC), which a thread
+ * packs when it reaches it, units of rows of op(A) go round; a thread that
+ * finds a block's rows all taken goes on to the next block (the only wait:
+ * between two blocks of K, which add to the same C). */
+
+#ifdef _OPENMP
+#include <omp.h>
+
+#define SG_UNITS_PER_THREAD 8 /* enough units for the last ones to even out the cores */
+#define SG_SHORT_A_MAX ((int64_t)1 << 20) /* floats of op(A) a short product packs whole: 4 MB */
+
+/* Units of `unit` items (rounded up to `align`) so that there are about
+ * SG_UNITS_PER_THREAD per thread, at most `cap` items each. */
+static int64_t sg_unit(int64_t n, int team, int64_t align, int64_t cap) {
+    int64_t u = (n + (int64_t)SG_UNITS_PER_THREAD * team - 1) / ((int64_t)SG_UNITS_PER_THREAD * team);
+    u = (u + align - 1) / align * align;
+    return u < align ? align : u > cap ? cap : u;
+}
+
+typedef struct sg_product {
+    int64_t M, N, K, ais, aks, bks, bjs, ldc, KC;
+    const float *A, *B;
+    float *C, alpha, beta;
+} sg_product;
+
+/* The next unit for the calling thread, from the team's counter. */
+static inline int64_t sg_take(int64_t *next) { return __atomic_fetch_add(next, 1, __ATOMIC_RELAXED); }
+
+/* Each thread takes its buffers from its own slots before its first unit;
+ * a thread that cannot get them takes no units and the others do its share
+ * (the caller got the master's before the region, so one thread always
+ * can). */
+static SG_TARGET void sg_team_short(const sg_product *p, int64_t unit_cols, int64_t *next) {
+    int64_t M = p->M, N = p->N, K = p->K, KC = p->KC, Mp = (M + SG_MR - 1) / SG_MR * SG_MR;
+    int64_t units = (N + unit_cols - 1) / unit_cols;
+    /* op(A) whole: its block at k0 starts at apack + Mp * k0, row panel i0 at + i0 * kc */
+    float *apack = (float *)ch_cpu_scratch(CH_SCRATCH_GEMM_A, (size_t)Mp * K * sizeof(float));
+    float *bstrip = (float *)ch_cpu_scratch(CH_SCRATCH_GEMM_B, (size_t)KC * unit_cols * sizeof(float));
+    if (!apack || !bstrip)
+        return;
+    int64_t u = sg_take(next);
+    if (u >= units)
+        return;
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+        int64_t kc = K - k0 < KC ? K - k0 : KC;
+        sg_pack(p->A + k0 * p->aks, p->aks, p->ais, M, kc, SG_MR, apack + Mp * k0);
+    }
+    for (; u < units; u = sg_take(next)) {
+        int64_t j0 = u * unit_cols, nc = N - j0 < unit_cols ? N - j0 : unit_cols;
+        for (int64_t k0 = 0; k0 < K; k0 += KC) {
+            int64_t kc = K - k0 < KC ? K - k0 : KC;
+            sg_pack(p->B + k0 * p->bks + j0 * p->bjs, p->bks, p->bjs, nc, kc, SG_NR, bstrip);
+            for (int64_t ir = 0; ir < M; ir += SG_MR) {
+                int mr = (int)(M - ir < SG_MR ? M - ir : SG_MR);
+                for (int64_t jr = 0; jr < nc; jr += SG_NR) {
+                    int nr = (int)(nc - jr < SG_NR ? nc - jr : SG_NR);
+                    sg_kernel(kc, apack + Mp * k0 + ir * kc, bstrip + jr * kc, p->C + ir * p->ldc + j0 + jr, p->ldc,
+                              mr, nr, p->alpha, p->beta, k0 == 0);
+                }
+            }
+        }
+    }
+}
+
+/* Units numbered block of K after block, and within one, by block of
+ * columns (sg_run's order), then rows.  A block of K adds to what the
+ * previous one left in C, so the team waits at a barrier between two; a
+ * thread may hold one unit of the next block while it waits.  Within a
+ * block of K a thread's units come in increasing order, so it packs each
+ * block of op(B) it works in once. */
+static SG_TARGET void sg_team_tall(const sg_product *p, int64_t NC, int64_t unit_rows, int64_t *next) {
+    int64_t M = p->M, N = p->N, K = p->K, KC = p->KC;
+    int64_t runits = (M + unit_rows - 1) / unit_rows, kblocks = (K + KC - 1) / KC;
+    int64_t per_k = (N + NC - 1) / NC * runits, packed = -1;
+    sg_buffers buf;
+    bool ok = sg_buffers_get(&buf);
+    int64_t t = ok ? sg_take(next) : INT64_MAX;
+    for (int64_t kb = 0; kb < kblocks; kb++) {
+        if (kb > 0) {
+#pragma omp barrier
+        }
+        int64_t k0 = kb * KC, kc = K - k0 < KC ? K - k0 : KC;
+        for (; t < (kb + 1) * per_k; t = sg_take(next)) {
+            int64_t local = t - kb * per_k, jb = local / runits, j0 = jb * NC, nc = N - j0 < NC ? N - j0 : NC;
+            if (t / runits != packed) {
+                sg_pack(p->B + k0 * p->bks + j0 * p->bjs, p->bks, p->bjs, nc, kc, SG_NR, buf.b);
+                packed = t / runits;
+            }
+            int64_t i0 = local % runits * unit_rows, mu = M - i0 < unit_rows ? M - i0 : unit_rows;
+            sg_rows(buf.a, mu, p->A + i0 * p->ais, p->ais, p->aks, k0, kc, buf.b, kc * SG_NR, nc,
+                    p->C + i0 * p->ldc + j0, p->ldc, p->alpha, p->beta, kb == 0);
+        }
+    }
+}
+
+bool ch_cpu_sgemm512_team(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                          int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int team) {
+    if (team < 2 || omp_in_parallel() || !ch_cpu_sgemm512_ok() || K <= 0 || alpha == 0.0f)
+        return false;
+    sg_product p = {M, N, K, ta ? 1 : lda, ta ? lda : 1, tb ? 1 : ldb, tb ? ldb : 1, ldc, sg_block(K, SG_KC, 8),
+                    A, B, C, alpha, beta};
+    int64_t next = 0;
+    if (M < SG_MC && N > SG_NR && (M + SG_MR) * K <= SG_SHORT_A_MAX) {
+        int64_t unit_cols = sg_unit(N, team, SG_NR, SG_NC), Mp = (M + SG_MR - 1) / SG_MR * SG_MR;
+        if (!ch_cpu_scratch(CH_SCRATCH_GEMM_A, (size_t)Mp * K * sizeof(float)) ||
+            !ch_cpu_scratch(CH_SCRATCH_GEMM_B, (size_t)p.KC * unit_cols * sizeof(float)))
+            return false;
+#pragma omp parallel num_threads(team)
+        sg_team_short(&p, unit_cols, &next);
+    } else {
+        sg_buffers buf;
+        if (!sg_buffers_get(&buf))
+            return false;
+        int64_t unit_rows = sg_unit(M, team, SG_MR, SG_MC);
+#pragma omp parallel num_threads(team)
+        sg_team_tall(&p, sg_block(N, SG_NC, SG_NR), unit_rows, &next);
+    }
+    return true;
+}
+
+#else
+
+bool ch_cpu_sgemm512_team(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                          int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int team) {
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb;
+    (void)beta, (void)C, (void)ldc, (void)team;
+    return false;
+}
+
+#endif
+
 /* The CPU has AVX-512 F, VL and DQ, and CHAINLUA_SGEMM does not say
  * "openblas" (which sends every product to OpenBLAS: for comparisons). */
 bool ch_cpu_sgemm512_ok(void) {
@@ -295,6 +438,13 @@ bool ch_cpu_sgemm512_panels(int64_t M, int64_t N, int64_t K, const float *A, int
 }
 
 bool ch_cpu_sgemm512_ok(void) { return false; }
+
+bool ch_cpu_sgemm512_team(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                          int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int team) {
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb;
+    (void)beta, (void)C, (void)ldc, (void)team;
+    return false;
+}
 
 bool ch_cpu_sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {

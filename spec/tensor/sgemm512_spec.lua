@@ -90,6 +90,39 @@ describe('float32 gemm (AVX-512 kernel where the CPU has it)', function()
     end
   end)
 
+  -- products big enough for a team of threads (sgemm512.c's units handed out
+  -- as threads come free): short ones (under 192 rows: strips of columns,
+  -- op(A) packed whole; one with too long an op(A) for that, run as tall),
+  -- tall ones (units of rows within blocks of K and of columns), ragged
+  -- last units, several blocks of K, views, alpha and beta
+  it('gives every team product the float64 result and the same bits on 1, 2 and 3 threads', function()
+    T.random.seed(12)
+    local cases = {
+      { 100, 1000, 784, {} }, { 37, 2000, 600, { transb = true } }, { 191, 777, 300, { transa = true } },
+      { 100, 200, 12000, {} }, { 300, 700, 600, { transa = true, transb = true } },
+      { 1003, 130, 1000, { transb = true } }, { 520, 1300, 40, {} }, { 2000, 49, 300, { transa = true } },
+    }
+    for _, c in ipairs(cases) do
+      local m, n, k, o = c[1], c[2], c[3], c[4]
+      local a, b, c0 = operands(m, n, k, o)
+      local opts = { transa = o.transa, transb = o.transb, alpha = -0.75, beta = 0.5 }
+      local name = string.format('%dx%dx%d', m, n, k)
+      chainer.set_num_threads(1)
+      local c1, c1b = check(a, b, c0, o), check(a, b, c0, opts)
+      for _, t in ipairs({ 2, 3 }) do
+        chainer.set_num_threads(t)
+        assert.is_true(T.all(T.eq(check(a, b, c0, o), c1)):item(), name .. ' on ' .. t .. ' threads')
+        assert.is_true(T.all(T.eq(check(a, b, c0, opts), c1b)):item(), name .. ' (alpha, beta) on ' .. t .. ' threads')
+      end
+    end
+    -- op(A) a view, its rows 1100 floats apart
+    local a, b, c0 = U({ 150, 1100 }):slice('0:150', '50:1050'), U({ 1000, 900 }), U({ 150, 900 })
+    chainer.set_num_threads(1)
+    local c1 = check(a, b, c0, {})
+    chainer.set_num_threads(2)
+    assert.is_true(T.all(T.eq(check(a, b, c0, {}), c1)):item(), 'view on 2 threads')
+  end)
+
   it('ignores NaN in C when beta is 0 (C is written, not read)', function()
     T.random.seed(5)
     for _, o in ipairs({ {}, { transa = true, transb = true } }) do

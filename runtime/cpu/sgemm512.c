@@ -262,21 +262,22 @@ bool ch_cpu_sgemm512_panels(int64_t M, int64_t N, int64_t K, const float *A, int
 }
 
 /* ---- one product on a team of threads ------------------------------------ */
-/* The work is cut into units that depend on the shape only and handed out
- * as threads come free, so a core that runs slower (on a shared VM one of
- * two vCPUs often runs 10-40 % behind the other for minutes) takes fewer:
- * with two fixed halves every product waited for the slower one.  Each
- * element of C is still summed over the same blocks of K in the same order
- * as by sg_run on one thread, so the bits do not depend on the threads.
+/* The work is cut into units that depend on the shape only.  Each thread
+ * starts on its own contiguous range of them and, when that is done, takes
+ * units from the ends of the others' (below), so a core that runs slower
+ * (on a shared VM one of two vCPUs often runs 10-40 % behind the other for
+ * minutes) does fewer: with two fixed halves every product waited for the
+ * slower one.  Each element of C is still summed over the same blocks of K
+ * in the same order as by sg_run on one thread, so the bits do not depend
+ * on the threads.
  *
  * Short products (M < SG_MC rows: a batch against a layer's weights): a
  * unit is a strip of op(B)'s column panels; a thread packs all of op(A)
- * (M x K) once, at its first unit, then each strip it takes, block of K
- * after block.
- * Tall products: for each block of op(B) (SG_KC x SG_NC), which a thread
- * packs when it reaches it, units of rows of op(A) go round; a thread that
- * finds a block's rows all taken goes on to the next block (the only wait:
- * between two blocks of K, which add to the same C). */
+ * (M x K) once, before its first unit, then each strip it takes, block of
+ * K after block.
+ * Tall products: units of rows of op(A) within each block of op(B)
+ * (SG_KC x SG_NC), which a thread packs when it comes to it; the only wait
+ * is a barrier between two blocks of K, which add to the same C. */
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -298,29 +299,64 @@ typedef struct sg_product {
     float *C, alpha, beta;
 } sg_product;
 
-/* The next unit for the calling thread, from the team's counter. */
-static inline int64_t sg_take(int64_t *next) { return __atomic_fetch_add(next, 1, __ATOMIC_RELAXED); }
+/* ---- who takes which unit ---- */
+/* Units [0, n) start cut into one contiguous range per thread, as fixed
+ * pieces would be, so a thread's part of C is the same from product to
+ * product and the pass that reads it next (a gradient's optimizer update,
+ * split the same way) finds it in that core's cache: handing units out from
+ * one shared counter interleaved the threads' rows, and the SGD update of
+ * the bench MLP read a third slower.  A thread takes its own range from the
+ * front; when that is empty it takes from the back of another's, so a faster
+ * core still ends up with more.  A range is one word, front in the low 32
+ * bits and back in the high, changed by compare-and-swap. */
+#define SG_TEAM_MAX 64
+
+static void sg_ranges_init(uint64_t *w, int team, int64_t n) {
+    for (int q = 0; q < team; q++)
+        w[q] = (uint64_t)(n * q / team) | (uint64_t)(n * (q + 1) / team) << 32;
+}
+
+/* The front (or back) unit of one range, -1 when it is empty. */
+static int64_t sg_range_take(uint64_t *w, bool back) {
+    uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED);
+    for (;;) {
+        uint32_t f = (uint32_t)old, b = (uint32_t)(old >> 32);
+        if (f >= b)
+            return -1;
+        uint64_t upd = back ? old - ((uint64_t)1 << 32) : old + 1;
+        if (__atomic_compare_exchange_n(w, &old, upd, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return back ? (int64_t)b - 1 : (int64_t)f;
+    }
+}
+
+/* Thread q's next unit: its own range's front, else another's back. */
+static int64_t sg_next_unit(uint64_t *w, int team, int q) {
+    int64_t u = sg_range_take(w + q, false);
+    for (int d = 1; u < 0 && d < team; d++)
+        u = sg_range_take(w + (q + d) % team, true);
+    return u;
+}
 
 /* Each thread takes its buffers from its own slots before its first unit;
  * a thread that cannot get them takes no units and the others do its share
  * (the caller got the master's before the region, so one thread always
  * can). */
-static SG_TARGET void sg_team_short(const sg_product *p, int64_t unit_cols, int64_t *next) {
+static SG_TARGET void sg_team_short(const sg_product *p, int64_t unit_cols, uint64_t *ranges, int team) {
     int64_t M = p->M, N = p->N, K = p->K, KC = p->KC, Mp = (M + SG_MR - 1) / SG_MR * SG_MR;
-    int64_t units = (N + unit_cols - 1) / unit_cols;
+    int q = omp_get_thread_num();
     /* op(A) whole: its block at k0 starts at apack + Mp * k0, row panel i0 at + i0 * kc */
     float *apack = (float *)ch_cpu_scratch(CH_SCRATCH_GEMM_A, (size_t)Mp * K * sizeof(float));
     float *bstrip = (float *)ch_cpu_scratch(CH_SCRATCH_GEMM_B, (size_t)KC * unit_cols * sizeof(float));
     if (!apack || !bstrip)
         return;
-    int64_t u = sg_take(next);
-    if (u >= units)
+    int64_t u = sg_next_unit(ranges, team, q);
+    if (u < 0)
         return;
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
         int64_t kc = K - k0 < KC ? K - k0 : KC;
         sg_pack(p->A + k0 * p->aks, p->aks, p->ais, M, kc, SG_MR, apack + Mp * k0);
     }
-    for (; u < units; u = sg_take(next)) {
+    for (; u >= 0; u = sg_next_unit(ranges, team, q)) {
         int64_t j0 = u * unit_cols, nc = N - j0 < unit_cols ? N - j0 : unit_cols;
         for (int64_t k0 = 0; k0 < K; k0 += KC) {
             int64_t kc = K - k0 < KC ? K - k0 : KC;
@@ -337,31 +373,30 @@ static SG_TARGET void sg_team_short(const sg_product *p, int64_t unit_cols, int6
     }
 }
 
-/* Units numbered block of K after block, and within one, by block of
- * columns (sg_run's order), then rows.  A block of K adds to what the
- * previous one left in C, so the team waits at a barrier between two; a
- * thread may hold one unit of the next block while it waits.  Within a
- * block of K a thread's units come in increasing order, so it packs each
- * block of op(B) it works in once. */
-static SG_TARGET void sg_team_tall(const sg_product *p, int64_t NC, int64_t unit_rows, int64_t *next) {
+/* Per block of K (ranges + kb * team: its units), units numbered by block
+ * of columns (sg_run's order), then rows.  A block of K adds to what the
+ * previous one left in C, so the team waits at a barrier between two.  A
+ * thread packs a block of op(B) when its next unit lies in another block
+ * than the last one's. */
+static SG_TARGET void sg_team_tall(const sg_product *p, int64_t NC, int64_t unit_rows, uint64_t *ranges, int team) {
     int64_t M = p->M, N = p->N, K = p->K, KC = p->KC;
-    int64_t runits = (M + unit_rows - 1) / unit_rows, kblocks = (K + KC - 1) / KC;
-    int64_t per_k = (N + NC - 1) / NC * runits, packed = -1;
+    int64_t runits = (M + unit_rows - 1) / unit_rows, kblocks = (K + KC - 1) / KC, packed = -1;
+    int q = omp_get_thread_num();
     sg_buffers buf;
     bool ok = sg_buffers_get(&buf);
-    int64_t t = ok ? sg_take(next) : INT64_MAX;
     for (int64_t kb = 0; kb < kblocks; kb++) {
         if (kb > 0) {
 #pragma omp barrier
         }
         int64_t k0 = kb * KC, kc = K - k0 < KC ? K - k0 : KC;
-        for (; t < (kb + 1) * per_k; t = sg_take(next)) {
-            int64_t local = t - kb * per_k, jb = local / runits, j0 = jb * NC, nc = N - j0 < NC ? N - j0 : NC;
-            if (t / runits != packed) {
+        for (int64_t u = ok ? sg_next_unit(ranges + kb * team, team, q) : -1; u >= 0;
+             u = sg_next_unit(ranges + kb * team, team, q)) {
+            int64_t jb = u / runits, j0 = jb * NC, nc = N - j0 < NC ? N - j0 : NC;
+            if (kb * (N + NC - 1) / NC + jb != packed) {
                 sg_pack(p->B + k0 * p->bks + j0 * p->bjs, p->bks, p->bjs, nc, kc, SG_NR, buf.b);
-                packed = t / runits;
+                packed = kb * (N + NC - 1) / NC + jb;
             }
-            int64_t i0 = local % runits * unit_rows, mu = M - i0 < unit_rows ? M - i0 : unit_rows;
+            int64_t i0 = u % runits * unit_rows, mu = M - i0 < unit_rows ? M - i0 : unit_rows;
             sg_rows(buf.a, mu, p->A + i0 * p->ais, p->ais, p->aks, k0, kc, buf.b, kc * SG_NR, nc,
                     p->C + i0 * p->ldc + j0, p->ldc, p->alpha, p->beta, kb == 0);
         }
@@ -372,24 +407,37 @@ bool ch_cpu_sgemm512_team(bool ta, bool tb, int64_t M, int64_t N, int64_t K, flo
                           int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int team) {
     if (team < 2 || omp_in_parallel() || !ch_cpu_sgemm512_ok() || K <= 0 || alpha == 0.0f)
         return false;
+    if (team > SG_TEAM_MAX)
+        team = SG_TEAM_MAX;
     sg_product p = {M, N, K, ta ? 1 : lda, ta ? lda : 1, tb ? 1 : ldb, tb ? ldb : 1, ldc, sg_block(K, SG_KC, 8),
                     A, B, C, alpha, beta};
-    int64_t next = 0;
+    uint64_t local[4 * SG_TEAM_MAX];
     if (M < SG_MC && N > SG_NR && (M + SG_MR) * K <= SG_SHORT_A_MAX) {
         int64_t unit_cols = sg_unit(N, team, SG_NR, SG_NC), Mp = (M + SG_MR - 1) / SG_MR * SG_MR;
         if (!ch_cpu_scratch(CH_SCRATCH_GEMM_A, (size_t)Mp * K * sizeof(float)) ||
             !ch_cpu_scratch(CH_SCRATCH_GEMM_B, (size_t)p.KC * unit_cols * sizeof(float)))
             return false;
+        sg_ranges_init(local, team, (N + unit_cols - 1) / unit_cols);
 #pragma omp parallel num_threads(team)
-        sg_team_short(&p, unit_cols, &next);
-    } else {
-        sg_buffers buf;
-        if (!sg_buffers_get(&buf))
-            return false;
-        int64_t unit_rows = sg_unit(M, team, SG_MR, SG_MC);
-#pragma omp parallel num_threads(team)
-        sg_team_tall(&p, sg_block(N, SG_NC, SG_NR), unit_rows, &next);
+        sg_team_short(&p, unit_cols, local, team);
+        return true;
     }
+    sg_buffers buf;
+    if (!sg_buffers_get(&buf))
+        return false;
+    int64_t unit_rows = sg_unit(M, team, SG_MR, SG_MC), NC = sg_block(N, SG_NC, SG_NR);
+    int64_t kblocks = (K + p.KC - 1) / p.KC, units = (N + NC - 1) / NC * ((M + unit_rows - 1) / unit_rows);
+    if (units >= ((int64_t)1 << 31))
+        return false; /* more units than a range's 32-bit ends hold: fixed pieces */
+    uint64_t *ranges = kblocks * team <= 4 * SG_TEAM_MAX ? local : malloc((size_t)(kblocks * team) * sizeof *ranges);
+    if (!ranges)
+        return false;
+    for (int64_t kb = 0; kb < kblocks; kb++)
+        sg_ranges_init(ranges + kb * team, team, units);
+#pragma omp parallel num_threads(team)
+    sg_team_tall(&p, NC, unit_rows, ranges, team);
+    if (ranges != local)
+        free(ranges);
     return true;
 }
 

@@ -8,7 +8,9 @@
  * the median GB/s of each size: what a gemv over those rows could reach.
  * With THREADS > 1 each thread streams its own contiguous share (as the
  * gemv splits W's rows), all inside one parallel region per pass.
- *   cc -O3 -mavx512f -fopenmp bench/cache_read.c -o cache_read && ./cache_read [THREADS] [REPS] */
+ * Sizes in MB after REPS replace the three (where the caches end: the MLP's
+ * step keeps 14.4 MB of weights and gradients, `./cache_read 2 300 1 4 16 32 64`).
+ *   cc -O3 -mavx512f -fopenmp -Ibench bench/cache_read.c -o cache_read && ./cache_read [THREADS] [REPS] [MB...] */
 #include <immintrin.h>
 #include <omp.h>
 #include <stdio.h>
@@ -41,11 +43,18 @@ int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 1;
   int reps = argc > 2 ? atoi(argv[2]) : 2000;
   printf("%d thread(s)\n", threads);
-  size_t sizes[] = { 784 * 1000, 1000 * 1000, 784 * 1000 + 1000 * 1000 + 1000 * 10 };
-  const char *names[] = { "W1 784x1000", "W2 1000x1000", "all three" };
+  size_t sizes[64] = { 784 * 1000, 1000 * 1000, 784 * 1000 + 1000 * 1000 + 1000 * 10 };
+  const char *names[64] = { "W1 784x1000", "W2 1000x1000", "all three" };
+  int count = 3;
+  if (argc > 3) {
+    for (count = 0; count < argc - 3 && count < 64; count++) {
+      sizes[count] = (size_t)(atof(argv[3 + count]) * (1 << 20) / sizeof(float));
+      names[count] = argv[3 + count];
+    }
+  }
   double *t = malloc(reps * sizeof *t);
   volatile float sink = 0;
-  for (int s = 0; s < 3; s++) {
+  for (int s = 0; s < count; s++) {
     size_t n = sizes[s];
     float *a = aligned_alloc(64, (n * sizeof *a + 63) / 64 * 64);
     for (size_t i = 0; i < n; i++) a[i] = (float)(i % 7);

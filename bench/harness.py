@@ -33,7 +33,9 @@ TITLES = {
     'node': 'per-node overhead (fwd+bwd, 10 elements)',
     'infer': 'MLP inference, batch 1, no backprop',
 }
-TARGETS = {'mlp': 1.1, 'lenet': 1.0, 'resnet18': 1.2, 'vgg': 1.2, 'lstm': 2.0, 'nstep_lstm': 1.2, 'node': 5.0, 'infer': 5.0}
+# issue 19's targets (chainlua's advantage); the MLP's is 85 % of the GEMM roofline instead
+TARGETS = {'lenet': 1.5, 'resnet18': 1.2, 'vgg': 1.2, 'lstm': 2.0, 'nstep_lstm': 1.2, 'node': 6.0, 'infer': 6.0}
+MLP_ROOFLINE_TARGET = 0.85
 
 
 def run(cmd, env, timeout):
@@ -281,10 +283,17 @@ def render(meta, results):
             return '%s (%s-%s)' % (fmt(d['median']), fmt(d['min']), fmt(d['max']))
         adv = s.get('advantage')
         tgt = s.get('target')
+        if tgt:
+            verdict = '>= %.1fx %s' % (tgt, 'met' if adv and adv >= tgt else 'MISSED')
+        elif w == 'mlp' and s.get('roofline_fraction'):
+            verdict = '>= %.0f%% of the roofline: %.0f%% %s' % (
+                100 * MLP_ROOFLINE_TARGET, 100 * s['roofline_fraction'],
+                'met' if s['roofline_fraction'] >= MLP_ROOFLINE_TARGET else 'MISSED')
+        else:
+            verdict = '-'
         L.append('| %s | %s | %s | %s | %s | %s |' % (
             TITLES[w], s.get('unit', '?'), cell('chainlua'), cell('pytorch'),
-            ('%.2fx' % adv) if adv else '-',
-            ('>= %.1fx %s' % (tgt, 'met' if adv and adv >= tgt else 'MISSED')) if tgt else '-'))
+            ('%.2fx' % adv) if adv else '-', verdict))
     cpu = [(w, results[w]) for w in ('resnet18', 'vgg', 'lstm', 'nstep_lstm')
            if w in results and 'cpu_ms_per_iter' in (results[w].get('chainlua') or results[w].get('pytorch') or {})]
     if cpu:
@@ -311,9 +320,10 @@ def render(meta, results):
         L.append('')
         L.append('MLP GEMM roofline: %.2f GFLOP per iteration at %.1f GFLOP/s (cblas_sgemm 2048 from C, the faster '
                  'of the pinned and OpenBLAS\'s own kernels) = %.0f samples/s; '
-                 'chainlua reaches %.0f%% (target 85%%), PyTorch %.0f%%'
+                 'chainlua reaches %.0f%% (target %.0f%%), PyTorch %.0f%%'
                  % (m['gemm_flop_per_iter'] / 1e9, gemm_ceiling(meta['c']), m['roofline_samples_s'],
-                    100 * m['roofline_fraction'], 100 * (m.get('pytorch_roofline_fraction') or 0)))
+                    100 * m['roofline_fraction'], 100 * MLP_ROOFLINE_TARGET,
+                    100 * (m.get('pytorch_roofline_fraction') or 0)))
         pm = m.get('products_ms')
         if pm:
             step_ms = 1e5 / m['chainlua']['median']

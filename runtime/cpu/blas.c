@@ -186,7 +186,12 @@ static void gemm_piece(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A,
  * short A.  Column cuts do change the rounding, so these products are cut
  * at the same points on any thread count, one thread included (the pieces
  * depend on N only: an even count of about COL_SPLIT_COLS columns or more).
- * `clear`: a beta = 0 product whose C the pieces clear themselves. */
+ * `clear`: a beta = 0 product whose C the pieces clear themselves.
+ *
+ * All of this is for BLAS.  A float32 product on the AVX-512 kernel sums
+ * each element in blocks of K alone, wherever C is cut, so on several
+ * threads it goes to ch_cpu_sgemm512_team, whose units even out unequal
+ * cores. */
 static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A, CBLAS_TRANSPOSE tb, int64_t ldb,
                         const void *B, int64_t M, int64_t N, int64_t K, double alpha, double beta, bool clear,
                         void *Cp, int64_t ldc) {
@@ -196,7 +201,8 @@ static void gemm_blocks(bool f32, CBLAS_TRANSPOSE ta, int64_t lda, const void *A
     int threads = 1;
 #endif
     bool big = M * N * K >= GEMM_PAR_MIN;
-    /* float32 on the AVX-512 kernel: units handed out as threads come free */
+    /* float32 on the AVX-512 kernel: cut into units instead, each thread on
+     * its own range and then on what the others have left (sgemm512.c) */
     if (f32 && big && threads > 1 &&
         ch_cpu_sgemm512_team(ta == CblasTrans, tb == CblasTrans, M, N, K, (float)alpha, (const float *)A, lda,
                              (const float *)B, ldb, (float)beta, (float *)Cp, ldc, threads))

@@ -24,8 +24,9 @@ bool ch_cpu_sgemm512_ok(void);
 bool ch_cpu_sgemm512(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
-/* The same product on a team of `team` (>= 2) threads in one OpenMP region,
- * units of work handed out as threads come free; the same bits as on one
+/* The same product on a team of `team` (>= 2) threads in one OpenMP region:
+ * units of work fixed by the shape, each thread on its own contiguous range
+ * of them and then on what is left of the others'; the same bits as on one
  * thread.  False (nothing done) on one thread, inside a parallel region,
  * without AVX-512 or out of memory. */
 bool ch_cpu_sgemm512_team(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A,

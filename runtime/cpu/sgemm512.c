@@ -265,7 +265,7 @@ bool ch_cpu_sgemm512_panels(int64_t M, int64_t N, int64_t K, const float *A, int
 /* The work is cut into units that depend on the shape only.  Each thread
  * starts on its own contiguous range of them and, when that is done, takes
  * units from the ends of the others' (below), so a core that runs slower
- * (on a shared VM one of two vCPUs often runs 10-40 % behind the other for
+ * (on a shared VM one of two vCPUs often runs 7-14 % behind the other for
  * minutes) does fewer: with two fixed halves every product waited for the
  * slower one.  Each element of C is still summed over the same blocks of K
  * in the same order as by sg_run on one thread, so the bits do not depend

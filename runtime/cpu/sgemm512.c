@@ -305,7 +305,7 @@ typedef struct sg_product {
  * product and the pass that reads it next (a gradient's optimizer update,
  * split the same way) finds it in that core's cache: handing units out from
  * one shared counter interleaved the threads' rows, and the SGD update of
- * the bench MLP read a third slower.  A thread takes its own range from the
+ * the bench MLP ran a quarter to a third slower.  A thread takes its own range from the
  * front; when that is empty it takes from the back of another's, so a faster
  * core still ends up with more.  A range is one word, front in the low 32
  * bits and back in the high, changed by compare-and-swap. */

@@ -380,7 +380,8 @@ static SG_TARGET void sg_team_short(const sg_product *p, int64_t unit_cols, uint
  * than the last one's. */
 static SG_TARGET void sg_team_tall(const sg_product *p, int64_t NC, int64_t unit_rows, uint64_t *ranges, int team) {
     int64_t M = p->M, N = p->N, K = p->K, KC = p->KC;
-    int64_t runits = (M + unit_rows - 1) / unit_rows, kblocks = (K + KC - 1) / KC, packed = -1;
+    int64_t runits = (M + unit_rows - 1) / unit_rows, kblocks = (K + KC - 1) / KC, jblocks = (N + NC - 1) / NC;
+    int64_t packed = -1; /* the block of op(B) in buf.b: kb * jblocks + jb */
     int q = omp_get_thread_num();
     sg_buffers buf;
     bool ok = sg_buffers_get(&buf);
@@ -392,9 +393,9 @@ static SG_TARGET void sg_team_tall(const sg_product *p, int64_t NC, int64_t unit
         for (int64_t u = ok ? sg_next_unit(ranges + kb * team, team, q) : -1; u >= 0;
              u = sg_next_unit(ranges + kb * team, team, q)) {
             int64_t jb = u / runits, j0 = jb * NC, nc = N - j0 < NC ? N - j0 : NC;
-            if (kb * (N + NC - 1) / NC + jb != packed) {
+            if (kb * jblocks + jb != packed) {
                 sg_pack(p->B + k0 * p->bks + j0 * p->bjs, p->bks, p->bjs, nc, kc, SG_NR, buf.b);
-                packed = kb * (N + NC - 1) / NC + jb;
+                packed = kb * jblocks + jb;
             }
             int64_t i0 = u % runits * unit_rows, mu = M - i0 < unit_rows ? M - i0 : unit_rows;
             sg_rows(buf.a, mu, p->A + i0 * p->ais, p->ais, p->aks, k0, kc, buf.b, kc * SG_NR, nc,

@@ -68,6 +68,27 @@ function M.mlp_step_fixture()
   return model, opt, x, t
 end
 
+-- The MLP step's 8 products alone through T.gemm, as a function of no
+-- arguments (preallocated outputs; the model's weights and the batch x):
+-- forward x W1^T, h1 W2^T, h2 W3^T; backward layer 3's gW and gx, layer 2's
+-- gW and gx, layer 1's gW.  Used by workloads.lua (the harness splits the
+-- step into its products and the rest) and mlp_phases.lua.
+function M.mlp_products(model, x)
+  local T = require('chainer').tensor
+  local W1, W2, W3 = model.l1.W.array, model.l2.W.array, model.l3.W.array
+  local h1, h2, y = T.empty({ 100, 1000 }), T.empty({ 100, 1000 }), T.empty({ 100, 10 })
+  local g1, g2, g3 = T.empty({ 1000, 784 }), T.empty({ 1000, 1000 }), T.empty({ 10, 1000 })
+  local gh2, gh1 = T.empty({ 100, 1000 }), T.empty({ 100, 1000 })
+  local NT, TN = { transb = true }, { transa = true }
+  return function()
+    T.gemm(h1, x, W1, NT); T.gemm(h2, h1, W2, NT); T.gemm(y, h2, W3, NT)
+    T.gemm(g3, y, h2, TN); T.gemm(gh2, y, W3)
+    T.gemm(g2, gh2, h1, TN); T.gemm(gh1, gh2, W2)
+    T.gemm(g1, gh1, x, TN)
+  end
+end
+M.MLP_PRODUCT_FLOP = 2 * 100 * (784 * 1000 + 1000 * 1000 + 1000 * 10) * 3 - 2 * 100 * 784 * 1000
+
 -- Peak resident set size of this process in MiB (VmHWM).
 function M.peak_rss_mib()
   local f = io.open('/proc/self/status')

@@ -68,6 +68,41 @@ do
   end
   print('bn_bits ' .. tostring(h):gsub('ULL$', ''))
 end
+-- so do the optimizer updates (AVX-512 and baseline loops): the parameters
+-- and states after 3 updates, above the parallel grain with a ragged tail
+do
+  local O = chainer.optimizers
+  local h = 2166136261ULL
+  local function hash(t)
+    local c = t:copy()
+    local words = c.size * (c.dtype == 'float64' and 2 or 1)
+    local p = lib.ffi.cast('const uint32_t *', lib.C.ch_tensor_ptr(c.ptr))
+    for i = 0, words - 1 do h = (h * 16777619ULL + p[i]) % 4294967296ULL end
+  end
+  for _, dt in ipairs({ 'float32', 'float64' }) do
+    for _, make in ipairs({
+      function() return O.Adam() end, function() return O.AMSBound() end,
+      function() return O.AdamW({ weight_decay_rate = 0.01 }) end, function() return O.RMSprop() end,
+      function() return O.RMSpropGraves() end, function() return O.AdaDelta() end,
+      function() return O.AdaGrad() end, function() return O.SMORMS3() end, function() return O.MSVAG() end,
+    }) do
+      local n = 70001
+      local link = chainer.Link()
+      link:add_param('w', chainer.Parameter(T.arange(n, dt) * 0.001 - 0.02))
+      local opt = make():setup(link)
+      for step = 1, 3 do
+        link.w.grad = T.sin(T.arange(n, dt) * (0.37 * step)) * 0.1
+        opt:update()
+      end
+      hash(link.w.array)
+      local state, keys = opt.target.w.update_rule.state, {}
+      for k in pairs(state) do keys[#keys + 1] = k end
+      table.sort(keys)
+      for _, k in ipairs(keys) do hash(state[k]) end
+    end
+  end
+  print('opt_bits ' .. tostring(h):gsub('ULL$', ''))
+end
 ]==]
 
 describe('CHAINLUA_CPU caps the kernels', function()
@@ -109,6 +144,15 @@ describe('CHAINLUA_CPU caps the kernels', function()
     local bits = {}
     for _, cap in ipairs({ 'baseline', 'avx2', 'native' }) do
       bits[#bits + 1] = assert(run(cap):match('bn_bits (%d+)'), cap)
+    end
+    assert.are.equal(bits[1], bits[2])
+    assert.are.equal(bits[1], bits[3])
+  end)
+
+  it('gives the optimizer updates the same bits under every cap', function()
+    local bits = {}
+    for _, cap in ipairs({ 'baseline', 'avx2', 'native' }) do
+      bits[#bits + 1] = assert(run(cap):match('opt_bits (%d+)'), cap)
     end
     assert.are.equal(bits[1], bits[2])
     assert.are.equal(bits[1], bits[3])

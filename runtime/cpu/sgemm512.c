@@ -155,6 +155,14 @@ static inline __attribute__((always_inline)) SG_TARGET void sg_tile(int64_t kc, 
     for (int r = 0; r < 8; r++)
         for (int v = 0; v < NV; v++)
             s[r][v] = _mm512_setzero_ps();
+    /* C's tile is read or written after the loop: start its lines on their
+     * way now (a tile's rows are ldc apart, in L3 or memory for a large C) */
+    for (int r = 0; r < mr; r++) {
+        const char *c = (const char *)(C + r * ldc);
+        for (int v = 0; v < NV; v++)
+            _mm_prefetch(c + 64 * v, _MM_HINT_T0);
+        _mm_prefetch(c + 64 * NV - 1, _MM_HINT_T0);
+    }
     for (int64_t k = 0; k < kc; k++) {
         __m512 bv[3];
         for (int v = 0; v < NV; v++)
@@ -404,6 +412,61 @@ static SG_TARGET void sg_team_tall(const sg_product *p, int64_t NC, int64_t unit
     }
 }
 
+/* Tall products with several blocks of K and of columns, whose block of
+ * op(B) across all N columns fits in SG_SHARED_B_MAX floats: the team packs
+ * each block of K of op(B) once, into one buffer they all read (the
+ * master's B slot), and a unit is a band of rows across all columns, whose
+ * rows of op(A) its thread packs once.  sg_team_tall's units (a band within
+ * one block of columns) had each band of op(A) packed again for every block
+ * of columns: at 2048 x 2048 x 2048, 4 times, 4.8 % of the product's
+ * samples on 2 threads.  Where op(A) is packed once anyway (one block of
+ * columns: NStepLSTM's output layer gh = gy W, 700 x 200 x 10000) or there
+ * is little of it (one block of K: the MLP's gW over a batch of 100), the
+ * second barrier per block of K and reading the half of op(B) that the
+ * other core packed made the product 3-7 % slower: sg_team_tall. */
+#define SG_SHARED_B_MAX ((int64_t)1 << 20) /* 4 MB: a block of K of op(B) for N up to 4096 */
+
+/* Units are bands of rows (ranges + kb * team: block kb's).  Per block of
+ * K: the threads pack their share of op(B)'s column panels into `bpack`,
+ * wait for each other, then take bands; a band's thread packs its rows of
+ * op(A) and sweeps them over one block of SG_NC columns after another (that
+ * block of panels stays in L2 while all the band's row panels pass). */
+static SG_TARGET void sg_team_shared_b(const sg_product *p, float *bpack, int64_t unit_rows, uint64_t *ranges,
+                                       int team) {
+    int64_t M = p->M, N = p->N, K = p->K, KC = p->KC, NC = SG_NC;
+    int64_t kblocks = (K + KC - 1) / KC, panels = (N + SG_NR - 1) / SG_NR;
+    int q = omp_get_thread_num();
+    float *apack = (float *)ch_cpu_scratch(CH_SCRATCH_GEMM_A, (size_t)SG_MC * SG_KC * sizeof(float));
+    for (int64_t kb = 0; kb < kblocks; kb++) {
+        int64_t k0 = kb * KC, kc = K - k0 < KC ? K - k0 : KC;
+        if (kb > 0) {
+#pragma omp barrier
+        }
+        int64_t p0 = panels * q / team, p1 = panels * (q + 1) / team;
+        if (p1 > p0) {
+            int64_t j0 = p0 * SG_NR, nc = (p1 * SG_NR < N ? p1 * SG_NR : N) - j0;
+            sg_pack(p->B + k0 * p->bks + j0 * p->bjs, p->bks, p->bjs, nc, kc, SG_NR, bpack + j0 * kc);
+        }
+#pragma omp barrier
+        for (int64_t u = apack ? sg_next_unit(ranges + kb * team, team, q) : -1; u >= 0;
+             u = sg_next_unit(ranges + kb * team, team, q)) {
+            int64_t i0 = u * unit_rows, mu = M - i0 < unit_rows ? M - i0 : unit_rows;
+            sg_pack(p->A + i0 * p->ais + k0 * p->aks, p->aks, p->ais, mu, kc, SG_MR, apack);
+            for (int64_t j0 = 0; j0 < N; j0 += NC) {
+                int64_t nc = N - j0 < NC ? N - j0 : NC;
+                for (int64_t ir = 0; ir < mu; ir += SG_MR) {
+                    int mr = (int)(mu - ir < SG_MR ? mu - ir : SG_MR);
+                    for (int64_t jr = 0; jr < nc; jr += SG_NR) {
+                        int nr = (int)(nc - jr < SG_NR ? nc - jr : SG_NR);
+                        sg_kernel(kc, apack + ir * kc, bpack + (j0 + jr) * kc, p->C + (i0 + ir) * p->ldc + j0 + jr,
+                                  p->ldc, mr, nr, p->alpha, p->beta, kb == 0);
+                    }
+                }
+            }
+        }
+    }
+}
+
 bool ch_cpu_sgemm512_team(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                           int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int team) {
     if (team < 2 || omp_in_parallel() || !ch_cpu_sgemm512_ok() || K <= 0 || alpha == 0.0f)
@@ -423,11 +486,23 @@ bool ch_cpu_sgemm512_team(bool ta, bool tb, int64_t M, int64_t N, int64_t K, flo
         sg_team_short(&p, unit_cols, local, team);
         return true;
     }
+    int64_t kblocks = (K + p.KC - 1) / p.KC, Np = (N + SG_NR - 1) / SG_NR * SG_NR;
+    if (kblocks > 1 && N > SG_NC && Np * p.KC <= SG_SHARED_B_MAX && kblocks * team <= 4 * SG_TEAM_MAX) {
+        float *bpack = (float *)ch_cpu_scratch(CH_SCRATCH_GEMM_B, (size_t)(Np * p.KC) * sizeof(float));
+        if (!bpack || !ch_cpu_scratch(CH_SCRATCH_GEMM_A, (size_t)SG_MC * SG_KC * sizeof(float)))
+            return false;
+        int64_t unit_rows = sg_unit(M, team, SG_MR, SG_MC);
+        for (int64_t kb = 0; kb < kblocks; kb++)
+            sg_ranges_init(local + kb * team, team, (M + unit_rows - 1) / unit_rows);
+#pragma omp parallel num_threads(team)
+        sg_team_shared_b(&p, bpack, unit_rows, local, team);
+        return true;
+    }
     sg_buffers buf;
     if (!sg_buffers_get(&buf))
         return false;
     int64_t unit_rows = sg_unit(M, team, SG_MR, SG_MC), NC = sg_block(N, SG_NC, SG_NR);
-    int64_t kblocks = (K + p.KC - 1) / p.KC, units = (N + NC - 1) / NC * ((M + unit_rows - 1) / unit_rows);
+    int64_t units = (N + NC - 1) / NC * ((M + unit_rows - 1) / unit_rows);
     if (units >= ((int64_t)1 << 31))
         return false; /* more units than a range's 32-bit ends hold: fixed pieces */
     uint64_t *ranges = kblocks * team <= 4 * SG_TEAM_MAX ? local : malloc((size_t)(kblocks * team) * sizeof *ranges);

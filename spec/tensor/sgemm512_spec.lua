@@ -93,14 +93,19 @@ describe('float32 gemm (AVX-512 kernel where the CPU has it)', function()
   -- products big enough for a team of threads (sgemm512.c's units handed out
   -- as threads come free): short ones (under 192 rows: strips of columns,
   -- op(A) packed whole; one with too long an op(A) for that, run as tall),
-  -- tall ones (units of rows within blocks of K and of columns), ragged
-  -- last units, several blocks of K, views, alpha and beta
+  -- tall ones (bands of rows across all columns over op(B) packed once for
+  -- the team: 300 x 700 x 600, 400 x 1250 x 520; and, for a block
+  -- of op(B) too wide for that (200 x 5000 x 600), a single block of K
+  -- (520 x 1300 x 40) or of columns (1003 x 130 x 1000), bands within
+  -- blocks of columns), ragged last units, several blocks of K, views, alpha
+  -- and beta
   it('gives every team product the float64 result and the same bits on 1, 2 and 3 threads', function()
     T.random.seed(12)
     local cases = {
       { 100, 1000, 784, {} }, { 37, 2000, 600, { transb = true } }, { 191, 777, 300, { transa = true } },
       { 100, 200, 12000, {} }, { 300, 700, 600, { transa = true, transb = true } },
       { 1003, 130, 1000, { transb = true } }, { 520, 1300, 40, {} }, { 2000, 49, 300, { transa = true } },
+      { 200, 5000, 600, { transb = true } }, { 400, 1250, 520, { transa = true } },
     }
     for _, c in ipairs(cases) do
       local m, n, k, o = c[1], c[2], c[3], c[4]

@@ -213,6 +213,19 @@ static int64_t sg_block(int64_t n, int64_t cap, int64_t unit) {
     return (b + unit - 1) / unit * unit;
 }
 
+/* The tiles of m rows of packed op(A) (row panels kc apart) against n
+ * columns of packed op(B) (column panel q at b + q * bq), into C. */
+static SG_TARGET void sg_sweep(int64_t kc, const float *apack, int64_t m, const float *b, int64_t bq, int64_t n,
+                               float *C, int64_t ldc, float alpha, float beta, bool first) {
+    for (int64_t ir = 0; ir < m; ir += SG_MR) {
+        int mr = (int)(m - ir < SG_MR ? m - ir : SG_MR);
+        for (int64_t jr = 0; jr < n; jr += SG_NR) {
+            int nr = (int)(n - jr < SG_NR ? n - jr : SG_NR);
+            sg_kernel(kc, apack + ir * kc, b + jr / SG_NR * bq, C + ir * ldc + jr, ldc, mr, nr, alpha, beta, first);
+        }
+    }
+}
+
 /* One block of SG_KC terms (k0, kc) for all M rows against nc columns of
  * packed B: panel q of B at b + q * bq.  op(A)(i, k) = A[i * ais + k * aks]
  * is packed SG_MC rows at a time; `first`: the K loop's first block. */
@@ -222,14 +235,7 @@ static SG_TARGET void sg_rows(float *apack, int64_t M, const float *A, int64_t a
     for (int64_t i0 = 0; i0 < M; i0 += SG_MC) {
         int64_t mc = M - i0 < SG_MC ? M - i0 : SG_MC;
         sg_pack(A + i0 * ais + k0 * aks, aks, ais, mc, kc, SG_MR, apack);
-        for (int64_t ir = 0; ir < mc; ir += SG_MR) {
-            const float *ap = apack + ir * kc;
-            int mr = (int)(mc - ir < SG_MR ? mc - ir : SG_MR);
-            for (int64_t jr = 0; jr < nc; jr += SG_NR) {
-                int nr = (int)(nc - jr < SG_NR ? nc - jr : SG_NR);
-                sg_kernel(kc, ap, b + jr / SG_NR * bq, C + (i0 + ir) * ldc + jr, ldc, mr, nr, alpha, beta, first);
-            }
-        }
+        sg_sweep(kc, apack, mc, b, bq, nc, C + i0 * ldc, ldc, alpha, beta, first);
     }
 }
 
@@ -369,14 +375,7 @@ static SG_TARGET void sg_team_short(const sg_product *p, int64_t unit_cols, uint
         for (int64_t k0 = 0; k0 < K; k0 += KC) {
             int64_t kc = K - k0 < KC ? K - k0 : KC;
             sg_pack(p->B + k0 * p->bks + j0 * p->bjs, p->bks, p->bjs, nc, kc, SG_NR, bstrip);
-            for (int64_t ir = 0; ir < M; ir += SG_MR) {
-                int mr = (int)(M - ir < SG_MR ? M - ir : SG_MR);
-                for (int64_t jr = 0; jr < nc; jr += SG_NR) {
-                    int nr = (int)(nc - jr < SG_NR ? nc - jr : SG_NR);
-                    sg_kernel(kc, apack + Mp * k0 + ir * kc, bstrip + jr * kc, p->C + ir * p->ldc + j0 + jr, p->ldc,
-                              mr, nr, p->alpha, p->beta, k0 == 0);
-                }
-            }
+            sg_sweep(kc, apack + Mp * k0, M, bstrip, kc * SG_NR, nc, p->C + j0, p->ldc, p->alpha, p->beta, k0 == 0);
         }
     }
 }
@@ -452,17 +451,9 @@ static SG_TARGET void sg_team_shared_b(const sg_product *p, float *bpack, int64_
              u = sg_next_unit(ranges + kb * team, team, q)) {
             int64_t i0 = u * unit_rows, mu = M - i0 < unit_rows ? M - i0 : unit_rows;
             sg_pack(p->A + i0 * p->ais + k0 * p->aks, p->aks, p->ais, mu, kc, SG_MR, apack);
-            for (int64_t j0 = 0; j0 < N; j0 += NC) {
-                int64_t nc = N - j0 < NC ? N - j0 : NC;
-                for (int64_t ir = 0; ir < mu; ir += SG_MR) {
-                    int mr = (int)(mu - ir < SG_MR ? mu - ir : SG_MR);
-                    for (int64_t jr = 0; jr < nc; jr += SG_NR) {
-                        int nr = (int)(nc - jr < SG_NR ? nc - jr : SG_NR);
-                        sg_kernel(kc, apack + ir * kc, bpack + (j0 + jr) * kc, p->C + (i0 + ir) * p->ldc + j0 + jr,
-                                  p->ldc, mr, nr, p->alpha, p->beta, kb == 0);
-                    }
-                }
-            }
+            for (int64_t j0 = 0; j0 < N; j0 += NC) /* a block of panels stays in L2 for the band */
+                sg_sweep(kc, apack, mu, bpack + j0 * kc, kc * SG_NR, N - j0 < NC ? N - j0 : NC,
+                         p->C + i0 * p->ldc + j0, p->ldc, p->alpha, p->beta, kb == 0);
         }
     }
 }
